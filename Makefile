@@ -1,0 +1,156 @@
+# npu - build, test and install.
+#
+#   make            libnpu.a, libnpu.so and the software NPU (build/)
+#   make check      everything, then every cmocka suite against the software NPU
+#   make demo       the main job (see README.md)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Tests are found by name: tests/test_*.c link with libnpu.a; sim/tests/test_*.c
+# link with the sim's objects. Each suite runs with the software NPU as the only
+# Level Zero driver unless an NPU is requested with NPU_TEST_HW=1.
+
+CC      ?= cc
+CXX     ?= c++
+PREFIX  ?= /usr/local
+DESTDIR ?=
+B       := build
+
+PKG_CONFIG ?= pkg-config
+ZE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
+ZE_LIBS    := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
+XML_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+XML_LIBS   := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null || echo -lxml2)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# The library's own rules (DEVELOPERS.md): C11, no extensions, no warnings.
+STRICT   := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Werror
+OPT      ?= -O2 -g
+SAN      ?=
+NPU_CFLAGS := $(STRICT) $(OPT) $(SAN) -fPIC $(ZE_CFLAGS)
+# sim, tests, examples and benchmarks: strict but for -Wconversion.
+AUX_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Wshadow -Werror $(OPT) $(SAN) \
+              -I. $(ZE_CFLAGS) $(XML_CFLAGS)
+LDLIBS_ALL := $(ZE_LIBS) $(XML_LIBS) -lpthread -lm -ldl
+
+SIM_SRC  := $(sort $(wildcard sim/*.c))
+SIM_OBJ  := $(SIM_SRC:sim/%.c=$(B)/sim/%.o)
+SIM_SO   := $(B)/libze_npu_sim.so
+SIM_A    := $(B)/libsim.a
+
+NPU_DEPS := npu.c npu.h $(wildcard parts/*.c parts/*.h)
+
+TEST_SRC     := $(sort $(wildcard tests/test_*.c))
+TEST_BIN     := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+SIMTEST_SRC  := $(sort $(wildcard sim/tests/test_*.c))
+SIMTEST_BIN  := $(SIMTEST_SRC:sim/tests/%.c=$(B)/sim/tests/%)
+TEST_SUPPORT := $(wildcard tests/support/*.c)
+
+# Every suite runs on the software NPU, alone, unless NPU_TEST_HW=1.
+ifeq ($(NPU_TEST_HW),1)
+TEST_ENV :=
+else
+TEST_ENV := ZE_ENABLE_ALT_DRIVERS=$(abspath $(SIM_SO))
+endif
+TEST_ENV += NPU_TEST_DATA=$(abspath tests/data) NPU_SHARED_DATA=$(abspath ../shared/data)
+
+.PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
+        install uninstall clean demo examples bench docs
+
+all: lib sim
+
+lib: $(B)/libnpu.a $(B)/libnpu.so $(B)/npu.pc
+
+$(B)/npu.o: $(NPU_DEPS)
+	@mkdir -p $(B)
+	$(CC) $(NPU_CFLAGS) -c npu.c -o $@
+
+$(B)/libnpu.a: $(B)/npu.o
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libnpu.so: $(B)/npu.o
+	$(CC) -shared -Wl,-soname,libnpu.so.0 -o $@ $^ $(ZE_LIBS)
+
+$(B)/npu.pc: Makefile
+	@mkdir -p $(B)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: npu' 'Description: allocation-free C runtime for Intel NPUs over Level Zero' \
+	  'Version: $(shell sed -n 's/^#define NPU_VERSION_STRING "\(.*\)"/\1/p' npu.h)' \
+	  'Requires.private: level-zero' 'Libs: -L$${libdir} -lnpu' 'Cflags: -I$${includedir}' > $@
+
+# ---- software NPU ---------------------------------------------------------
+sim: $(SIM_SO) $(SIM_A)
+
+$(B)/sim/%.o: sim/%.c $(wildcard sim/*.h)
+	@mkdir -p $(B)/sim
+	$(CC) $(AUX_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(SIM_SO): $(SIM_OBJ)
+	$(CC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,-z,defs $(XML_LIBS) -lpthread -lm -ldl
+
+$(SIM_A): $(SIM_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# ---- tests ----------------------------------------------------------------
+$(B)/tests/%: tests/%.c $(B)/libnpu.a $(TEST_SUPPORT) $(wildcard tests/support/*.h) sim/npu_sim_ext.h
+	@mkdir -p $(B)/tests
+	$(CC) $(AUX_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(B)/libnpu.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
+
+$(B)/sim/tests/%: sim/tests/%.c $(SIM_A)
+	@mkdir -p $(B)/sim/tests
+	$(CC) $(AUX_CFLAGS) -o $@ $< $(SIM_A) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+
+tests: $(TEST_BIN) $(SIMTEST_BIN)
+
+# The header must compile as C++; the library with gcc and clang, with and
+# without Level Zero; and npu.o must not reference the heap allocator.
+check-cxx:
+	@mkdir -p $(B)
+	$(CXX) -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c tests/cxx_header.cpp -o $(B)/cxx_header.o
+	@echo "check-cxx: npu.h compiles as C++"
+
+check-strict:
+	@mkdir -p $(B)/strict
+	gcc   $(STRICT) -O2 $(ZE_CFLAGS) -c npu.c -o $(B)/strict/npu-gcc.o
+	clang $(STRICT) -O2 $(ZE_CFLAGS) -c npu.c -o $(B)/strict/npu-clang.o
+	gcc   $(STRICT) -O2 -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/strict/npu-gcc-nolz.o
+	clang $(STRICT) -O2 -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/strict/npu-clang-nolz.o
+	@if nm -u $(B)/strict/npu-gcc-nolz.o | grep -q ' ze'; then \
+	  echo "check-strict: NPU_NO_LEVEL_ZERO build still references Level Zero"; exit 1; fi
+	@echo "check-strict: gcc and clang, with and without Level Zero: no warnings"
+
+check-nomalloc: $(B)/npu.o
+	@bad=$$(nm -u $(B)/npu.o $(B)/strict/npu-clang.o | awk '{print $$2}' | \
+	  grep -E '^(malloc|calloc|realloc|free|strdup|strndup|aligned_alloc|posix_memalign|reallocarray)$$' | sort -u | tr '\n' ' '); \
+	if [ -n "$$bad" ]; then echo "check-nomalloc: npu.o references $$bad"; exit 1; fi; \
+	echo "check-nomalloc: npu.o references no heap allocator"
+
+check-build: all tests check-cxx check-strict check-nomalloc
+
+check: check-build
+	@fail=0; pass=0; \
+	for t in $(SIMTEST_BIN) $(TEST_BIN); do \
+	  echo "== $$t"; \
+	  if env $(TEST_ENV) $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
+	done; \
+	echo "suites: $$pass passed, $$fail failed"; \
+	test $$fail -eq 0
+
+# ---- install ----------------------------------------------------------------
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 npu.h $(DESTDIR)$(PREFIX)/include/npu.h
+	install -m 644 $(B)/libnpu.a $(DESTDIR)$(PREFIX)/lib/libnpu.a
+	install -m 755 $(B)/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0
+	ln -sf libnpu.so.0 $(DESTDIR)$(PREFIX)/lib/libnpu.so
+	install -m 644 $(B)/npu.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/npu.h $(DESTDIR)$(PREFIX)/lib/libnpu.a \
+	      $(DESTDIR)$(PREFIX)/lib/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0 \
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc
+
+demo:
+	@sh scripts/demo.sh
+
+clean:
+	rm -rf $(B)

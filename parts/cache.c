@@ -1,0 +1,1 @@
+/* parts/cache.c: section of npu.c (merged into npu.c before release). */

@@ -1,0 +1,1 @@
+/* parts/irload.c: section of npu.c (merged into npu.c before release). */

@@ -1,0 +1,1 @@
+/* parts/irload.h: section of npu.h (merged into npu.h before release). */

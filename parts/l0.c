@@ -1,0 +1,1 @@
+/* parts/l0.c: section of npu.c (merged into npu.c before release). */

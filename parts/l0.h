@@ -1,0 +1,1 @@
+/* parts/l0.h: section of npu.h (merged into npu.h before release). */

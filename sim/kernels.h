@@ -1,0 +1,114 @@
+/* kernels.h - the software NPU's CPU kernels, all on f32 tensors in row-major
+ * (C) order. The compiler (compiler.c) resolves shapes and attributes; kernels
+ * only compute. Semantics follow the OpenVINO opset of the same name.
+ *
+ * Shapes are passed as sim_shape; every output shape is computed by the caller.
+ * Inputs and outputs never alias unless a function says so.
+ */
+#ifndef SIM_KERNELS_H
+#define SIM_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_K_MAX_RANK 8
+#define SIM_K_MAX_SPATIAL 3
+
+typedef struct sim_shape {
+    int rank;                      /* 0 = scalar (1 element) */
+    int64_t d[SIM_K_MAX_RANK];
+} sim_shape;
+
+size_t sim_shape_numel(const sim_shape *s);
+
+/* ---- element conversion at the edges ----------------------------------- */
+/* `prec` is a graph-extension precision code (FP32 0x01, FP16 0x02, UINT8 0x04,
+ * INT32 0x05, INT8 0x07, BF16 0x09, BOOLEAN 0x0E, INT64 0x11). Float to integer
+ * rounds toward zero and saturates to the type's range (NaN -> 0); BOOLEAN is 0/1. */
+void sim_cvt_to_f32(uint32_t prec, const void *src, float *dst, size_t n);
+void sim_cvt_from_f32(uint32_t prec, const float *src, void *dst, size_t n);
+float sim_f16_to_f32(uint16_t h);
+uint16_t sim_f32_to_f16(float f);       /* round to nearest even, overflow -> inf */
+float sim_bf16_to_f32(uint16_t h);
+uint16_t sim_f32_to_bf16(float f);      /* round to nearest even */
+/* Convert op: y = value of x after conversion to `prec` and back to f32. */
+void sim_k_convert(const float *x, float *y, size_t n, uint32_t prec);
+
+/* ---- elementwise -------------------------------------------------------- */
+typedef enum sim_binop {
+    SIM_BIN_ADD, SIM_BIN_SUB, SIM_BIN_MUL, SIM_BIN_DIV, SIM_BIN_MAX, SIM_BIN_MIN
+} sim_binop;
+
+/* numpy broadcasting: shapes are right-aligned, each dim equal or 1.
+ * `ys` is the broadcast shape. */
+void sim_k_binary(sim_binop op, const float *a, const sim_shape *as, const float *b,
+                  const sim_shape *bs, float *y, const sim_shape *ys);
+
+typedef enum sim_unop {
+    SIM_UN_RELU, SIM_UN_SIGMOID, SIM_UN_TANH, SIM_UN_EXP, SIM_UN_SQRT, SIM_UN_ABS, SIM_UN_NEG
+} sim_unop;
+
+/* y may alias x. */
+void sim_k_unary(sim_unop op, const float *x, float *y, size_t n);
+void sim_k_clamp(const float *x, float *y, size_t n, float lo, float hi); /* y may alias x */
+
+/* Softmax along `axis` (0 <= axis < s->rank), numerically stable (max subtracted). */
+void sim_k_softmax(const float *x, float *y, const sim_shape *s, int axis);
+
+/* ---- linear algebra ----------------------------------------------------- */
+/* Batched MatMul with OpenVINO semantics for rank >= 2 operands (the compiler
+ * turns 1-D operands into 2-D before calling): a is [..., M, K] (or [..., K, M]
+ * when transpose_a), b is [..., K, N] (or [..., N, K] when transpose_b); batch
+ * dims broadcast numpy-style; ys = [...broadcast batch..., M, N]. Blocked loops. */
+void sim_k_matmul(const float *a, const sim_shape *as, int transpose_a,
+                  const float *b, const sim_shape *bs, int transpose_b,
+                  float *y, const sim_shape *ys);
+
+/* Convolution / GroupConvolution, NC + 1..3 spatial dims.
+ * x: [N, C_in, spatial...]; w: [C_out, C_in / groups, kernel...] (the compiler
+ * reshapes GroupConvolution's [G, C_out/G, C_in/G, k...] weights to this);
+ * y: [N, C_out, out spatial...] (computed by the caller). Pads are explicit here:
+ * the compiler resolves auto_pad. Blocked loops. */
+typedef struct sim_conv_params {
+    int spatial;                              /* 1..3 */
+    int64_t groups;                           /* 1 for Convolution */
+    int64_t strides[SIM_K_MAX_SPATIAL];
+    int64_t dilations[SIM_K_MAX_SPATIAL];
+    int64_t pads_begin[SIM_K_MAX_SPATIAL];
+    int64_t pads_end[SIM_K_MAX_SPATIAL];
+} sim_conv_params;
+
+void sim_k_conv(const float *x, const sim_shape *xs, const float *w, const sim_shape *ws,
+                const sim_conv_params *p, float *y, const sim_shape *ys);
+
+/* MaxPool / AvgPool over the spatial dims of [N, C, spatial...]. Padded cells
+ * never win a max. AvgPool divides by the count of cells inside the input when
+ * exclude_pad, else by the count inside input + pads (OpenVINO AvgPool-1). */
+typedef struct sim_pool_params {
+    int spatial;
+    int64_t kernel[SIM_K_MAX_SPATIAL];
+    int64_t strides[SIM_K_MAX_SPATIAL];
+    int64_t dilations[SIM_K_MAX_SPATIAL];     /* MaxPool-8; 1 otherwise */
+    int64_t pads_begin[SIM_K_MAX_SPATIAL];
+    int64_t pads_end[SIM_K_MAX_SPATIAL];
+    int exclude_pad;
+} sim_pool_params;
+
+void sim_k_maxpool(const float *x, const sim_shape *xs, const sim_pool_params *p,
+                   float *y, const sim_shape *ys);
+void sim_k_avgpool(const float *x, const sim_shape *xs, const sim_pool_params *p,
+                   float *y, const sim_shape *ys);
+
+/* ReduceSum / ReduceMean over the axes whose bit is set in axes_mask (bit i =
+ * axis i). ys is the kept-dims shape or the squeezed one: only its element count
+ * matters, the layout is the same. */
+void sim_k_reduce(int mean, const float *x, const sim_shape *xs, uint32_t axes_mask, float *y);
+
+/* y = transpose(x, perm); ys[i] = xs[perm[i]]. */
+void sim_k_transpose(const float *x, const sim_shape *xs, const int *perm, float *y);
+
+/* Concatenates n inputs along `axis`; all other dims equal. */
+void sim_k_concat(const float *const *xs, const sim_shape *shapes, int n, int axis,
+                  float *y);
+
+#endif /* SIM_KERNELS_H */
