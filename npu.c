@@ -46,9 +46,38 @@ struct npu_context {
     char last_error[NPU_ERROR_MAX];
 };
 
+typedef struct npu__sink npu__sink;  /* section 5 */
 static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...);
 static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...);
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what);
+
+/* ---- Blob metadata (OVNPU tail): written by section 11, used by section 10 ----
+ * File layout: [native blob][zero padding][fields][u64 blobDataSize]["OVNPU"],
+ * ze-graph-ext.md section 4. */
+#define NPU__META_MAX_LAYOUTS 64
+typedef struct npu__blob_meta {
+    uint32_t version;             /* (major << 16) | minor; 0: the data has no OVNPU tail */
+    uint16_t ov_version[3];       /* 2.0+: OpenVINO major, minor, patch of the writer */
+    int64_t batch_size;           /* 2.2+: 0 none; N > 1: debatched by the runtime (PLUGIN);
+                                     -1: dynamic batch (npu's own use of the field) */
+    uint32_t n_input_layouts;     /* 2.3+ */
+    uint32_t n_output_layouts;
+    char layouts[NPU__META_MAX_LAYOUTS][NPU_LAYOUT_MAX]; /* inputs first, then outputs */
+    uint32_t compiler_version;    /* 2.4+: 0 none */
+    uint8_t blob_type;            /* 2.7+: 0 ELF */
+    uint64_t blob_size;           /* bytes before the fields (blob + padding); the
+                                     whole input when there is no tail */
+} npu__blob_meta;
+
+/* Parses the tail of data[0..size). No tail ("OVNPU" absent): NPU_OK with
+ * version 0 and blob_size = size. A tail that is present but malformed or of an
+ * unknown major version: NPU_ERR_FORMAT naming the field. */
+static npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, size_t size,
+                                 npu__blob_meta *out);
+/* Appends zero padding (so that the blob part is a multiple of 4096 bytes) and
+ * the tail for `meta` (version 2.7 if meta->version is 0) to a sink that holds
+ * exactly the native blob so far. */
+static void npu__meta_write(npu__sink *s, const npu__blob_meta *meta);
 
 #if defined(__GNUC__) || defined(__clang__)
 #define NPU__PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -340,12 +369,12 @@ static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
  * query with the same code that writes (dst NULL = count only), and
  * little-endian integer access for the binary formats. */
 
-typedef struct npu__sink {
+struct npu__sink {
     unsigned char *dst;   /* NULL: count only */
     size_t cap;
     size_t len;           /* bytes produced so far (also past cap) */
     int overflow;         /* len wrapped around SIZE_MAX */
-} npu__sink;
+};
 
 static void npu__sink_init(npu__sink *s, void *dst, size_t cap)
 {
@@ -560,6 +589,7 @@ void npu__dev_keep_helpers(void)
         (void (*)(void))npu__sink_init, (void (*)(void))npu__shape_str,
         (void (*)(void))npu__log, (void (*)(void))npu__strlcpy,
         (void (*)(void))npu__add_u64, (void (*)(void))npu__mul_size,
+        (void (*)(void))npu__meta_read, (void (*)(void))npu__meta_write,
     };
     (void)keep;
 }
