@@ -374,6 +374,10 @@ struct npu__sink {
     size_t cap;
     size_t len;           /* bytes produced so far (also past cap) */
     int overflow;         /* len wrapped around SIZE_MAX */
+    /* Optional: every byte produced is also fed here (the cache hashes a model by
+     * serializing it into a counting sink with a hash as the feed). */
+    void (*feed)(void *feed_state, const void *bytes, size_t n);
+    void *feed_state;
 };
 
 static void npu__sink_init(npu__sink *s, void *dst, size_t cap)
@@ -382,6 +386,8 @@ static void npu__sink_init(npu__sink *s, void *dst, size_t cap)
     s->cap = dst ? cap : 0;
     s->len = 0;
     s->overflow = 0;
+    s->feed = NULL;
+    s->feed_state = NULL;
 }
 
 static void npu__sink_put(npu__sink *s, const void *src, size_t n)
@@ -392,6 +398,7 @@ static void npu__sink_put(npu__sink *s, const void *src, size_t n)
         return;
     }
     if (s->dst != NULL && end <= s->cap && n > 0) memcpy(s->dst + s->len, src, n);
+    if (s->feed != NULL && n > 0) s->feed(s->feed_state, src, n);
     s->len = end;
 }
 
