@@ -39,7 +39,9 @@ SIM_A    := $(B)/libsim.a
 
 NPU_DEPS := npu.c npu.h $(wildcard parts/*.c parts/*.h)
 
-TEST_SRC     := $(sort $(wildcard tests/test_*.c))
+TEST_SRC     := $(sort $(filter-out tests/test_wb_%.c,$(wildcard tests/test_*.c)))
+WB_SRC       := $(sort $(wildcard tests/test_wb_*.c))
+WB_BIN       := $(WB_SRC:tests/%.c=$(B)/tests/%)
 TEST_BIN     := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 SIMTEST_SRC  := $(sort $(wildcard sim/tests/test_*.c))
 SIMTEST_BIN  := $(SIMTEST_SRC:sim/tests/%.c=$(B)/sim/tests/%)
@@ -53,10 +55,21 @@ TEST_ENV := ZE_ENABLE_ALT_DRIVERS=$(abspath $(SIM_SO))
 endif
 TEST_ENV += NPU_TEST_DATA=$(abspath tests/data) NPU_SHARED_DATA=$(abspath ../shared/data)
 
-.PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
-        install uninstall clean demo examples bench docs
+BENCH_SRC    := $(sort $(wildcard bench/*.c))
+BENCH_BIN    := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+EXAMPLE_SRC  := $(sort $(wildcard examples/*.c))
+EXAMPLE_BIN  := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
+TOOL_SRC     := $(sort $(wildcard tools/*.c))
+TOOL_BIN     := $(TOOL_SRC:tools/%.c=$(B)/tools/%)
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_SECONDS ?= 60
 
-all: lib sim
+.PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
+        install uninstall clean demo examples tools bench docs fuzz \
+        check-asan check-ubsan check-tsan check-valgrind coverage check-run
+
+all: lib sim tools
 
 lib: $(B)/libnpu.a $(B)/libnpu.so $(B)/npu.pc
 
@@ -68,7 +81,7 @@ $(B)/libnpu.a: $(B)/npu.o
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/libnpu.so: $(B)/npu.o
-	$(CC) -shared -Wl,-soname,libnpu.so.0 -o $@ $^ $(ZE_LIBS)
+	$(CC) $(SAN) -shared -Wl,-soname,libnpu.so.0 -o $@ $^ $(ZE_LIBS)
 
 $(B)/npu.pc: Makefile
 	@mkdir -p $(B)
@@ -85,7 +98,7 @@ $(B)/sim/%.o: sim/%.c $(wildcard sim/*.h)
 	$(CC) $(AUX_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(SIM_SO): $(SIM_OBJ)
-	$(CC) -shared -o $@ $^ -Wl,-z,nodelete -Wl,-z,defs $(XML_LIBS) -lpthread -lm -ldl
+	$(CC) $(SAN) -shared -o $@ $^ -Wl,-z,nodelete -Wl,-z,defs $(XML_LIBS) -lpthread -lm -ldl
 
 $(SIM_A): $(SIM_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -95,11 +108,68 @@ $(B)/tests/%: tests/%.c $(B)/libnpu.a $(TEST_SUPPORT) $(wildcard tests/support/*
 	@mkdir -p $(B)/tests
 	$(CC) $(AUX_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(B)/libnpu.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
+# White-box suites include npu.c themselves (to reach static internals).
+$(B)/tests/test_wb_%: tests/test_wb_%.c $(NPU_DEPS) $(TEST_SUPPORT) $(wildcard tests/support/*.h)
+	@mkdir -p $(B)/tests
+	$(CC) $(AUX_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+
 $(B)/sim/tests/%: sim/tests/%.c $(SIM_A)
 	@mkdir -p $(B)/sim/tests
 	$(CC) $(AUX_CFLAGS) -o $@ $< $(SIM_A) $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
-tests: $(TEST_BIN) $(SIMTEST_BIN)
+tests: $(TEST_BIN) $(WB_BIN) $(SIMTEST_BIN) $(EXAMPLE_BIN)
+
+# ---- examples, tools, benchmarks -------------------------------------------
+$(B)/examples/%: examples/%.c $(B)/libnpu.a
+	@mkdir -p $(B)/examples
+	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+
+$(B)/tools/%: tools/%.c $(B)/libnpu.a
+	@mkdir -p $(B)/tools
+	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+
+$(B)/bench/%: bench/%.c $(B)/libnpu.a
+	@mkdir -p $(B)/bench
+	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+
+examples: $(EXAMPLE_BIN)
+tools: $(TOOL_BIN)
+
+# Benchmarks print figures; none of them is a pass/fail test.
+bench: all $(BENCH_BIN) $(SIM_SO)
+	@for b in $(BENCH_BIN); do echo "== $$b"; env $(TEST_ENV) $$b || exit 1; done
+	@echo "== size of npu.o at -Os (text is the goal: <= 48 KiB)"
+	@$(CC) -std=c11 -Os $(ZE_CFLAGS) -c npu.c -o $(B)/npu-Os.o && size $(B)/npu-Os.o
+
+# ---- fuzzing (clang's libFuzzer with ASan + UBSan) --------------------------
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+              -D_GNU_SOURCE -I. $(ZE_CFLAGS) $(XML_CFLAGS)
+$(B)/fuzz/%: tests/fuzz/%.c $(NPU_DEPS) $(SIM_SRC)
+	@mkdir -p $(B)/fuzz
+	clang $(FUZZ_FLAGS) -o $@ $< $(LDLIBS_ALL)
+
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p $(B)/fuzz/corpus-$$n; \
+	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(B)/fuzz/corpus-$$n \
+	      $$( [ -d tests/fuzz/corpus/$$n ] && echo tests/fuzz/corpus/$$n ) || exit 1; done
+
+# ---- sanitizers, valgrind, coverage: the whole suite in its own build dir ---
+check-asan:
+	$(MAKE) B=$(B)/asan SAN="-fsanitize=address -fno-omit-frame-pointer" check
+check-ubsan:
+	$(MAKE) B=$(B)/ubsan SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" check
+check-tsan:
+	$(MAKE) B=$(B)/tsan SAN="-fsanitize=thread" OPT="-O1 -g" check
+check-valgrind:
+	$(MAKE) B=$(B)/vg OPT="-O1 -g" check-build
+	$(MAKE) B=$(B)/vg TEST_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" check-run
+coverage:
+	$(MAKE) B=$(B)/cov OPT="-O0 -g --coverage" check
+	cd $(B)/cov && gcov -b -c npu.o > /dev/null 2>&1; \
+	  lcov -q -c -d . -o npu.info --rc lcov_branch_coverage=1 2>/dev/null && \
+	  lcov -q -e npu.info '*/npu.c' '*/parts/*' -o npu-only.info --rc lcov_branch_coverage=1 && \
+	  lcov --summary npu-only.info --rc lcov_branch_coverage=1
 
 # The header must compile as C++; the library with gcc and clang, with and
 # without Level Zero; and npu.o must not reference the heap allocator.
@@ -126,11 +196,15 @@ check-nomalloc: $(B)/npu.o
 
 check-build: all tests check-cxx check-strict check-nomalloc
 
+TEST_WRAP ?=
 check: check-build
+	@$(MAKE) --no-print-directory check-run
+
+check-run:
 	@fail=0; pass=0; \
-	for t in $(SIMTEST_BIN) $(TEST_BIN); do \
+	for t in $(SIMTEST_BIN) $(TEST_BIN) $(WB_BIN); do \
 	  echo "== $$t"; \
-	  if env $(TEST_ENV) $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
+	  if env $(TEST_ENV) $(TEST_WRAP) $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
 	done; \
 	echo "suites: $$pass passed, $$fail failed"; \
 	test $$fail -eq 0
