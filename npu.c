@@ -589,13 +589,10 @@ void npu__dev_keep_helpers(void);
 void npu__dev_keep_helpers(void)
 {
     void (*volatile keep[])(void) = {
-        (void (*)(void))npu__sink_finish, (void (*)(void))npu__payload_weights,
-        (void (*)(void))npu__payload_end_xml, (void (*)(void))npu__payload_mark_xml,
-        (void (*)(void))npu__payload_begin, (void (*)(void))npu__le_get,
-        (void (*)(void))npu__sink_xml_escaped, (void (*)(void))npu__sink_i64_dec,
-        (void (*)(void))npu__sink_init, (void (*)(void))npu__shape_str,
-        (void (*)(void))npu__log, (void (*)(void))npu__strlcpy,
-        (void (*)(void))npu__add_u64, (void (*)(void))npu__mul_size,
+        (void (*)(void))npu__payload_weights,
+        (void (*)(void))npu__le_get,
+        (void (*)(void))npu__log,
+        (void (*)(void))npu__mul_size,
         (void (*)(void))npu__meta_read, (void (*)(void))npu__meta_write,
     };
     (void)keep;
