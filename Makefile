@@ -16,9 +16,9 @@ DESTDIR ?=
 B       := build
 
 PKG_CONFIG ?= pkg-config
-ZE_CFLAGS  := $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null)
+ZE_CFLAGS  := $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null))
 ZE_LIBS    := $(shell $(PKG_CONFIG) --libs level-zero 2>/dev/null || echo -lze_loader)
-XML_CFLAGS := $(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null)
+XML_CFLAGS := $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags libxml-2.0 2>/dev/null))
 XML_LIBS   := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null || echo -lxml2)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
