@@ -1,0 +1,1487 @@
+/* test_compiler.c - the software NPU's compiler, executor and native blob.
+ *
+ * Each test builds an NGRAPH_LITE payload by hand (IR v11 text written the way
+ * ov::serialize writes it, weights built here), compiles it with sim_plan_compile
+ * and checks the arguments and the results of sim_plan_run against
+ * straightforward reference loops in this file. The corpus test compiles every
+ * real IR under $NPU_SHARED_DATA/ovir (skipped when the variable is unset).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/kernels.h"
+#include "sim/sim_plan.h"
+
+#define VER SIM_COMPILER_VERSION_DEFAULT
+#define P_FP32 0x01u
+#define P_FP16 0x02u
+#define P_U8 0x04u
+#define P_I32 0x05u
+#define P_I64 0x11u
+
+/* ---- text and byte builders --------------------------------------------------- */
+
+typedef struct buf {
+    char *s;
+    size_t len, cap;
+} buf;
+
+static void bput(buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+        assert_non_null(b->s);
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void bprintf(buf *b, const char *fmt, ...)
+{
+    char tmp[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && (size_t)n < sizeof tmp);
+    bput(b, tmp, (size_t)n);
+}
+
+/* Appends data to the weights and returns its offset. */
+static size_t wput(buf *w, const void *p, size_t n)
+{
+    size_t off = w->len;
+    if (n)
+        bput(w, p, n);
+    return off;
+}
+
+/* An IR under construction: layers and edges are written separately, then joined. */
+typedef struct ir {
+    buf layers, edges;
+} ir;
+
+/* ports: ';'-separated "PREC:d0,d1,..." ("PREC:" = scalar). Input ports get ids
+ * 0..n-1, output ports n.. (as ov::serialize numbers them). */
+static int write_ports(buf *b, const char *tag, const char *spec, int first_id, const char *names)
+{
+    if (!spec || !*spec)
+        return 0;
+    bprintf(b, "\t\t\t<%s>\n", tag);
+    int id = first_id;
+    const char *s = spec;
+    while (*s) {
+        const char *e = strchr(s, ';');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        char port[256];
+        memcpy(port, s, len);
+        port[len] = '\0';
+        char *colon = strchr(port, ':');
+        assert_non_null(colon);
+        *colon = '\0';
+        if (names && id == first_id)
+            bprintf(b, "\t\t\t\t<port id=\"%d\" precision=\"%s\" names=\"%s\"", id, port, names);
+        else
+            bprintf(b, "\t\t\t\t<port id=\"%d\" precision=\"%s\"", id, port);
+        if (!colon[1]) {
+            bprintf(b, " />\n");
+        } else {
+            bprintf(b, ">\n");
+            char *d = colon + 1;
+            while (*d) {
+                char *c = strchr(d, ',');
+                if (c)
+                    *c = '\0';
+                bprintf(b, "\t\t\t\t\t<dim>%s</dim>\n", d);
+                if (!c)
+                    break;
+                d = c + 1;
+            }
+            bprintf(b, "\t\t\t\t</port>\n");
+        }
+        id++;
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    bprintf(b, "\t\t\t</%s>\n", tag);
+    return id - first_id;
+}
+
+static void layer_x(ir *m, int id, const char *name, const char *type, const char *ver,
+                    const char *data, const char *ins, const char *outs, const char *extra)
+{
+    buf *b = &m->layers;
+    bprintf(b, "\t\t<layer id=\"%d\" name=\"%s\" type=\"%s\" version=\"%s\">\n", id, name, type, ver);
+    if (data)
+        bprintf(b, "\t\t\t<data %s />\n", data);
+    int n_in = write_ports(b, "input", ins, 0, NULL);
+    write_ports(b, "output", outs, n_in, name);
+    if (extra)
+        bprintf(b, "%s", extra);
+    bprintf(b, "\t\t</layer>\n");
+}
+
+static void layer(ir *m, int id, const char *name, const char *type, const char *ver,
+                  const char *data, const char *ins, const char *outs)
+{
+    layer_x(m, id, name, type, ver, data, ins, outs, NULL);
+}
+
+static void param(ir *m, int id, const char *name, const char *et, const char *prec, const char *shape)
+{
+    char data[256], outs[256];
+    snprintf(data, sizeof data, "shape=\"%s\" element_type=\"%s\"", shape, et);
+    snprintf(outs, sizeof outs, "%s:%s", prec, shape);
+    layer(m, id, name, "Parameter", "opset1", data, NULL, outs);
+}
+
+static void constant(ir *m, int id, const char *name, const char *et, const char *prec,
+                     const char *shape, size_t offset, size_t size)
+{
+    char data[256], outs[256];
+    snprintf(data, sizeof data, "element_type=\"%s\" shape=\"%s\" offset=\"%zu\" size=\"%zu\"", et,
+             shape, offset, size);
+    snprintf(outs, sizeof outs, "%s:%s", prec, shape);
+    layer(m, id, name, "Const", "opset1", data, NULL, outs);
+}
+
+static void result(ir *m, int id, const char *name, const char *ins)
+{
+    layer(m, id, name, "Result", "opset1", NULL, ins, NULL);
+}
+
+static void edge(ir *m, int fl, int fp, int tl, int tp)
+{
+    bprintf(&m->edges, "\t\t<edge from-layer=\"%d\" from-port=\"%d\" to-layer=\"%d\" to-port=\"%d\" />\n",
+            fl, fp, tl, tp);
+}
+
+/* Joins the IR into one XML text (caller frees). */
+static char *ir_xml(ir *m, const char *name)
+{
+    buf x = {0};
+    bprintf(&x, "<?xml version=\"1.0\"?>\n<net name=\"%s\" version=\"11\">\n\t<layers>\n", name);
+    if (m->layers.len)
+        bput(&x, m->layers.s, m->layers.len);
+    bprintf(&x, "\t</layers>\n\t<edges>\n");
+    if (m->edges.len)
+        bput(&x, m->edges.s, m->edges.len);
+    bprintf(&x, "\t</edges>\n\t<rt_info />\n</net>\n");
+    free(m->layers.s);
+    free(m->edges.s);
+    memset(m, 0, sizeof *m);
+    return x.s;
+}
+
+/* Layout A: [u16 major][u16 minor][u32 2][u64 xml][xml][u64 weights][weights]. */
+static uint8_t *payload_a(const char *xml, const void *w, size_t wsize, uint32_t version, size_t *size)
+{
+    uint64_t xs = strlen(xml), ws = wsize;
+    *size = 24 + xs + ws;
+    uint8_t *p = malloc(*size);
+    assert_non_null(p);
+    uint16_t major = (uint16_t)(version >> 16), minor = (uint16_t)version;
+    uint32_t sections = 2;
+    memcpy(p, &major, 2);
+    memcpy(p + 2, &minor, 2);
+    memcpy(p + 4, &sections, 4);
+    memcpy(p + 8, &xs, 8);
+    memcpy(p + 16, xml, xs);
+    memcpy(p + 16 + xs, &ws, 8);
+    if (ws)
+        memcpy(p + 24 + xs, w, ws);
+    return p;
+}
+
+/* Layout B: six u64 header -> 4-byte version -> constants -> XML. */
+static uint8_t *payload_b(const char *xml, const void *consts, size_t csize, uint32_t version,
+                          size_t *size)
+{
+    uint64_t xs = strlen(xml);
+    uint64_t h[6] = {48, 4, 52, csize, 52 + csize, xs};
+    *size = 52 + csize + xs;
+    uint8_t *p = malloc(*size);
+    assert_non_null(p);
+    memcpy(p, h, 48);
+    uint16_t major = (uint16_t)(version >> 16), minor = (uint16_t)version;
+    memcpy(p + 48, &major, 2);
+    memcpy(p + 50, &minor, 2);
+    if (csize)
+        memcpy(p + 52, consts, csize);
+    memcpy(p + 52 + csize, xml, xs);
+    return p;
+}
+
+static char g_log[8192];
+
+static sim_plan *compile_ok(const uint8_t *p, size_t n, const char *flags)
+{
+    sim_plan *plan = NULL;
+    int rc = sim_plan_compile(p, n, VER, flags, &plan, g_log, sizeof g_log);
+    if (rc != SIM_OK)
+        fail_msg("compile failed (%d): %s", rc, g_log);
+    assert_non_null(plan);
+    return plan;
+}
+
+/* Compiles an XML with weights in layout A. */
+static sim_plan *compile_xml(const char *xml, const buf *w, const char *flags)
+{
+    size_t n;
+    uint8_t *p = payload_a(xml, w ? w->s : NULL, w ? w->len : 0, VER, &n);
+    sim_plan *plan = compile_ok(p, n, flags);
+    free(p);
+    return plan;
+}
+
+static void expect_fail(const uint8_t *p, size_t n, const char *flags, int want_rc, const char *needle)
+{
+    sim_plan *plan = (sim_plan *)(uintptr_t)1;
+    memset(g_log, 0, sizeof g_log);
+    int rc = sim_plan_compile(p, n, VER, flags, &plan, g_log, sizeof g_log);
+    if (rc != want_rc)
+        fail_msg("expected rc %d, got %d; log: %s", want_rc, rc, g_log);
+    assert_null(plan);
+    if (!strstr(g_log, needle))
+        fail_msg("log does not mention '%s': %s", needle, g_log);
+}
+
+static void expect_xml_fail(const char *xml, const buf *w, int want_rc, const char *needle)
+{
+    size_t n;
+    uint8_t *p = payload_a(xml, w ? w->s : NULL, w ? w->len : 0, VER, &n);
+    expect_fail(p, n, NULL, want_rc, needle);
+    free(p);
+}
+
+static const sim_arg *arg(const sim_plan *p, uint32_t i)
+{
+    const sim_arg *a = sim_plan_arg(p, i);
+    assert_non_null(a);
+    return a;
+}
+
+static void assert_dims(const sim_arg *a, uint32_t rank, const uint64_t *dims)
+{
+    if (a->rank != rank)
+        fail_msg("arg %s: rank %u, expected %u", a->name, a->rank, rank);
+    for (uint32_t i = 0; i < rank; i++)
+        if (a->dims[i] != dims[i])
+            fail_msg("arg %s: dim %u is %llu, expected %llu", a->name, i,
+                     (unsigned long long)a->dims[i], (unsigned long long)dims[i]);
+}
+
+static void assert_close(const float *got, const float *want, size_t n, float tol)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(fabsf(got[i] - want[i]) <= tol * (1.0f + fabsf(want[i]))))
+            fail_msg("element %zu: got %.7g, expected %.7g", i, (double)got[i], (double)want[i]);
+}
+
+/* Runs a plan whose args are all f32: ins[i] for inputs, outs[i] for outputs. */
+static void run_f32(const sim_plan *p, float *const *ins, float *const *outs)
+{
+    uint32_t n = sim_plan_arg_count(p), ni = 0, no = 0;
+    void *args[32];
+    assert_true(n <= 32);
+    for (uint32_t i = 0; i < n; i++)
+        args[i] = arg(p, i)->is_output ? (void *)outs[no++] : (void *)ins[ni++];
+    assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+}
+
+/* ---- reference computations ---------------------------------------------------- */
+
+static float det(int i, float scale)   /* small deterministic values */
+{
+    return scale * (float)((i * 37 + 11) % 23 - 11) / 11.0f;
+}
+
+static void ref_conv(const float *x, int c, int h, int w, const float *k, int co, int kh, int kw,
+                     int pad, int stride, float *y, int oh, int ow)
+{
+    for (int o = 0; o < co; o++)
+        for (int i = 0; i < oh; i++)
+            for (int j = 0; j < ow; j++) {
+                double s = 0;
+                for (int ci = 0; ci < c; ci++)
+                    for (int a = 0; a < kh; a++)
+                        for (int b = 0; b < kw; b++) {
+                            int yy = i * stride - pad + a, xx = j * stride - pad + b;
+                            if (yy < 0 || yy >= h || xx < 0 || xx >= w)
+                                continue;
+                            s += (double)x[(ci * h + yy) * w + xx] * k[((o * c + ci) * kh + a) * kw + b];
+                        }
+                y[(o * oh + i) * ow + j] = (float)s;
+            }
+}
+
+/* ---- the small CNN ---------------------------------------------------------------
+ * input [1,2,6,6] -> Convolution 3x2x3x3 pad 1 -> ReLU -> MaxPool 2x2/2 -> Reshape
+ * [1,27] -> MatMul with [4,27] (transpose_b) -> Add bias [4] -> SoftMax(axis 1). */
+
+typedef struct cnn {
+    float conv_w[3 * 2 * 3 * 3], fc_w[4 * 27], bias[4];
+    int64_t target[2];
+} cnn;
+
+static void cnn_init(cnn *n)
+{
+    for (int i = 0; i < 54; i++)
+        n->conv_w[i] = det(i, 0.5f);
+    for (int i = 0; i < 108; i++)
+        n->fc_w[i] = det(i + 5, 0.3f);
+    for (int i = 0; i < 4; i++)
+        n->bias[i] = 0.1f * (float)i;
+    n->target[0] = 1;
+    n->target[1] = 27;
+}
+
+static void cnn_reference(const cnn *n, const float *x, float *out)
+{
+    float conv[3 * 36], pool[27], logits[4];
+    ref_conv(x, 2, 6, 6, n->conv_w, 3, 3, 3, 1, 1, conv, 6, 6);
+    for (int i = 0; i < 108; i++)
+        conv[i] = conv[i] > 0 ? conv[i] : 0;
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                float m = -INFINITY;
+                for (int a = 0; a < 2; a++)
+                    for (int b = 0; b < 2; b++) {
+                        float v = conv[(c * 6 + 2 * i + a) * 6 + 2 * j + b];
+                        m = v > m ? v : m;
+                    }
+                pool[(c * 3 + i) * 3 + j] = m;
+            }
+    double mx = -INFINITY, sum = 0;
+    for (int o = 0; o < 4; o++) {
+        double s = n->bias[o];
+        for (int k = 0; k < 27; k++)
+            s += (double)pool[k] * n->fc_w[o * 27 + k];
+        logits[o] = (float)s;
+        mx = s > mx ? s : mx;
+    }
+    for (int o = 0; o < 4; o++)
+        sum += exp(logits[o] - mx);
+    for (int o = 0; o < 4; o++)
+        out[o] = (float)(exp(logits[o] - mx) / sum);
+}
+
+/* The CNN's IR. `extra_conv`/`extra_fc` are inserted into the Const layers
+ * (rt_info for layout B); offsets come from the caller. */
+static char *cnn_xml(size_t off_conv, size_t off_target, size_t off_fc, size_t off_bias,
+                     const char *extra_fc)
+{
+    ir m = {0};
+    param(&m, 0, "input", "f32", "FP32", "1,2,6,6");
+    constant(&m, 1, "conv_w", "f32", "FP32", "3,2,3,3", off_conv, 216);
+    layer(&m, 2, "conv", "Convolution", "opset1",
+          "strides=\"1, 1\" dilations=\"1, 1\" pads_begin=\"1, 1\" pads_end=\"1, 1\" auto_pad=\"explicit\"",
+          "FP32:1,2,6,6;FP32:3,2,3,3", "FP32:1,3,6,6");
+    layer(&m, 3, "relu", "ReLU", "opset1", NULL, "FP32:1,3,6,6", "FP32:1,3,6,6");
+    layer(&m, 4, "pool", "MaxPool", "opset8",
+          "strides=\"2, 2\" dilations=\"1, 1\" pads_begin=\"0, 0\" pads_end=\"0, 0\" kernel=\"2, 2\" "
+          "rounding_type=\"floor\" auto_pad=\"explicit\" index_element_type=\"i64\" axis=\"0\"",
+          "FP32:1,3,6,6", "FP32:1,3,3,3;I64:1,3,3,3");
+    constant(&m, 5, "target", "i64", "I64", "2", off_target, 16);
+    layer(&m, 6, "flatten", "Reshape", "opset1", "special_zero=\"true\"", "FP32:1,3,3,3;I64:2",
+          "FP32:1,27");
+    {
+        char data[256];
+        snprintf(data, sizeof data, "element_type=\"f32\" shape=\"4, 27\" offset=\"%zu\" size=\"432\"",
+                 off_fc);
+        layer_x(&m, 7, "fc_w", "Const", "opset1", data, NULL, "FP32:4,27", extra_fc);
+    }
+    layer(&m, 8, "fc", "MatMul", "opset1", "transpose_a=\"false\" transpose_b=\"true\"",
+          "FP32:1,27;FP32:4,27", "FP32:1,4");
+    constant(&m, 9, "bias", "f32", "FP32", "4", off_bias, 16);
+    layer(&m, 10, "add", "Add", "opset1", "auto_broadcast=\"numpy\"", "FP32:1,4;FP32:4", "FP32:1,4");
+    layer(&m, 11, "prob", "SoftMax", "opset8", "axis=\"-1\"", "FP32:1,4", "FP32:1,4");
+    result(&m, 12, "prob/sink_port_0", "FP32:1,4");
+    edge(&m, 0, 0, 2, 0);
+    edge(&m, 1, 0, 2, 1);
+    edge(&m, 2, 2, 3, 0);
+    edge(&m, 3, 1, 4, 0);
+    edge(&m, 4, 1, 6, 0);
+    edge(&m, 5, 0, 6, 1);
+    edge(&m, 6, 2, 8, 0);
+    edge(&m, 7, 0, 8, 1);
+    edge(&m, 8, 2, 10, 0);
+    edge(&m, 9, 0, 10, 1);
+    edge(&m, 10, 2, 11, 0);
+    edge(&m, 11, 1, 12, 0);
+    return ir_xml(&m, "cnn");
+}
+
+static sim_plan *cnn_compile_a(const cnn *n)
+{
+    buf w = {0};
+    size_t oc = wput(&w, n->conv_w, sizeof n->conv_w), ot = wput(&w, n->target, sizeof n->target);
+    size_t of = wput(&w, n->fc_w, sizeof n->fc_w), ob = wput(&w, n->bias, sizeof n->bias);
+    char *xml = cnn_xml(oc, ot, of, ob, NULL);
+    sim_plan *p = compile_xml(xml, &w, NULL);
+    free(xml);
+    free(w.s);
+    return p;
+}
+
+static void test_layout_a_cnn_matches_reference(void **state)
+{
+    (void)state;
+    cnn n;
+    cnn_init(&n);
+    sim_plan *p = cnn_compile_a(&n);
+    assert_int_equal(sim_plan_arg_count(p), 2);
+    const sim_arg *in = arg(p, 0), *out = arg(p, 1);
+    assert_string_equal(in->name, "input");
+    assert_string_equal(in->friendly_name, "input");
+    assert_int_equal(in->tensor_name_count, 1);
+    assert_string_equal(in->tensor_names[0], "input");
+    assert_int_equal(in->is_output, 0);
+    assert_int_equal(in->precision, P_FP32);
+    assert_int_equal(in->meta_type, 5);
+    assert_int_equal(in->layout, 1); /* NCHW by rank */
+    assert_int_equal(in->bytes, 72 * 4);
+    assert_string_equal(out->name, "prob");
+    assert_string_equal(out->friendly_name, "prob/sink_port_0");
+    assert_string_equal(out->tensor_names[0], "prob");
+    assert_int_equal(out->is_output, 1);
+    assert_int_equal(out->layout, 0xC1); /* NC */
+    assert_dims(out, 2, (const uint64_t[]){1, 4});
+    assert_int_equal(out->ir_rank, 2);
+    assert_int_equal(out->ir_shape[1], 4);
+
+    float x[72], y[4], want[4];
+    for (int i = 0; i < 72; i++)
+        x[i] = det(i * 3, 1.0f);
+    float *ins[] = {x}, *outs[] = {y};
+    run_f32(p, ins, outs);
+    cnn_reference(&n, x, want);
+    assert_close(y, want, 4, 1e-5f);
+    /* skip_math leaves outputs untouched */
+    float sentinel[4] = {7, 7, 7, 7};
+    void *args[] = {x, sentinel};
+    assert_int_equal(sim_plan_run(p, args, 1), SIM_OK);
+    assert_true(sentinel[0] == 7 && sentinel[3] == 7);
+    sim_plan_destroy(p);
+}
+
+static void test_layout_b_pointer_attribute_and_consts_blob(void **state)
+{
+    (void)state;
+    cnn n;
+    cnn_init(&n);
+    /* fc weights by pointer (in this process), the rest in the constants blob */
+    buf c = {0};
+    size_t oc = wput(&c, n.conv_w, sizeof n.conv_w), ot = wput(&c, n.target, sizeof n.target);
+    size_t ob = wput(&c, n.bias, sizeof n.bias);
+    char extra[256];
+    snprintf(extra, sizeof extra,
+             "\t\t\t<rt_info>\n\t\t\t\t<attribute name=\"WeightsPointerAttribute\" version=\"0\" "
+             "mp=\"%llu\" ms=\"432\" />\n\t\t\t</rt_info>\n",
+             (unsigned long long)(uintptr_t)n.fc_w);
+    char *xml = cnn_xml(oc, ot, 0, ob, extra);
+    size_t size;
+    uint8_t *pl = payload_b(xml, c.s, c.len, VER, &size);
+    sim_plan *p = compile_ok(pl, size, NULL);
+    float x[72], y[4], want[4];
+    for (int i = 0; i < 72; i++)
+        x[i] = det(i + 1, 2.0f);
+    float *ins[] = {x}, *outs[] = {y};
+    run_f32(p, ins, outs);
+    cnn_reference(&n, x, want);
+    assert_close(y, want, 4, 1e-5f);
+    sim_plan_destroy(p);
+    free(pl);
+
+    /* hex address accepted; ms must match the Const's byte size */
+    snprintf(extra, sizeof extra,
+             "<rt_info><attribute name=\"WeightsPointerAttribute\" version=\"0\" mp=\"0x%llx\" "
+             "ms=\"432\"/></rt_info>\n", (unsigned long long)(uintptr_t)n.fc_w);
+    xml = (free(xml), cnn_xml(oc, ot, 0, ob, extra));
+    pl = payload_b(xml, c.s, c.len, VER, &size);
+    sim_plan_destroy(compile_ok(pl, size, NULL));
+    free(pl);
+    snprintf(extra, sizeof extra,
+             "<rt_info><attribute name=\"WeightsPointerAttribute\" version=\"0\" mp=\"%llu\" "
+             "ms=\"400\"/></rt_info>\n", (unsigned long long)(uintptr_t)n.fc_w);
+    xml = (free(xml), cnn_xml(oc, ot, 0, ob, extra));
+    pl = payload_b(xml, c.s, c.len, VER, &size);
+    expect_fail(pl, size, NULL, SIM_ERR_COMPILE, "layer 'fc_w' (id 7): Const size mismatch");
+    free(pl);
+    /* a Const without pointer whose bytes lie outside the constants blob */
+    xml = (free(xml), cnn_xml(oc, ot, c.len, ob, NULL));
+    pl = payload_b(xml, c.s, c.len, VER, &size);
+    expect_fail(pl, size, NULL, SIM_ERR_COMPILE, "layer 'fc_w' (id 7): Const bytes");
+    free(pl);
+    /* wrong version stamped in the custom data */
+    pl = payload_b(xml, c.s, c.len, (1u << 16) | 2u, &size);
+    expect_fail(pl, size, NULL, SIM_ERR_VERSION, "version 1.2 does not match");
+    free(pl);
+    free(xml);
+    free(c.s);
+}
+
+/* ---- states ---------------------------------------------------------------------- */
+
+static void test_read_value_assign_carries_state_across_runs(void **state)
+{
+    (void)state;
+    buf w = {0};
+    float zeros[4] = {0};
+    size_t oz = wput(&w, zeros, sizeof zeros);
+    ir m = {0};
+    param(&m, 0, "x", "f32", "FP32", "1,4");
+    constant(&m, 1, "init", "f32", "FP32", "1,4", oz, 16);
+    layer(&m, 2, "read", "ReadValue", "opset3", "variable_id=\"acc\"", "FP32:1,4", "FP32:1,4");
+    layer(&m, 3, "sum", "Add", "opset1", NULL, "FP32:1,4;FP32:1,4", "FP32:1,4");
+    layer(&m, 4, "write", "Assign", "opset3", "variable_id=\"acc\"", "FP32:1,4", "FP32:1,4");
+    result(&m, 5, "out", "FP32:1,4");
+    /* a second variable, v6 without init and without Assign */
+    layer(&m, 6, "peek", "ReadValue", "opset6",
+          "variable_id=\"keep\" variable_type=\"f32\" variable_shape=\"2\"", NULL, "FP32:2");
+    result(&m, 7, "peek_out", "FP32:2");
+    edge(&m, 0, 0, 3, 0);
+    edge(&m, 1, 0, 2, 0);
+    edge(&m, 2, 1, 3, 1);
+    edge(&m, 3, 2, 4, 0);
+    edge(&m, 3, 2, 5, 0);
+    edge(&m, 6, 0, 7, 0);
+    char *xml = ir_xml(&m, "state");
+    sim_plan *p = compile_xml(xml, &w, NULL);
+    free(xml);
+    free(w.s);
+    assert_int_equal(sim_plan_arg_count(p), 7);
+    assert_string_equal(arg(p, 0)->name, "x");
+    assert_string_equal(arg(p, 1)->name, SIM_READ_VALUE_PREFIX "acc");
+    assert_string_equal(arg(p, 2)->name, SIM_READ_VALUE_PREFIX "keep");
+    assert_string_equal(arg(p, 3)->name, "sum");
+    assert_string_equal(arg(p, 3)->friendly_name, "out");
+    assert_string_equal(arg(p, 4)->name, "peek");
+    assert_string_equal(arg(p, 5)->name, SIM_ASSIGN_PREFIX "acc");
+    assert_string_equal(arg(p, 6)->name, SIM_ASSIGN_PREFIX "keep");
+    assert_int_equal(arg(p, 1)->is_output, 0);
+    assert_int_equal(arg(p, 5)->is_output, 1);
+    assert_dims(arg(p, 2), 1, (const uint64_t[]){2});
+
+    float x[4], acc[4] = {0}, keep[2] = {5, -6}, out[4], peek[2], acc_out[4], keep_out[2];
+    void *args[] = {x, acc, keep, out, peek, acc_out, keep_out};
+    float expect[4] = {0};
+    for (int run = 0; run < 3; run++) {
+        for (int i = 0; i < 4; i++) {
+            x[i] = (float)(run + 1) * (float)(i - 1);
+            expect[i] += x[i];
+        }
+        assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+        assert_close(out, expect, 4, 0);
+        assert_close(acc_out, expect, 4, 0);
+        assert_close(peek, keep, 2, 0);
+        assert_close(keep_out, keep, 2, 0);
+        memcpy(acc, acc_out, sizeof acc); /* the host carries assign -> read_value */
+        memcpy(keep, keep_out, sizeof keep);
+    }
+    sim_plan_destroy(p);
+}
+
+/* ---- every op: shape inference and a value check ---------------------------------- */
+
+typedef struct op_case {
+    const char *type, *version, *data;
+    const char *in_shape;          /* the Parameter */
+    const char *in_shape2;         /* second Parameter, or NULL */
+    const char *const_et, *const_shape; /* optional constant second input (ints) */
+    int64_t const_vals[8];
+    int n_const;
+    int n_out;                     /* outputs to connect (Split) */
+    uint32_t out_rank;
+    uint64_t out_dims[8];
+} op_case;
+
+static const op_case op_cases[] = {
+    {"Relu", "opset1", NULL, "2,3", NULL, NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"Sigmoid", "opset1", NULL, "2,3", NULL, NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"Tanh", "opset1", NULL, "6", NULL, NULL, NULL, {0}, 0, 1, 1, {6}},
+    {"Exp", "opset1", NULL, "6", NULL, NULL, NULL, {0}, 0, 1, 1, {6}},
+    {"Sqrt", "opset1", NULL, "6", NULL, NULL, NULL, {0}, 0, 1, 1, {6}},
+    {"Abs", "opset1", NULL, "6", NULL, NULL, NULL, {0}, 0, 1, 1, {6}},
+    {"Negative", "opset1", NULL, "6", NULL, NULL, NULL, {0}, 0, 1, 1, {6}},
+    {"Clamp", "opset1", "min=\"-0.5\" max=\"0.5\"", "6", NULL, NULL, NULL, {0}, 0, 1, 1, {6}},
+    {"Convert", "opset1", "destination_type=\"f16\"", "6", NULL, NULL, NULL, {0}, 0, 1, 1, {6}},
+    {"SoftMax", "opset1", "axis=\"1\"", "2,3", NULL, NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"Softmax", "opset8", "axis=\"-2\"", "2,3", NULL, NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"Add", "opset1", NULL, "2,1,3", "4,1", NULL, NULL, {0}, 0, 1, 3, {2, 4, 3}},
+    {"Subtract", "opset1", "auto_broadcast=\"numpy\"", "3", "2,3", NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"Multiply", "opset1", "auto_broadcast=\"none\"", "2,3", "2,3", NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"Divide", "opset1", NULL, "2,3", "1", NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"Maximum", "opset1", NULL, "2,3", "2,1", NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"Minimum", "opset1", NULL, "1,3", "2,1", NULL, NULL, {0}, 0, 1, 2, {2, 3}},
+    {"MatMul", "opset1", "transpose_a=\"true\" transpose_b=\"false\"", "2,3,4", "3,5", NULL, NULL,
+     {0}, 0, 1, 3, {2, 4, 5}},
+    {"MatMul", "opset1", NULL, "4", "3,4,2", NULL, NULL, {0}, 0, 1, 2, {3, 2}},
+    {"MatMul", "opset1", "transpose_b=\"true\"", "2,4", "4", NULL, NULL, {0}, 0, 1, 1, {2}},
+    {"Convolution", "opset1",
+     "strides=\"2, 2\" dilations=\"1, 1\" pads_begin=\"0, 0\" pads_end=\"0, 0\" auto_pad=\"same_upper\"",
+     "1,2,5,5", "3,2,3,3", NULL, NULL, {0}, 0, 1, 4, {1, 3, 3, 3}},
+    {"Convolution", "opset1",
+     "strides=\"1\" dilations=\"2\" pads_begin=\"0\" pads_end=\"0\" auto_pad=\"VALID\"", "1,2,9",
+     "4,2,3", NULL, NULL, {0}, 0, 1, 3, {1, 4, 5}},
+    {"GroupConvolution", "opset1",
+     "strides=\"1, 1\" dilations=\"1, 1\" pads_begin=\"1, 1\" pads_end=\"1, 1\" auto_pad=\"explicit\"",
+     "1,4,5,5", "2,3,2,3,3", NULL, NULL, {0}, 0, 1, 4, {1, 6, 5, 5}},
+    {"MaxPool", "opset1",
+     "strides=\"2, 2\" pads_begin=\"0, 0\" pads_end=\"0, 0\" kernel=\"3, 3\" rounding_type=\"ceil\" "
+     "auto_pad=\"explicit\"", "1,2,8,8", NULL, NULL, NULL, {0}, 0, 1, 4, {1, 2, 4, 4}},
+    {"MaxPool", "opset8",
+     "strides=\"1, 1\" dilations=\"2, 2\" pads_begin=\"0, 0\" pads_end=\"0, 0\" kernel=\"2, 2\" "
+     "rounding_type=\"floor\" auto_pad=\"same_lower\" index_element_type=\"i64\" axis=\"0\"",
+     "1,1,4,4", NULL, NULL, NULL, {0}, 0, 1, 4, {1, 1, 4, 4}},
+    {"AvgPool", "opset1",
+     "kernel=\"3,3\" pads_begin=\"1,1\" pads_end=\"1,1\" strides=\"2,2\" exclude-pad=\"true\" "
+     "rounding_type=\"ceil\"", "1,3,22,22", NULL, NULL, NULL, {0}, 0, 1, 4, {1, 3, 12, 12}},
+    {"ReduceMean", "opset1", "keep_dims=\"true\"", "2,3,4", NULL, "i64", "2", {-1, 0}, 2, 1, 3,
+     {1, 3, 1}},
+    {"ReduceSum", "opset1", "keep_dims=\"false\"", "2,3,4", NULL, "i32", "1", {1}, 1, 1, 2, {2, 4}},
+    {"Reshape", "opset1", "special_zero=\"true\"", "2,3,4", NULL, "i64", "3", {0, -1, 2}, 3, 1, 3,
+     {2, 6, 2}},
+    {"Squeeze", "opset1", NULL, "1,3,1,2", NULL, "i64", "1", {-2}, 1, 1, 3, {1, 3, 2}},
+    {"Squeeze", "opset1", NULL, "1,3,1,2", NULL, NULL, NULL, {0}, 0, 1, 2, {3, 2}},
+    {"Unsqueeze", "opset1", NULL, "3,2", NULL, "i64", "2", {0, -1}, 2, 1, 4, {1, 3, 2, 1}},
+    {"Transpose", "opset1", NULL, "2,3,4", NULL, "i64", "3", {2, 0, 1}, 3, 1, 3, {4, 2, 3}},
+    {"Concat", "opset1", "axis=\"-1\"", "2,3", "2,2", NULL, NULL, {0}, 0, 1, 2, {2, 5}},
+    {"Split", "opset1", "num_splits=\"3\"", "2,6", NULL, "i64", "", {1}, 1, 3, 2, {2, 2}},
+    {"VariadicSplit", "opset1", NULL, "4,3", NULL, NULL, NULL, {0}, 0, 2, 2, {1, 3}},
+    {"Gather", "opset8", "batch_dims=\"0\"", "2,3", NULL, "i64", "2", {2, -3}, 2, 1, 2, {2, 2}},
+    {"ShapeOf", "opset3", "output_type=\"i64\"", "2,3,4", NULL, NULL, NULL, {0}, 0, 1, 1, {3}},
+};
+
+/* Reference for a few ops whose value is easy to state independently. */
+static void check_values(const op_case *c, const float *x, const float *x2, const float *y, size_t n)
+{
+    float want[64];
+    if (!strcmp(c->type, "Transpose")) {   /* [2,3,4] perm (2,0,1) -> [4,2,3] */
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 2; b++)
+                for (int d = 0; d < 3; d++)
+                    want[(a * 2 + b) * 3 + d] = x[(b * 3 + d) * 4 + a];
+    } else if (!strcmp(c->type, "Concat")) {
+        for (int r = 0; r < 2; r++)
+            for (int k = 0; k < 5; k++)
+                want[r * 5 + k] = k < 3 ? x[r * 3 + k] : x2[r * 2 + k - 3];
+    } else if (!strcmp(c->type, "ReduceSum")) {
+        for (int a = 0; a < 2; a++)
+            for (int d = 0; d < 4; d++)
+                want[a * 4 + d] = x[(a * 3 + 0) * 4 + d] + x[(a * 3 + 1) * 4 + d] + x[(a * 3 + 2) * 4 + d];
+    } else if (!strcmp(c->type, "ReduceMean")) {
+        for (int b = 0; b < 3; b++) {
+            double s = 0;
+            for (int a = 0; a < 2; a++)
+                for (int d = 0; d < 4; d++)
+                    s += x[(a * 3 + b) * 4 + d];
+            want[b] = (float)(s / 8);
+        }
+    } else if (!strcmp(c->type, "Gather")) {
+        for (int r = 0; r < 2; r++) {
+            want[r * 2] = x[r * 3 + 2];
+            want[r * 2 + 1] = x[r * 3];
+        }
+    } else if (!strcmp(c->type, "ShapeOf")) {
+        int64_t got[3];
+        memcpy(got, y, sizeof got);
+        assert_true(got[0] == 2 && got[1] == 3 && got[2] == 4 && n == 3);
+        return;
+    } else if (!strcmp(c->type, "Split")) {  /* first part: columns 0..1 */
+        for (int r = 0; r < 2; r++)
+            for (int k = 0; k < 2; k++)
+                want[r * 2 + k] = x[r * 6 + k];
+    } else if (!strcmp(c->type, "Reshape") || !strcmp(c->type, "Squeeze") ||
+               !strcmp(c->type, "Unsqueeze")) {
+        memcpy(want, x, n * sizeof(float));
+    } else if (!strcmp(c->type, "Clamp")) {
+        for (size_t i = 0; i < n; i++)
+            want[i] = x[i] < -0.5f ? -0.5f : x[i] > 0.5f ? 0.5f : x[i];
+    } else if (!strcmp(c->type, "Subtract")) {
+        for (int r = 0; r < 2; r++)
+            for (int k = 0; k < 3; k++)
+                want[r * 3 + k] = x[k] - x2[r * 3 + k];
+    } else if (!strcmp(c->type, "Negative")) {
+        for (size_t i = 0; i < n; i++)
+            want[i] = -x[i];
+    } else {
+        return;
+    }
+    assert_close(y, want, n, 1e-6f);
+}
+
+static void test_every_op_infers_shape_and_runs(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof op_cases / sizeof op_cases[0]; k++) {
+        const op_case *c = &op_cases[k];
+        ir m = {0};
+        buf w = {0};
+        char ins[256], outs[512] = "";
+        param(&m, 0, "x", "f32", "FP32", c->in_shape);
+        snprintf(ins, sizeof ins, "FP32:%s", c->in_shape);
+        int next = 1, n_in = 1;
+        if (c->in_shape2) {
+            param(&m, next, "x2", "f32", "FP32", c->in_shape2);
+            snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";FP32:%s", c->in_shape2);
+            edge(&m, next++, 0, 10, n_in++);
+        }
+        if (c->const_et) {
+            size_t esz = strcmp(c->const_et, "i64") ? 4 : 8, off = 0;
+            for (int i = 0; i < c->n_const; i++) {
+                int64_t v64 = c->const_vals[i];
+                int32_t v32 = (int32_t)v64;
+                size_t o = wput(&w, esz == 8 ? (const void *)&v64 : (const void *)&v32, esz);
+                if (i == 0)
+                    off = o;
+            }
+            const char *prec = esz == 8 ? "I64" : "I32";
+            constant(&m, next, "c", c->const_et, prec, c->const_shape, off, esz * (size_t)c->n_const);
+            snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";%s:%s", prec, c->const_shape);
+            edge(&m, next++, 0, 10, n_in++);
+        }
+        if (!strcmp(c->type, "Gather")) { /* axis 1 */
+            int64_t axis = 1;
+            constant(&m, next, "axis", "i64", "I64", "", wput(&w, &axis, 8), 8);
+            edge(&m, next++, 0, 10, n_in++);
+            snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";I64:");
+        }
+        if (!strcmp(c->type, "VariadicSplit")) { /* axis 0 scalar, lengths [1,-1] */
+            int64_t axis = 0, lens[2] = {1, -1};
+            size_t oa = wput(&w, &axis, 8), ol = wput(&w, lens, 16);
+            constant(&m, next, "axis", "i64", "I64", "", oa, 8);
+            edge(&m, next++, 0, 10, n_in++);
+            constant(&m, next, "lens", "i64", "I64", "2", ol, 16);
+            edge(&m, next++, 0, 10, n_in++);
+            snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";I64:;I64:2");
+        }
+        for (int o = 0; o < c->n_out; o++)
+            snprintf(outs + strlen(outs), sizeof outs - strlen(outs), "%sFP32:9", o ? ";" : "");
+        /* declared output dims are deliberately wrong ("9"): the compiler must infer */
+        layer(&m, 10, "op", c->type, c->version, c->data, ins, outs);
+        edge(&m, 0, 0, 10, 0);
+        for (int o = 0; o < c->n_out; o++) {
+            char rn[32];
+            snprintf(rn, sizeof rn, "out%d", o);
+            result(&m, 20 + o, rn, "FP32:9");
+            edge(&m, 10, n_in + o, 20 + o, 0);
+        }
+        char *xml = ir_xml(&m, c->type);
+        size_t n;
+        uint8_t *pl = payload_a(xml, w.s, w.len, VER, &n);
+        sim_plan *p = NULL;
+        int rc = sim_plan_compile(pl, n, VER, NULL, &p, g_log, sizeof g_log);
+        if (rc != SIM_OK)
+            fail_msg("case %zu (%s): compile failed: %s", k, c->type, g_log);
+        uint32_t n_args = sim_plan_arg_count(p), n_inputs = c->in_shape2 ? 2 : 1;
+        assert_int_equal(n_args, n_inputs + (uint32_t)c->n_out);
+        const sim_arg *out = arg(p, n_inputs);
+        assert_int_equal(out->is_output, 1);
+        assert_dims(out, c->out_rank, c->out_dims);
+
+        float x[2048], x2[2048], y[3][2048];
+        for (int i = 0; i < 2048; i++) {
+            x[i] = det(i, 1.5f) + (strcmp(c->type, "Sqrt") ? 0.0f : 2.0f);
+            x2[i] = det(i + 7, 1.0f) + (strcmp(c->type, "Divide") ? 0.0f : 3.0f);
+        }
+        void *args[5] = {x, c->in_shape2 ? (void *)x2 : (void *)y[0], y[1], y[2], NULL};
+        if (c->in_shape2) {
+            args[2] = y[0];
+            args[3] = y[1];
+            args[4] = y[2];
+        } else {
+            args[1] = y[0];
+            args[2] = y[1];
+            args[3] = y[2];
+        }
+        assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+        size_t numel = 1;
+        for (uint32_t i = 0; i < out->rank; i++)
+            numel *= out->dims[i];
+        check_values(c, x, x2, y[0], numel);
+        sim_plan_destroy(p);
+        free(pl);
+        free(xml);
+        free(w.s);
+    }
+}
+
+/* Long-lived values and fan-out: the arena packer must not reuse a buffer that
+ * is still needed. a = relu(x); b = sigmoid(a); c = exp(b); d = abs(c - 2);
+ * e = d + a; f = e * b; outputs f, c and a Parameter passed straight through. */
+static void test_branches_keep_values_alive(void **state)
+{
+    (void)state;
+    ir m = {0};
+    param(&m, 0, "x", "f32", "FP32", "3,5");
+    layer(&m, 1, "a", "ReLU", "opset1", NULL, "FP32:3,5", "FP32:3,5");
+    layer(&m, 2, "b", "Sigmoid", "opset1", NULL, "FP32:3,5", "FP32:3,5");
+    layer(&m, 3, "c", "Exp", "opset1", NULL, "FP32:3,5", "FP32:3,5");
+    param(&m, 4, "two", "f32", "FP32", "1");
+    layer(&m, 5, "cm2", "Subtract", "opset1", NULL, "FP32:3,5;FP32:1", "FP32:3,5");
+    layer(&m, 6, "d", "Abs", "opset1", NULL, "FP32:3,5", "FP32:3,5");
+    layer(&m, 7, "e", "Add", "opset1", NULL, "FP32:3,5;FP32:3,5", "FP32:3,5");
+    layer(&m, 8, "f", "Multiply", "opset1", NULL, "FP32:3,5;FP32:3,5", "FP32:3,5");
+    result(&m, 9, "f_out", "FP32:3,5");
+    result(&m, 10, "c_out", "FP32:3,5");
+    result(&m, 11, "two_out", "FP32:1");
+    edge(&m, 0, 0, 1, 0);
+    edge(&m, 1, 1, 2, 0);
+    edge(&m, 2, 1, 3, 0);
+    edge(&m, 3, 1, 5, 0);
+    edge(&m, 4, 0, 5, 1);
+    edge(&m, 5, 2, 6, 0);
+    edge(&m, 6, 1, 7, 0);
+    edge(&m, 1, 1, 7, 1);
+    edge(&m, 7, 2, 8, 0);
+    edge(&m, 2, 1, 8, 1);
+    edge(&m, 8, 2, 9, 0);
+    edge(&m, 3, 1, 10, 0);
+    edge(&m, 4, 0, 11, 0);
+    char *xml = ir_xml(&m, "branches");
+    sim_plan *p = compile_xml(xml, NULL, NULL);
+    free(xml);
+    assert_int_equal(sim_plan_arg_count(p), 5);
+    assert_string_equal(arg(p, 2)->name, "f");
+    assert_string_equal(arg(p, 3)->name, "c");
+    assert_string_equal(arg(p, 4)->name, "two");
+    float x[15], two = 2.0f, f[15], c[15], two_out = 0, wf[15], wc[15];
+    for (int i = 0; i < 15; i++) {
+        x[i] = det(i, 2.0f);
+        float a = x[i] > 0 ? x[i] : 0, b = 1.0f / (1.0f + expf(-a));
+        wc[i] = expf(b);
+        wf[i] = (fabsf(wc[i] - 2.0f) + a) * b;
+    }
+    void *args[] = {x, &two, f, c, &two_out};
+    assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+    assert_close(f, wf, 15, 1e-5f);
+    assert_close(c, wc, 15, 1e-5f);
+    assert_true(two_out == 2.0f);
+    sim_plan_destroy(p);
+}
+
+/* ---- build flags ------------------------------------------------------------------- */
+
+static char *add_xml(void)
+{
+    ir m = {0};
+    param(&m, 0, "a", "f32", "FP32", "1,4");
+    param(&m, 1, "b", "f32", "FP32", "1,4");
+    layer(&m, 2, "sum", "Add", "opset1", NULL, "FP32:1,4;FP32:1,4", "FP32:1,4");
+    result(&m, 3, "sum_out", "FP32:1,4");
+    edge(&m, 0, 0, 2, 0);
+    edge(&m, 1, 0, 2, 1);
+    edge(&m, 2, 2, 3, 0);
+    return ir_xml(&m, "add");
+}
+
+static void test_build_flags_change_io_precisions(void **state)
+{
+    (void)state;
+    char *xml = add_xml();
+    sim_plan *p = compile_xml(xml, NULL,
+                              "--inputs_precisions=\"0:FP16 1:U8\" --inputs_layouts=\"0:NC\" "
+                              "--outputs_precisions=\"0:FP16\" --outputs_layouts=\"sum_out:CN\" "
+                              "--config NPU_PLATFORM=\"3720\" PERF_COUNT=\"YES\" NPU_FROBNICATE=\"1\"");
+    assert_non_null(strstr(g_log, "NPU_FROBNICATE"));
+    assert_null(strstr(g_log, "PERF_COUNT"));
+    const sim_arg *a = arg(p, 0), *b = arg(p, 1), *y = arg(p, 2);
+    assert_int_equal(a->precision, P_FP16);
+    assert_int_equal(a->network_precision, P_FP32);
+    assert_int_equal(a->bytes, 8);
+    assert_int_equal(b->precision, P_U8);
+    assert_int_equal(b->bytes, 4);
+    assert_int_equal(y->precision, P_FP16);
+    assert_int_equal(y->meta_type, 5);
+    assert_int_equal(y->layout, 0xC2);
+    uint16_t ah[4], yh[4];
+    uint8_t bu[4] = {0, 1, 200, 255};
+    float af[4] = {0.5f, -1.25f, 3.0f, 1000.0f};
+    for (int i = 0; i < 4; i++)
+        ah[i] = sim_f32_to_f16(af[i]);
+    void *args[] = {ah, bu, yh};
+    assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+    for (int i = 0; i < 4; i++)
+        assert_true(sim_f16_to_f32(yh[i]) == af[i] + (float)bu[i]);
+    sim_plan_destroy(p);
+
+    /* name-keyed entries and lower-case precisions */
+    p = compile_xml(xml, NULL, "--inputs_precisions=\"b:I32\" --outputs_precisions=\"sum:FP32\"");
+    assert_int_equal(arg(p, 1)->precision, P_I32);
+    assert_int_equal(arg(p, 1)->bytes, 16);
+    sim_plan_destroy(p);
+
+    size_t n;
+    uint8_t *pl = payload_a(xml, NULL, 0, VER, &n);
+    expect_fail(pl, n, "--inputs_precisions=\"2:FP16\"", SIM_ERR_COMPILE, "index 2 is out of range");
+    expect_fail(pl, n, "--inputs_precisions=\"0:FP64\"", SIM_ERR_COMPILE, "FP64");
+    expect_fail(pl, n, "--inputs_precisions=\"0:WHAT\"", SIM_ERR_COMPILE, "unknown precision");
+    expect_fail(pl, n, "--inputs_precisions=\"0FP16\"", SIM_ERR_COMPILE, "malformed entry");
+    expect_fail(pl, n, "--inputs_precisions=\"0:FP16", SIM_ERR_COMPILE, "unterminated");
+    expect_fail(pl, n, "--bogus=\"1\"", SIM_ERR_COMPILE, "unknown or malformed option");
+    expect_fail(pl, n, "--config NOVALUE", SIM_ERR_COMPILE, "malformed --config");
+    expect_fail(pl, n, "--outputs_layouts=\"nope:NC\"", SIM_ERR_COMPILE, "'nope'");
+    free(pl);
+    free(xml);
+}
+
+/* ---- malformed payloads ------------------------------------------------------------- */
+
+static void test_malformed_payloads_are_refused_with_a_log(void **state)
+{
+    (void)state;
+    char *xml = add_xml();
+    size_t n;
+    uint8_t *pl = payload_a(xml, NULL, 0, VER, &n);
+    expect_fail(pl, 10, NULL, SIM_ERR_COMPILE, "too small");
+    expect_fail(pl, n - 1, NULL, SIM_ERR_COMPILE, "exceeds");   /* weights size field cut */
+    expect_fail(pl, n - 9, NULL, SIM_ERR_COMPILE, "exceeds");   /* XML cut */
+    uint64_t big = UINT64_MAX - 3;
+    memcpy(pl + 8, &big, 8);
+    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "XML size");
+    uint64_t zero = 0;
+    memcpy(pl + 8, &zero, 8);
+    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "empty XML");
+    free(pl);
+    pl = payload_a(xml, NULL, 0, VER, &n);
+    uint64_t ws = 1;
+    memcpy(pl + 16 + strlen(xml), &ws, 8);
+    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "weights size");
+    uint32_t three = 3;
+    memcpy(pl + 4, &three, 4);
+    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "neither layout A");
+    free(pl);
+    pl = payload_a(xml, NULL, 0, (6u << 16) | 9u, &n);
+    expect_fail(pl, n, NULL, SIM_ERR_VERSION, "compiler version 6.9 does not match the sim compiler 7.6");
+    free(pl);
+    pl = payload_b(xml, NULL, 0, VER, &n);
+    sim_plan_destroy(compile_ok(pl, n, NULL));
+    uint64_t bad_model_size = n;
+    memcpy(pl + 40, &bad_model_size, 8);
+    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "layout B header out of bounds");
+    free(pl);
+    expect_fail(NULL, 0, NULL, SIM_ERR_COMPILE, "too small");
+
+    /* XML damage */
+    char *cut = strdup(xml);
+    cut[strlen(cut) / 2] = '\0';
+    expect_xml_fail(cut, NULL, SIM_ERR_COMPILE, "IR XML is malformed");
+    free(cut);
+    expect_xml_fail("<net name=\"x\" version=\"7\"><layers/></net>", NULL, SIM_ERR_COMPILE,
+                    "version \"7\" is not supported");
+    expect_xml_fail("<model/>", NULL, SIM_ERR_COMPILE, "root element");
+
+    char *t = strdup(xml);
+    char *e = strstr(t, "<edge from-layer=\"1\"");   /* drop b -> sum */
+    memcpy(e, "<ed_e", 5);
+    expect_xml_fail(t, NULL, SIM_ERR_COMPILE, "layer 'sum' (id 2): input port 1 is not connected");
+    free(t);
+    t = strdup(xml);
+    e = strstr(t, "to-layer=\"2\" to-port=\"1\"");
+    memcpy(e, "to-layer=\"7\"", 12);
+    expect_xml_fail(t, NULL, SIM_ERR_COMPILE, "refers to layer id 7");
+    free(t);
+    t = strdup(xml);
+    e = strstr(t, "to-layer=\"2\" to-port=\"1\"");
+    memcpy(e, "to-layer=\"2\" to-port=\"0\"", 24);
+    expect_xml_fail(t, NULL, SIM_ERR_COMPILE, "more than one incoming edge");
+    free(t);
+    t = strdup(xml);
+    e = strstr(t, "from-layer=\"2\" from-port=\"2\"");
+    memcpy(e, "from-layer=\"2\" from-port=\"0\"", 28);
+    expect_xml_fail(t, NULL, SIM_ERR_COMPILE, "not an output port");
+    free(t);
+    t = strdup(xml);
+    e = strstr(t, "layer id=\"1\"");
+    memcpy(e, "layer id=\"0\"", 12);
+    expect_xml_fail(t, NULL, SIM_ERR_COMPILE, "layer id is used twice");
+    free(t);
+    free(xml);
+
+    /* a cycle: relu1 -> relu2 -> relu1 */
+    ir m = {0};
+    param(&m, 0, "x", "f32", "FP32", "4");
+    layer(&m, 1, "mix", "Add", "opset1", NULL, "FP32:4;FP32:4", "FP32:4");
+    layer(&m, 2, "r1", "ReLU", "opset1", NULL, "FP32:4", "FP32:4");
+    layer(&m, 3, "r2", "ReLU", "opset1", NULL, "FP32:4", "FP32:4");
+    result(&m, 4, "y", "FP32:4");
+    edge(&m, 0, 0, 1, 0);
+    edge(&m, 3, 1, 1, 1);
+    edge(&m, 1, 2, 2, 0);
+    edge(&m, 2, 1, 3, 0);
+    edge(&m, 2, 1, 4, 0);
+    xml = ir_xml(&m, "cycle");
+    expect_xml_fail(xml, NULL, SIM_ERR_COMPILE, "cycle");
+    free(xml);
+
+    /* Const size mismatch and out-of-bounds weights */
+    buf w = {0};
+    int64_t perm[4] = {0, 2, 3, 1};
+    wput(&w, perm, sizeof perm);
+    for (int variant = 0; variant < 3; variant++) {
+        m = (ir){0};
+        param(&m, 0, "x", "f32", "FP32", "1,2,3,4");
+        constant(&m, 1, "perm", "i64", "I64", "4", variant == 2 ? 8 : 0, variant == 1 ? 16 : 32);
+        layer(&m, 2, "t", "Transpose", "opset1", NULL, "FP32:1,2,3,4;I64:4", "FP32:1,3,4,2");
+        result(&m, 3, "y", "FP32:1,3,4,2");
+        edge(&m, 0, 0, 2, 0);
+        edge(&m, 1, 0, 2, 1);
+        edge(&m, 2, 2, 3, 0);
+        xml = ir_xml(&m, "t");
+        if (variant == 0) {
+            sim_plan *p = compile_xml(xml, &w, NULL);
+            assert_dims(arg(p, 1), 4, (const uint64_t[]){1, 3, 4, 2});
+            sim_plan_destroy(p);
+        } else if (variant == 1) {
+            expect_xml_fail(xml, &w, SIM_ERR_COMPILE, "layer 'perm' (id 1): Const size mismatch");
+        } else {
+            expect_xml_fail(xml, &w, SIM_ERR_COMPILE, "layer 'perm' (id 1): Const bytes 8+32 lie outside");
+        }
+        free(xml);
+    }
+    free(w.s);
+
+    /* unsupported op, unsupported type, dynamic input */
+    m = (ir){0};
+    param(&m, 0, "x", "f32", "FP32", "4");
+    layer(&m, 12, "loop", "Loop", "opset5", NULL, "FP32:4", "FP32:4");
+    result(&m, 2, "y", "FP32:4");
+    edge(&m, 0, 0, 12, 0);
+    edge(&m, 12, 1, 2, 0);
+    xml = ir_xml(&m, "loop");
+    expect_xml_fail(xml, NULL, SIM_ERR_COMPILE, "layer 'loop' (id 12): unsupported op Loop-opset5");
+    free(xml);
+    m = (ir){0};
+    param(&m, 0, "bits", "u1", "BIN", "4");
+    result(&m, 1, "y", "BIN:4");
+    edge(&m, 0, 0, 1, 0);
+    xml = ir_xml(&m, "u1");
+    expect_xml_fail(xml, NULL, SIM_ERR_COMPILE, "layer 'bits' (id 0): unsupported element type u1");
+    free(xml);
+    m = (ir){0};
+    param(&m, 0, "x", "f32", "FP32", "?,4");
+    result(&m, 1, "y", "FP32:-1,4");
+    edge(&m, 0, 0, 1, 0);
+    xml = ir_xml(&m, "dyn");
+    expect_xml_fail(xml, NULL, SIM_ERR_COMPILE,
+                    "dynamic shape on input 'x' not supported by the sim compiler; reshape to static first");
+    free(xml);
+    m = (ir){0};
+    param(&m, 0, "x", "f32", "FP32", "3,4");
+    layer(&m, 1, "mm", "MatMul", "opset1", NULL, "FP32:3,4;FP32:3,4", "FP32:3,3");
+    result(&m, 2, "y", "FP32:3,3");
+    edge(&m, 0, 0, 1, 0);
+    edge(&m, 0, 0, 1, 1);
+    edge(&m, 1, 2, 2, 0);
+    xml = ir_xml(&m, "mm");
+    expect_xml_fail(xml, NULL, SIM_ERR_COMPILE, "layer 'mm' (id 1): MatMul inner dims differ");
+    free(xml);
+
+    /* MaxPool-8 with its indices output connected */
+    m = (ir){0};
+    param(&m, 0, "x", "f32", "FP32", "1,1,4,4");
+    layer(&m, 1, "mp", "MaxPool", "opset8",
+          "strides=\"2, 2\" dilations=\"1, 1\" pads_begin=\"0, 0\" pads_end=\"0, 0\" kernel=\"2, 2\" "
+          "rounding_type=\"floor\" auto_pad=\"explicit\" index_element_type=\"i64\" axis=\"0\"",
+          "FP32:1,1,4,4", "FP32:1,1,2,2;I64:1,1,2,2");
+    result(&m, 2, "v", "FP32:1,1,2,2");
+    result(&m, 3, "i", "I64:1,1,2,2");
+    edge(&m, 0, 0, 1, 0);
+    edge(&m, 1, 1, 2, 0);
+    edge(&m, 1, 2, 3, 0);
+    xml = ir_xml(&m, "mp");
+    expect_xml_fail(xml, NULL, SIM_ERR_COMPILE, "layer 'mp' (id 1): MaxPool-8 indices output (port 2)");
+    free(xml);
+    /* SoftMax-1 does not take a negative axis; SoftMax-8 does (tested above) */
+    m = (ir){0};
+    param(&m, 0, "x", "f32", "FP32", "2,3");
+    layer(&m, 1, "sm", "SoftMax", "opset1", "axis=\"-1\"", "FP32:2,3", "FP32:2,3");
+    result(&m, 2, "y", "FP32:2,3");
+    edge(&m, 0, 0, 1, 0);
+    edge(&m, 1, 1, 2, 0);
+    xml = ir_xml(&m, "sm");
+    expect_xml_fail(xml, NULL, SIM_ERR_COMPILE, "layer 'sm' (id 1): axis -1 is out of range");
+    free(xml);
+    /* ReadValue-6 without init needs a static shape */
+    m = (ir){0};
+    layer(&m, 0, "rv", "ReadValue", "opset6",
+          "variable_id=\"v\" variable_type=\"f32\" variable_shape=\"?,2\"", NULL, "FP32:-1,2");
+    result(&m, 1, "y", "FP32:-1,2");
+    edge(&m, 0, 0, 1, 0);
+    xml = ir_xml(&m, "rv");
+    expect_xml_fail(xml, NULL, SIM_ERR_COMPILE, "layer 'rv' (id 0): ReadValue without init needs a static");
+    free(xml);
+}
+
+/* ---- native blob --------------------------------------------------------------------- */
+
+static void test_elf_round_trip_and_corrupted_blobs(void **state)
+{
+    (void)state;
+    cnn n;
+    cnn_init(&n);
+    sim_plan *p = cnn_compile_a(&n);
+    size_t size;
+    const uint8_t *blob = sim_plan_native(p, &size);
+    assert_non_null(blob);
+    assert_true(size > 64);
+    assert_memory_equal(blob, "\177ELF", 4);
+    assert_int_equal(blob[4], 2); /* ELFCLASS64 */
+    assert_int_equal(blob[5], 1); /* little endian */
+    uint16_t type;
+    memcpy(&type, blob + 16, 2);
+    assert_int_equal(type, 1);    /* ET_REL */
+    assert_non_null(memmem(blob, size, ".sim.plan", 9));
+    assert_non_null(memmem(blob, size, ".shstrtab", 9));
+
+    sim_plan *q = NULL;
+    assert_int_equal(sim_plan_import(blob, size, &q, g_log, sizeof g_log), SIM_OK);
+    assert_int_equal(sim_plan_arg_count(q), sim_plan_arg_count(p));
+    for (uint32_t i = 0; i < sim_plan_arg_count(p); i++)
+        assert_memory_equal(arg(p, i), arg(q, i), sizeof(sim_arg));
+    size_t size2;
+    const uint8_t *blob2 = sim_plan_native(q, &size2);
+    assert_int_equal(size2, size);
+    assert_memory_equal(blob2, blob, size);
+    float x[72], y1[4], y2[4];
+    for (int i = 0; i < 72; i++)
+        x[i] = det(i * 5 + 2, 1.0f);
+    float *ins[] = {x}, *o1[] = {y1}, *o2[] = {y2};
+    run_f32(p, ins, o1);
+    run_f32(q, ins, o2);
+    assert_memory_equal(y1, y2, sizeof y1);
+    sim_plan_destroy(q);
+
+    /* not ELF */
+    q = (sim_plan *)(uintptr_t)1;
+    assert_int_equal(sim_plan_import("hello world", 11, &q, g_log, sizeof g_log), SIM_ERR_NOT_ELF);
+    assert_null(q);
+    assert_int_equal(sim_plan_import(blob, 3, &q, g_log, sizeof g_log), SIM_ERR_NOT_ELF);
+    /* truncated, and damaged in places */
+    uint8_t *copy = malloc(size);
+    assert_non_null(copy);
+    assert_int_equal(sim_plan_import(blob, size - 1, &q, g_log, sizeof g_log), SIM_ERR_BAD_BLOB);
+    assert_non_null(strstr(g_log, "native blob rejected"));
+    assert_int_equal(sim_plan_import(blob, 40, &q, g_log, sizeof g_log), SIM_ERR_BAD_BLOB);
+    memcpy(copy, blob, size);
+    copy[4] = 1; /* ELFCLASS32 */
+    assert_int_equal(sim_plan_import(copy, size, &q, g_log, sizeof g_log), SIM_ERR_BAD_BLOB);
+    memcpy(copy, blob, size);
+    copy[64 + 8] ^= 0xFF; /* plan format version */
+    assert_int_equal(sim_plan_import(copy, size, &q, g_log, sizeof g_log), SIM_ERR_BAD_BLOB);
+    memcpy(copy, blob, size);
+    copy[size / 2] ^= 0x40; /* somewhere in the records or weights */
+    assert_int_equal(sim_plan_import(copy, size, &q, g_log, sizeof g_log), SIM_ERR_BAD_BLOB);
+    /* every single-byte corruption is refused or yields a runnable plan: never a crash */
+    for (size_t i = 0; i < size; i += 7) {
+        memcpy(copy, blob, size);
+        copy[i] ^= (uint8_t)(0x5A + i);
+        q = NULL;
+        int rc = sim_plan_import(copy, size, &q, g_log, sizeof g_log);
+        if (rc == SIM_OK) {
+            run_f32(q, ins, o2);
+            sim_plan_destroy(q);
+        } else {
+            assert_true(rc == SIM_ERR_BAD_BLOB || rc == SIM_ERR_NOT_ELF);
+            assert_null(q);
+        }
+    }
+    free(copy);
+    sim_plan_destroy(p);
+}
+
+/* ---- query ----------------------------------------------------------------------------- */
+
+static void test_query_lists_supported_layers(void **state)
+{
+    (void)state;
+    ir m = {0};
+    param(&m, 0, "x", "f32", "FP32", "1,4");
+    layer(&m, 1, "erf", "Erf", "opset1", NULL, "FP32:1,4", "FP32:1,4");
+    layer(&m, 2, "act", "Relu", "opset1", NULL, "FP32:1,4", "FP32:1,4");
+    layer(&m, 3, "custom", "Template", "custom_opset", NULL, "FP32:1,4", "FP32:1,4");
+    result(&m, 4, "y", "FP32:1,4");
+    edge(&m, 0, 0, 1, 0);
+    edge(&m, 0, 0, 2, 0);
+    edge(&m, 2, 1, 3, 0);
+    edge(&m, 3, 1, 4, 0);
+    char *xml = ir_xml(&m, "q");
+    size_t n;
+    uint8_t *pl = payload_a(xml, NULL, 0, VER, &n);
+    size_t needed = 0;
+    char out[256];
+    assert_int_equal(sim_plan_query_layers(pl, n, VER, out, sizeof out, &needed, g_log, sizeof g_log),
+                     SIM_OK);
+    assert_string_equal(out, "x;act;y");
+    assert_int_equal(needed, 8);
+    assert_int_equal(sim_plan_query_layers(pl, n, VER, NULL, 0, &needed, g_log, sizeof g_log), SIM_OK);
+    assert_int_equal(needed, 8);
+    /* compile names every unsupported layer */
+    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "layer 'erf' (id 1): unsupported op Erf-opset1");
+    assert_non_null(strstr(g_log, "layer 'custom' (id 3): unsupported op Template-custom_opset"));
+    assert_int_equal(sim_plan_query_layers(pl, n, VER + 1, out, sizeof out, &needed, g_log, sizeof g_log),
+                     SIM_ERR_VERSION);
+    free(pl);
+    free(xml);
+}
+
+/* ---- concurrency ------------------------------------------------------------------------ */
+
+#include <pthread.h>
+
+typedef struct runner {
+    const sim_plan *p;
+    const cnn *n;
+    int seed, ok;
+} runner;
+
+static void *run_many(void *arg_)
+{
+    runner *r = arg_;
+    r->ok = 1;
+    for (int it = 0; it < 50; it++) {
+        float x[72], y[4], want[4];
+        for (int i = 0; i < 72; i++)
+            x[i] = det(i + r->seed * 13 + it, 1.0f);
+        void *args[] = {x, y};
+        if (sim_plan_run(r->p, args, 0) != SIM_OK)
+            r->ok = 0;
+        cnn_reference(r->n, x, want);
+        for (int i = 0; i < 4; i++)
+            if (fabsf(y[i] - want[i]) > 1e-5f)
+                r->ok = 0;
+    }
+    return NULL;
+}
+
+static void test_concurrent_runs_on_one_plan(void **state)
+{
+    (void)state;
+    cnn n;
+    cnn_init(&n);
+    sim_plan *p = cnn_compile_a(&n);
+    pthread_t th[4];
+    runner r[4];
+    for (int i = 0; i < 4; i++) {
+        r[i] = (runner){p, &n, i, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, run_many, &r[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_true(r[i].ok);
+    }
+    sim_plan_destroy(p);
+}
+
+/* ---- the real IR corpus ------------------------------------------------------------------ */
+
+static char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    *size = (size_t)n;
+    return s;
+}
+
+/* "bin bytes" column of INDEX.md for `file` (0 when not listed). */
+static size_t index_bin_bytes(const char *index, const char *file)
+{
+    char key[300];
+    snprintf(key, sizeof key, "\n| %s ", file);
+    const char *row = strstr(index, key);
+    if (!row)
+        return 0;
+    const char *col = row + 1;
+    for (int i = 0; i < 4 && col; i++)
+        col = strchr(col + 1, '|');
+    return col ? (size_t)strtoull(col + 1, NULL, 10) : 0;
+}
+
+typedef struct exact_value {
+    const char *file;
+    size_t offset;
+    int64_t v[4];
+    int n, esz; /* esz 8: i64, 4: i32 */
+} exact_value;
+
+/* The values INDEX.md says must be exact (shape, permutation and axis constants). */
+static const exact_value exact_values[] = {
+    {"npu_blob_compat_dummy_model.xml", 0, {1, 32, 1, 32}, 4, 8},
+    {"npu_blob_compat_dummy_model.xml", 1568, {1, 116}, 2, 8},
+    {"npu_blob_compat_dummy_model_stateful.xml", 32, {3}, 1, 8},
+    {"irfe_transpose_underallocated_weights.xml", 0, {0, 2, 3, 1}, 4, 8},
+    {"py_test_model_fp16.xml", 65088, {1, 5184}, 2, 8},
+    {"notebooks_flower_tf_cnn_fp16.xml", 47172, {0, 2, 3, 1}, 4, 8},
+    {"notebooks_flower_tf_cnn_fp16.xml", 47204, {-1}, 1, 8},
+    {"notebooks_flower_tf_cnn_fp16.xml", 7977068, {1}, 1, 4},
+    {"notebooks_flower_tf_cnn_fp16.xml", 7977072, {0}, 1, 8},
+};
+
+/* Files the sim must compile, and what the others must name when they fail. */
+static const struct { const char *file, *expect; } corpus_expect[] = {
+    {"add_abc.xml", NULL},
+    {"add_abc_u1.xml", "unsupported element type u1"},
+    {"conv_with_rt_info.xml", NULL},
+    {"dynamic_variable.xml", NULL},
+    {"shape_of.xml", NULL},
+    {"loop_2d_add.xml", "unsupported op Loop-opset5"},
+    {"string_parameter.xml", "unsupported element type string"},
+    {"npu_blob_compat_dummy_model.xml", NULL},
+    {"npu_blob_compat_dummy_model_dynamic_shapes.xml", "dynamic shape on input"},
+    {"npu_blob_compat_dummy_model_stateful.xml", NULL},
+    {"npu_driver_mul_add.xml", NULL},
+    {"js_add_model.xml", NULL},
+    {"js_add_model_with_var.xml", NULL},
+    {"js_unit_model.xml", NULL},
+    {"ti_resnet_lstm.xml", "unsupported op TensorIterator"},
+    {"ir_serialization_custom_op.xml", "unsupported op Template-custom_opset"},
+    {"conformance_convert_f16.xml", NULL},
+    {"conformance_subgraphs_dumper_test.xml", NULL},
+    {"py_test_model_fp16.xml", NULL},
+    {"ovc_model_int32.xml", NULL},
+    {"irfe_transpose_underallocated_weights.xml", NULL},
+    {"irfe_transpose_wrong_const_size.xml", "Const size mismatch"},
+    {"irfe_without_weights.xml", NULL},
+    {"omz_emotions_recognition_retail_0003_fp16.xml", NULL},
+    {"gpu_mlir_matmul_64_128_f16.xml", NULL},
+    {"gpu_mlir_sdpa_test.xml", "unsupported op ScaledDotProductAttention-opset13"},
+    {"notebooks_flower_tf_cnn_fp16.xml", NULL},
+    {"extract_ngraph_reader_group_convolution_v10.xml", NULL},
+    {"extract_ngraph_reader_avgpool_v10.xml", NULL},
+    {"extract_ngraph_reader_sigmoid_v10.xml", NULL},
+};
+
+static void test_every_corpus_ir_compiles_or_names_the_problem(void **state)
+{
+    (void)state;
+    const char *root = getenv("NPU_SHARED_DATA");
+    char dir[1024], path[1400];
+    if (!root) {
+        skip();
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s/ovir", root);
+    snprintf(path, sizeof path, "%s/INDEX.md", dir);
+    size_t index_size;
+    char *index = read_file(path, &index_size);
+    DIR *d = opendir(dir);
+    if (!d || !index) {
+        free(index);
+        if (d)
+            closedir(d);
+        skip();
+        return;
+    }
+    int compiled = 0, refused = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".xml"))
+            continue;
+        size_t xml_size, bin_size = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        char *xml = read_file(path, &xml_size);
+        assert_non_null(xml);
+        snprintf(path + strlen(path) - 4, 5, ".bin");
+        char *bin = read_file(path, &bin_size);
+        if (!bin) {
+            bin_size = index_bin_bytes(index, e->d_name);
+            bin = calloc(bin_size + 1, 1);
+            assert_non_null(bin);
+            for (size_t k = 0; k < sizeof exact_values / sizeof exact_values[0]; k++) {
+                const exact_value *x = &exact_values[k];
+                if (strcmp(x->file, e->d_name) || x->offset + (size_t)(x->esz * x->n) > bin_size)
+                    continue;
+                for (int i = 0; i < x->n; i++) {
+                    int32_t v32 = (int32_t)x->v[i];
+                    memcpy(bin + x->offset + (size_t)(i * x->esz),
+                           x->esz == 8 ? (const void *)&x->v[i] : (const void *)&v32, (size_t)x->esz);
+                }
+            }
+        }
+        size_t n;
+        uint8_t *pl = payload_a(xml, bin, bin_size, VER, &n);
+        sim_plan *p = NULL;
+        memset(g_log, 0, sizeof g_log);
+        int rc = sim_plan_compile(pl, n, VER, NULL, &p, g_log, sizeof g_log);
+        const char *expect = "?";
+        for (size_t k = 0; k < sizeof corpus_expect / sizeof corpus_expect[0]; k++)
+            if (!strcmp(corpus_expect[k].file, e->d_name))
+                expect = corpus_expect[k].expect;
+        if (rc == SIM_OK) {
+            if (expect && strcmp(expect, "?"))
+                fail_msg("%s compiled, expected a failure naming '%s'", e->d_name, expect);
+            /* run once on zeros: must not crash */
+            uint32_t na = sim_plan_arg_count(p);
+            void **args = calloc(na, sizeof(void *));
+            assert_non_null(args);
+            for (uint32_t i = 0; i < na; i++) {
+                args[i] = calloc(arg(p, i)->bytes + 1, 1);
+                assert_non_null(args[i]);
+            }
+            assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+            for (uint32_t i = 0; i < na; i++)
+                free(args[i]);
+            free(args);
+            sim_plan_destroy(p);
+            compiled++;
+        } else {
+            if (!expect)
+                fail_msg("%s failed to compile (%d): %s", e->d_name, rc, g_log);
+            assert_int_equal(rc, SIM_ERR_COMPILE);
+            assert_null(p);
+            if (strcmp(expect, "?") ? !strstr(g_log, expect) : !strstr(g_log, "layer '"))
+                fail_msg("%s: the log does not name the problem: %s", e->d_name, g_log);
+            print_message("refused %s: %.*s\n", e->d_name, (int)strcspn(g_log, "\n"), g_log);
+            refused++;
+        }
+        free(pl);
+        free(xml);
+        free(bin);
+    }
+    closedir(d);
+    free(index);
+    print_message("corpus: %d compiled, %d refused with a named layer\n", compiled, refused);
+    assert_true(compiled >= 15);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layout_a_cnn_matches_reference),
+        cmocka_unit_test(test_layout_b_pointer_attribute_and_consts_blob),
+        cmocka_unit_test(test_read_value_assign_carries_state_across_runs),
+        cmocka_unit_test(test_every_op_infers_shape_and_runs),
+        cmocka_unit_test(test_branches_keep_values_alive),
+        cmocka_unit_test(test_build_flags_change_io_precisions),
+        cmocka_unit_test(test_malformed_payloads_are_refused_with_a_log),
+        cmocka_unit_test(test_elf_round_trip_and_corrupted_blobs),
+        cmocka_unit_test(test_query_lists_supported_layers),
+        cmocka_unit_test(test_concurrent_runs_on_one_plan),
+        cmocka_unit_test(test_every_corpus_ir_compiles_or_names_the_problem),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
