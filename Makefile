@@ -104,7 +104,7 @@ $(SIM_A): $(SIM_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # ---- tests ----------------------------------------------------------------
-$(B)/tests/%: tests/%.c $(B)/libnpu.a $(TEST_SUPPORT) $(wildcard tests/support/*.h) sim/npu_sim_ext.h
+$(B)/tests/%: tests/%.c $(B)/libnpu.a $(TEST_SUPPORT) $(wildcard tests/support/*.h tests/*.h) sim/npu_sim_ext.h
 	@mkdir -p $(B)/tests
 	$(CC) $(AUX_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(B)/libnpu.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
@@ -144,32 +144,52 @@ bench: all $(BENCH_BIN) $(SIM_SO)
 # ---- fuzzing (clang's libFuzzer with ASan + UBSan) --------------------------
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
               -D_GNU_SOURCE -I. $(ZE_CFLAGS) $(XML_CFLAGS)
-$(B)/fuzz/%: tests/fuzz/%.c $(NPU_DEPS) $(SIM_SRC)
+# A target #includes what it fuzzes (npu.c, or the sim's plan sources via
+# tests/fuzz/sim_fuzz.h), so it is one clang command.
+$(B)/fuzz/%: tests/fuzz/%.c $(NPU_DEPS) $(SIM_SRC) $(wildcard sim/*.h tests/fuzz/*.h)
 	@mkdir -p $(B)/fuzz
 	clang $(FUZZ_FLAGS) -o $@ $< $(LDLIBS_ALL)
 
+# Each target runs FUZZ_SECONDS from its committed seeds (tests/fuzz/corpus/<name>/)
+# plus what earlier runs found ($(B)/fuzz/corpus-<name>/). A crash, a leak or a
+# unit slower than FUZZ_TIMEOUT seconds fails; the input is left in
+# $(B)/fuzz/<name>-crash-* (or -leak-, -timeout-) to replay: $(B)/fuzz/<name> <file>.
+FUZZ_TIMEOUT ?= 30
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p $(B)/fuzz/corpus-$$n; \
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(B)/fuzz/corpus-$$n \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 \
+	      -artifact_prefix=$(B)/fuzz/$$n- $(B)/fuzz/corpus-$$n \
 	      $$( [ -d tests/fuzz/corpus/$$n ] && echo tests/fuzz/corpus/$$n ) || exit 1; done
 
 # ---- sanitizers, valgrind, coverage: the whole suite in its own build dir ---
+# check-asan is ASan + UBSan together (what CI runs). The Level Zero loader is not
+# instrumented; it dlopens the instrumented sim, whose runtime the test executable
+# has already loaded.
 check-asan:
-	$(MAKE) B=$(B)/asan SAN="-fsanitize=address -fno-omit-frame-pointer" check
+	$(MAKE) B=$(B)/asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" check
 check-ubsan:
 	$(MAKE) B=$(B)/ubsan SAN="-fsanitize=undefined -fno-sanitize-recover=undefined" check
+# gcc's -Wmaybe-uninitialized misfires under -fsanitize=thread at -O1; the
+# normal builds keep it an error.
 check-tsan:
-	$(MAKE) B=$(B)/tsan SAN="-fsanitize=thread" OPT="-O1 -g" check
+	$(MAKE) B=$(B)/tsan SAN="-fsanitize=thread -Wno-maybe-uninitialized" OPT="-O1 -g" check
 check-valgrind:
 	$(MAKE) B=$(B)/vg OPT="-O1 -g" check-build
 	$(MAKE) B=$(B)/vg TEST_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite" check-run
+# Coverage of npu.c and its parts (line and branch, gcov + lcov). SAN carries
+# --coverage so the sim's .so and every link get libgcov too. Counters are zeroed
+# after the build, so the numbers are those of one `make check-run`.
+COV_RC := --rc lcov_branch_coverage=1
 coverage:
-	$(MAKE) B=$(B)/cov OPT="-O0 -g --coverage" check
-	cd $(B)/cov && gcov -b -c npu.o > /dev/null 2>&1; \
-	  lcov -q -c -d . -o npu.info --rc lcov_branch_coverage=1 2>/dev/null && \
-	  lcov -q -e npu.info '*/npu.c' '*/parts/*' -o npu-only.info --rc lcov_branch_coverage=1 && \
-	  lcov --summary npu-only.info --rc lcov_branch_coverage=1
+	$(MAKE) B=$(B)/cov OPT="-O0 -g" SAN="--coverage" check-build
+	lcov -q -z -d $(B)/cov
+	$(MAKE) B=$(B)/cov OPT="-O0 -g" SAN="--coverage" check-run
+	lcov -q $(COV_RC) -c -d $(B)/cov -o $(B)/cov/all.info
+	lcov -q $(COV_RC) -e $(B)/cov/all.info '$(CURDIR)/npu.c' '$(CURDIR)/parts/*' -o $(B)/cov/npu.info
+	lcov $(COV_RC) --list $(B)/cov/npu.info
+	lcov $(COV_RC) --summary $(B)/cov/npu.info
+	@echo "coverage: HTML with genhtml --branch-coverage -o $(B)/cov/html $(B)/cov/npu.info"
 
 # The header must compile as C++; the library with gcc and clang, with and
 # without Level Zero; and npu.o must not reference the heap allocator.
@@ -210,8 +230,9 @@ check-run:
 	test $$fail -eq 0
 
 # ---- install ----------------------------------------------------------------
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+install: lib tools
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(TOOL_BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 npu.h $(DESTDIR)$(PREFIX)/include/npu.h
 	install -m 644 $(B)/libnpu.a $(DESTDIR)$(PREFIX)/lib/libnpu.a
 	install -m 755 $(B)/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0
@@ -221,10 +242,31 @@ install: lib
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/npu.h $(DESTDIR)$(PREFIX)/lib/libnpu.a \
 	      $(DESTDIR)$(PREFIX)/lib/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0 \
-	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc \
+	      $(TOOL_SRC:tools/%.c=$(DESTDIR)$(PREFIX)/bin/%)
 
 demo:
 	@sh scripts/demo.sh
+
+# API reference from the headers (their comments are plain C comments, so the
+# headers are shown verbatim and cross-referenced), with README.md and docs/*.md.
+DOCS_INPUT := README.md $(wildcard docs/*.md) npu.h $(wildcard parts/*.h)
+docs:
+	@if command -v doxygen >/dev/null 2>&1; then \
+	  mkdir -p $(B)/docs && \
+	  printf '%s\n' 'PROJECT_NAME = npu' \
+	    'PROJECT_NUMBER = $(shell sed -n 's/^#define NPU_VERSION_STRING "\(.*\)"/\1/p' npu.h)' \
+	    'PROJECT_BRIEF = "allocation-free C runtime for Intel NPUs"' \
+	    'INPUT = $(DOCS_INPUT)' 'OUTPUT_DIRECTORY = $(B)/docs' 'USE_MDFILE_AS_MAINPAGE = README.md' \
+	    'OPTIMIZE_OUTPUT_FOR_C = YES' 'EXTRACT_ALL = YES' 'EXTRACT_STATIC = NO' 'VERBATIM_HEADERS = YES' \
+	    'SOURCE_BROWSER = YES' 'FULL_PATH_NAMES = NO' 'GENERATE_LATEX = NO' 'GENERATE_TREEVIEW = YES' \
+	    'MARKDOWN_SUPPORT = YES' 'QUIET = YES' 'WARNINGS = NO' 'WARN_IF_UNDOCUMENTED = NO' \
+	    'ENABLE_PREPROCESSING = YES' 'HAVE_DOT = NO' 'CLASS_GRAPH = NO' | doxygen - && \
+	  echo "docs: $(B)/docs/html/index.html"; \
+	else \
+	  echo "docs: doxygen is not installed. Install it (Debian: apt-get install doxygen) and run make docs again."; \
+	  echo "docs: meanwhile, npu.h is the manual; see also docs/*.md."; \
+	fi
 
 clean:
 	rm -rf $(B)

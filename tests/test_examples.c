@@ -1,0 +1,301 @@
+/* The programs a new user runs first: every example and tool, run as a child
+ * process on the software NPU, must exit 0 and print what it promises.
+ *
+ * Binaries are found next to this suite's build directory: build/tests/<this>
+ * -> build/examples/, build/tools/ (NPU_BUILD_DIR overrides the build dir). */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "npu.h"
+
+static char build_dir[PATH_MAX];
+static char tmp_dir[] = "/tmp/npu-test-examples-XXXXXX";
+static char out[1 << 16];
+
+/* Runs "<build>/<prog> <args>" with stderr folded into stdout; returns the exit
+ * status (-1 if it did not exit normally) and leaves the output in `out`. */
+static int run(const char *env, const char *prog, const char *args)
+{
+    char cmd[PATH_MAX * 3];
+    snprintf(cmd, sizeof cmd, "%s %s/%s %s 2>&1", env ? env : "", build_dir, prog, args ? args : "");
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    if (st != 0 || getenv("NPU_TEST_VERBOSE")) printf("$ %s\n%s", cmd, out);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void expect(const char *line)
+{
+    if (strstr(out, line) == NULL) fail_msg("expected output \"%s\" missing", line);
+}
+
+static int count_of(const char *needle)
+{
+    int n = 0;
+    for (const char *p = out; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+/* A small IR pair (layout A: model.xml + model.bin) written with the graph
+ * writer: y = softmax(x . W) with x [1,6], W [6,5]. */
+static float ir_weights[6 * 5];
+static void write_ir_pair(void)
+{
+    static _Alignas(16) unsigned char mem[32768];
+    static char xml[16384], bin[1024];
+    npu_arena a;
+    npu_graph *g = NULL;
+    for (int i = 0; i < 30; i++) ir_weights[i] = (float)(i % 7) / 7.0f - 0.4f;
+    assert_int_equal(npu_arena_init(&a, mem, sizeof mem), NPU_OK);
+    assert_int_equal(npu_graph_create(&a, NULL, NULL, &g), NPU_OK);
+    npu_shape xs = {2, {1, 6}}, ws = {2, {6, 5}};
+    npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
+    npu_node *w = npu_graph_constant(g, "W", NPU_F32, &ws, ir_weights, sizeof ir_weights);
+    npu_graph_result(g, npu_graph_softmax(g, npu_graph_matmul(g, x, w, 0, 0, NULL), 1, NULL), "y");
+    assert_int_equal(npu_graph_status(g), NPU_OK);
+    npu_payload_options layout_a = {NPU_PAYLOAD_WEIGHTS_COPY, 0, 0};
+    size_t xml_size, bin_size;
+    assert_int_equal(npu_graph_write_xml(g, &layout_a, xml, sizeof xml, &xml_size), NPU_OK);
+    assert_int_equal(npu_graph_write_bin(g, bin, sizeof bin, &bin_size), NPU_OK);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/mlp.xml", tmp_dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(xml, 1, xml_size, f), xml_size);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/mlp.bin", tmp_dir);
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bin, 1, bin_size, f), bin_size);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *dir = getenv("NPU_BUILD_DIR");
+    if (dir) {
+        snprintf(build_dir, sizeof build_dir, "%s", dir);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", build_dir, sizeof build_dir - 1);
+        if (n <= 0) return -1;
+        build_dir[n] = '\0';
+        for (int up = 0; up < 2; up++) {   /* build/tests/test_examples -> build */
+            char *slash = strrchr(build_dir, '/');
+            if (slash == NULL) return -1;
+            *slash = '\0';
+        }
+    }
+    if (mkdtemp(tmp_dir) == NULL) return -1;
+    write_ir_pair();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[PATH_MAX + 16];
+    (void)state;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_hello_computes_relu_of_an_affine_map(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "examples/hello", NULL), 0);
+    expect("hello: y = relu(x . W + b) = [4, 9.75, 0]");
+    expect("hello: OK");
+}
+
+static void test_ir_file_without_arguments_writes_and_runs_its_own_ir(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "examples/ir_file", NULL), 0);
+    expect("ir_file: loaded ");
+    expect("IR v11, 1 inputs, 1 outputs, 3 constants");
+    expect("ir_file: output 0 'probabilities' f32 [1,4] 16 bytes");
+    expect("ir_file: CPU reference matches");
+    expect("ir_file: OK");
+}
+
+static void test_ir_file_runs_an_ir_pair_given_on_the_command_line(void **state)
+{
+    char args[PATH_MAX];
+    (void)state;
+    snprintf(args, sizeof args, "%s/mlp.xml", tmp_dir);
+    assert_int_equal(run(NULL, "examples/ir_file", args), 0);
+    expect("ir_file: input 0 'x' f32 [1,6] 24 bytes");
+    expect("ir_file: output 0 'y' f32 [1,5] 20 bytes");
+    expect("ir_file: OK");
+}
+
+static void test_ir_file_names_a_missing_file(void **state)
+{
+    char args[PATH_MAX];
+    (void)state;
+    snprintf(args, sizeof args, "%s/absent.xml", tmp_dir);
+    assert_int_not_equal(run(NULL, "examples/ir_file", args), 0);
+    expect("absent.xml");
+}
+
+static void test_blob_export_and_import_give_identical_outputs(void **state)
+{
+    char args[PATH_MAX];
+    (void)state;
+    snprintf(args, sizeof args, "%s/conv.blob", tmp_dir);
+    assert_int_equal(run(NULL, "examples/blob", args), 0);
+    expect("blob: metadata 2.7");
+    expect("importable 1");
+    expect("blob: outputs of the compiled and the imported model are identical");
+    expect("blob: OK");
+    assert_int_equal(access(args, R_OK), 0);
+}
+
+static void test_async_threads_share_one_model(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "examples/async", NULL), 0);
+    assert_int_equal(count_of(": 50 inferences, 0 mismatches\n"), 4);
+    expect("async: 200 inferences in ");
+    expect("async: OK");
+}
+
+static void test_stateful_accumulates_and_obeys_set_and_reset(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "examples/stateful", NULL), 0);
+    expect("state 0 is 'acc', 16 bytes");
+    expect("infer 3                      y = [3, 6, 9, 12] ok");
+    expect("state set to 100, infer      y = [101, 102, 103, 104] ok");
+    expect("state reset, infer with 2x   y = [2, 4, 6, 8] ok");
+    assert_int_equal(count_of(" ok\n"), 6);
+    expect("stateful: OK");
+}
+
+static void test_demo_matches_the_cpu_reference_and_starts_from_the_cache(void **state)
+{
+    char args[PATH_MAX];
+    (void)state;
+    snprintf(args, sizeof args, "--cache-dir %s/demo-cache", tmp_dir);
+    assert_int_equal(run(NULL, "examples/demo", args), 0);
+    expect("(start 1: compile + first inference)");
+    expect("(start 2: loaded from the cache + first inference)");
+    assert_int_equal(count_of("demo: image "), 4);
+    expect("matches the CPU reference");
+    expect("demo: OK");
+}
+
+static void test_npu_info_lists_the_device_and_its_properties(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "tools/npu-info", NULL), 0);
+    if (getenv("ZE_ENABLE_ALT_DRIVERS")) {   /* the sim is the only driver */
+        expect("Level Zero drivers: 1");
+        expect("NPU device (software NPU");
+    }
+    expect("graph extension:       1.");
+    expect("optimal requests:      LATENCY 1, THROUGHPUT ");
+    expect("FULL_DEVICE_NAME");
+    expect("OPTIMAL_NUMBER_OF_INFER_REQUESTS");
+    assert_int_equal(run(NULL, "tools/npu-info", "--quiet"), 0);
+    assert_string_equal(out, "");
+}
+
+static void test_npu_info_quiet_fails_without_a_driver(void **state)
+{
+    (void)state;
+    /* An empty-directory driver path: the loader finds no driver at all. */
+    char env[PATH_MAX];
+    snprintf(env, sizeof env, "ZE_ENABLE_ALT_DRIVERS=%s/no-such-driver.so", tmp_dir);
+    assert_int_equal(run(env, "tools/npu-info", "--quiet"), 1);
+    assert_int_equal(run(env, "tools/npu-info", NULL), 1);
+    expect("No NPU: ");
+}
+
+static void test_npu_run_reports_json_for_an_ir(void **state)
+{
+    char args[PATH_MAX];
+    (void)state;
+    snprintf(args, sizeof args, "-m %s/mlp.xml -n 40 -r 3 --json", tmp_dir);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("\"source\": \"ir\"");
+    expect("\"requests\": 3");
+    expect("\"iterations\": 40");
+    const char *l = strstr(out, "\"latency_ms\": {");
+    assert_non_null(l);
+    double mn, med, p90, mx;
+    assert_int_equal(sscanf(l, "\"latency_ms\": {\"min\": %lf, \"median\": %lf, \"p90\": %lf, \"max\": %lf",
+                            &mn, &med, &p90, &mx), 4);
+    assert_true(mn > 0 && mn <= med && med <= p90 && p90 <= mx);
+    const char *t = strstr(out, "\"throughput_ips\": ");
+    assert_non_null(t);
+    assert_true(strtod(t + 18, NULL) > 0);
+    expect("\"feil_ms\": ");
+}
+
+static void test_npu_run_imports_a_blob_and_reads_input_files(void **state)
+{
+    char args[PATH_MAX * 2];
+    (void)state;
+    snprintf(args, sizeof args, "%s/run.blob", tmp_dir);
+    assert_int_equal(run(NULL, "examples/blob", args), 0);
+    /* The blob example's input is [1,3,16,16] f32: 3072 bytes. */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/image.raw", tmp_dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    static float image[3 * 16 * 16];
+    assert_int_equal(fwrite(image, 1, sizeof image, f), sizeof image);
+    fclose(f);
+    snprintf(args, sizeof args, "-m %s/run.blob -i %s -n 10 -q", tmp_dir, path);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("FIL (import): load ");
+    expect("iterations: 10 in ");
+    expect("latency: min ");
+
+    /* A file of the wrong size is refused, naming the input and the sizes. */
+    snprintf(args, sizeof args, "-m %s/run.blob -i %s/mlp.bin -n 1", tmp_dir, tmp_dir);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 1);
+    expect("input 'image' needs exactly 3072 bytes");
+}
+
+static void test_npu_run_rejects_bad_usage(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "tools/npu-run", "-n 5"), 2);
+    expect("usage:");
+    assert_int_equal(run(NULL, "tools/npu-run", "-m x.xml --hint fast"), 2);
+    expect("bad value 'fast'");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hello_computes_relu_of_an_affine_map),
+        cmocka_unit_test(test_ir_file_without_arguments_writes_and_runs_its_own_ir),
+        cmocka_unit_test(test_ir_file_runs_an_ir_pair_given_on_the_command_line),
+        cmocka_unit_test(test_ir_file_names_a_missing_file),
+        cmocka_unit_test(test_blob_export_and_import_give_identical_outputs),
+        cmocka_unit_test(test_async_threads_share_one_model),
+        cmocka_unit_test(test_stateful_accumulates_and_obeys_set_and_reset),
+        cmocka_unit_test(test_demo_matches_the_cpu_reference_and_starts_from_the_cache),
+        cmocka_unit_test(test_npu_info_lists_the_device_and_its_properties),
+        cmocka_unit_test(test_npu_info_quiet_fails_without_a_driver),
+        cmocka_unit_test(test_npu_run_reports_json_for_an_ir),
+        cmocka_unit_test(test_npu_run_imports_a_blob_and_reads_input_files),
+        cmocka_unit_test(test_npu_run_rejects_bad_usage),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
