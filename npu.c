@@ -342,6 +342,19 @@ uint64_t npu_shape_elements(const npu_shape *shape)
     return n;
 }
 
+/* Elements with every dynamic dim counted as 1 (the size of a batch-1
+ * buffer); 0 when the count overflows. */
+static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
+{
+    uint64_t n = 1;
+    uint32_t i;
+    for (i = 0; i < shape->rank && i < NPU_MAX_RANK; i++) {
+        int64_t d = shape->dims[i] < 0 ? 1 : shape->dims[i];
+        if (npu__mul_u64(n, (uint64_t)d, &n)) return 0;
+    }
+    return n;
+}
+
 /* Formats a shape as "[1,3,?,224]" for messages; always terminated. */
 static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
 {
@@ -591,9 +604,7 @@ void npu__dev_keep_helpers(void)
     void (*volatile keep[])(void) = {
         (void (*)(void))npu__payload_weights,
         (void (*)(void))npu__le_get,
-        (void (*)(void))npu__log,
         (void (*)(void))npu__mul_size,
-        (void (*)(void))npu__meta_read, (void (*)(void))npu__meta_write,
     };
     (void)keep;
 }

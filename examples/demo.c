@@ -145,25 +145,20 @@ static int mkdir_p(const char *dir)
 }
 
 /* ---- BATCH/CACHE API --------------------------------------------------------
- * Until npu_compile_options has batch_mode and cache_dir (notes/BATCH_CACHE_API.md),
- * the demo compiles the batch-4 model as it is (the compiler handles the batch)
- * and keeps its own cache: one exported blob in the cache directory. With the API,
- * start() becomes one npu_model_compile_graph call with
- *   opts.batch_mode = NPU_BATCH_PLUGIN; opts.cache_dir = cache_dir;
- * and npu_model_get_info() tells whether it came from the cache. */
+ * One compile call does both: the batch-4 model is debatched by npu (compiled at
+ * batch 1, four command lists per inference) and the compiled blob goes into the
+ * model cache, so the second start imports it. npu_model_get_info says which. */
 static npu_status start(npu_device *dev, npu_arena *arena, const npu_graph *g, const npu_compile_options *opts,
                         const char *cache_dir, npu_model **model, int *from_cache)
 {
-    char blob_path[1100];
-    snprintf(blob_path, sizeof blob_path, "%s/demo_cnn.blob", cache_dir);
-    struct stat st;
-    *from_cache = stat(blob_path, &st) == 0;
-    if (*from_cache) return npu_model_import_file(dev, arena, blob_path, NULL, model);
-    npu_status s = npu_model_compile_graph(dev, arena, g, opts, model);
-    if (s == NPU_OK && (s = npu_model_export_file(*model, blob_path)) != NPU_OK) {
-        npu_model_destroy(*model);
-        *model = NULL;
-    }
+    npu_compile_options o = *opts;
+    npu_model_info info;
+    o.batch_mode = NPU_BATCH_PLUGIN;
+    o.cache_dir = cache_dir;
+    npu_status s = npu_model_compile_graph(dev, arena, g, &o, model);
+    if (s != NPU_OK) return s;
+    s = npu_model_get_info(*model, &info);
+    *from_cache = info.from_cache;
     return s;
 }
 /* ---- end of BATCH/CACHE API ------------------------------------------------ */

@@ -233,8 +233,16 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     return NPU_OK;
 }
 
-static npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, size_t size,
-                                 npu__blob_meta *out)
+/* Functions only section 10 (Level Zero) calls: a NPU_NO_LEVEL_ZERO build
+ * keeps them (npu_blob_info shares their parser) without warnings. */
+#if defined(NPU_NO_LEVEL_ZERO) && (defined(__GNUC__) || defined(__clang__))
+#define NPU__L0_ONLY __attribute__((unused))
+#else
+#define NPU__L0_ONLY
+#endif
+
+static NPU__L0_ONLY npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, size_t size,
+                                              npu__blob_meta *out)
 {
     npu__meta_extra extra;
     npu_status st = npu__meta_parse(ctx, data, size, out, &extra);
@@ -258,7 +266,7 @@ static npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, si
     return NPU_OK;
 }
 
-static void npu__sink_zeros(npu__sink *s, size_t n)
+static NPU__L0_ONLY void npu__sink_zeros(npu__sink *s, size_t n)
 {
     static const unsigned char zeros[256] = {0};
     while (n > 0) {
@@ -273,7 +281,7 @@ static void npu__sink_zeros(npu__sink *s, size_t n)
  * NPU__META_MAX_LAYOUTS and layouts longer than NPU_LAYOUT_MAX - 1 are cut
  * (a void writer cannot fail; npu__blob_meta cannot hold more anyway). The
  * 2.1 init count, 2.5 encryption flag and 2.6 descriptor are always empty. */
-static void npu__meta_write(npu__sink *s, const npu__blob_meta *meta)
+static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *meta)
 {
     uint32_t version = NPU__META_MAJOR << 16 | NPU__META_MINOR_NEWEST;
     uint32_t minor, n_in, n_out, i;
@@ -343,6 +351,10 @@ npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
 #if NPU_BLOB_MAX_LAYOUTS != NPU__META_MAX_LAYOUTS
 #error "NPU_BLOB_MAX_LAYOUTS must equal NPU__META_MAX_LAYOUTS"
 #endif
+
+/* The hash, keys and the cache directory serve the compile path (11e): they
+ * exist only with Level Zero. */
+#ifndef NPU_NO_LEVEL_ZERO
 
 /* ---- 11b. Hash: NH128 ---------------------------------------------------
  * A streaming 128-bit non-cryptographic hash used for cache keys and entry
@@ -432,12 +444,6 @@ static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
         memcpy(h->stripe, p, n);
         h->stripe_len = n;
     }
-}
-
-/* The sink `feed` signature: serialize anything straight into a hash. */
-static void npu__nh128_feed(void *h, const void *bytes, size_t n)
-{
-    npu__nh128_update((npu__nh128 *)h, bytes, n);
 }
 
 /* Does not modify h: a digest may be taken mid-stream. */
@@ -974,7 +980,12 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
 }
 
 /* Stores blob[0 .. size) as the entry of `fields` in `dir`. Status as
- * npu__cache_writer_begin / _finish; the caller logs nothing more and goes on. */
+ * npu__cache_writer_begin / _finish; the caller logs nothing more and goes on.
+ * (The compile path streams through the writer instead; this one-buffer form
+ * serves the white-box tests.) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((unused))
+#endif
 static npu_status npu__cache_store(npu_context *ctx, const char *dir,
                                    const npu__cache_fields *fields, const void *blob, size_t size)
 {
@@ -1166,16 +1177,555 @@ static void npu__cache_close(npu__cache_mapping *m)
     m->payload_size = 0;
 }
 
-/* ==== development scaffold (removed when section 10 calls these) ========== */
-void npu__dev_keep_cache(void);
-void npu__dev_keep_cache(void)
+#endif /* NPU_NO_LEVEL_ZERO (11b-11d) */
+
+/* ---- 11e. Batching and the cache in the compile path ---------------------
+ * Owns: npu_model_compile_graph / _ir and their size queries. Decides the
+ * batch mode (l0.h "Batching"), computes the cache key (l0.h "Model cache"),
+ * and runs one "form" of the model: a cache hit is imported, a miss is
+ * compiled (section 10's npu__plain_compile), debatched and stored.
+ * Calls: sections 6-8 (graph writer, IR), 10 (compile, import, export pieces),
+ * 11a-d (metadata, hash, entries). */
+#ifndef NPU_NO_LEVEL_ZERO
+
+/* What analysing the model's inputs and outputs found. */
+typedef struct npu__batch_plan {
+    int batched;        /* an input's batch is not 1 (or inputs disagree) */
+    int64_t n;          /* the original batch: N, NPU_DIM_DYNAMIC, or 1 */
+    int plugin_ok;      /* PLUGIN can debatch it (before trying set_batch/compile) */
+    char why[224];      /* why PLUGIN cannot ("" when it can) */
+} npu__batch_plan;
+
+/* One way of compiling the source. */
+typedef struct npu__form {
+    npu_batch_mode mode;   /* as npu_model_info reports it */
+    int64_t original;      /* npu_model_info.original_batch */
+    int64_t compiled;      /* the batch the payload is written with (PLUGIN: 1); 0: as is */
+} npu__form;
+
+static void npu__batch_text(int64_t n, char *buf, size_t cap)
 {
-    void (*volatile keep[])(void) = {
-        (void (*)(void))npu__nh128_feed,       (void (*)(void))npu__cache_key_u32,
-        (void (*)(void))npu__cache_key_field,  (void (*)(void))npu__cache_key_init,
-        (void (*)(void))npu__cache_fields_init, (void (*)(void))npu__cache_store,
-        (void (*)(void))npu__cache_open,       (void (*)(void))npu__cache_close,
-        (void (*)(void))npu__cache_clean_temp,
-    };
-    (void)keep;
+    if (n == NPU_DIM_DYNAMIC)
+        snprintf(buf, cap, "dynamic");
+    else
+        snprintf(buf, cap, "%lld", (long long)n);
 }
+
+/* Input / output i of the source with its batch axis ('N' of the layout, else 0). */
+static npu_status npu__src_io(const npu__model_src *s, int output, uint32_t i, npu_tensor_desc *d,
+                              uint32_t *axis)
+{
+    if (s->is_ir) {
+        const npu_ir *ir = (const npu_ir *)s->src;
+        const npu_ir_io *io = output ? npu_ir_output(ir, i) : npu_ir_input(ir, i);
+        if (io == NULL) return NPU_ERR_NOT_FOUND;
+        *d = io->desc;
+        *axis = io->batch_axis < 0 ? 0u : (uint32_t)io->batch_axis;
+        return NPU_OK;
+    } else {
+        const npu_graph *g = (const npu_graph *)s->src;
+        npu_status st = output ? npu_graph_output(g, i, d) : npu_graph_input(g, i, d);
+        if (st == NPU_OK) *axis = npu__batch_axis(d->layout);
+        return st;
+    }
+}
+
+/* Finds the original batch and whether PLUGIN can debatch it. The batch of an
+ * IR counts its npu_ir_set_batch rewrite; its outputs are compared with the
+ * batch the IR text declares. */
+static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
+{
+    uint32_t n_in, n_out, n_states, i, axis = 0;
+    int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
+    int found = 0, mismatch = 0;
+    char a[24], b[24], first_name[64] = "";
+    char why_axis[224] = "", why_scalar[224] = "";
+    npu_tensor_desc d;
+
+    memset(p, 0, sizeof *p);
+    p->n = 1;
+    if (s->is_ir) {
+        const npu_ir *ir = (const npu_ir *)s->src;
+        n_in = npu_ir_input_count(ir);
+        n_out = npu_ir_output_count(ir);
+        n_states = npu_ir_state_count(ir);
+        rewrite = ir->batch;
+    } else {
+        const npu_graph *g = (const npu_graph *)s->src;
+        n_in = npu_graph_input_count(g);
+        n_out = npu_graph_output_count(g);
+        n_states = npu_graph_state_count(g);
+    }
+    for (i = 0; i < n_in; i++) {
+        int64_t v, decl;
+        if (npu__src_io(s, 0, i, &d, &axis) != NPU_OK) continue;
+        if (d.shape.rank == 0 || axis >= d.shape.rank) {
+            if (why_scalar[0] == '\0')
+                snprintf(why_scalar, sizeof why_scalar, "input '%.60s' is a scalar (no batch axis)", d.name);
+            continue;
+        }
+        decl = d.shape.dims[axis];
+        v = rewrite > 0 ? rewrite : decl;
+        if (!found) {
+            found = 1;
+            n = v;
+            declared = decl;
+            npu__strlcpy(first_name, d.name, sizeof first_name);
+        } else if (v != n && !mismatch) {
+            mismatch = 1;
+            npu__batch_text(n, a, sizeof a);
+            npu__batch_text(v, b, sizeof b);
+            snprintf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
+                     a, d.name, b);
+        }
+        if (shown == 1 && v != 1) shown = v;
+        if (axis != 0 && why_axis[0] == '\0')
+            snprintf(why_axis, sizeof why_axis,
+                     "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
+                     (unsigned)axis, d.layout);
+    }
+    p->n = mismatch ? shown : n;
+    p->batched = found && (mismatch || n != 1);
+    if (!p->batched) {
+        p->n = 1;
+        return;
+    }
+    if (mismatch) return;
+    npu__batch_text(n, a, sizeof a);
+    if (n_states > 0) {
+        snprintf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
+        return;
+    }
+    if (why_scalar[0] != '\0') {
+        npu__strlcpy(p->why, why_scalar, sizeof p->why);
+        return;
+    }
+    if (why_axis[0] != '\0') {
+        npu__strlcpy(p->why, why_axis, sizeof p->why);
+        return;
+    }
+    for (i = 0; i < n_out; i++) {
+        if (npu__src_io(s, 1, i, &d, &axis) != NPU_OK) continue;
+        if (d.shape.rank == 0 || axis >= d.shape.rank) {
+            snprintf(p->why, sizeof p->why, "output '%.60s' is a scalar (no batch axis)", d.name);
+            return;
+        }
+        if (axis != 0) {
+            snprintf(p->why, sizeof p->why,
+                     "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
+                     d.name, (unsigned)axis, d.layout);
+            return;
+        }
+        if (d.shape.dims[0] != declared) {
+            npu__batch_text(d.shape.dims[0], b, sizeof b);
+            npu__batch_text(declared, a, sizeof a);
+            snprintf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
+            return;
+        }
+    }
+    p->plugin_ok = 1;
+}
+
+/* Sets the source to batch 1 for PLUGIN (*saved: what to restore). */
+static npu_status npu__src_batch_one(const npu__model_src *s, int64_t *saved)
+{
+    if (s->is_ir) {
+        npu_ir *ir = (npu_ir *)(uintptr_t)s->src;
+        *saved = ir->batch;
+        return npu_ir_set_batch(ir, 1, NULL);
+    }
+    *saved = npu_graph_batch((const npu_graph *)s->src);
+    return npu_graph_set_batch((npu_graph *)(uintptr_t)s->src, 1);
+}
+
+static void npu__src_batch_restore(const npu__model_src *s, npu_context *ctx, int64_t saved)
+{
+    npu_status st;
+    if (s->is_ir)
+        st = npu_ir_set_batch((npu_ir *)(uintptr_t)s->src, saved, NULL);
+    else
+        st = npu_graph_set_batch((npu_graph *)(uintptr_t)s->src, saved);
+    if (st != NPU_OK)
+        npu__log(ctx, NPU_LOG_ERROR, "batching: restoring the caller's batch %lld failed", (long long)saved);
+}
+
+/* ---- the key ---- */
+
+/* A sink that feeds the key (for fields written with the sink helpers). */
+static void npu__key_sink(npu__sink *s, npu__cache_key *k)
+{
+    npu__sink_init(s, NULL, 0);
+    s->feed = npu__cache_key_feed;
+    s->feed_state = k;
+}
+
+/* Structure and constants. A graph: its IR XML as layout A writes it (weight
+ * offsets, no addresses), then every constant's bytes; an IR: its XML text and
+ * its .bin. */
+static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src)
+{
+    if (src->is_ir) {
+        const npu_ir *ir = (const npu_ir *)src->src;
+        if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
+        npu__cache_key_field(k, NPU__KEY_STRUCTURE, ir->xml, ir->xml_len);
+        if (ir->bin_size > SIZE_MAX) return npu__fail(ir->ctx, NPU_ERR_OVERFLOW, "%s: weights too large", ir->label);
+        npu__cache_key_field(k, NPU__KEY_CONSTANT, ir->bin, (size_t)ir->bin_size);
+    } else {
+        const npu_graph *g = (const npu_graph *)src->src;
+        const npu_node *n;
+        npu_payload_options a;
+        npu__writer w;
+        npu__sink s;
+        size_t unused = 0;
+        npu_status st;
+        memset(&a, 0, sizeof a);
+        a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+        st = npu__writer_check(g, &a, &unused, "model cache key");
+        if (st != NPU_OK) return st;
+        npu__key_sink(&s, k);
+        npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
+        npu__writer_init(&w, &s, g, &a);
+        npu__x_graph(&w);
+        npu__cache_key_end(k);
+        for (n = g->first; n != NULL; n = n->next) {
+            if (n->op != NPU__OP_CONSTANT) continue;
+            if (n->a.constant.bytes > SIZE_MAX)
+                return npu__fail(g->ctx, NPU_ERR_OVERFLOW, "model cache key: constant too large");
+            npu__cache_key_field(k, NPU__KEY_CONSTANT, n->a.constant.data, (size_t)n->a.constant.bytes);
+        }
+    }
+    return NPU_OK;
+}
+
+static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/0x%04x", npu__platform_name(d->props.deviceId), (unsigned)d->props.deviceId);
+}
+
+/* Everything that decides the blob, hashed into f. The build flags are
+ * written into the arena and rewound. */
+static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                        const npu_compile_options *o, const npu__form *form,
+                                        npu__cache_fields *f)
+{
+    npu__cache_key k;
+    npu__sink s;
+    const char *flags = NULL;
+    char platform[64], descriptor[NPU__CACHE_DESCRIPTOR_MAX], batch[24];
+    npu_tensor_desc desc;
+    size_t mark = arena->used;
+    uint32_t i, axis, n_in, n_out;
+    npu_status st;
+
+    npu__cache_key_init(&k);
+    st = npu__key_model(&k, src);
+    if (st != NPU_OK) return st;
+    st = npu__src_flags(d, arena, src, o, &flags);
+    if (st != NPU_OK) return st;
+    npu__key_sink(&s, &k);
+    npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
+    npu__sink_str(&s, "flags=");
+    if (flags != NULL) npu__sink_str(&s, flags);
+    npu_arena_rewind(arena, mark);
+    npu__sink_str(&s, "\npayload_layout=");
+    npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o));
+    npu__sink_str(&s, "\nbatch_mode=");
+    npu__sink_u64_dec(&s, (uint64_t)form->mode);
+    npu__sink_str(&s, " original=");
+    npu__sink_i64_dec(&s, form->original);
+    npu__sink_str(&s, " compiled=");
+    npu__sink_i64_dec(&s, form->compiled);
+    if (src->is_ir) {
+        npu__sink_str(&s, " ir_batch=");
+        npu__sink_i64_dec(&s, ((const npu_ir *)src->src)->batch);
+    }
+    npu__sink_str(&s, "\nlayouts=");
+    n_in = src->is_ir ? npu_ir_input_count((const npu_ir *)src->src) : npu_graph_input_count((const npu_graph *)src->src);
+    n_out = src->is_ir ? npu_ir_output_count((const npu_ir *)src->src)
+                       : npu_graph_output_count((const npu_graph *)src->src);
+    for (i = 0; i < n_in + n_out; i++) {
+        if (npu__src_io(src, i >= n_in, i >= n_in ? i - n_in : i, &desc, &axis) != NPU_OK) continue;
+        npu__sink_str(&s, desc.layout);
+        npu__sink_str(&s, ";");
+    }
+    npu__cache_key_end(&k);
+    npu__cache_key_u32(&k, NPU__KEY_COMPILER, d->compiler_version);
+    npu__device_platform(d, platform, sizeof platform);
+    npu__cache_key_field(&k, NPU__KEY_PLATFORM, platform, strlen(platform));
+    npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, (uint32_t)NPU_VERSION);
+    npu__batch_text(form->original, batch, sizeof batch);
+    snprintf(descriptor, sizeof descriptor, "%s '%.64s' %u in %u out batch %s%s", src->is_ir ? "IR" : "graph",
+             src->is_ir ? ((const npu_ir *)src->src)->label : npu_graph_name((const npu_graph *)src->src),
+             (unsigned)n_in, (unsigned)n_out, batch,
+             form->mode == NPU_BATCH_PLUGIN     ? " PLUGIN"
+             : form->mode == NPU_BATCH_COMPILER ? " COMPILER"
+                                                : "");
+    npu__cache_fields_init(f, &k, d->compiler_version, platform, descriptor);
+    return NPU_OK;
+}
+
+/* Exports the model straight into a new entry (blob bytes from the driver's
+ * pointer, then the metadata tail). Failures are logged; the model stays. */
+static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cache_fields *f)
+{
+    npu__cache_writer w;
+    npu__blob_meta meta;
+    const uint8_t *blob = NULL;
+    size_t bsize = 0;
+    npu__sink s;
+    if (m->dev->ext_version < NPU__ZE_VERSION(1, 7) || m->dev->g->pfnGetNativeBinary2 == NULL) {
+        npu__log(m->ctx, NPU_LOG_INFO, "model cache: the driver has no pfnGetNativeBinary2; not storing");
+        return;
+    }
+    if (m->dev->g->pfnGetNativeBinary2(m->graph, &bsize, &blob) != ZE_RESULT_SUCCESS || blob == NULL) {
+        npu__log(m->ctx, NPU_LOG_WARN, "model cache: pfnGetNativeBinary2 failed; not storing");
+        return;
+    }
+    if (npu__cache_writer_begin(&w, m->ctx, dir, f) != NPU_OK) return;
+    npu__sink_init(&s, NULL, 0);
+    s.feed = npu__cache_writer_feed;
+    s.feed_state = &w;
+    npu__sink_put(&s, blob, bsize);
+    npu__model_meta(m, &meta);
+    npu__meta_write(&s, &meta);
+    if (s.overflow) {
+        npu__cache_writer_abort(&w);
+        return;
+    }
+    (void)npu__cache_writer_finish(&w);
+}
+
+/* Imports a hit. The mapping moves into the model when the driver uses it in
+ * place; otherwise it is closed here. */
+static npu_status npu__cache_import(npu_device *d, npu_arena *arena, const npu_compile_options *o,
+                                    npu__cache_mapping *map, npu_model **out)
+{
+    npu_import_options io;
+    int persistent = 0;
+    npu_status st;
+    memset(&io, 0, sizeof io);
+    io.priority = o->priority;
+    io.turbo = o->turbo;
+    st = npu__import(d, arena, map->payload, map->payload_size, &io, 1, &persistent, out);
+    if (st == NPU_OK && persistent) {
+        (*out)->map = map->base;
+        (*out)->map_size = map->map_size;
+        map->base = NULL;
+    }
+    npu__cache_close(map);
+    return st;
+}
+
+/* Compiles (or imports from the cache) one form of the source. The source is
+ * already at the form's batch. */
+static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+{
+    npu__cache_fields fields;
+    npu__cache_mapping map;
+    int use_cache = o != NULL && o->cache_dir != NULL;
+    uint64_t compile_ns = 0;
+    npu_status st;
+    npu_model *m = NULL;
+    size_t mark = arena->used;
+
+    *out = NULL;
+    if (use_cache) {
+        st = npu__cache_fields_for(d, arena, src, o, form, &fields);
+        if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
+        if (npu__cache_open(d->ctx, o->cache_dir, &fields, &map) == NPU_OK) {
+            st = npu__cache_import(d, arena, o, &map, &m);
+            if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
+                npu__model_release(m);
+                npu_arena_rewind(arena, mark);
+                st = NPU_ERR_FORMAT;
+            }
+            if (st == NPU_OK) {
+                m->info.from_cache = 1;
+                m->info.batch_mode = form->mode;
+                m->info.original_batch = form->original;
+                *out = m;
+                return NPU_OK;
+            }
+            if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
+            npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
+                     "recompiling and replacing it", npu_status_string(st));
+        }
+    }
+    st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
+    if (st != NPU_OK) return st;
+    if (form->mode == NPU_BATCH_PLUGIN) {
+        st = form->original == NPU_DIM_DYNAMIC ? npu__model_set_dynamic(m)
+             : form->original > (int64_t)NPU__MAX_BATCH
+                 ? npu__fail(d->ctx, NPU_ERR_LIMIT, "batching: batch %lld exceeds %u", (long long)form->original,
+                             (unsigned)NPU__MAX_BATCH)
+                 : npu__model_set_batch(m, (uint32_t)form->original);
+        if (st != NPU_OK) {
+            npu__model_release(m);
+            npu_arena_rewind(arena, mark);
+            return st;
+        }
+    }
+    m->info.batch_mode = form->mode;
+    m->info.original_batch = form->original;
+    m->info.compile_ns = compile_ns;
+    if (use_cache) npu__cache_store_model(m, o->cache_dir, &fields);
+    *out = m;
+    return NPU_OK;
+}
+
+static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                     const void *out)
+{
+    npu_status st;
+    if (d == NULL || src->src == NULL || out == NULL)
+        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    st = npu__check_compile_opts(d->ctx, o);
+    if (st != NPU_OK) return st;
+    if (d->compiler_version == 0)
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
+                         "import a precompiled blob instead");
+    return NPU_OK;
+}
+
+static npu_status npu__plugin_refused(npu_context *ctx, const npu__batch_plan *p)
+{
+    char b[24];
+    npu__batch_text(p->n, b, sizeof b);
+    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b,
+                     p->why);
+}
+
+static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
+{
+    char b[24];
+    npu__batch_text(p->n, b, sizeof b);
+    npu__log(ctx, NPU_LOG_WARN,
+             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
+             "(COMPILER)",
+             b, why);
+}
+
+static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                   const npu_compile_options *o, npu_model **out)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    npu__form as_is, plugin;
+    int64_t saved = 0;
+    char b[24], why[512];
+    npu_status st;
+
+    if (out != NULL) *out = NULL;
+    st = npu__compile_check(d, src, o, out);
+    if (st != NPU_OK) return st;
+    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    npu__batch_analyze(src, &plan);
+    as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
+    as_is.original = plan.n;
+    as_is.compiled = 0;
+    if (!plan.batched || mode == NPU_BATCH_COMPILER) return npu__compile_form(d, arena, src, o, &as_is, out);
+    if (!plan.plugin_ok) {
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, &plan);
+        npu__auto_fallback(d->ctx, &plan, plan.why);
+        return npu__compile_form(d, arena, src, o, &as_is, out);
+    }
+    npu__batch_text(plan.n, b, sizeof b);
+    st = npu__src_batch_one(src, &saved);
+    if (st != NPU_OK) {
+        snprintf(why, sizeof why, "setting batch 1 failed: %.400s", npu_context_last_error(d->ctx));
+        if (mode == NPU_BATCH_PLUGIN)
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
+                             "debatched: %s", b, why);
+        npu__auto_fallback(d->ctx, &plan, why);
+        return npu__compile_form(d, arena, src, o, &as_is, out);
+    }
+    plugin.mode = NPU_BATCH_PLUGIN;
+    plugin.original = plan.n;
+    plugin.compiled = 1;
+    st = npu__compile_form(d, arena, src, o, &plugin, out);
+    npu__src_batch_restore(src, d->ctx, saved);
+    if (st == NPU_OK) {
+        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
+                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
+                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+        return NPU_OK;
+    }
+    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
+    snprintf(why, sizeof why, "the batch-1 model: %.400s", npu_context_last_error(d->ctx));
+    if (mode == NPU_BATCH_PLUGIN)
+        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
+    npu__auto_fallback(d->ctx, &plan, why);
+    return npu__compile_form(d, arena, src, o, &as_is, out);
+}
+
+static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                        size_t *bytes)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    size_t one = 0, plain = 0;
+    int64_t saved = 0;
+    npu_status st;
+    st = npu__compile_check(d, src, o, bytes);
+    if (st != NPU_OK) return st;
+    *bytes = 0;
+    npu__batch_analyze(src, &plan);
+    if (plan.batched && mode != NPU_BATCH_COMPILER) {
+        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, &plan);
+        if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
+            st = npu__plain_size(d, src, o, &one);
+            npu__src_batch_restore(src, d->ctx, saved);
+            if (st != NPU_OK) return st;
+            if (mode == NPU_BATCH_PLUGIN) {
+                *bytes = one;
+                return NPU_OK;
+            }
+        } else if (mode == NPU_BATCH_PLUGIN) {
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
+        }
+    }
+    /* Unbatched, COMPILER, or AUTO (which may fall back): the model as it is. */
+    st = npu__plain_size(d, src, o, &plain);
+    if (st != NPU_OK) return st;
+    *bytes = one > plain ? one : plain;
+    return NPU_OK;
+}
+
+npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out)
+{
+    npu__model_src s;
+    s.src = graph;
+    s.is_ir = 0;
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+                                        size_t *bytes)
+{
+    npu__model_src s;
+    s.src = graph;
+    s.is_ir = 0;
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+
+npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out)
+{
+    npu__model_src s;
+    s.src = ir;
+    s.is_ir = 1;
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+                                     size_t *bytes)
+{
+    npu__model_src s;
+    s.src = ir;
+    s.is_ir = 1;
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+
+#endif /* NPU_NO_LEVEL_ZERO */

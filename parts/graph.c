@@ -136,15 +136,21 @@ static const npu__op_info npu__ops[NPU__OP_COUNT];
 
 static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; }
 
+/* "Op 'name': detail" into m. */
+static void npu__vmsg(npu__msg *m, const npu_node *n, const char *fmt, va_list ap)
+{
+    char detail[320];
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    snprintf(m->text, sizeof m->text, "%s '%s': %s", npu__op_name(n), n->name, detail);
+}
+
 NPU__PRINTF(4, 5)
 static npu_status npu__ierr(npu__msg *m, const npu_node *n, npu_status status, const char *fmt, ...)
 {
-    char detail[320];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    npu__vmsg(m, n, fmt, ap);
     va_end(ap);
-    snprintf(m->text, sizeof m->text, "%s '%s': %s", npu__op_name(n), n->name, detail);
     return status;
 }
 
@@ -165,10 +171,11 @@ static void npu__shape_set(npu_shape *s, uint32_t rank)
     s->rank = rank;
 }
 
-/* Normalizes an axis in [-rank, rank-1]; 0 when out of range. */
+/* Normalizes an axis in [-rank, rank-1]; 0 (and *out 0) when out of range. */
 static int npu__norm_axis(int64_t axis, uint32_t rank, uint32_t *out)
 {
     int64_t r = (int64_t)rank;
+    *out = 0;
     if (axis < -r || axis >= r) return 0;
     *out = (uint32_t)(axis < 0 ? axis + r : axis);
     return 1;
@@ -200,10 +207,76 @@ static int npu__bcast(const int64_t *a, uint32_t ra, const int64_t *b, uint32_t 
     return 1;
 }
 
+/* Sums and products of non-negative dims; 1 on overflow (as npu__add_size). */
+static int npu__dim_add(int64_t a, int64_t b, int64_t *out)
+{
+    if (a > INT64_MAX - b) return 1;
+    *out = a + b;
+    return 0;
+}
+
+static int npu__dim_mul(int64_t a, int64_t b, int64_t *out)
+{
+    if (a != 0 && b > INT64_MAX / a) return 1;
+    *out = a * b;
+    return 0;
+}
+
 /* Two dims that must be equal (a dynamic one matches anything). */
 static int npu__dims_match(int64_t a, int64_t b) { return a == b || npu__dim_dyn(a) || npu__dim_dyn(b); }
 
 static const char *npu__sh(const npu_shape *s, char *buf) { return npu__shape_str(s, buf, 96); }
+
+/* A compatible shape (dynamic dims match anything). */
+static int npu__shapes_match(const npu_shape *a, const npu_shape *b)
+{
+    uint32_t i;
+    if (a->rank != b->rank) return 0;
+    for (i = 0; i < a->rank; i++)
+        if (!npu__dims_match(a->dims[i], b->dims[i])) return 0;
+    return 1;
+}
+
+/* ---- Checks shared by the inference functions ---- */
+
+/* Input i has the type of input 0. */
+static npu_status npu__same_type(npu__msg *m, const npu_node *n, uint32_t i)
+{
+    npu_type t0 = n->inputs[0]->type, ti = n->inputs[i]->type;
+    if (ti == t0) return NPU_OK;
+    return npu__ierr(m, n, NPU_ERR_TYPE, "input %u has type %s, input 0 has type %s", i, npu_type_name(ti),
+                     npu_type_name(t0));
+}
+
+/* Input 0 is numeric (arithmetic is not defined on boolean). */
+static npu_status npu__numeric(npu__msg *m, const npu_node *n)
+{
+    if (n->inputs[0]->type != NPU_BOOL) return NPU_OK;
+    return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type boolean; a numeric type is needed");
+}
+
+/* Normalizes an axis of input 0. */
+static npu_status npu__input_axis(npu__msg *m, const npu_node *n, int64_t axis, uint32_t *out)
+{
+    const npu_shape *x = &n->inputs[0]->shape;
+    char s0[96];
+    if (npu__norm_axis(axis, x->rank, out)) return NPU_OK;
+    return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s", (long long)axis,
+                     npu__sh(x, s0));
+}
+
+/* `value` has the type and a compatible shape of variable node `var`. */
+static npu_status npu__variable_fits(npu__msg *m, const npu_node *n, const npu_node *value, const npu_node *var)
+{
+    char s0[96], s1[96];
+    if (value->type != var->type)
+        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s, variable '%s' has type %s",
+                         npu_type_name(value->type), var->a.var.variable_id, npu_type_name(var->type));
+    if (!npu__shapes_match(&value->shape, &var->shape))
+        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s, variable '%s' has shape %s",
+                         npu__sh(&value->shape, s0), var->a.var.variable_id, npu__sh(&var->shape, s1));
+    return NPU_OK;
+}
 
 /* ---- Inference, per op ---- */
 
@@ -229,20 +302,17 @@ static npu_status npu__infer_convert(npu_node *n, npu__msg *m)
 
 static npu_status npu__infer_unary_arith(npu_node *n, npu__msg *m)
 {
-    if (n->inputs[0]->type == NPU_BOOL)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type boolean; a numeric type is needed");
-    return npu__infer_same(n, m);
+    npu_status st = npu__numeric(m, n);
+    return st != NPU_OK ? st : npu__infer_same(n, m);
 }
 
 static npu_status npu__infer_binary(npu_node *n, npu__msg *m)
 {
     const npu_node *a = n->inputs[0], *b = n->inputs[1];
     char s0[96], s1[96];
-    if (a->type != b->type)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 1 has type %s, input 0 has type %s",
-                         npu_type_name(b->type), npu_type_name(a->type));
-    if (a->type == NPU_BOOL)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "inputs have type boolean; a numeric type is needed");
+    npu_status st = npu__same_type(m, n, 1);
+    if (st == NPU_OK) st = npu__numeric(m, n);
+    if (st != NPU_OK) return st;
     npu__shape_set(&n->shape, 0);
     if (!npu__bcast(a->shape.dims, a->shape.rank, b->shape.dims, b->shape.rank, n->shape.dims,
                     &n->shape.rank))
@@ -265,13 +335,12 @@ static npu_status npu__infer_softmax(npu_node *n, npu__msg *m)
 {
     const npu_node *x = n->inputs[0];
     uint32_t axis;
-    char s0[96];
+    npu_status st;
     if (!npu__type_is_float(x->type))
         return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s; f32, f16 or bf16 is needed",
                          npu_type_name(x->type));
-    if (!npu__norm_axis(n->a.axis.axis, x->shape.rank, &axis))
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s",
-                         (long long)n->a.axis.axis, npu__sh(&x->shape, s0));
+    st = npu__input_axis(m, n, n->a.axis.axis, &axis);
+    if (st != NPU_OK) return st;
     n->a.axis.axis = axis;
     return npu__infer_same(n, m);
 }
@@ -284,9 +353,8 @@ static npu_status npu__infer_matmul(npu_node *n, npu__msg *m)
     int a_vec = ra == 1, b_vec = rb == 1;
     int64_t ka, kb, rows, cols;
     char s0[96], s1[96];
-    if (a->type != b->type)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 1 has type %s, input 0 has type %s",
-                         npu_type_name(b->type), npu_type_name(a->type));
+    npu_status st = npu__same_type(m, n, 1);
+    if (st != NPU_OK) return st;
     if (ra == 0 || rb == 0)
         return npu__ierr(m, n, NPU_ERR_SHAPE, "input %d is a scalar (shapes %s and %s)",
                          ra == 0 ? 0 : 1, npu__sh(&a->shape, s0), npu__sh(&b->shape, s1));
@@ -317,24 +385,25 @@ static npu_status npu__infer_matmul(npu_node *n, npu__msg *m)
     return NPU_OK;
 }
 
-/* One spatial output dim of a convolution or pooling window. */
-static int npu__window_dim(int64_t in, int64_t k_eff, int64_t stride, int64_t pb, int64_t pe,
-                           npu_auto_pad pad, int ceil_mode, int64_t *out)
+/* One spatial output dim of a convolution or pooling window (in, pads >= 0,
+ * k_eff, stride >= 1): NPU_OK, NPU_ERR_SHAPE when the window exceeds the
+ * padded input, NPU_ERR_OVERFLOW when the padded input does not fit int64. */
+static npu_status npu__window_dim(int64_t in, int64_t k_eff, int64_t stride, int64_t pb, int64_t pe,
+                                  npu_auto_pad pad, int ceil_mode, int64_t *out)
 {
-    int64_t num;
-    if (npu__dim_dyn(in)) {
-        *out = NPU_DIM_DYNAMIC;
-        return 1;
-    }
+    int64_t span;
+    *out = NPU_DIM_DYNAMIC;
+    if (npu__dim_dyn(in)) return NPU_OK;
     if (pad == NPU_PAD_SAME_UPPER || pad == NPU_PAD_SAME_LOWER) {
-        *out = (in + stride - 1) / stride;
-        return 1;
+        *out = in / stride + (in % stride != 0);
+        return NPU_OK;
     }
     if (pad == NPU_PAD_VALID) pb = pe = 0;
-    num = in + pb + pe - k_eff;
-    if (num < 0) return 0;
-    *out = (ceil_mode ? (num + stride - 1) / stride : num / stride) + 1;
-    return 1;
+    if (npu__dim_add(in, pb, &span) || npu__dim_add(span, pe, &span)) return NPU_ERR_OVERFLOW;
+    if (span < k_eff) return NPU_ERR_SHAPE;
+    span -= k_eff;
+    *out = span / stride + (ceil_mode && span % stride != 0) + 1;
+    return NPU_OK;
 }
 
 static int npu__auto_pad_valid(npu_auto_pad p)
@@ -349,9 +418,8 @@ static npu_status npu__infer_conv(npu_node *n, npu__msg *m)
     uint32_t r = x->shape.rank, sp, i, k0 = group ? 3u : 2u;
     int64_t cin, cout;
     char s0[96], s1[96];
-    if (x->type != w->type)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 1 has type %s, input 0 has type %s",
-                         npu_type_name(w->type), npu_type_name(x->type));
+    npu_status st = npu__same_type(m, n, 1);
+    if (st != NPU_OK) return st;
     if (r < 3)
         return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
                          npu__sh(&x->shape, s0));
@@ -363,37 +431,47 @@ static npu_status npu__infer_conv(npu_node *n, npu__msg *m)
         return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "unknown auto_pad %d", (int)n->a.conv.auto_pad);
     sp = r - 2;
     cin = w->shape.dims[group ? 2 : 1];
-    if (group && !npu__dim_dyn(cin) && !npu__dim_dyn(w->shape.dims[0]))
-        cin *= w->shape.dims[0];
-    if (!npu__dims_match(x->shape.dims[1], group && npu__dim_dyn(w->shape.dims[0]) ? -1 : cin))
+    cout = w->shape.dims[group ? 1 : 0];
+    if (group) {   /* G groups: G * C_in input and G * C_out output channels */
+        int64_t groups = w->shape.dims[0];
+        if (npu__dim_dyn(groups)) cin = cout = NPU_DIM_DYNAMIC;
+        if ((!npu__dim_dyn(cin) && npu__dim_mul(cin, groups, &cin)) ||
+            (!npu__dim_dyn(cout) && npu__dim_mul(cout, groups, &cout)))
+            return npu__ierr(m, n, NPU_ERR_OVERFLOW, "input 1 has shape %s: channels overflow",
+                             npu__sh(&w->shape, s1));
+    }
+    if (!npu__dims_match(x->shape.dims[1], cin))
         return npu__ierr(m, n, NPU_ERR_SHAPE,
                          "input 1 has shape %s, input 0 has shape %s: input channels %lld, "
                          "weights expect %lld",
                          npu__sh(&w->shape, s1), npu__sh(&x->shape, s0),
                          (long long)x->shape.dims[1], (long long)cin);
-    cout = w->shape.dims[group ? 1 : 0];
-    if (group) cout = npu__dim_dyn(cout) || npu__dim_dyn(w->shape.dims[0]) ? NPU_DIM_DYNAMIC
-                                                                           : cout * w->shape.dims[0];
     npu__shape_set(&n->shape, r);
     n->shape.dims[0] = x->shape.dims[0];
     n->shape.dims[1] = cout;
     for (i = 0; i < sp; i++) {
-        int64_t *st = &n->a.conv.strides[i], *dl = &n->a.conv.dilations[i];
-        int64_t k = w->shape.dims[k0 + i];
-        if (*st == 0) *st = 1;
+        int64_t *stride = &n->a.conv.strides[i], *dl = &n->a.conv.dilations[i];
+        int64_t k = w->shape.dims[k0 + i], k_eff;
+        npu_status st_dim;
+        if (*stride == 0) *stride = 1;
         if (*dl == 0) *dl = 1;
-        if (*st < 0 || *dl < 0 || n->a.conv.pads_begin[i] < 0 || n->a.conv.pads_end[i] < 0)
+        if (*stride < 0 || *dl < 0 || n->a.conv.pads_begin[i] < 0 || n->a.conv.pads_end[i] < 0)
             return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT,
                              "spatial axis %u: negative stride, dilation or pad", i);
-        if (npu__dim_dyn(k))
-            return npu__ierr(m, n, NPU_ERR_SHAPE, "input 1 has shape %s: kernel dims must be static",
+        if (k < 1)
+            return npu__ierr(m, n, NPU_ERR_SHAPE, "input 1 has shape %s: kernel dims must be static and >= 1",
                              npu__sh(&w->shape, s1));
-        if (!npu__window_dim(x->shape.dims[2 + i], (k - 1) * *dl + 1, *st, n->a.conv.pads_begin[i],
-                             n->a.conv.pads_end[i], n->a.conv.auto_pad, 0, &n->shape.dims[2 + i]))
-            return npu__ierr(m, n, NPU_ERR_SHAPE,
-                             "input 1 has shape %s, input 0 has shape %s: the dilated kernel "
-                             "exceeds the padded input on spatial axis %u",
-                             npu__sh(&w->shape, s1), npu__sh(&x->shape, s0), i);
+        if (npu__dim_mul(k - 1, *dl, &k_eff) || npu__dim_add(k_eff, 1, &k_eff))
+            st_dim = NPU_ERR_OVERFLOW;
+        else
+            st_dim = npu__window_dim(x->shape.dims[2 + i], k_eff, *stride, n->a.conv.pads_begin[i],
+                                     n->a.conv.pads_end[i], n->a.conv.auto_pad, 0, &n->shape.dims[2 + i]);
+        if (st_dim != NPU_OK)
+            return npu__ierr(m, n, st_dim,
+                             "input 1 has shape %s, input 0 has shape %s: the dilated kernel %s the "
+                             "padded input on spatial axis %u",
+                             npu__sh(&w->shape, s1), npu__sh(&x->shape, s0),
+                             st_dim == NPU_ERR_OVERFLOW ? "overflows with" : "exceeds", i);
     }
     for (; i < NPU_MAX_SPATIAL; i++)
         n->a.conv.strides[i] = n->a.conv.dilations[i] = n->a.conv.pads_begin[i] = n->a.conv.pads_end[i] = 0;
@@ -405,12 +483,13 @@ static npu_status npu__infer_pool(npu_node *n, npu__msg *m)
 {
     const npu_node *x = n->inputs[0];
     uint32_t r = x->shape.rank, sp, i;
+    npu_status st;
     char s0[96];
     if (r < 3)
         return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
                          npu__sh(&x->shape, s0));
-    if (x->type == NPU_BOOL)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type boolean; a numeric type is needed");
+    st = npu__numeric(m, n);
+    if (st != NPU_OK) return st;
     if (!npu__auto_pad_valid(n->a.pool.auto_pad) ||
         (unsigned)n->a.pool.rounding_type > (unsigned)NPU_ROUND_CEIL)
         return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "unknown auto_pad or rounding_type");
@@ -425,13 +504,13 @@ static npu_status npu__infer_pool(npu_node *n, npu__msg *m)
             return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT,
                              "spatial axis %u: kernel %lld (must be >= 1) or a negative stride/pad",
                              i, (long long)k);
-        if (!npu__window_dim(x->shape.dims[2 + i], k, n->a.pool.strides[i], n->a.pool.pads_begin[i],
+        st = npu__window_dim(x->shape.dims[2 + i], k, n->a.pool.strides[i], n->a.pool.pads_begin[i],
                              n->a.pool.pads_end[i], n->a.pool.auto_pad,
-                             n->a.pool.rounding_type == NPU_ROUND_CEIL, &n->shape.dims[2 + i]))
-            return npu__ierr(m, n, NPU_ERR_SHAPE,
-                             "input 0 has shape %s: kernel %lld exceeds the padded input on "
-                             "spatial axis %u",
-                             npu__sh(&x->shape, s0), (long long)k, i);
+                             n->a.pool.rounding_type == NPU_ROUND_CEIL, &n->shape.dims[2 + i]);
+        if (st != NPU_OK)
+            return npu__ierr(m, n, st, "input 0 has shape %s: kernel %lld %s the padded input on spatial axis %u",
+                             npu__sh(&x->shape, s0), (long long)k,
+                             st == NPU_ERR_OVERFLOW ? "overflows with" : "exceeds", i);
     }
     for (; i < NPU_MAX_SPATIAL; i++)
         n->a.pool.kernel[i] = n->a.pool.strides[i] = n->a.pool.pads_begin[i] = n->a.pool.pads_end[i] = 0;
@@ -452,18 +531,16 @@ static npu_status npu__infer_reduce(npu_node *n, npu__msg *m)
     uint32_t cnt, i, j, r = x->shape.rank, ax;
     const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
     unsigned char reduce[NPU_MAX_RANK] = {0};
-    char s0[96];
-    if (x->type == NPU_BOOL)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type boolean; a numeric type is needed");
-    for (i = 0; i < cnt; i++) {
-        if (!npu__norm_axis(axes[i], r, &ax))
-            return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s",
-                             (long long)axes[i], npu__sh(&x->shape, s0));
+    npu_status st = npu__numeric(m, n);
+    for (i = 0; st == NPU_OK && i < cnt; i++) {
+        st = npu__input_axis(m, n, axes[i], &ax);
+        if (st != NPU_OK) break;
         if (reduce[ax])
             return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %lld is given twice",
                              (long long)axes[i]);
         reduce[ax] = 1;
     }
+    if (st != NPU_OK) return st;
     npu__shape_set(&n->shape, 0);
     for (j = 0; j < r; j++) {
         if (!reduce[j]) n->shape.dims[n->shape.rank++] = x->shape.dims[j];
@@ -540,10 +617,8 @@ static npu_status npu__infer_squeeze(npu_node *n, npu__msg *m)
     if (n->n_inputs > 1) {
         const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
         for (i = 0; i < cnt; i++) {
-            if (!npu__norm_axis(axes[i], r, &ax))
-                return npu__ierr(m, n, NPU_ERR_SHAPE,
-                                 "axis %lld is out of range for input 0 of shape %s",
-                                 (long long)axes[i], npu__sh(&x->shape, s0));
+            npu_status st = npu__input_axis(m, n, axes[i], &ax);
+            if (st != NPU_OK) return st;
             if (x->shape.dims[ax] != 1)
                 return npu__ierr(m, n, NPU_ERR_SHAPE,
                                  "input 0 has shape %s: axis %u is not of size 1", npu__sh(&x->shape, s0),
@@ -614,23 +689,24 @@ static npu_status npu__infer_concat(npu_node *n, npu__msg *m)
     const npu_node *x0 = n->inputs[0];
     uint32_t i, j, ax;
     char s0[96], s1[96];
-    if (!npu__norm_axis(n->a.axis.axis, x0->shape.rank, &ax))
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s",
-                         (long long)n->a.axis.axis, npu__sh(&x0->shape, s0));
+    npu_status st = npu__input_axis(m, n, n->a.axis.axis, &ax);
+    if (st != NPU_OK) return st;
     n->a.axis.axis = ax;
     n->shape = x0->shape;
     for (i = 1; i < n->n_inputs; i++) {
         const npu_node *xi = n->inputs[i];
-        if (xi->type != x0->type)
-            return npu__ierr(m, n, NPU_ERR_TYPE, "input %u has type %s, input 0 has type %s", i,
-                             npu_type_name(xi->type), npu_type_name(x0->type));
+        st = npu__same_type(m, n, i);
+        if (st != NPU_OK) return st;
         if (xi->shape.rank != x0->shape.rank)
             return npu__ierr(m, n, NPU_ERR_SHAPE, "input %u has shape %s, input 0 has shape %s", i,
                              npu__sh(&xi->shape, s1), npu__sh(&x0->shape, s0));
         for (j = 0; j < x0->shape.rank; j++) {
             int64_t a = n->shape.dims[j], b = xi->shape.dims[j];
             if (j == ax) {
-                n->shape.dims[j] = npu__dim_dyn(a) || npu__dim_dyn(b) ? NPU_DIM_DYNAMIC : a + b;
+                if (npu__dim_dyn(a) || npu__dim_dyn(b)) n->shape.dims[j] = NPU_DIM_DYNAMIC;
+                else if (npu__dim_add(a, b, &n->shape.dims[j]))
+                    return npu__ierr(m, n, NPU_ERR_OVERFLOW, "input %u has shape %s: the concat axis %u "
+                                     "overflows", i, npu__sh(&xi->shape, s1), ax);
             } else if (!npu__dims_match(a, b)) {
                 return npu__ierr(m, n, NPU_ERR_SHAPE,
                                  "input %u has shape %s, input 0 has shape %s (differ on axis %u, "
@@ -645,42 +721,15 @@ static npu_status npu__infer_concat(npu_node *n, npu__msg *m)
     return NPU_OK;
 }
 
-/* Same type and a compatible shape (dynamic dims match anything). */
-static int npu__shapes_match(const npu_shape *a, const npu_shape *b)
-{
-    uint32_t i;
-    if (a->rank != b->rank) return 0;
-    for (i = 0; i < a->rank; i++)
-        if (!npu__dims_match(a->dims[i], b->dims[i])) return 0;
-    return 1;
-}
-
 static npu_status npu__infer_read_value(npu_node *n, npu__msg *m)
 {
-    char s0[96], s1[96];
-    if (n->n_inputs == 1) {
-        const npu_node *init = n->inputs[0];
-        if (init->type != n->type)
-            return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s, variable '%s' has type %s",
-                             npu_type_name(init->type), n->a.var.variable_id, npu_type_name(n->type));
-        if (!npu__shapes_match(&init->shape, &n->shape))
-            return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s, variable '%s' has shape %s",
-                             npu__sh(&init->shape, s0), n->a.var.variable_id, npu__sh(&n->shape, s1));
-    }
-    return NPU_OK;
+    return n->n_inputs == 1 ? npu__variable_fits(m, n, n->inputs[0], n) : NPU_OK;
 }
 
 static npu_status npu__infer_assign(npu_node *n, npu__msg *m)
 {
-    const npu_node *v = n->inputs[0], *rv = n->a.var.read_value;
-    char s0[96], s1[96];
-    if (v->type != rv->type)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s, variable '%s' has type %s",
-                         npu_type_name(v->type), rv->a.var.variable_id, npu_type_name(rv->type));
-    if (!npu__shapes_match(&v->shape, &rv->shape))
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s, variable '%s' has shape %s",
-                         npu__sh(&v->shape, s0), rv->a.var.variable_id, npu__sh(&rv->shape, s1));
-    return npu__infer_same(n, m);
+    npu_status st = npu__variable_fits(m, n, n->inputs[0], n->a.var.read_value);
+    return st != NPU_OK ? st : npu__infer_same(n, m);
 }
 
 /* ---- Graph object ---- */
@@ -972,12 +1021,10 @@ NPU__PRINTF(4, 5)
 static npu_node *npu__op_abort(npu_graph *g, npu_node *n, npu_status status, const char *fmt, ...)
 {
     npu__msg m;
-    char detail[320];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    npu__vmsg(&m, n, fmt, ap);
     va_end(ap);
-    snprintf(m.text, sizeof m.text, "%s '%s': %s", npu__op_name(n), n->name, detail);
     npu_arena_rewind(g->arena, g->pending_mark);
     return npu__graph_fail(g, status, m.text);
 }
@@ -1403,18 +1450,12 @@ static const npu_node *npu__nth(const npu_graph *g, npu__op op, uint32_t index)
 
 static void npu__desc(const npu_node *n, const char *name, npu_tensor_desc *out)
 {
-    uint64_t elements = 1;
-    uint32_t i;
     memset(out, 0, sizeof *out);
     out->name = name;
     out->type = n->type;
     out->shape = n->shape;
     npu__strlcpy(out->layout, n->layout, sizeof out->layout);
-    for (i = 0; i < n->shape.rank; i++) {
-        int64_t d = n->shape.dims[i] < 0 ? 1 : n->shape.dims[i];
-        if (npu__mul_u64(elements, (uint64_t)d, &elements)) elements = 0;
-    }
-    if (npu__mul_u64(elements, npu_type_size(n->type), &out->bytes)) out->bytes = 0;
+    if (npu__mul_u64(npu__shape_elements_dyn1(&n->shape), npu_type_size(n->type), &out->bytes)) out->bytes = 0;
 }
 
 static npu_status npu__io(const npu_graph *g, npu__op op, uint32_t index, npu_tensor_desc *out,
@@ -1544,29 +1585,31 @@ static void npu__x_tabs(npu__sink *s, unsigned n)
     npu__sink_put(s, tabs, n < 8 ? n : 8);
 }
 
-static void npu__x_attr_str(npu__sink *s, const char *name, const char *value)
+/* ` name="`: the value and the closing quote follow. */
+static void npu__x_attr_open(npu__sink *s, const char *name)
 {
     npu__x(s, " ");
     npu__x(s, name);
     npu__x(s, "=\"");
+}
+
+static void npu__x_attr_str(npu__sink *s, const char *name, const char *value)
+{
+    npu__x_attr_open(s, name);
     npu__sink_xml_escaped(s, value, strlen(value));
     npu__x(s, "\"");
 }
 
 static void npu__x_attr_i64(npu__sink *s, const char *name, int64_t v)
 {
-    npu__x(s, " ");
-    npu__x(s, name);
-    npu__x(s, "=\"");
+    npu__x_attr_open(s, name);
     npu__sink_i64_dec(s, v);
     npu__x(s, "\"");
 }
 
 static void npu__x_attr_u64(npu__sink *s, const char *name, uint64_t v)
 {
-    npu__x(s, " ");
-    npu__x(s, name);
-    npu__x(s, "=\"");
+    npu__x_attr_open(s, name);
     npu__sink_u64_dec(s, v);
     npu__x(s, "\"");
 }
@@ -1582,9 +1625,7 @@ static void npu__x_attr_list(npu__sink *s, const char *name, const int64_t *v, u
                              const char *sep)
 {
     uint32_t i;
-    npu__x(s, " ");
-    npu__x(s, name);
-    npu__x(s, "=\"");
+    npu__x_attr_open(s, name);
     for (i = 0; i < n; i++) {
         if (i) npu__x(s, sep);
         if (v[i] < 0 && sep[1] == '\0') npu__x(s, "?");
@@ -1664,27 +1705,24 @@ static void npu__attrs_conv(npu__sink *s, const npu_node *n)
     npu__x_attr_str(s, "auto_pad", npu__auto_pad_name(n->a.conv.auto_pad));
 }
 
-static void npu__attrs_max_pool(npu__sink *s, const npu_node *n)
+/* MaxPool and AvgPool, each in the attribute order OpenVINO writes. */
+static void npu__attrs_pool(npu__sink *s, const npu_node *n)
 {
     uint32_t sp = npu__spatial(n);
+    int avg = n->op == NPU__OP_AVG_POOL;
+    const char *rounding = n->a.pool.rounding_type == NPU_ROUND_CEIL ? "ceil" : "floor";
+    if (avg) npu__x_attr_list(s, "kernel", n->a.pool.kernel, sp, ", ");
     npu__x_attr_list(s, "strides", n->a.pool.strides, sp, ", ");
     npu__x_pads(s, "pads_begin", n->a.pool.pads_begin, sp, n->a.pool.auto_pad);
     npu__x_pads(s, "pads_end", n->a.pool.pads_end, sp, n->a.pool.auto_pad);
-    npu__x_attr_list(s, "kernel", n->a.pool.kernel, sp, ", ");
-    npu__x_attr_str(s, "rounding_type", n->a.pool.rounding_type == NPU_ROUND_CEIL ? "ceil" : "floor");
+    if (avg) {
+        npu__x_attr_bool(s, "exclude-pad", n->a.pool.exclude_pad);
+    } else {
+        npu__x_attr_list(s, "kernel", n->a.pool.kernel, sp, ", ");
+        npu__x_attr_str(s, "rounding_type", rounding);
+    }
     npu__x_attr_str(s, "auto_pad", npu__auto_pad_name(n->a.pool.auto_pad));
-}
-
-static void npu__attrs_avg_pool(npu__sink *s, const npu_node *n)
-{
-    uint32_t sp = npu__spatial(n);
-    npu__x_attr_list(s, "kernel", n->a.pool.kernel, sp, ", ");
-    npu__x_attr_list(s, "strides", n->a.pool.strides, sp, ", ");
-    npu__x_pads(s, "pads_begin", n->a.pool.pads_begin, sp, n->a.pool.auto_pad);
-    npu__x_pads(s, "pads_end", n->a.pool.pads_end, sp, n->a.pool.auto_pad);
-    npu__x_attr_bool(s, "exclude-pad", n->a.pool.exclude_pad);
-    npu__x_attr_str(s, "auto_pad", npu__auto_pad_name(n->a.pool.auto_pad));
-    npu__x_attr_str(s, "rounding_type", n->a.pool.rounding_type == NPU_ROUND_CEIL ? "ceil" : "floor");
+    if (avg) npu__x_attr_str(s, "rounding_type", rounding);
 }
 
 static void npu__attrs_keep_dims(npu__sink *s, const npu_node *n)
@@ -1738,8 +1776,8 @@ static const npu__op_info npu__ops[NPU__OP_COUNT] = {
     /* CONV      */ {"Convolution", "opset1", "Convolution", NPU__CAT_OP, npu__infer_conv, npu__attrs_conv},
     /* GROUPCONV */ {"GroupConvolution", "opset1", "GroupConvolution", NPU__CAT_OP, npu__infer_conv,
                      npu__attrs_conv},
-    /* MAXPOOL   */ {"MaxPool", "opset1", "MaxPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_max_pool},
-    /* AVGPOOL   */ {"AvgPool", "opset1", "AvgPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_avg_pool},
+    /* MAXPOOL   */ {"MaxPool", "opset1", "MaxPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_pool},
+    /* AVGPOOL   */ {"AvgPool", "opset1", "AvgPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_pool},
     /* REDMEAN   */ {"ReduceMean", "opset1", "ReduceMean", NPU__CAT_OP, npu__infer_reduce,
                      npu__attrs_keep_dims},
     /* REDSUM    */ {"ReduceSum", "opset1", "ReduceSum", NPU__CAT_OP, npu__infer_reduce, npu__attrs_keep_dims},

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +74,13 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
 }
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Narrows [*b, *e) of s to its text without surrounding whitespace. */
+static void npu__xml_trim(const char *s, size_t *b, size_t *e)
+{
+    while (*b < *e && npu__xml_space(s[*b])) (*b)++;
+    while (*e > *b && npu__xml_space(s[*e - 1])) (*e)--;
+}
 
 static int npu__xml_starts(const npu__xml *x, size_t p, const char *lit)
 {
@@ -262,30 +270,26 @@ static int npu__xml_attr(const npu__xml *x, const npu__xtok *t, const char *name
     return 0;
 }
 
-/* Validates the attributes of a start tag beginning after its name at p.
- * On success *end_out is the position of '>' or "/>". */
-static npu_status npu__xml_scan_attrs(npu__xml *x, size_t p, size_t *end_out, int *self_closing)
+/* Validates the attributes of start tag t, which begin at t->attrs. On success
+ * t->attrs_end is the position of '>' or "/>" and t->end the position after it. */
+static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xtok *t)
 {
     const char *s = x->s;
     unsigned count = 0;
-    size_t first = p;
+    size_t p = t->attrs, first = p;
     npu_status st;
     for (;;) {
         size_t ws = p, name, nlen, v;
         char q;
         while (p < x->n && npu__xml_space(s[p])) p++;
         if (p >= x->n) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file inside a tag");
-        if (s[p] == '>') {
-            *self_closing = 0;
-            *end_out = p;
+        if (s[p] == '>' || (s[p] == '/' && p + 1 < x->n && s[p + 1] == '>')) {
+            t->self_closing = s[p] == '/';
+            t->attrs_end = p;
+            t->end = p + (t->self_closing ? 2u : 1u);
             return NPU_OK;
         }
         if (s[p] == '/') {
-            if (p + 1 < x->n && s[p + 1] == '>') {
-                *self_closing = 1;
-                *end_out = p;
-                return NPU_OK;
-            }
             return npu__xml_fail(x, p, NPU_ERR_PARSE, "'/' not followed by '>' in a tag");
         }
         if (ws == p) return npu__xml_fail(x, p, NPU_ERR_PARSE, "missing whitespace before an attribute");
@@ -451,27 +455,22 @@ static npu_status npu__xml_next(npu__xml *x, npu__xtok *t)
             return NPU_OK;
         }
         {   /* start tag */
-            size_t nlen, e;
-            int sc;
-            nlen = npu__xml_name(x, p + 1, "an element name", &st);
+            size_t nlen = npu__xml_name(x, p + 1, "an element name", &st);
             if (nlen == 0) return st;
             if (x->depth == 0 && x->root_closed)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "a second root element <%.*s>", (int)nlen, s + p + 1);
             if (x->depth >= NPU_IR_MAX_DEPTH)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "elements nested deeper than NPU_IR_MAX_DEPTH (%d)",
                                      NPU_IR_MAX_DEPTH);
-            st = npu__xml_scan_attrs(x, p + 1 + nlen, &e, &sc);
-            if (st != NPU_OK) return st;
             t->kind = NPU__X_START;
             t->begin = p;
             t->name = p + 1;
             t->name_len = nlen;
             t->attrs = p + 1 + nlen;
-            t->attrs_end = e;
-            t->self_closing = sc;
-            t->end = e + (sc ? 2u : 1u);
+            st = npu__xml_scan_attrs(x, t);
+            if (st != NPU_OK) return st;
             x->pos = t->end;
-            if (sc) {
+            if (t->self_closing) {
                 if (x->depth == 0) x->root_closed = 1;
             } else {
                 x->stack_name[x->depth] = t->name;
@@ -701,8 +700,7 @@ static int npu__ir_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 {
     size_t i = 0, e = n;
     uint64_t v = 0;
-    while (i < e && npu__xml_space(s[i])) i++;
-    while (e > i && npu__xml_space(s[e - 1])) e--;
+    npu__xml_trim(s, &i, &e);
     if (i == e) return 0;
     for (; i < e; i++) {
         if (s[i] < '0' || s[i] > '9') return 0;
@@ -713,33 +711,35 @@ static int npu__ir_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
     return 1;
 }
 
-/* One dimension token: N, -1, ?, or a bounded A..B (dynamic). Returns 1 ok
- * (value or NPU_DIM_DYNAMIC), 2 for "..." (dynamic rank), 0 invalid. */
+/* "?" or "-1": a dynamic dimension. */
+static int npu__ir_dim_dynamic(const char *s, size_t n)
+{
+    return (n == 1 && s[0] == '?') || (n == 2 && s[0] == '-' && s[1] == '1');
+}
+
+/* One dimension token: N, -1, ?, or a bounded A..B (dynamic; either bound may
+ * be empty, B may be ? or -1). Returns 1 ok (value or NPU_DIM_DYNAMIC), 2 for
+ * "..." (dynamic rank), 0 invalid. */
 static int npu__ir_dim(const char *s, size_t n, int64_t *out)
 {
+    const uint64_t max = (uint64_t)NPU_IR_MAX_DIM_VALUE;
     size_t i = 0, e = n, k;
     uint64_t v;
-    while (i < e && npu__xml_space(s[i])) i++;
-    while (e > i && npu__xml_space(s[e - 1])) e--;
+    npu__xml_trim(s, &i, &e);
     s += i;
     n = e - i;
     if (n == 3 && memcmp(s, "...", 3) == 0) return 2;
-    if ((n == 1 && s[0] == '?') || (n == 2 && s[0] == '-' && s[1] == '1')) {
-        *out = NPU_DIM_DYNAMIC;
-        return 1;
-    }
+    *out = NPU_DIM_DYNAMIC;
+    if (npu__ir_dim_dynamic(s, n)) return 1;
     for (k = 0; k + 1 < n; k++) {
         if (s[k] == '.' && s[k + 1] == '.') {
-            uint64_t lo, hi;
-            if (k > 0 && !npu__ir_u64(s, k, (uint64_t)NPU_IR_MAX_DIM_VALUE, &lo)) return 0;
-            if (k + 2 < n && s[k + 2] != '?' && !(n - k - 2 == 2 && s[k + 2] == '-' && s[k + 3] == '1') &&
-                !npu__ir_u64(s + k + 2, n - k - 2, (uint64_t)NPU_IR_MAX_DIM_VALUE, &hi))
-                return 0;
-            *out = NPU_DIM_DYNAMIC;
-            return 1;
+            const char *hi = s + k + 2;
+            size_t hi_len = n - k - 2;
+            if (k > 0 && !npu__ir_u64(s, k, max, &v)) return 0;
+            return hi_len == 0 || npu__ir_dim_dynamic(hi, hi_len) || npu__ir_u64(hi, hi_len, max, &v);
         }
     }
-    if (!npu__ir_u64(s, n, (uint64_t)NPU_IR_MAX_DIM_VALUE, &v)) return 0;
+    if (!npu__ir_u64(s, n, max, &v)) return 0;
     *out = (int64_t)v;
     return 1;
 }
@@ -748,15 +748,13 @@ static int npu__ir_dim(const char *s, size_t n, int64_t *out)
 static npu_status npu__irw_shape_attr(npu__irw *w, const npu__xattr *a, npu__irl *l)
 {
     const char *s = w->x.s + a->value;
-    size_t n = a->value_len, i = 0, start = 0;
-    int all_space = 1;
+    size_t n = a->value_len, i = 0, start = 0, e = n;
     l->shape_given = 1;
     l->shape_rank = 0;
     l->shape.rank = 0;
     l->elems = 1;
-    for (i = 0; i < n; i++)
-        if (!npu__xml_space(s[i])) all_space = 0;
-    if (all_space) return NPU_OK;
+    npu__xml_trim(s, &i, &e);
+    if (i == e) return NPU_OK;   /* "": a scalar */
     for (i = 0; i <= n; i++) {
         int64_t d;
         int r;
@@ -784,51 +782,42 @@ static npu_status npu__irw_shape_attr(npu__irw *w, const npu__xattr *a, npu__irl
     return NPU_OK;
 }
 
-/* "[N,C,H,W]" (rt_info) or "NCHW" -> "NCHW"; "" when it cannot be represented. */
+static int npu__ir_layout_char(char c)
+{
+    return c == '?' || c == '.' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* "[N,C,H,W]" (rt_info) or "NCHW" -> "NCHW". Returns 0, with out "", when the
+ * layout cannot be represented (a token other than a letter, '?' or "...", or
+ * NPU_LAYOUT_MAX bytes or more); out is always terminated. */
 static int npu__ir_layout_convert(const char *s, size_t n, char out[NPU_LAYOUT_MAX])
 {
-    size_t i = 0, e = n, len = 0, start;
-    out[0] = '\0';
-    while (i < e && npu__xml_space(s[i])) i++;
-    while (e > i && npu__xml_space(s[e - 1])) e--;
+    size_t i = 0, e = n, len = 0;
+    int ok = 1;
+    npu__xml_trim(s, &i, &e);
     if (e - i >= 2 && s[i] == '[' && s[e - 1] == ']') {
-        i++;
-        e--;
-        if (i == e) return 1;   /* "[]": scalar */
-        start = i;
-        for (; i <= e; i++) {
+        size_t start;
+        e--;                          /* tokens between the brackets; "[]" is a scalar */
+        for (start = ++i; ok && i < e && start <= e; start++) {
             size_t b = start, t;
-            if (i < e && s[i] != ',') continue;
-            t = i;
-            while (b < t && npu__xml_space(s[b])) b++;
-            while (t > b && npu__xml_space(s[t - 1])) t--;
-            if (t - b == 3 && memcmp(s + b, "...", 3) == 0) {
-                if (len + 3 >= NPU_LAYOUT_MAX) return 0;
-                memcpy(out + len, "...", 3);
-                len += 3;
-            } else if (t - b == 1 && (s[b] == '?' || (s[b] >= 'A' && s[b] <= 'Z') || (s[b] >= 'a' && s[b] <= 'z'))) {
-                if (len + 1 >= NPU_LAYOUT_MAX) return 0;
-                out[len++] = s[b];
-            } else {
-                out[0] = '\0';
-                return 0;
-            }
-            start = i + 1;
+            while (start < e && s[start] != ',') start++;
+            t = start;
+            npu__xml_trim(s, &b, &t);
+            ok = ((t - b == 3 && memcmp(s + b, "...", 3) == 0) ||
+                  (t - b == 1 && s[b] != '.' && npu__ir_layout_char(s[b]))) &&
+                 len + (t - b) < NPU_LAYOUT_MAX;
+            if (ok) memcpy(out + len, s + b, t - b);
+            len += t - b;
         }
-        out[len] = '\0';
-        return 1;
-    }
-    if (e - i >= NPU_LAYOUT_MAX) return 0;
-    for (len = 0; i < e; i++) {
-        char c = s[i];
-        if (!(c == '?' || c == '.' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
-            out[0] = '\0';
-            return 0;
+    } else {
+        for (; ok && i < e; i++) {
+            ok = npu__ir_layout_char(s[i]) && len + 1 < NPU_LAYOUT_MAX;
+            out[len] = s[i];
+            len += ok ? 1u : 0u;
         }
-        out[len++] = c;
     }
-    out[len] = '\0';
-    return 1;
+    out[ok ? len : 0] = '\0';
+    return ok;
 }
 
 /* Checks a layout against a rank; returns the batch axis (N, else 0; -1 for
@@ -863,6 +852,13 @@ static int npu__ir_layout_axis(const char *layout, uint32_t rank)
     return (int)before_n;
 }
 
+/* The counting pass and a later pass saw different text (caller memory or a
+ * mapped file changed underneath). */
+static npu_status npu__ir_changed(npu_context *ctx, const char *label)
+{
+    return npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
+}
+
 static npu_status npu__irw_pool_string(npu__irw *w, size_t p, size_t n, uint32_t *off_plus1,
                                        const char **str)
 {
@@ -872,8 +868,7 @@ static npu_status npu__irw_pool_string(npu__irw *w, size_t p, size_t n, uint32_t
     if (w->mode == NPU__W_FILL) {
         npu_ir *ir = w->ir;
         if (ir->pool_used + len + 1 > ir->pool_cap || ir->pool_used >= UINT32_MAX)
-            return npu__fail(w->x.ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded",
-                             w->x.label);
+            return npu__ir_changed(w->x.ctx, w->x.label);
         npu__xml_decode(w->x.s + p, n, ir->pool + ir->pool_used);
         ir->pool[ir->pool_used + len] = '\0';
         if (off_plus1) *off_plus1 = (uint32_t)(ir->pool_used + 1);
@@ -913,6 +908,8 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
     npu__xattr a;
     npu__irl *l;
     uint64_t v;
+    const char *name = "";
+    int is_io;
     if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
     l = &w->lstack[w->ldepth];
@@ -948,7 +945,7 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
         npu_ir *ir = w->ir;
         npu__ir_layer_rec *r;
         if (w->c.layers >= ir->n_layers)
-            return npu__fail(w->x.ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", w->x.label);
+            return npu__ir_changed(w->x.ctx, w->x.label);
         r = &ir->layers[w->c.layers];
         r->scope = l->scope;
         r->id = l->id;
@@ -959,55 +956,41 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
         r->name_len = (uint32_t)l->name_len;
     }
     w->c.layers++;
-    if (l->kind == NPU__K_CONST) {
-        l->index = w->c.consts++;
-        if (w->mode != NPU__W_COUNT) {
-            if (l->index >= w->ir->n_consts)
-                return npu__fail(w->x.ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded",
-                                 w->x.label);
-        }
-        if (w->mode == NPU__W_FILL) {
-            npu_ir_const *k = &w->ir->consts[l->index].pub;
-            k->layer_id = l->id;
-            k->graph = l->scope;
-            k->name = "";
-            if (l->name_len > 0) {
-                npu_status st = npu__irw_pool_string(w, l->name, l->name_len, NULL, &k->name);
-                if (st != NPU_OK) return st;
-            }
-        } else if (w->mode == NPU__W_COUNT) {
-            npu_status st = npu__irw_pool_string(w, l->name, l->name_len, NULL, NULL);
-            if (st != NPU_OK) return st;
-        } else if (w->mode == NPU__W_WRITE) {
-            const npu__ir_const *k = &w->ir->consts[l->index];
-            l->offset = k->pub.offset;
-            l->size = k->pub.size;
-            l->has_rt = (int)k->has_rt_info;
-            l->copy_to_blob = w->layout_b && k->pub.size < w->threshold;
-            if (l->copy_to_blob) {
-                l->blob_offset = w->blob_running;
-                w->blob_running += k->pub.size;
-            }
-        }
-    } else if ((l->kind == NPU__K_PARAM || l->kind == NPU__K_RESULT) && l->scope == 0) {
-        uint32_t *count = l->kind == NPU__K_PARAM ? &w->c.inputs : &w->c.outputs;
+    is_io = (l->kind == NPU__K_PARAM || l->kind == NPU__K_RESULT) && l->scope == 0;
+    if (l->kind == NPU__K_CONST || is_io) {   /* listed: an index, and the name in the pool */
+        uint32_t *count = l->kind == NPU__K_CONST ? &w->c.consts : l->kind == NPU__K_PARAM ? &w->c.inputs
+                                                                                          : &w->c.outputs;
         l->index = (*count)++;
         if (w->mode != NPU__W_COUNT &&
-            l->index >= (l->kind == NPU__K_PARAM ? w->ir->n_inputs : w->ir->n_outputs))
-            return npu__fail(w->x.ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", w->x.label);
-        if (w->mode == NPU__W_FILL) {
-            npu_ir_io *io = l->kind == NPU__K_PARAM ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
-            io->layer_id = l->id;
-            io->desc.name = "";
-            io->tensor_names = "";
-            w->ir->layers[w->c.layers - 1].io = l->index;
-            if (l->name_len > 0) {
-                npu_status st = npu__irw_pool_string(w, l->name, l->name_len, NULL, &io->desc.name);
-                if (st != NPU_OK) return st;
-            }
-        } else if (w->mode == NPU__W_COUNT) {
-            npu_status st = npu__irw_pool_string(w, l->name, l->name_len, NULL, NULL);
+            l->index >= (l->kind == NPU__K_CONST   ? w->ir->n_consts
+                         : l->kind == NPU__K_PARAM ? w->ir->n_inputs
+                                                   : w->ir->n_outputs))
+            return npu__ir_changed(w->x.ctx, w->x.label);
+        if (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL) {
+            npu_status st = npu__irw_pool_string(w, l->name, l->name_len, NULL, &name);
             if (st != NPU_OK) return st;
+        }
+    }
+    if (w->mode == NPU__W_FILL && l->kind == NPU__K_CONST) {
+        npu_ir_const *k = &w->ir->consts[l->index].pub;
+        k->layer_id = l->id;
+        k->graph = l->scope;
+        k->name = name;
+    } else if (w->mode == NPU__W_FILL && is_io) {
+        npu_ir_io *io = l->kind == NPU__K_PARAM ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+        io->layer_id = l->id;
+        io->desc.name = name;
+        io->tensor_names = "";
+        w->ir->layers[w->c.layers - 1].io = l->index;
+    } else if (w->mode == NPU__W_WRITE && l->kind == NPU__K_CONST) {
+        const npu__ir_const *k = &w->ir->consts[l->index];
+        l->offset = k->pub.offset;
+        l->size = k->pub.size;
+        l->has_rt = (int)k->has_rt_info;
+        l->copy_to_blob = w->layout_b && k->pub.size < w->threshold;
+        if (l->copy_to_blob) {
+            l->blob_offset = w->blob_running;
+            w->blob_running += k->pub.size;
         }
     } else if (l->kind == NPU__K_READ || l->kind == NPU__K_ASSIGN) {
         if (++w->c.var_layers > NPU__IR_MAX_VAR_LAYERS)
@@ -1017,36 +1000,20 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
     return NPU_OK;
 }
 
+/* Counts ReadValue/Assign layers per variable. The id is decoded into the pool
+ * for every layer (as the counting pass sized it); a repeated id's copy stays
+ * unused. */
 static npu_status npu__irw_add_variable(npu__irw *w, const npu__irl *l, const npu__xattr *a)
 {
     npu_ir *ir = w->ir;
-    size_t len = npu__xml_decode(w->x.s + a->value, a->value_len, NULL);
+    const char *id = NULL;
     uint32_t i;
-    if (w->mode != NPU__W_FILL) return npu__irw_pool_string(w, a->value, a->value_len, NULL, NULL);
-    for (i = 0; i < ir->n_states; i++) {
-        const char *id = ir->states[i].variable_id;
-        if (strlen(id) == len) {
-            /* compare decoded text without a copy: decode into the pool tail */
-            if (ir->pool_used + len + 1 <= ir->pool_cap) {
-                npu__xml_decode(w->x.s + a->value, a->value_len, ir->pool + ir->pool_used);
-                if (memcmp(ir->pool + ir->pool_used, id, len) == 0) break;
-            }
-        }
-    }
+    npu_status st = npu__irw_pool_string(w, a->value, a->value_len, NULL, &id);
+    if (st != NPU_OK || w->mode != NPU__W_FILL) return st;
+    for (i = 0; i < ir->n_states && strcmp(ir->states[i].variable_id, id) != 0; i++) continue;
     if (i == ir->n_states) {
-        npu_status st;
-        if (ir->n_states >= ir->n_var_layers)
-            return npu__fail(w->x.ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", w->x.label);
-        st = npu__irw_pool_string(w, a->value, a->value_len, NULL, &ir->states[i].variable_id);
-        if (st != NPU_OK) return st;
-        ir->n_states++;
-    } else {
-        /* keep the pool size identical to the counting pass */
-        if (ir->pool_used + len + 1 > ir->pool_cap)
-            return npu__fail(w->x.ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", w->x.label);
-        ir->pool[ir->pool_used] = '\0';
-        ir->pool_used += len + 1;
-        w->c.pool += len + 1;
+        if (ir->n_states >= ir->n_var_layers) return npu__ir_changed(w->x.ctx, w->x.label);
+        ir->states[ir->n_states++].variable_id = id;
     }
     if (l->kind == NPU__K_READ) ir->states[i].read_values++;
     else ir->states[i].assigns++;
@@ -1078,8 +1045,7 @@ static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
                     if (i < a.value + a.value_len && w->x.s[i] != ',') continue;
                     if (k == (size_t)axis) {
                         size_t b = start, e = i;
-                        while (b < e && npu__xml_space(w->x.s[b])) b++;
-                        while (e > b && npu__xml_space(w->x.s[e - 1])) e--;
+                        npu__xml_trim(w->x.s, &b, &e);
                         npu__irw_emit_upto(w, b);
                         npu__sink_i64_dec(w->sink, w->batch);
                         w->copied = e;
@@ -1261,7 +1227,7 @@ static npu_status npu__irw_port_start(npu__irw *w, const npu__xtok *t, npu__irl 
     if (w->mode == NPU__W_FILL) {
         npu__ir_port_rec *p;
         if (w->c.ports >= w->ir->n_ports)
-            return npu__fail(w->x.ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", w->x.label);
+            return npu__ir_changed(w->x.ctx, w->x.label);
         p = &w->ir->ports[w->c.ports];
         p->scope = l->scope;
         p->layer = l->id;
@@ -1278,11 +1244,9 @@ static npu_status npu__irw_dim_text(npu__irw *w, const npu__xtok *t, npu__irl *l
 {
     int64_t d;
     const char *s = w->x.s + t->text;
-    size_t n = t->text_end - t->text, i;
-    int blank = 1;
-    for (i = 0; i < n; i++)
-        if (!npu__xml_space(s[i])) blank = 0;
-    if (blank) return NPU_OK;
+    size_t n = t->text_end - t->text, i = 0, e = n;
+    npu__xml_trim(s, &i, &e);
+    if (i == e) return NPU_OK;   /* whitespace around the value */
     if (w->dim_has_text)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<dim> holds more than one value");
     w->dim_has_text = 1;
@@ -1415,12 +1379,9 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
             npu__xattr a;
             if (npu__xml_attr(x, t, "name", &a) && npu__xml_eq(x, a.value, a.value_len, "layout") &&
                 npu__xml_attr(x, t, "layout", &a)) {
-                char buf[NPU_LAYOUT_MAX];
-                if (!npu__ir_layout_convert(x->s + a.value, a.value_len, buf) && w->mode == NPU__W_FILL) {
+                if (!npu__ir_layout_convert(x->s + a.value, a.value_len, l->layout) && w->mode == NPU__W_FILL)
                     npu__log(x->ctx, NPU_LOG_WARN, "%s: layout \"%.*s\" cannot be represented; ignored", x->label,
                              (int)(a.value_len > 60 ? 60 : a.value_len), x->s + a.value);
-                }
-                memcpy(l->layout, buf, sizeof buf);
             }
         }
         break;
@@ -1535,76 +1496,59 @@ static int npu__ir_port_cmp(const void *pa, const void *pb)
     return 0;
 }
 
-/* In-place heap sort (libc qsort may allocate). size <= 64. */
-static void npu__heapsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static void npu__swap_bytes(unsigned char *a, unsigned char *b, size_t size)
 {
-    unsigned char *b = (unsigned char *)base, tmp[64];
-    size_t start, end;
-    if (n < 2 || size > sizeof tmp) return;
-    for (start = n / 2; start-- > 0;) {
-        size_t root = start;
-        for (;;) {
-            size_t child = 2 * root + 1;
-            if (child >= n) break;
-            if (child + 1 < n && cmp(b + child * size, b + (child + 1) * size) < 0) child++;
-            if (cmp(b + root * size, b + child * size) >= 0) break;
-            memcpy(tmp, b + root * size, size);
-            memcpy(b + root * size, b + child * size, size);
-            memcpy(b + child * size, tmp, size);
-            root = child;
-        }
-    }
-    for (end = n - 1; end > 0; end--) {
-        size_t root = 0;
-        memcpy(tmp, b, size);
-        memcpy(b, b + end * size, size);
-        memcpy(b + end * size, tmp, size);
-        for (;;) {
-            size_t child = 2 * root + 1;
-            if (child >= end) break;
-            if (child + 1 < end && cmp(b + child * size, b + (child + 1) * size) < 0) child++;
-            if (cmp(b + root * size, b + child * size) >= 0) break;
-            memcpy(tmp, b + root * size, size);
-            memcpy(b + root * size, b + child * size, size);
-            memcpy(b + child * size, tmp, size);
-            root = child;
-        }
+    while (size-- > 0) {
+        unsigned char t = *a;
+        *a++ = *b;
+        *b++ = t;
     }
 }
 
+/* Moves element `root` down into the max-heap b[0..n). */
+static void npu__sift_down(unsigned char *b, size_t root, size_t n, size_t size,
+                           int (*cmp)(const void *, const void *))
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && cmp(b + child * size, b + (child + 1) * size) < 0) child++;
+        if (cmp(b + root * size, b + child * size) >= 0) return;
+        npu__swap_bytes(b + root * size, b + child * size, size);
+        root = child;
+    }
+}
+
+/* In-place heap sort: libc qsort may allocate. */
+static void npu__heapsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    unsigned char *b = (unsigned char *)base;
+    size_t i;
+    for (i = n / 2; i-- > 0;) npu__sift_down(b, i, n, size, cmp);
+    for (i = n; i-- > 1;) {
+        npu__swap_bytes(b, b + i * size, size);
+        npu__sift_down(b, 0, i, size, cmp);
+    }
+}
+
+/* Lookups in the sorted tables (libc bsearch: no allocation). */
 static npu__ir_layer_rec *npu__ir_find_layer(const npu_ir *ir, uint32_t scope, uint32_t id)
 {
-    size_t lo = 0, hi = ir->n_layers;
     npu__ir_layer_rec key;
     key.scope = scope;
     key.id = id;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = npu__ir_layer_cmp(&ir->layers[mid], &key);
-        if (c == 0) return &ir->layers[mid];
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return NULL;
+    return (npu__ir_layer_rec *)bsearch(&key, ir->layers, ir->n_layers, sizeof key, npu__ir_layer_cmp);
 }
 
 static const npu__ir_port_rec *npu__ir_find_port(const npu_ir *ir, uint32_t scope, uint32_t layer, uint32_t id,
                                                  uint32_t dir)
 {
-    size_t lo = 0, hi = ir->n_ports;
     npu__ir_port_rec key;
     key.scope = scope;
     key.layer = layer;
     key.id = id;
     key.dir = dir;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = npu__ir_port_cmp(&ir->ports[mid], &key);
-        if (c == 0) return &ir->ports[mid];
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return NULL;
+    return (const npu__ir_port_rec *)bsearch(&key, ir->ports, ir->n_ports, sizeof key, npu__ir_port_cmp);
 }
 
 static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
@@ -1686,6 +1630,22 @@ static npu_status npu__ir_count(npu_context *ctx, const char *label, const char 
 }
 
 /* Arena bytes: the object and its persistent tables; the temporary tables. */
+static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp);
+
+/* The counting pass and the arena bytes it implies (persist + temp fits size_t). */
+static npu_status npu__ir_query(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
+                                size_t *persist, size_t *temp)
+{
+    size_t total;
+    npu_status st;
+    *persist = *temp = 0;
+    st = npu__ir_count(ctx, label, xml, n, c);
+    if (st != NPU_OK) return st;
+    if (npu__ir_sizes(c, persist, temp) || npu__add_size(*persist, *temp, &total))
+        return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: the IR's tables overflow size_t", label);
+    return NPU_OK;
+}
+
 static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp)
 {
     size_t parts[6], p = 0, t = 0, tmp;
@@ -1719,16 +1679,12 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     npu_ir *ir;
     npu__irw w;
     npu_status st;
-    st = npu__ir_count(ctx, label, xml, xml_len, &c);
+    st = npu__ir_query(ctx, label, xml, xml_len, &c, &persist, &temp);
     if (st != NPU_OK) return st;
-    if (npu__ir_sizes(&c, &persist, &temp) || npu__add_size(persist, temp, &total))
-        return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: the IR's tables overflow size_t", label);
+    /* one block: the object, then the temporary tables, given back at the end */
     mark = arena->used;
-    if (total > npu_arena_remaining(arena))
-        return npu__fail(ctx, NPU_ERR_ARENA_TOO_SMALL,
-                         "arena too small for IR %s: needs %zu bytes in total (%zu in use + %zu), has %zu", label,
-                         mark + total, mark, total, arena->capacity);
-    mem = (unsigned char *)npu__alloc(arena, ctx, persist, "IR");
+    total = persist + temp;
+    mem = (unsigned char *)npu__alloc(arena, ctx, total, "the IR");
     if (mem == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     ir = (npu_ir *)mem;
     mem += NPU_ARENA_ROUND(sizeof(npu_ir));
@@ -1756,19 +1712,16 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->n_layers = c.layers;
     ir->n_ports = c.ports;
     ir->arena_bytes = persist;
-    mem = (unsigned char *)npu__alloc(arena, ctx, temp, "IR loading tables");
-    if (mem == NULL) {
-        npu_arena_rewind(arena, mark);
-        return NPU_ERR_ARENA_TOO_SMALL;
-    }
+    mem = (unsigned char *)ir + persist;
     ir->layers = (npu__ir_layer_rec *)mem;
     ir->ports = (npu__ir_port_rec *)(mem + NPU_ARENA_ROUND(c.layers * sizeof(npu__ir_layer_rec)));
 
     npu__irw_init(&w, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
     w.have_bin = 1;
     st = npu__irw_run(&w);
-    if (st == NPU_OK && (w.c.layers != c.layers || w.c.ports != c.ports || w.c.consts != c.consts))
-        st = npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
+    if (st == NPU_OK && (w.c.layers != c.layers || w.c.ports != c.ports || w.c.consts != c.consts ||
+                         w.c.inputs != c.inputs || w.c.outputs != c.outputs || w.c.var_layers != c.var_layers))
+        st = npu__ir_changed(ctx, label);
     if (st == NPU_OK) {
         npu__heapsort(ir->layers, ir->n_layers, sizeof *ir->layers, npu__ir_layer_cmp);
         npu__heapsort(ir->ports, ir->n_ports, sizeof *ir->ports, npu__ir_port_cmp);
@@ -1803,12 +1756,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < (size_t)ir->n_inputs + ir->n_outputs; i++) {
         npu_ir_io *io = i < ir->n_inputs ? &ir->inputs[i] : &ir->outputs[i - ir->n_inputs];
         int e = npu__ir_elem_find(io->element_type, strlen(io->element_type), 0);
-        uint64_t n = 1, bits;
-        uint32_t d;
-        for (d = 0; d < io->desc.shape.rank; d++)
-            if (io->desc.shape.dims[d] > 0 && npu__mul_u64(n, (uint64_t)io->desc.shape.dims[d], &n)) n = 0;
-            else if (io->desc.shape.dims[d] == 0) n = 0;
-        if (e < 0 || npu__mul_u64(n, npu__ir_elems[e].bits, &bits)) bits = 0;
+        uint64_t bits;
+        if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__ir_elems[e].bits, &bits)) bits = 0;
         io->desc.bytes = bits / 8 + (bits % 8 != 0);
     }
     ir->layers = NULL;
@@ -1824,11 +1773,9 @@ npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t
     size_t persist, temp;
     npu_status st;
     if (xml == NULL || bytes == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size: NULL argument");
-    st = npu__ir_count(ctx, "IR XML", xml, xml_len, &c);
-    if (st != NPU_OK) return st;
-    if (npu__ir_sizes(&c, &persist, &temp) || npu__add_size(persist, temp, bytes))
-        return npu__fail(ctx, NPU_ERR_OVERFLOW, "IR XML: the IR's tables overflow size_t");
-    return NPU_OK;
+    st = npu__ir_query(ctx, "IR XML", xml, xml_len, &c, &persist, &temp);
+    if (st == NPU_OK) *bytes = persist + temp;
+    return st;
 }
 
 npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xml, size_t xml_len,
@@ -1895,12 +1842,10 @@ npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *byte
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size_file: NULL argument");
     st = npu__ir_map(ctx, xml_path, 0, &map, &len, NULL);
     if (st != NPU_OK) return st;
-    st = npu__ir_count(ctx, npu__ir_basename(xml_path), (const char *)map, len, &c);
+    st = npu__ir_query(ctx, npu__ir_basename(xml_path), (const char *)map, len, &c, &persist, &temp);
     if (map != NULL) munmap(map, len);
-    if (st != NPU_OK) return st;
-    if (npu__ir_sizes(&c, &persist, &temp) || npu__add_size(persist, temp, bytes))
-        return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: the IR's tables overflow size_t", xml_path);
-    return NPU_OK;
+    if (st == NPU_OK) *bytes = persist + temp;
+    return st;
 }
 
 npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path, const char *bin_path,
@@ -2003,10 +1948,7 @@ npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const ch
                          (unsigned long)(is_output ? ir->n_outputs : ir->n_inputs));
     io = is_output ? &ir->outputs[index] : &ir->inputs[index];
     n = strlen(layout);
-    for (i = 0; i < n; i++) {
-        char ch = layout[i];
-        if (!(ch == '?' || ch == '.' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z'))) break;
-    }
+    for (i = 0; i < n && npu__ir_layout_char(layout[i]); i++) continue;
     axis = (i == n && n < NPU_LAYOUT_MAX) ? npu__ir_layout_axis(layout, io->desc.shape.rank) : -2;
     if (axis == -2)
         return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT,

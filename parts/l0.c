@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef __STDC_NO_ATOMICS__
@@ -56,6 +57,8 @@
 #define NPU__ZE_GRAPH_STAGE_INITIALIZE 0x2u
 #define NPU__ZE_MEMORY_QUERY_DDR 1u
 #define NPU__ZE_NPU_COMPILER_OPTIONS 1u
+
+#define NPU__MAX_BATCH 4096u   /* largest batch a model or request debatches into */
 
 #define NPU__READ_VALUE_PREFIX "vpux_ie_read_value_"
 #define NPU__ASSIGN_PREFIX "vpux_ie_assign_"
@@ -246,6 +249,9 @@ typedef struct npu__arg {
     uint32_t pair;                /* states: the arg index of the other half */
     uint32_t batch_axis;
     uint32_t ze_precision;
+    uint64_t slice_bytes;         /* bytes of one batch element as compiled (states:
+                                     desc.bytes); a request's list i binds base +
+                                     i x slice_bytes */
 } npu__arg;
 
 struct npu_device {
@@ -281,6 +287,9 @@ struct npu_model {
     npu__arg *args;                       /* driver order */
     uint32_t *order;                      /* inputs, outputs, then (in, out) per state */
     uint32_t batch_lists;                 /* N command lists per inference (>= 1) */
+    int dynamic_batch;                    /* compiled at batch 1 from a dynamic batch:
+                                             requests choose 1..max_batch lists */
+    npu_model_info info;                  /* npu_model_get_info */
     ze_command_list_handle_t init_list;   /* command-list initialization (< 1.8), */
     ze_fence_handle_t init_fence;         /* kept until destroy: no release can fail
                                              inside a successful create */
@@ -303,7 +312,9 @@ struct npu_request {
     npu_context *ctx;
     ze_command_queue_handle_t queue;
     ze_fence_handle_t fence;
-    uint32_t n_lists;                /* per set: model->batch_lists */
+    uint32_t n_lists;                /* per set: model->batch_lists, or max_batch for a
+                                        dynamic-batch model */
+    uint32_t n_active;               /* lists submitted per inference (<= n_lists) */
     uint32_t n_sets;                 /* 2 with states (alternating buffers), else 1 */
     uint32_t set;                    /* set the next inference submits */
     int running;
@@ -320,6 +331,13 @@ static size_t npu__round_page(uint64_t n)
     uint64_t r = (n + 4095u) & ~(uint64_t)4095u;
     if (r == 0) r = 4096;
     return (size_t)r;
+}
+
+static uint64_t npu__now_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static ze_command_queue_priority_t npu__ze_priority(npu_priority p)
@@ -807,38 +825,74 @@ size_t npu_model_size(uint32_t n_args)
            NPU_ARENA_ROUND((size_t)n_args * sizeof(uint32_t));
 }
 
-/* Sets the number of command lists a request runs per inference: every
- * non-state argument's user-visible batch axis (compiled as 1) becomes n. Used
- * by import (metadata batch size) and by the batching code (section 11). */
-static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
+/* Checks that every non-state argument of a freshly created model (batch_lists
+ * 1) can be sliced along its batch axis: batch 1 there, and only 1s before it
+ * (so that element i starts at i x slice_bytes). `what` names the batch for the
+ * message ("8", "dynamic"). */
+static npu_status npu__model_check_debatch(npu_model *m, const char *what)
 {
-    uint32_t i;
-    if (n < 1) n = 1;
-    if (n == m->batch_lists) return NPU_OK;
-    if (n > 1 && m->n_states > 0)
-        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %u with %u state variable(s) cannot be "
-                         "debatched", (unsigned)n, (unsigned)m->n_states);
+    uint32_t i, k;
+    if (m->n_states > 0)
+        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
+                         "debatched", what, (unsigned)m->n_states);
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
-        uint64_t per;
+        const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";
         if (a->kind >= NPU__ARG_STATE_IN) continue;
         if (a->desc.shape.rank == 0 || a->batch_axis >= a->desc.shape.rank)
-            return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch into %u",
-                             a->kind == NPU__ARG_INPUT ? "input" : "output", a->desc.name, (unsigned)n);
-        per = (uint64_t)a->desc.shape.dims[a->batch_axis] / m->batch_lists;
-        if (per != 1)
+            return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch batch %s into",
+                             kind, a->desc.name, what);
+        if (a->desc.shape.dims[a->batch_axis] != 1)
             return npu__fail(m->ctx, NPU_ERR_SHAPE,
-                             "model: %s '%s' has batch %llu in the compiled graph; debatching needs 1",
-                             a->kind == NPU__ARG_INPUT ? "input" : "output", a->desc.name,
-                             (unsigned long long)per);
+                             "model: %s '%s' has batch %lld in the compiled graph; debatching batch %s needs 1",
+                             kind, a->desc.name, (long long)a->desc.shape.dims[a->batch_axis], what);
+        for (k = 0; k < a->batch_axis; k++)
+            if (a->desc.shape.dims[k] != 1)
+                return npu__fail(m->ctx, NPU_ERR_SHAPE,
+                                 "model: %s '%s' has its batch on axis %u (layout %s) behind axis %u of size "
+                                 "%lld; debatching needs the outermost axis",
+                                 kind, a->desc.name, (unsigned)a->batch_axis, a->desc.layout, (unsigned)k,
+                                 (long long)a->desc.shape.dims[k]);
     }
+    return NPU_OK;
+}
+
+/* Sets the number of command lists a request runs per inference: every
+ * non-state argument's user-visible batch axis (compiled as 1) becomes n. Used
+ * by import (metadata batch size) and by the batching code (section 11). Only
+ * on a model as created (batch_lists 1, not dynamic). */
+static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
+{
+    char what[24];
+    uint32_t i;
+    npu_status st;
+    if (n <= 1 || n == m->batch_lists) return NPU_OK;
+    snprintf(what, sizeof what, "%u", (unsigned)n);
+    st = npu__model_check_debatch(m, what);
+    if (st != NPU_OK) return st;
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
         if (a->kind >= NPU__ARG_STATE_IN) continue;
-        a->desc.bytes = a->desc.bytes / m->batch_lists * n;
+        a->desc.bytes = a->slice_bytes * n;
         a->desc.shape.dims[a->batch_axis] = (int64_t)n;
     }
     m->batch_lists = n;
+    return NPU_OK;
+}
+
+/* A model compiled at batch 1 from a dynamic batch: the batch axis shows
+ * NPU_DIM_DYNAMIC, desc.bytes stays one element's; requests pick the count. */
+static npu_status npu__model_set_dynamic(npu_model *m)
+{
+    uint32_t i;
+    npu_status st = npu__model_check_debatch(m, "dynamic");
+    if (st != NPU_OK) return st;
+    for (i = 0; i < m->n_args; i++) {
+        npu__arg *a = &m->args[i];
+        if (a->kind >= NPU__ARG_STATE_IN) continue;
+        a->desc.shape.dims[a->batch_axis] = NPU_DIM_DYNAMIC;
+    }
+    m->dynamic_batch = 1;
     return NPU_OK;
 }
 
@@ -969,6 +1023,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
     a->desc.shape.rank = rank;
     for (k = 0; k < rank; k++) a->desc.shape.dims[k] = (int64_t)p.dims[k];
     a->desc.bytes = npu_shape_elements(&a->desc.shape) * npu__types[t].size;
+    a->slice_bytes = a->desc.bytes;
     npu__strlcpy(a->desc.layout, npu__layout_from_ze(p.deviceLayout), sizeof a->desc.layout);
     if (strlen(a->desc.layout) != rank) a->desc.layout[0] = '\0';
     a->batch_axis = 0;
@@ -1159,6 +1214,7 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     m->graph = graph;
     m->queue = d->queue;
     m->batch_lists = 1;
+    m->info.original_batch = 1;
 #ifdef NPU__HAVE_ATOMICS
     atomic_flag_clear(&m->record_lock);
 #endif
@@ -1291,9 +1347,10 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
     if (o == NULL) return NPU_OK;
     if ((unsigned)o->hint > (unsigned)NPU_HINT_THROUGHPUT || (unsigned)o->priority > (unsigned)NPU_PRIORITY_HIGH ||
         o->optimization_level < 0 || o->optimization_level > 3 ||
-        (unsigned)o->payload_layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY)
-        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: hint, priority, optimization level "
-                         "or payload layout out of range");
+        (unsigned)o->payload_layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY ||
+        (unsigned)o->batch_mode > (unsigned)NPU_BATCH_COMPILER)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: hint, priority, optimization level, "
+                         "payload layout or batch mode out of range");
     if ((o->input_types == NULL && o->n_input_types > 0) || (o->output_types == NULL && o->n_output_types > 0))
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: type override count without array");
     for (i = 0; i < o->n_input_types; i++)
@@ -1345,7 +1402,9 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
     c.input = payload;
     c.size = size;
     c.flags_text = flags;
-    c.flags = (o != NULL && o->disable_driver_cache) ? NPU__ZE_GRAPH_FLAG_DISABLE_CACHING : 0u;
+    /* Our cache replaces the driver's (OpenVINO does the same with CACHE_DIR). */
+    c.flags = (o != NULL && (o->disable_driver_cache || o->cache_dir != NULL)) ? NPU__ZE_GRAPH_FLAG_DISABLE_CACHING
+                                                                                : 0u;
     c.priority = o ? o->priority : NPU_PRIORITY_DEFAULT;
     c.turbo = o ? o->turbo : 0;
     c.transient_mark = mark;
@@ -1472,18 +1531,16 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
     }
 }
 
-static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                        size_t *bytes)
+/* Arena bytes one compile of `src` as it is now takes: max(payload + build
+ * flags, model). The batching / cache layer (section 11) calls it per form. */
+static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                  size_t *bytes)
 {
     npu_payload_options po;
     npu__io_list in, outl;
     uint32_t n_args = 0;
     size_t psize = 0, transient, model;
     npu_status st;
-    if (d == NULL || src->src == NULL || bytes == NULL)
-        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile size query: NULL argument");
-    st = npu__check_compile_opts(d->ctx, o);
-    if (st != NPU_OK) return st;
     memset(&po, 0, sizeof po);
     po.layout = npu__pick_layout(d, o);
     po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
@@ -1497,8 +1554,11 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     return NPU_OK;
 }
 
-static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                   const npu_compile_options *o, npu_model **out)
+/* Compiles `src` as it is now: payload and build flags transiently in the
+ * arena, then the model. *compile_ns gets the time of the driver call. The
+ * caller (section 11) has checked the arguments. */
+static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                     const npu_compile_options *o, uint64_t *compile_ns, npu_model **out)
 {
     npu_payload_options po;
     npu__io_list in, outl;
@@ -1506,15 +1566,9 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     size_t psize = 0, mark;
     const char *flags = NULL;
     void *payload;
+    uint64_t t0;
     npu_status st;
-    if (out != NULL) *out = NULL;
-    if (d == NULL || arena == NULL || src->src == NULL || out == NULL)
-        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
-    st = npu__check_compile_opts(d->ctx, o);
-    if (st != NPU_OK) return st;
-    if (d->compiler_version == 0)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
-                         "import a precompiled blob instead");
+    *out = NULL;
     memset(&po, 0, sizeof po);
     po.layout = npu__pick_layout(d, o);
     po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
@@ -1535,48 +1589,47 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     }
     npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
              po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
+    t0 = npu__now_ns();
     st = npu__compile(d, arena, payload, psize, flags, o, mark, out);
+    *compile_ns = npu__now_ns() - t0;
     if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
     return st;
 }
 
-npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
-                                   const npu_compile_options *opts, npu_model **out)
+/* The build flags of `src` with these options into the arena (for the cache
+ * key); the caller rewinds. */
+static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                 const npu_compile_options *o, const char **flags)
 {
-    npu__model_src s;
-    s.src = graph;
-    s.is_ir = 0;
-    return npu__compile_src(dev, arena, &s, opts, out);
-}
-
-npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
-                                        size_t *bytes)
-{
-    npu__model_src s;
-    s.src = graph;
-    s.is_ir = 0;
-    return npu__compile_src_size(dev, &s, opts, bytes);
-}
-
-npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
-                                const npu_compile_options *opts, npu_model **out)
-{
-    npu__model_src s;
-    s.src = ir;
-    s.is_ir = 1;
-    return npu__compile_src(dev, arena, &s, opts, out);
-}
-
-npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
-                                     size_t *bytes)
-{
-    npu__model_src s;
-    s.src = ir;
-    s.is_ir = 1;
-    return npu__compile_src_size(dev, &s, opts, bytes);
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    return npu__flags_alloc(d, arena, o, &in, &outl, flags);
 }
 
 /* ---- Import / export ---- */
+
+/* A metadata layout as npu keeps it: "NCHW" stays, OpenVINO's
+ * ov::Layout::to_string form "[N,C,H,W]" becomes "NCHW" (one-letter names
+ * only; anything else gives ""). */
+static void npu__layout_plain(const char *l, char out[NPU_LAYOUT_MAX])
+{
+    size_t n = strlen(l), i, k = 0;
+    out[0] = '\0';
+    if (n < 2 || l[0] != '[' || l[n - 1] != ']') {
+        npu__strlcpy(out, l, NPU_LAYOUT_MAX);
+        return;
+    }
+    for (i = 1; i + 1 < n; i++) {
+        int name = l[i] != ',';
+        if (name != (int)((i - 1) % 2 == 0) || k + 1 >= NPU_LAYOUT_MAX) {
+            out[0] = '\0';
+            return;
+        }
+        if (name) out[k++] = l[i];
+    }
+    out[k] = '\0';
+}
 
 static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
 {
@@ -1586,8 +1639,9 @@ static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
         n = m->n_inputs + m->n_outputs;
         for (i = 0; i < n; i++) {
             npu__arg *a = &m->args[m->order[i]];
-            const char *l = meta->layouts[i];
+            char l[NPU_LAYOUT_MAX];
             const char *nax;
+            npu__layout_plain(meta->layouts[i], l);
             if (strlen(l) != a->desc.shape.rank) continue;
             npu__strlcpy(a->desc.layout, l, sizeof a->desc.layout);
             nax = strchr(l, 'N');
@@ -1604,6 +1658,7 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     npu__create_args c;
     npu_status st;
     npu_model *m = NULL;
+    uint64_t t0 = npu__now_ns();
     if (out != NULL) *out = NULL;
     if (d == NULL || arena == NULL || blob == NULL || size == 0 || out == NULL)
         return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_import: NULL argument or empty blob");
@@ -1629,10 +1684,13 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     st = npu__model_create(d, arena, &c, &m);
     if (st != NPU_OK) return st;
     npu__model_apply_layouts(m, &meta);
-    if (meta.batch_size > 1) {
-        if (meta.batch_size > 4096) {
-            st = npu__fail(d->ctx, NPU_ERR_FORMAT, "import: metadata batch size %lld is out of range",
-                           (long long)meta.batch_size);
+    m->info.original_batch = 1;
+    if (meta.batch_size > 1 || meta.batch_size == NPU_DIM_DYNAMIC) {
+        if (meta.batch_size > NPU__MAX_BATCH) {
+            st = npu__fail(d->ctx, NPU_ERR_FORMAT, "import: metadata batch size %lld is out of range (at most %u)",
+                           (long long)meta.batch_size, (unsigned)NPU__MAX_BATCH);
+        } else if (meta.batch_size == NPU_DIM_DYNAMIC) {
+            st = npu__model_set_dynamic(m);
         } else {
             st = npu__model_set_batch(m, (uint32_t)meta.batch_size);
         }
@@ -1641,7 +1699,10 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
             npu_arena_rewind(arena, c.transient_mark);
             return st;
         }
+        m->info.batch_mode = NPU_BATCH_PLUGIN;
+        m->info.original_batch = meta.batch_size;
     }
+    m->info.import_ns = npu__now_ns() - t0;
     *out = m;
     return NPU_OK;
 }
@@ -1714,7 +1775,11 @@ static void npu__model_meta(const npu_model *m, npu__blob_meta *meta)
 {
     uint32_t i, n = m->n_inputs + m->n_outputs;
     memset(meta, 0, sizeof *meta);
-    meta->batch_size = m->batch_lists > 1 ? (int64_t)m->batch_lists : 0;
+    meta->ov_version[0] = NPU_VERSION_MAJOR;   /* npu writes its own version (cache.h) */
+    meta->ov_version[1] = NPU_VERSION_MINOR;
+    meta->ov_version[2] = NPU_VERSION_PATCH;
+    meta->batch_size = m->dynamic_batch ? (int64_t)NPU_DIM_DYNAMIC
+                       : m->batch_lists > 1 ? (int64_t)m->batch_lists : 0;
     meta->compiler_version = m->dev->compiler_version;
     meta->blob_type = 0;
     if (n <= NPU__META_MAX_LAYOUTS) {
@@ -1837,6 +1902,14 @@ uint32_t npu_model_output_count(const npu_model *m) { return m ? m->n_outputs : 
 uint32_t npu_model_state_count(const npu_model *m) { return m ? m->n_states : 0; }
 uint32_t npu_model_batch(const npu_model *m) { return m ? m->batch_lists : 0; }
 
+npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
+{
+    if (model == NULL || out == NULL)
+        return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_get_info: NULL argument");
+    *out = model->info;
+    return NPU_OK;
+}
+
 const npu_tensor_desc *npu_model_input(const npu_model *m, uint32_t i)
 {
     return m && i < m->n_inputs ? &m->args[m->order[i]].desc : NULL;
@@ -1856,12 +1929,28 @@ const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
 
 static uint32_t npu__req_sets(const npu_model *m) { return m->n_states > 0 ? 2u : 1u; }
 
+/* Command lists per set: the model's batch, or max_batch (dynamic batch). */
+static uint32_t npu__req_lists(const npu_model *m, const npu_request_options *opts)
+{
+    uint32_t n = opts != NULL ? opts->max_batch : 0;
+    if (!m->dynamic_batch) return m->batch_lists;
+    if (n < 1) n = 1;
+    return n > NPU__MAX_BATCH ? NPU__MAX_BATCH : n;
+}
+
+/* Bytes of argument i in this request's buffers: n_lists elements (states and
+ * unbatched arguments: desc.bytes). */
+static uint64_t npu__req_arg_bytes(const npu_request *q, uint32_t i, uint32_t lists)
+{
+    const npu__arg *a = &q->model->args[i];
+    return a->kind >= NPU__ARG_STATE_IN ? a->desc.bytes : a->slice_bytes * lists;
+}
+
 size_t npu_request_size(const npu_model *m, const npu_request_options *opts)
 {
-    NPU__UNUSED(opts);
     if (m == NULL) return 0;
     return NPU_ARENA_ROUND(sizeof(struct npu_request)) +
-           NPU_ARENA_ROUND((size_t)npu__req_sets(m) * m->batch_lists * sizeof(ze_command_list_handle_t)) +
+           NPU_ARENA_ROUND((size_t)npu__req_sets(m) * npu__req_lists(m, opts) * sizeof(ze_command_list_handle_t)) +
            NPU_ARENA_ROUND((size_t)m->n_args * sizeof(npu__req_arg)) +
            NPU_ARENA_ROUND((size_t)2 * m->n_args * sizeof(uint32_t));
 }
@@ -1893,7 +1982,7 @@ static npu_status npu__req_record(npu_request *q, int reset)
             for (i = 0; i < m->n_args && r == ZE_RESULT_SUCCESS; i++) {
                 const npu__arg *a = &m->args[i];
                 unsigned char *p = (unsigned char *)npu__req_bound(q, i, set);
-                if (a->kind < NPU__ARG_STATE_IN) p += (size_t)(a->desc.bytes / q->n_lists) * l;
+                if (a->kind < NPU__ARG_STATE_IN) p += (size_t)a->slice_bytes * l;
                 fn = "pfnSetArgumentValue";
                 r = g->pfnSetArgumentValue(m->graph, i, p);
             }
@@ -1944,7 +2033,8 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
         hd.flags = (a->kind == NPU__ARG_INPUT && !(opts && opts->cached_inputs))
                        ? (ze_host_mem_alloc_flags_t)ZE_HOST_MEM_ALLOC_FLAG_BIAS_WRITE_COMBINED
                        : 0;
-        r = zeMemAllocHost(d->zctx, &hd, npu__round_page(a->desc.bytes), 4096, &q->a[i].own);
+        r = zeMemAllocHost(d->zctx, &hd, npu__round_page(npu__req_arg_bytes(q, i, q->n_lists)), 4096,
+                           &q->a[i].own);
         if (r != ZE_RESULT_SUCCESS) {
             q->a[i].own = NULL;
             return npu__ze_fail(q->ctx, "zeMemAllocHost", r);
@@ -1981,13 +2071,17 @@ npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_requ
     if (out != NULL) *out = NULL;
     if (model == NULL || arena == NULL || out == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_create: NULL argument");
+    if (opts != NULL && model->dynamic_batch && opts->max_batch > NPU__MAX_BATCH)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_create: max_batch %u exceeds %u",
+                         (unsigned)opts->max_batch, (unsigned)NPU__MAX_BATCH);
     mark = arena->used;
     q = (npu_request *)npu__alloc(arena, ctx, sizeof *q, "request");
     if (q == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     q->model = model;
     q->ctx = ctx;
     q->queue = model->queue;
-    q->n_lists = model->batch_lists;
+    q->n_lists = npu__req_lists(model, opts);
+    q->n_active = q->n_lists;
     q->n_sets = npu__req_sets(model);
     q->lists = (ze_command_list_handle_t *)npu__alloc(
         arena, ctx, (size_t)q->n_sets * q->n_lists * sizeof(ze_command_list_handle_t), "request command lists");
@@ -2106,9 +2200,10 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
                          (unsigned)index, (unsigned)(output ? m->n_outputs : m->n_inputs));
     a = &m->args[i];
     ra = &q->a[i];
-    if (ptr != NULL && size < a->desc.bytes)
+    if (ptr != NULL && size < npu__req_arg_bytes(q, i, q->n_lists))
         return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': buffer of %zu bytes, %llu needed",
-                         output ? "output" : "input", a->desc.name, size, (unsigned long long)a->desc.bytes);
+                         output ? "output" : "input", a->desc.name, size,
+                         (unsigned long long)npu__req_arg_bytes(q, i, q->n_lists));
     old_import = ra->imported;
     ra->user = NULL;
     ra->imported = NULL;
@@ -2166,19 +2261,38 @@ npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void 
 
 /* ---- Hot path: no formatting, lookup or allocation unless a call fails ---- */
 
+npu_status npu_request_set_batch(npu_request *req, uint32_t n)
+{
+    if (req == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (req->running) return npu__fail(req->ctx, NPU_ERR_STATE, "request: set_batch while an inference runs");
+    if (!req->model->dynamic_batch) {
+        if (n != req->n_lists)
+            return npu__fail(req->ctx, NPU_ERR_INVALID_ARGUMENT,
+                             "request: set_batch(%u): the model has the static batch %u (only dynamic-batch "
+                             "models take another count)",
+                             (unsigned)n, (unsigned)req->n_lists);
+        return NPU_OK;
+    }
+    if (n < 1 || n > req->n_lists)
+        return npu__fail(req->ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "request: set_batch(%u): the request was created for 1 to %u (npu_request_options.max_batch)",
+                         (unsigned)n, (unsigned)req->n_lists);
+    req->n_active = n;
+    return NPU_OK;
+}
+
 npu_status npu_request_start(npu_request *q)
 {
-    const npu__arg *args;
     uint32_t k;
     ze_result_t r;
     if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (q->running) return npu__fail(q->ctx, NPU_ERR_STATE, "request: an inference is already running");
-    args = q->model->args;
     for (k = 0; k < q->n_copy_in; k++) {
         uint32_t i = q->copy_in[k];
-        memcpy(q->a[i].own, q->a[i].user, (size_t)args[i].desc.bytes);
+        memcpy(q->a[i].own, q->a[i].user, (size_t)npu__req_arg_bytes(q, i, q->n_active));
     }
-    r = zeCommandQueueExecuteCommandLists(q->queue, q->n_lists, q->lists + (size_t)q->set * q->n_lists, q->fence);
+    /* All lists of the batch in one submission, one fence. */
+    r = zeCommandQueueExecuteCommandLists(q->queue, q->n_active, q->lists + (size_t)q->set * q->n_lists, q->fence);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeCommandQueueExecuteCommandLists", r);
     q->running = 1;
     return NPU_OK;
@@ -2186,7 +2300,6 @@ npu_status npu_request_start(npu_request *q)
 
 npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
 {
-    const npu__arg *args;
     uint32_t k;
     ze_result_t r;
     if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
@@ -2197,10 +2310,9 @@ npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
     r = zeFenceReset(q->fence);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceReset", r);
     q->running = 0;
-    args = q->model->args;
     for (k = 0; k < q->n_copy_out; k++) {
         uint32_t i = q->copy_out[k];
-        memcpy(q->a[i].user, q->a[i].own, (size_t)args[i].desc.bytes);
+        memcpy(q->a[i].user, q->a[i].own, (size_t)npu__req_arg_bytes(q, i, q->n_active));
     }
     if (q->n_sets == 2) q->set ^= 1u;
     return NPU_OK;
@@ -2443,6 +2555,18 @@ uint32_t npu_model_batch(const npu_model *m)
 {
     NPU__UNUSED(m);
     return 0;
+}
+npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
+{
+    NPU__UNUSED(model);
+    if (out != NULL) memset(out, 0, sizeof *out);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_set_batch(npu_request *req, uint32_t n)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(n);
+    return NPU_ERR_NO_LEVEL_ZERO;
 }
 size_t npu_request_size(const npu_model *model, const npu_request_options *opts)
 {

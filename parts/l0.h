@@ -148,6 +148,14 @@ npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst,
  * arguments = inputs + outputs + 2 x state variables. */
 size_t npu_model_size(uint32_t n_args);
 
+/* Who handles a batched model (OpenVINO's NPU_BATCH_MODE). See "Batching" below
+ * npu_compile_options. */
+typedef enum npu_batch_mode {
+    NPU_BATCH_AUTO = 0,      /* default: PLUGIN when possible, else COMPILER (logged) */
+    NPU_BATCH_PLUGIN = 1,    /* npu debatches: compile at batch 1, run N command lists */
+    NPU_BATCH_COMPILER = 2   /* the compiler gets the batched model */
+} npu_batch_mode;
+
 typedef struct npu_compile_options {
     npu_payload_layout payload_layout;   /* DEFAULT: B if the compiler advertises the
                                             no-weights-copy serializer, else A */
@@ -168,8 +176,61 @@ typedef struct npu_compile_options {
     int optimization_level;              /* 0: default; 1, 2, 3: optimization-level=0,1,2
                                             (NPU_COMPILATION_MODE_PARAMS) */
     const char *extra_config;            /* appended after --config: KEY="VAL" ... */
-    int disable_driver_cache;            /* ZE_GRAPH_FLAG_DISABLE_CACHING */
+    int disable_driver_cache;            /* ZE_GRAPH_FLAG_DISABLE_CACHING (always set
+                                            while cache_dir is in use) */
+    npu_batch_mode batch_mode;           /* graph / IR compiles; see "Batching" */
+    const char *cache_dir;               /* graph / IR compiles: the model cache
+                                            directory (see "Model cache"); NULL: none */
 } npu_compile_options;
+
+/* Batching (graph and IR compiles; npu_model_compile_payload sends the payload
+ * as it is). The batch axis of an input or output is the 'N' of its layout
+ * (npu_graph_set_layout, npu_ir_set_layout, an IR layout rt_info), else axis 0.
+ * A model is batched when an input's batch is not 1 (static N > 1, or dynamic:
+ * NPU_DIM_DYNAMIC / IR "?"); an IR's batch set with npu_ir_set_batch counts.
+ *  - PLUGIN: the model is compiled at batch 1 (a graph through
+ *    npu_graph_set_batch(g, 1), an IR through npu_ir_set_batch(ir, 1); both are
+ *    set back to what they were before the call returns, so the graph or IR is
+ *    modified DURING the call: do not use it from another thread meanwhile).
+ *    Requests then run N command lists per inference, list i bound to slice i
+ *    of every input and output buffer (base + i x bytes / N), all N submitted
+ *    in one zeCommandQueueExecuteCommandLists call with one fence; no copies.
+ *    Needs: every input and output has its batch on the outermost axis (axis 0)
+ *    with the same N, and no state variables. A dynamic batch compiles at batch
+ *    1 and each request runs 1..max_batch lists (npu_request_options.max_batch,
+ *    npu_request_set_batch).
+ *  - COMPILER: the batched model goes to the compiler as it is.
+ *  - AUTO: PLUGIN when the model is batched and can be debatched, otherwise
+ *    COMPILER; falling back is logged (NPU_LOG_WARN, with the batch and the
+ *    reason): inputs with different batches, a batch axis that is not the
+ *    outermost, a scalar input or output, state variables, npu_graph_set_batch
+ *    failing, the compiler rejecting the batch-1 model, or a compiled argument
+ *    without batch 1 on its batch axis.
+ * An explicit PLUGIN never falls back: those cases fail with
+ * NPU_ERR_UNSUPPORTED (or the compiler's NPU_ERR_COMPILE), message naming the
+ * reason. An unbatched model (batch 1) compiles as it is in every mode, states
+ * or not. The original batch (N, or -1 for a dynamic one) and the layouts go
+ * into the metadata of an exported blob (OVNPU batchSize, layouts), so an
+ * imported blob debatches the same way.
+ *
+ * Model cache (cache_dir != NULL). A compile first computes a key: a 128-bit
+ * hash over the model structure (a graph: its IR XML with weight offsets; an
+ * IR: its XML text), the bytes of every constant (never their addresses), the
+ * build flags and options that change the blob (payload layout, layouts, batch
+ * mode, original and compiled batch), the compiler version, the device platform
+ * and npu's version. The entry <cache_dir>/<key>.npucache, if present and
+ * intact, is imported (mapped, used in place by the driver when it can);
+ * otherwise the model is compiled and exported into a new entry (written to a
+ * temporary file, synced and renamed: a reader never sees a torn entry; two
+ * processes storing the same entry at once each rename a complete file).
+ * An entry that is truncated, corrupt, foreign, of another format version or
+ * of another model is discarded, logged (NPU_LOG_WARN), recompiled and
+ * replaced. The cache never fails a compile: a missing directory is created
+ * (one level); an unreadable, read-only or full directory logs a warning and
+ * the model is compiled and used without storing. While a cache directory is
+ * used, the driver's own cache is bypassed (ZE_GRAPH_FLAG_DISABLE_CACHING), as
+ * OpenVINO does. npu_model_get_info tells whether the model came from the
+ * cache. The cache never deletes entries (remove the directory to clear it). */
 
 /* Compiles an NGRAPH_LITE payload the caller built (stamped with the device's
  * compiler version: npu_device_get_properties). Only the overrides the caller
@@ -264,14 +325,33 @@ const npu_tensor_desc *npu_model_output(const npu_model *model, uint32_t index);
 uint32_t npu_model_state_count(const npu_model *model);
 const npu_tensor_desc *npu_model_state(const npu_model *model, uint32_t index);
 
-/* The batch the runtime debatches into separate command lists (1: none). */
+/* The batch the runtime debatches into separate command lists (1: none, and
+ * for a dynamic-batch model, whose requests choose: npu_request_set_batch). */
 uint32_t npu_model_batch(const npu_model *model);
+
+/* What happened when the model was created. */
+typedef struct npu_model_info {
+    int from_cache;               /* 1: imported from cache_dir */
+    npu_batch_mode batch_mode;    /* PLUGIN or COMPILER when the model is batched,
+                                     else AUTO (imported blobs: PLUGIN when the
+                                     metadata records a batch) */
+    int64_t original_batch;       /* N (1 if unbatched), or NPU_DIM_DYNAMIC */
+    uint64_t compile_ns;          /* time in the driver's compiler (graph creation
+                                     and argument queries; 0 if imported) */
+    uint64_t import_ns;           /* time importing a blob (0 if compiled) */
+} npu_model_info;
+
+/* Fills *out. Thread-safe. Errors: NPU_ERR_INVALID_ARGUMENT (NULL). */
+npu_status npu_model_get_info(const npu_model *model, npu_model_info *out);
 
 /* ---- Requests ---- */
 
 typedef struct npu_request_options {
     int cached_inputs;   /* nonzero: input buffers without BIAS_WRITE_COMBINED (use it
                             when the host reads inputs back; WC memory reads slowly) */
+    uint32_t max_batch;  /* dynamic-batch models: buffers and command lists for this
+                            many batch elements (0: 1; at most 4096). Ignored for
+                            other models. */
 } npu_request_options;
 
 /* Bytes npu_request_create takes from an arena (exact). 0 for a NULL model. */
@@ -279,7 +359,8 @@ size_t npu_request_size(const npu_model *model, const npu_request_options *opts)
 
 /* Creates an inference request: one host buffer per argument (zeMemAllocHost,
  * 4096-aligned, sizes rounded up to 4096), a fence, and the command lists,
- * recorded once here (one list, or npu_model_batch() lists for a debatched model;
+ * recorded once here (one list, or npu_model_batch() lists for a debatched model,
+ * max_batch lists for a dynamic-batch one;
  * twice that for a model with states, so that state buffers alternate without
  * copies). The request reports into the model's context.
  * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_ARENA_TOO_SMALL, NPU_ERR_DRIVER. */
@@ -303,7 +384,8 @@ npu_status npu_request_find_input(const npu_request *req, const char *name, uint
 npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index);
 
 /* Attaches caller memory as input / output `index` (OpenVINO's set_tensor). size
- * must be at least the tensor's bytes. When the driver can import host memory
+ * must be at least the tensor's bytes (dynamic-batch models: max_batch x
+ * desc.bytes). When the driver can import host memory
  * and ptr and size are 4096-aligned, the memory is imported and used in place
  * (zero copy; the command lists are re-recorded once, here). Otherwise each
  * inference copies the tensor's bytes from the buffer before it runs (inputs)
@@ -313,6 +395,15 @@ npu_status npu_request_find_output(const npu_request *req, const char *name, uin
  * Errors: NPU_ERR_NOT_FOUND, NPU_ERR_BUFFER_TOO_SMALL, NPU_ERR_DRIVER. */
 npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
 npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
+
+/* Dynamic-batch models: the number of batch elements (1 <= n <= max_batch)
+ * the next inferences compute: n command lists are submitted, over the first n
+ * slices of every input and output buffer (element i at base + i x desc.bytes;
+ * a copy-mode caller buffer copies n x desc.bytes). A new request computes
+ * max_batch. Other models accept only n == npu_model_batch(). Not while an
+ * inference runs. Errors: NPU_ERR_INVALID_ARGUMENT (n out of range, message
+ * gives the range), NPU_ERR_STATE (running). */
+npu_status npu_request_set_batch(npu_request *req, uint32_t n);
 
 /* Runs one inference and waits for it: submit, fence wait, fence reset. No
  * allocation, formatting or name lookup happens on this path.

@@ -192,6 +192,7 @@ static void test_demo_matches_the_cpu_reference_and_starts_from_the_cache(void *
     assert_int_equal(run(NULL, "examples/demo", args), 0);
     expect("(start 1: compile + first inference)");
     expect("(start 2: loaded from the cache + first inference)");
+    expect("demo: batch 4, debatched by npu (PLUGIN)");
     assert_int_equal(count_of("demo: image "), 4);
     expect("matches the CPU reference");
     expect("demo: OK");
@@ -245,6 +246,30 @@ static void test_npu_run_reports_json_for_an_ir(void **state)
     expect("\"feil_ms\": ");
 }
 
+static void test_npu_run_batch_mode_and_cache_dir(void **state)
+{
+    char args[PATH_MAX * 2];
+    (void)state;
+    snprintf(args, sizeof args, "-m %s/mlp.xml -n 5 -b 4 --batch-mode plugin --cache-dir %s/run-cache", tmp_dir,
+             tmp_dir);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("batch: 4, debatched by npu (PLUGIN)");
+    expect("FEIL (compile): load ");
+    /* The second run imports the compiled model from the cache: FIL. */
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("(from the cache in ");
+    expect("batch: 4, debatched by npu (PLUGIN)");
+    expect("FIL (cache hit): load ");
+    snprintf(args, sizeof args, "-m %s/mlp.xml -n 5 -b 4 --batch-mode compiler --cache-dir %s/run-cache --json",
+             tmp_dir, tmp_dir);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("\"feil_ms\": ");
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("\"fil_ms\": ");
+    assert_int_equal(run(NULL, "tools/npu-run", "-m x.xml --batch-mode sometimes"), 2);
+    expect("bad value 'sometimes'");
+}
+
 static void test_npu_run_imports_a_blob_and_reads_input_files(void **state)
 {
     char args[PATH_MAX * 2];
@@ -294,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_npu_info_lists_the_device_and_its_properties),
         cmocka_unit_test(test_npu_info_quiet_fails_without_a_driver),
         cmocka_unit_test(test_npu_run_reports_json_for_an_ir),
+        cmocka_unit_test(test_npu_run_batch_mode_and_cache_dir),
         cmocka_unit_test(test_npu_run_imports_a_blob_and_reads_input_files),
         cmocka_unit_test(test_npu_run_rejects_bad_usage),
     };

@@ -616,6 +616,55 @@ static void test_state_variables_are_checked(void **state)
     assert_null(npu_graph_read_value(fx.g, NULL, "", NPU_F32, &vs, "empty_id"));
 }
 
+/* Huge dims, pads, strides and dilations are the caller's input: inference
+ * must refuse sizes that overflow int64 with a clear error, never wrap. */
+static void test_dims_that_overflow_int64_are_refused(void **state)
+{
+    const int64_t big = INT64_MAX / 2 + 1;
+    npu_node *h = param("h", S(2, D(1), big));
+    npu_node *x = param("x", S(4, D(1), D(2), D(8), big));
+    npu_node *dw = param("dw", S(5, big, D(2), D(1), D(1), D(1)));
+    npu_node *kx = param("kx", S(4, D(1), D(2), D(8), D(8)));
+    npu_node *kw = param("kw", S(4, D(2), D(2), D(3), D(0)));
+    npu_node *inputs[2];
+    npu_conv_params p;
+    npu_pool_params pp;
+    (void)state;
+    inputs[0] = inputs[1] = h;
+    assert_null(npu_graph_concat(fx.g, inputs, 2, 1, "cat"));
+    assert_int_equal(npu_context_last_status(fx.ctx), NPU_ERR_OVERFLOW);
+    check_error_has("Concat 'cat'");
+    memset(&pp, 0, sizeof pp);
+    pp.kernel[0] = pp.kernel[1] = 1;
+    pp.pads_end[1] = big;
+    assert_null(npu_graph_max_pool(fx.g, x, &pp, "mp"));
+    assert_int_equal(npu_context_last_status(fx.ctx), NPU_ERR_OVERFLOW);
+    check_error_has("MaxPool 'mp'");
+    pp.pads_end[1] = 0;
+    pp.strides[1] = INT64_MAX;
+    pp.auto_pad = NPU_PAD_SAME_UPPER;
+    check_shape(npu_graph_max_pool(fx.g, x, &pp, "same"), 4, D(1), D(2), D(8), D(1));
+    memset(&p, 0, sizeof p);
+    p.dilations[0] = INT64_MAX;
+    assert_null(npu_graph_convolution(fx.g, kx, npu_graph_constant(fx.g, "w3", NPU_F32, &(npu_shape){4, {2, 2, 3, 3}},
+                                                                    weights, 2 * 2 * 3 * 3 * 4), &p, "dil"));
+    assert_int_equal(npu_context_last_status(fx.ctx), NPU_ERR_OVERFLOW);
+    check_error_has("Convolution 'dil'");
+    assert_null(npu_graph_group_convolution(fx.g, x, dw, NULL, "gconv"));
+    check_error_has("GroupConvolution 'gconv'");
+    assert_null(npu_graph_convolution(fx.g, kx, kw, NULL, "k0"));
+    check_error_has("Convolution 'k0': input 1 has shape [2,2,3,0]");
+    /* set_batch hits the same checks and keeps the old shapes */
+    npu_graph_clear_status(fx.g);
+    inputs[0] = inputs[1] = kx;
+    assert_non_null(npu_graph_result(fx.g, npu_graph_concat(fx.g, inputs, 2, 0, "cat0"), "out"));
+    assert_int_equal(npu_graph_set_batch(fx.g, big), NPU_ERR_OVERFLOW);
+    check_error_has("Concat 'cat0'");
+    check_shape(kx, 4, D(1), D(2), D(8), D(8));
+    check_shape(dw, 5, big, D(2), D(1), D(1), D(1));
+    assert_int_equal(npu_graph_status(fx.g), NPU_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -635,6 +684,7 @@ int main(void)
         cmocka_unit_test_setup(test_batch_follows_the_layout_and_reports_disagreement, setup),
         cmocka_unit_test_setup(test_introspection_lists_inputs_outputs_and_states, setup),
         cmocka_unit_test_setup(test_state_variables_are_checked, setup),
+        cmocka_unit_test_setup(test_dims_that_overflow_int64_are_refused, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,6 +125,8 @@ static const struct {
     {"<dim>1</dim>", "<dim></dim>", NPU_ERR_PARSE, "empty <dim>"},
     {"<dim>1</dim>", "<dim>1<x/>2</dim>", NPU_ERR_PARSE, "more than one value"},
     {"shape=\"1,4\" element_type", "shape=\"1,,4\" element_type", NPU_ERR_PARSE, "invalid dimension"},
+    {"shape=\"1,4\" element_type", "shape=\"1..?x,4\" element_type", NPU_ERR_PARSE, "invalid dimension"},
+    {"shape=\"1,4\" element_type", "shape=\"1..-1x,4\" element_type", NPU_ERR_PARSE, "invalid dimension"},
     {"shape=\"1,4\" element_type", "shape=\"1,1,1,1,1,1,1,1,4\" element_type", NPU_ERR_LIMIT, "NPU_MAX_RANK"},
     {"shape=\"1,4\" element_type", "shape=\"...\" element_type", NPU_ERR_UNSUPPORTED, "dynamic rank"},
     {"element_type=\"f32\" shape=\"1,4\" offset", "element_type=\"string\" shape=\"1,4\" offset", NPU_ERR_UNSUPPORTED, "string constants"},
@@ -319,6 +321,34 @@ static void test_body_edges_refer_to_body_layers(void **state)
     free(ti);
 }
 
+/* A layout rt_info that npu cannot represent (too long, or not letters) is
+ * ignored, whatever its length: the input keeps no layout and no stray bytes. */
+static void test_unrepresentable_port_layouts_are_ignored(void **state)
+{
+    static const char *const layouts[] = {
+        "[A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P]",   /* one letter too many for NPU_LAYOUT_MAX */
+        "[A,B,C,D,E,F,G,H,I,J,K,L,M,...]",     /* "..." does not fit either */
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        "[N,C1]",
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        char port[200], *xml;
+        npu_arena a;
+        npu_ir *ir;
+        snprintf(port, sizeof port, "<dim>4</dim><rt_info><attribute name=\"layout\" version=\"0\" "
+                 "layout=\"%s\"/></rt_info></port></output></layer>", layouts[i]);
+        xml = subst(base, "<dim>4</dim></port></output></layer>", port);
+        assert_int_equal(npu_arena_init(&a, arena_mem, sizeof arena_mem), NPU_OK);
+        if (npu_ir_load_memory(&a, ctx, xml, strlen(xml), weights, 16, &ir) != NPU_OK)
+            fail_msg("%s: %s", layouts[i], npu_context_last_error(ctx));
+        assert_string_equal(npu_ir_input(ir, 0)->desc.layout, "");
+        assert_int_equal(npu_ir_input(ir, 0)->batch_axis, 0);
+        free(xml);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_valid_xml_features_are_accepted),
         cmocka_unit_test(test_sub_byte_consts_are_packed),
         cmocka_unit_test(test_body_edges_refer_to_body_layers),
+        cmocka_unit_test(test_unrepresentable_port_layouts_are_ignored),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -257,12 +257,6 @@ int main(int argc, char **argv)
 {
     options o;
     if (parse_args(argc, argv, &o) != 0) return 2;
-    /* These need the batching/cache API (npu_compile_options.batch_mode and
-     * .cache_dir), which this build of the library does not have yet. */
-    if (o.batch_mode || o.cache_dir) {
-        fprintf(stderr, "npu-run: %s: not supported by this build\n", o.batch_mode ? "--batch-mode" : "--cache-dir");
-        return 2;
-    }
     rng_state = 0x9e3779b97f4a7c15ull ^ (uint64_t)o.seed;
     if (rng_state == 0) rng_state = 1;
     int verbose = !o.quiet && !o.json;
@@ -294,8 +288,15 @@ int main(int argc, char **argv)
     double t_load0 = now_ms(), t_load = 0;
     npu_compile_options copts = {0};
     copts.hint = o.hint;
+    if (o.batch_mode)
+        copts.batch_mode = strcmp(o.batch_mode, "plugin") == 0     ? NPU_BATCH_PLUGIN
+                           : strcmp(o.batch_mode, "compiler") == 0 ? NPU_BATCH_COMPILER
+                                                                   : NPU_BATCH_AUTO;
+    copts.cache_dir = o.cache_dir;
     if (from_blob) {
         if (o.batch && verbose) fprintf(stderr, "npu-run: -b is ignored for a blob (its batch is compiled in)\n");
+        if ((o.batch_mode || o.cache_dir) && verbose)
+            fprintf(stderr, "npu-run: --batch-mode and --cache-dir apply to IR models; ignored for a blob\n");
         model_mem = aligned_block(npu_model_size(NPU_MAX_ARGS), &model_arena);
         npu_import_options io = {0};
         if (npu_model_import_file(dev, &model_arena, o.model, &io, &model) != NPU_OK) { failed = "import"; goto out; }
@@ -318,8 +319,16 @@ int main(int argc, char **argv)
         npu_ir_close(ir);
         ir = NULL;
     }
+    npu_model_info info;
+    if (npu_model_get_info(model, &info) != NPU_OK) { failed = "npu_model_get_info"; goto out; }
+    int fil = from_blob || info.from_cache;   /* FIL: the model was imported, not compiled */
     if (verbose) {
-        printf("model: %s (%s in %.2f ms)\n", o.model, from_blob ? "imported" : "compiled", t_load);
+        printf("model: %s (%s in %.2f ms)\n", o.model,
+               from_blob ? "imported" : info.from_cache ? "from the cache" : "compiled", t_load);
+        if (info.original_batch != 1)
+            printf("batch: %s%lld, %s\n", info.original_batch < 0 ? "dynamic " : "",
+                   (long long)(info.original_batch < 0 ? 1 : info.original_batch),
+                   info.batch_mode == NPU_BATCH_PLUGIN ? "debatched by npu (PLUGIN)" : "handled by the compiler (COMPILER)");
         char shape[128];
         for (uint32_t i = 0; i < npu_model_input_count(model); i++) {
             const npu_tensor_desc *d = npu_model_input(model, i);
@@ -424,12 +433,12 @@ int main(int argc, char **argv)
                " \"requests\": %d, \"batch\": %lld, \"iterations\": %zu, \"duration_ms\": %.3f,"
                " \"throughput_ips\": %.3f, \"throughput_fps\": %.3f,"
                " \"latency_ms\": {\"min\": %.4f, \"median\": %.4f, \"p90\": %.4f, \"max\": %.4f}}\n",
-               props.is_simulated ? "true" : "false", t_load, t_first, from_blob ? "fil" : "feil", t_load + t_first,
+               props.is_simulated ? "true" : "false", t_load, t_first, fil ? "fil" : "feil", t_load + t_first,
                n_req, (long long)batch, count, duration, fps, fps * (double)batch, lat[0], median, p90,
                lat[count - 1]);
     } else {
-        printf("%s %s: load %.2f ms + first inference %.3f ms = %.2f ms\n", from_blob ? "FIL" : "FEIL",
-               from_blob ? "(import)" : "(compile)", t_load, t_first, t_load + t_first);
+        printf("%s %s: load %.2f ms + first inference %.3f ms = %.2f ms\n", fil ? "FIL" : "FEIL",
+               from_blob ? "(import)" : info.from_cache ? "(cache hit)" : "(compile)", t_load, t_first, t_load + t_first);
         printf("iterations: %zu in %.1f ms, %d request%s, batch %lld\n", count, duration, n_req, n_req > 1 ? "s" : "",
                (long long)batch);
         printf("latency: min %.3f ms, median %.3f ms, p90 %.3f ms, max %.3f ms\n", lat[0], median, p90,

@@ -1,0 +1,168 @@
+/* cache_feil: start-up with the model cache, through the public API on the sim.
+ *  - FEIL: compile (cache miss: compile + store) + request + first inference;
+ *  - FIL:  the same call as a cache hit (key + verify + import) + request +
+ *          first inference;
+ *  - the cache-hit start against a plain read() of the exported blob file
+ *    followed by npu_model_import of that buffer (goal: hit <= 1.2x).
+ * Two models: a small one and one with 16 MiB of weights. Medians over rounds;
+ * the page cache is warm. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "npu.h"
+
+#define ROUNDS 9
+
+static _Alignas(4096) unsigned char mem[256u << 20];
+static float big_w[1024 * 4096];
+static float small_w[64 * 64];
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static npu_graph *build(npu_arena *a, npu_context *ctx, int64_t k, int64_t n, float *w)
+{
+    npu_graph *g = NULL;
+    npu_shape xs = {2, {1, k}}, ws = {2, {k, n}};
+    if (npu_graph_create(a, ctx, NULL, &g) != NPU_OK) return NULL;
+    npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
+    npu_node *wn = npu_graph_constant(g, "w", NPU_F32, &ws, w, (size_t)(k * n) * sizeof(float));
+    npu_graph_result(g, npu_graph_relu(g, npu_graph_matmul(g, x, wn, 0, 0, "mm"), "r"), "y");
+    return npu_graph_status(g) == NPU_OK ? g : NULL;
+}
+
+/* One start: model (compile/hit, or import of buf) + request + first inference. */
+static int start(npu_device *dev, npu_arena *a, const npu_graph *g, const char *dir, const void *buf, size_t size,
+                 int *from_cache, double *ms, double *model_ms)
+{
+    npu_compile_options o;
+    npu_model *m = NULL;
+    npu_request *r = NULL;
+    npu_model_info info;
+    size_t mark = npu_arena_used(a);
+    memset(&o, 0, sizeof o);
+    o.cache_dir = dir;
+    double t0 = now_ms();
+    npu_status st = buf ? npu_model_import(dev, a, buf, size, NULL, &m) : npu_model_compile_graph(dev, a, g, &o, &m);
+    if (st != NPU_OK) return 1;
+    double t1 = now_ms();
+    if (npu_request_create(m, a, NULL, &r) != NPU_OK) return 1;
+    memset(npu_request_input(r, 0), 0, npu_model_input(m, 0)->bytes);
+    if (npu_request_infer(r) != NPU_OK) return 1;
+    *ms = now_ms() - t0;
+    *model_ms = t1 - t0;
+    npu_model_get_info(m, &info);
+    *from_cache = info.from_cache;
+    npu_request_destroy(r);
+    npu_model_destroy(m);
+    npu_arena_rewind(a, mark);
+    return 0;
+}
+
+/* read() of a whole file into buf (the plain-read baseline). */
+static size_t read_file(const char *path, unsigned char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY);
+    size_t got = 0;
+    if (fd < 0) return 0;
+    while (got < cap) {
+        ssize_t n = read(fd, buf + got, cap - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    return got;
+}
+
+static int bench(npu_device *dev, npu_arena *a, npu_context *ctx, const char *name, const npu_graph *g,
+                 const char *root, int idx)
+{
+    char dir[512], blob_path[600], cmd[700];
+    double feil[ROUNDS], fil[ROUNDS], hit_model[ROUNDS], read_start[ROUNDS], read_model[ROUNDS], tmp;
+    int from = 0;
+    static _Alignas(4096) unsigned char buf[64u << 20];
+    for (int i = 0; i < ROUNDS; i++) {
+        snprintf(dir, sizeof dir, "%s/m%d-%d", root, idx, i);
+        if (start(dev, a, g, dir, NULL, 0, &from, &feil[i], &tmp) || from != 0) return 1;
+        if (start(dev, a, g, dir, NULL, 0, &from, &fil[i], &hit_model[i]) || from != 1) return 1;
+    }
+    /* The baseline: the same blob exported to a file, read() and imported. */
+    {
+        npu_model *m = NULL;
+        size_t mark = npu_arena_used(a);
+        snprintf(blob_path, sizeof blob_path, "%s/m%d.blob", root, idx);
+        if (npu_model_compile_graph(dev, a, g, NULL, &m) != NPU_OK || npu_model_export_file(m, blob_path) != NPU_OK)
+            return 1;
+        npu_model_destroy(m);
+        npu_arena_rewind(a, mark);
+    }
+    for (int i = -1; i < ROUNDS; i++) {
+        double t0 = now_ms(), ms, model_ms;
+        size_t n = read_file(blob_path, buf, sizeof buf);
+        double t1 = now_ms();
+        if (n == 0 || start(dev, a, g, NULL, buf, n, &from, &ms, &model_ms)) return 1;
+        if (i >= 0) {
+            read_start[i] = ms + (t1 - t0);
+            read_model[i] = model_ms + (t1 - t0);
+        }
+    }
+    double f = median(feil, ROUNDS), h = median(fil, ROUNDS), hm = median(hit_model, ROUNDS);
+    double rs = median(read_start, ROUNDS), rm = median(read_model, ROUNDS);
+    printf("  %s:\n", name);
+    printf("    FEIL (compile + store + request + first inference): %9.3f ms\n", f);
+    printf("    FIL  (cache hit + request + first inference):       %9.3f ms  (%.1fx faster)\n", h, f / h);
+    printf("    model from the cache (key + verify + import):       %9.3f ms\n", hm);
+    printf("    model from read() of the blob file + import:        %9.3f ms\n", rm);
+    printf("    cache-hit start / read()+import start:              %9.2fx (goal <= 1.2x; starts %.3f vs %.3f ms)\n",
+           h / rs, h, rs);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'/m%d-* '%s'", root, idx, blob_path);
+    (void)ctx;
+    return system(cmd) != 0;
+}
+
+int main(void)
+{
+    char root[256], cmd[300];
+    const char *tmpdir = getenv("TMPDIR");
+    npu_arena arena;
+    npu_context *ctx = NULL;
+    npu_device *dev = NULL;
+    for (size_t i = 0; i < sizeof big_w / sizeof *big_w; i++) big_w[i] = (float)((int)(i % 13) - 6) * 0.01f;
+    for (size_t i = 0; i < sizeof small_w / sizeof *small_w; i++) small_w[i] = (float)((int)(i % 7) - 3) * 0.1f;
+    snprintf(root, sizeof root, "%s/npu-feil-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (mkdtemp(root) == NULL) return 1;
+    npu_arena_init(&arena, mem, sizeof mem);
+    if (npu_context_create(&arena, NULL, &ctx) != NPU_OK || npu_device_open(&arena, ctx, NULL, &dev) != NPU_OK) {
+        fprintf(stderr, "cache_feil: no device: %s\n", npu_context_last_error(ctx));
+        return 1;
+    }
+    npu_graph *small = build(&arena, ctx, 64, 64, small_w), *big = build(&arena, ctx, 1024, 4096, big_w);
+    printf("cache_feil: start-up with cache_dir, median of %d rounds (page cache warm)\n", ROUNDS);
+    int rc = !small || !big || bench(dev, &arena, ctx, "small model (16 KiB of weights)", small, root, 0) ||
+             bench(dev, &arena, ctx, "large model (16 MiB of weights)", big, root, 1);
+    if (rc) fprintf(stderr, "cache_feil: failed: %s\n", npu_context_last_error(ctx));
+    npu_device_close(dev);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    if (system(cmd) != 0) rc = 1;
+    return rc;
+}

@@ -1,0 +1,612 @@
+/* test_cache.c - the persistent model cache (npu_compile_options.cache_dir) on
+ * the software NPU: hits and misses, what changes the key, every kind of bad
+ * entry on disk, concurrent processes, a writer killed mid-write, unusable
+ * directories. Child processes re-execute this binary (argv[1] names the job;
+ * NPU_TEST_CACHE gives the directory). */
+#include "l0_test_util.h"
+
+/* Paths here are short temp paths; truncation would only shorten a message. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static char log_text[1 << 16];
+static size_t log_len;
+
+static void log_keep(void *user, npu_log_level level, const char *msg)
+{
+    int n;
+    (void)user;
+    if (log_len >= sizeof log_text - 1) return;
+    n = snprintf(log_text + log_len, sizeof log_text - log_len, "[%d] %s\n", (int)level, msg);
+    if (n > 0) log_len += (size_t)n;
+    if (log_len >= sizeof log_text) log_len = sizeof log_text - 1;
+}
+
+static void expect_log(const char *what)
+{
+    if (strstr(log_text, what) == NULL) fail_msg("log lacks \"%s\"; log:\n%s", what, log_text);
+}
+
+static npu_device *dev;
+static size_t base_mark;
+static char root[256];   /* per-process temp directory */
+static char dir[1024];    /* this test's cache directory */
+static int test_no;
+
+static void open_all(void)
+{
+    npu_context_options co;
+    memset(&co, 0, sizeof co);
+    co.log = log_keep;
+    co.log_level = NPU_LOG_INFO;
+    assert_int_equal(npu_arena_init(&tu_ctx_arena, tu_ctx_mem, sizeof tu_ctx_mem), NPU_OK);
+    assert_int_equal(npu_context_create(&tu_ctx_arena, &co, &tu_ctx), NPU_OK);
+    assert_int_equal(npu_arena_init(&tu_arena, tu_mem, sizeof tu_mem), NPU_OK);
+    dev = tu_open();
+    base_mark = npu_arena_used(&tu_arena);
+}
+
+static int setup_all(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof root, "/tmp/npu-test-cache-XXXXXX");
+    if (mkdtemp(root) == NULL) fail_msg("mkdtemp: %s", strerror(errno));
+    open_all();
+    return 0;
+}
+
+static int remove_tree(const char *path)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", path, path);
+    return system(cmd);
+}
+
+static int teardown_all(void **state)
+{
+    (void)state;
+    npu_device_close(dev);
+    (void)remove_tree(root);
+    return 0;
+}
+
+static int setup_each(void **state)
+{
+    (void)state;
+    npu_arena_rewind(&tu_arena, base_mark);
+    log_len = 0;
+    log_text[0] = '\0';
+    snprintf(dir, sizeof dir, "%s/c%d", root, ++test_no);
+    return 0;
+}
+
+/* ---- a model whose weights the tests can change ---- */
+
+static float weights[4] = {1.0f, -2.0f, 0.5f, 3.0f};
+static const float bias[4] = {0.25f, 1.0f, -1.0f, 0.0f};
+
+static npu_graph *graph(int64_t batch)
+{
+    npu_graph *g = NULL;
+    npu_shape xs = {2, {batch, 4}}, ws = {1, {4}};
+    npu_node *x, *w, *b;
+    assert_int_equal(npu_graph_create(&tu_arena, tu_ctx, NULL, &g), NPU_OK);
+    x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
+    w = npu_graph_constant(g, "w", NPU_F32, &ws, weights, sizeof weights);
+    b = npu_graph_constant(g, "b", NPU_F32, &ws, bias, sizeof bias);
+    npu_graph_result(g, npu_graph_relu(g, npu_graph_add(g, npu_graph_multiply(g, x, w, NULL), b, NULL), "r"), "y");
+    if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
+    return g;
+}
+
+static void reference(const float *x, float *y, size_t rows)
+{
+    size_t r, i;
+    for (r = 0; r < rows; r++)
+        for (i = 0; i < 4; i++) {
+            float v = x[r * 4 + i] * weights[i] + bias[i];
+            y[r * 4 + i] = v > 0.0f ? v : 0.0f;
+        }
+}
+
+/* Compiles with the cache, runs one inference, checks the output against the
+ * CPU and returns from_cache. out (may be NULL) gets the output. */
+static int compile_run(const npu_graph *g, const npu_compile_options *base, int64_t rows, float *out)
+{
+    npu_compile_options o;
+    npu_model *m = NULL;
+    npu_request *r = NULL;
+    npu_model_info info;
+    float x[8 * 4], y[8 * 4], ref[8 * 4];
+    size_t mark = npu_arena_used(&tu_arena);
+    int64_t i;
+    memset(&o, 0, sizeof o);
+    if (base != NULL) o = *base;
+    o.cache_dir = dir;
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, g, &o, &m), "compile with cache");
+    tu_ok(npu_model_get_info(m, &info), "info");
+    if (info.from_cache) {
+        assert_int_equal(info.compile_ns, 0);
+        assert_true(info.import_ns > 0);
+    } else {
+        assert_true(info.compile_ns > 0);
+        assert_int_equal(info.import_ns, 0);
+    }
+    tu_ok(npu_request_create(m, &tu_arena, NULL, &r), "request");
+    for (i = 0; i < rows * 4; i++) x[i] = (float)((i * 7) % 11) - 5.0f;
+    memcpy(npu_request_input(r, 0), x, (size_t)rows * 4 * sizeof(float));
+    tu_ok(npu_request_infer(r), "infer");
+    memcpy(y, npu_request_output(r, 0), (size_t)rows * 4 * sizeof(float));
+    reference(x, ref, (size_t)rows);
+    assert_memory_equal(y, ref, (size_t)rows * 4 * sizeof(float));
+    if (out != NULL) memcpy(out, y, (size_t)rows * 4 * sizeof(float));
+    npu_request_destroy(r);
+    npu_model_destroy(m);
+    npu_arena_rewind(&tu_arena, mark);
+    return info.from_cache;
+}
+
+/* Entries (*.npucache) and temp files in the directory; the last entry's path. */
+static int count_files(const char *d, int *temps, char *entry, size_t cap)
+{
+    DIR *h = opendir(d);
+    struct dirent *e;
+    int n = 0;
+    if (temps) *temps = 0;
+    if (h == NULL) return 0;
+    while ((e = readdir(h)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len > 9 && strcmp(e->d_name + len - 9, ".npucache") == 0 && e->d_name[0] != '.') {
+            n++;
+            if (entry) snprintf(entry, cap, "%s/%s", d, e->d_name);
+        } else if (temps && strncmp(e->d_name, ".npucache-", 10) == 0) {
+            (*temps)++;
+        }
+    }
+    closedir(h);
+    return n;
+}
+
+/* ---- hits and misses ---- */
+
+static void test_second_compile_is_a_hit_with_identical_outputs(void **state)
+{
+    npu_graph *g = graph(1);
+    float y1[4], y2[4];
+    char entry[1024];
+    int temps = 0;
+    (void)state;
+    assert_int_equal(compile_run(g, NULL, 1, y1), 0);
+    expect_log("model cache: miss");
+    expect_log("model cache: stored");
+    assert_int_equal(count_files(dir, &temps, entry, sizeof entry), 1);
+    assert_int_equal(temps, 0);
+    assert_int_equal(compile_run(g, NULL, 1, y2), 1);
+    expect_log("model cache: hit");
+    assert_memory_equal(y1, y2, sizeof y1);
+    assert_int_equal(count_files(dir, NULL, NULL, 0), 1);
+}
+
+static void test_constant_option_and_batch_mode_change_the_key(void **state)
+{
+    npu_graph *g = graph(1), *g4 = graph(4);
+    npu_compile_options o;
+    unsigned char *bytes = (unsigned char *)weights;
+    (void)state;
+    assert_int_equal(compile_run(g, NULL, 1, NULL), 0);
+    /* One byte of one constant. */
+    bytes[0] ^= 1;
+    assert_int_equal(compile_run(g, NULL, 1, NULL), 0);
+    assert_int_equal(compile_run(g, NULL, 1, NULL), 1);
+    bytes[0] ^= 1;
+    assert_int_equal(compile_run(g, NULL, 1, NULL), 1);
+    assert_int_equal(count_files(dir, NULL, NULL, 0), 2);
+    /* An option that reaches the compiler. */
+    memset(&o, 0, sizeof o);
+    o.hint = NPU_HINT_THROUGHPUT;
+    assert_int_equal(compile_run(g, &o, 1, NULL), 0);
+    assert_int_equal(compile_run(g, &o, 1, NULL), 1);
+    /* The batch mode: PLUGIN and COMPILER forms are different entries, and a
+     * hit comes back in its own form. */
+    memset(&o, 0, sizeof o);
+    o.batch_mode = NPU_BATCH_PLUGIN;
+    assert_int_equal(compile_run(g4, &o, 4, NULL), 0);
+    o.batch_mode = NPU_BATCH_COMPILER;
+    assert_int_equal(compile_run(g4, &o, 4, NULL), 0);
+    {
+        npu_model *m = NULL;
+        npu_model_info info;
+        o.cache_dir = dir;
+        tu_ok(npu_model_compile_graph(dev, &tu_arena, g4, &o, &m), "COMPILER hit");
+        tu_ok(npu_model_get_info(m, &info), "info");
+        assert_int_equal(info.from_cache, 1);
+        assert_int_equal(info.batch_mode, NPU_BATCH_COMPILER);
+        assert_int_equal(npu_model_batch(m), 1);
+        npu_model_destroy(m);
+        o.batch_mode = NPU_BATCH_AUTO;
+        tu_ok(npu_model_compile_graph(dev, &tu_arena, g4, &o, &m), "PLUGIN hit");
+        tu_ok(npu_model_get_info(m, &info), "info");
+        assert_int_equal(info.from_cache, 1);
+        assert_int_equal(info.batch_mode, NPU_BATCH_PLUGIN);
+        assert_int_equal(info.original_batch, 4);
+        assert_int_equal(npu_model_batch(m), 4);
+        npu_model_destroy(m);
+    }
+    assert_int_equal(count_files(dir, NULL, NULL, 0), 5);
+}
+
+/* Child job: compile in NPU_TEST_CACHE; exit 10 + from_cache, 1 on failure. */
+static int child_compile(void)
+{
+    const char *d = getenv("NPU_TEST_CACHE");
+    int from;
+    if (d == NULL) return 1;
+    snprintf(dir, sizeof dir, "%s", d);
+    open_all();
+    from = compile_run(graph(1), NULL, 1, NULL);
+    npu_device_close(dev);
+    return 10 + from;
+}
+
+static void test_other_platform_misses(void **state)
+{
+    char env_dir[1100];
+    const char *env[3];
+    (void)state;
+    assert_int_equal(compile_run(graph(1), NULL, 1, NULL), 0);
+    snprintf(env_dir, sizeof env_dir, "NPU_TEST_CACHE=%s", dir);
+    env[0] = env_dir;
+    env[1] = "NPU_SIM_PLATFORM=4000";
+    env[2] = NULL;
+    assert_int_equal(tu_rerun("--child-compile", env), 10); /* compiled, not from the cache */
+    assert_int_equal(tu_rerun("--child-compile", env), 11); /* its own entry now */
+    env[1] = NULL;
+    assert_int_equal(tu_rerun("--child-compile", env), 11); /* this platform's entry */
+    assert_int_equal(count_files(dir, NULL, NULL, 0), 2);
+}
+
+static void test_ir_hits(void **state)
+{
+    static char xml[1 << 15];
+    static unsigned char bin[256];
+    npu_graph *g = graph(2);
+    npu_payload_options a;
+    npu_compile_options o;
+    npu_model *m = NULL;
+    npu_model_info info;
+    npu_ir *ir = NULL;
+    size_t xn = 0, bn = 0;
+    int k;
+    (void)state;
+    memset(&a, 0, sizeof a);
+    a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+    tu_ok(npu_graph_write_xml(g, &a, xml, sizeof xml, &xn), "xml");
+    tu_ok(npu_graph_write_bin(g, bin, sizeof bin, &bn), "bin");
+    tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, xml, xn, bin, bn, &ir), "IR");
+    memset(&o, 0, sizeof o);
+    o.cache_dir = dir;
+    for (k = 0; k < 3; k++) {
+        if (k == 2) bin[5] ^= 0x40; /* other weights: a miss */
+        tu_ok(npu_model_compile_ir(dev, &tu_arena, ir, &o, &m), "compile IR");
+        tu_ok(npu_model_get_info(m, &info), "info");
+        assert_int_equal(info.from_cache, k == 1);
+        assert_int_equal(npu_model_batch(m), 2);
+        npu_model_destroy(m);
+    }
+}
+
+/* ---- bad entries ---- */
+
+static void corrupt(const char *path, int how)
+{
+    struct stat st;
+    int fd;
+    unsigned char b;
+    assert_int_equal(stat(path, &st), 0);
+    switch (how) {
+    case 0: /* truncated in the payload */
+        assert_int_equal(truncate(path, st.st_size - 100), 0);
+        break;
+    case 1: /* truncated inside the header */
+        assert_int_equal(truncate(path, 100), 0);
+        break;
+    case 2: /* one bit of the payload */
+    case 3: /* one bit of the header's key */
+        fd = open(path, O_RDWR);
+        assert_true(fd >= 0);
+        {
+            off_t at = how == 2 ? (off_t)(4096 + (st.st_size - 4096) / 2) : 20;
+            assert_int_equal(pread(fd, &b, 1, at), 1);
+            b ^= 0x10;
+            assert_int_equal(pwrite(fd, &b, 1, at), 1);
+        }
+        close(fd);
+        break;
+    case 4: /* zero length */
+        assert_int_equal(truncate(path, 0), 0);
+        break;
+    case 5: { /* a foreign file under the entry's name */
+        FILE *f = fopen(path, "wb");
+        int i;
+        assert_non_null(f);
+        for (i = 0; i < 6000; i++) fputc("not a cache entry\n"[i % 18], f);
+        fclose(f);
+        break;
+    }
+    case 6: /* another format version */
+        fd = open(path, O_RDWR);
+        assert_true(fd >= 0);
+        b = 2;
+        assert_int_equal(pwrite(fd, &b, 1, 8), 1);
+        close(fd);
+        break;
+    default: /* an ELF that is not ours: the payload replaced by garbage of the same size */
+        fd = open(path, O_RDWR);
+        assert_true(fd >= 0);
+        {
+            unsigned char junk[256];
+            memset(junk, 0xa5, sizeof junk);
+            assert_int_equal(pwrite(fd, junk, sizeof junk, 4096), (ssize_t)sizeof junk);
+        }
+        close(fd);
+        break;
+    }
+}
+
+static void test_every_bad_entry_is_recompiled_and_replaced(void **state)
+{
+    static const char *const reasons[] = {"truncated or extended", "truncated", "checksum mismatch",
+                                          "key in the entry differs", "truncated", "bad magic",
+                                          "format version 2", "checksum mismatch"};
+    npu_graph *g = graph(3);
+    npu_compile_options o;
+    char entry[1024];
+    float y0[12], y[12];
+    int how, temps = 0;
+    (void)state;
+    memset(&o, 0, sizeof o);
+    assert_int_equal(compile_run(g, &o, 3, y0), 0);
+    assert_int_equal(count_files(dir, NULL, entry, sizeof entry), 1);
+    for (how = 0; how < 8; how++) {
+        log_len = 0;
+        log_text[0] = '\0';
+        corrupt(entry, how);
+        assert_int_equal(compile_run(g, &o, 3, y), 0); /* recompiled, correct */
+        expect_log("[1] model cache: miss");
+        expect_log(reasons[how]);
+        assert_memory_equal(y, y0, sizeof y);
+        assert_int_equal(compile_run(g, &o, 3, y), 1); /* replaced by a good entry */
+        assert_memory_equal(y, y0, sizeof y);
+        assert_int_equal(count_files(dir, &temps, NULL, 0), 1);
+        assert_int_equal(temps, 0);
+    }
+}
+
+/* ---- processes ---- */
+
+static pid_t spawn(const char *flag, const char *const *env)
+{
+    pid_t pid;
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        size_t i;
+        if (n <= 0) _exit(120);
+        self[n] = '\0';
+        for (i = 0; env != NULL && env[i] != NULL; i++) putenv((char *)(uintptr_t)env[i]);
+        execl(self, self, flag, (char *)NULL);
+        _exit(121);
+    }
+    return pid;
+}
+
+static int reap(pid_t pid)
+{
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static void test_concurrent_processes_compile_the_same_model(void **state)
+{
+    char env_dir[1100];
+    const char *env[2];
+    pid_t p[4];
+    int i, temps = 0, rc;
+    (void)state;
+    snprintf(env_dir, sizeof env_dir, "NPU_TEST_CACHE=%s", dir);
+    env[0] = env_dir;
+    env[1] = NULL;
+    for (i = 0; i < 4; i++) p[i] = spawn("--child-compile", env);
+    for (i = 0; i < 4; i++) {
+        rc = reap(p[i]);
+        assert_true(rc == 10 || rc == 11);
+    }
+    assert_int_equal(count_files(dir, &temps, NULL, 0), 1);
+    assert_int_equal(temps, 0);
+    assert_int_equal(compile_run(graph(1), NULL, 1, NULL), 1);
+}
+
+/* Child job: compile a model with 16 MiB of weights into the cache (slow
+ * enough to be killed while it writes). */
+static float big_w[1024 * 4096];
+
+static npu_graph *graph_big(void)
+{
+    npu_graph *g = NULL;
+    npu_shape xs = {2, {1, 1024}}, ws = {2, {1024, 4096}};
+    npu_node *x, *w;
+    size_t i;
+    for (i = 0; i < 1024 * 4096; i++) big_w[i] = (float)((int)(i % 13) - 6) * 0.01f;
+    assert_int_equal(npu_graph_create(&tu_arena, tu_ctx, NULL, &g), NPU_OK);
+    x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
+    w = npu_graph_constant(g, "w", NPU_F32, &ws, big_w, sizeof big_w);
+    npu_graph_result(g, npu_graph_matmul(g, x, w, 0, 0, "mm"), "y");
+    if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
+    return g;
+}
+
+static int big_compile(int *from_cache, float *y0)
+{
+    npu_compile_options o;
+    npu_model *m = NULL;
+    npu_request *r = NULL;
+    npu_model_info info;
+    float *x;
+    int i;
+    memset(&o, 0, sizeof o);
+    o.cache_dir = dir;
+    if (npu_model_compile_graph(dev, &tu_arena, graph_big(), &o, &m) != NPU_OK) return 1;
+    npu_model_get_info(m, &info);
+    *from_cache = info.from_cache;
+    if (npu_request_create(m, &tu_arena, NULL, &r) != NPU_OK) return 1;
+    x = npu_request_input(r, 0);
+    for (i = 0; i < 1024; i++) x[i] = (float)(i % 5);
+    if (npu_request_infer(r) != NPU_OK) return 1;
+    /* y[0] = sum_k x[k] * w[k][0] */
+    {
+        double s = 0;
+        for (i = 0; i < 1024; i++) s += (double)(i % 5) * (double)big_w[(size_t)i * 4096];
+        if (fabs((double)((float *)npu_request_output(r, 0))[0] - s) > 1e-2) return 2;
+        *y0 = ((float *)npu_request_output(r, 0))[0];
+    }
+    npu_request_destroy(r);
+    npu_model_destroy(m);
+    return 0;
+}
+
+static int child_big(void)
+{
+    const char *d = getenv("NPU_TEST_CACHE");
+    int from = 0;
+    float y0;
+    if (d == NULL) return 1;
+    snprintf(dir, sizeof dir, "%s", d);
+    open_all();
+    if (big_compile(&from, &y0) != 0) return 1;
+    npu_device_close(dev);
+    return 10 + from;
+}
+
+static void test_writer_killed_mid_write(void **state)
+{
+    char env_dir[1100], entry[1024], temp[1100];
+    const char *env[2];
+    int attempt, caught = 0, temps = 0, from = 0, rc;
+    float y0;
+    (void)state;
+    snprintf(env_dir, sizeof env_dir, "NPU_TEST_CACHE=%s", dir);
+    env[0] = env_dir;
+    env[1] = NULL;
+    assert_int_equal(mkdir(dir, 0755), 0);
+    for (attempt = 0; attempt < 3 && !caught; attempt++) {
+        pid_t p = spawn("--child-big", env);
+        struct timespec ts = {0, 200000};
+        int spins;
+        for (spins = 0; spins < 50000; spins++) {
+            if (count_files(dir, &temps, NULL, 0) == 0 && temps > 0) {
+                kill(p, SIGKILL);
+                caught = 1;
+                break;
+            }
+            if (waitpid(p, NULL, WNOHANG) == p) {
+                p = 0;
+                break;
+            }
+            nanosleep(&ts, NULL);
+        }
+        if (p > 0) {
+            if (!caught) kill(p, SIGKILL);
+            (void)reap(p);
+        }
+        if (!caught) {
+            /* The child finished first: start over with an empty directory. */
+            (void)remove_tree(dir);
+            assert_int_equal(mkdir(dir, 0755), 0);
+        }
+    }
+    print_message("writer killed mid-write: %s (after %d attempt(s))\n", caught ? "yes" : "no (finished first)",
+                  attempt);
+    /* Never a torn entry: no final entry, or a complete one. */
+    if (caught) {
+        assert_int_equal(count_files(dir, &temps, NULL, 0), 0);
+        assert_true(temps >= 1);
+        /* The abandoned temp file is old now: the next store removes it. */
+        {
+            DIR *h = opendir(dir);
+            struct dirent *e;
+            while ((e = readdir(h)) != NULL)
+                if (strncmp(e->d_name, ".npucache-", 10) == 0) {
+                    struct timespec old[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
+                    snprintf(temp, sizeof temp, "%s/%s", dir, e->d_name);
+                    assert_int_equal(utimensat(AT_FDCWD, temp, old, 0), 0);
+                }
+            closedir(h);
+        }
+    }
+    /* The next run is correct and stores a good entry. */
+    rc = big_compile(&from, &y0);
+    assert_int_equal(rc, 0);
+    assert_int_equal(count_files(dir, &temps, entry, sizeof entry), 1);
+    assert_int_equal(temps, 0);
+    rc = big_compile(&from, &y0);
+    assert_int_equal(rc, 0);
+    assert_int_equal(from, 1);
+}
+
+/* ---- unusable directories: the cache is a no-op, the compile works ---- */
+
+static void test_unusable_directory_is_a_no_op(void **state)
+{
+    char file[900];
+    FILE *f;
+    (void)state;
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(file, sizeof file, "%.800s/plain-file", dir);
+    f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    /* A path through a regular file: cannot be created or read. */
+    snprintf(dir, sizeof dir, "%.900s/sub", file);
+    assert_int_equal(compile_run(graph(1), NULL, 1, NULL), 0);
+    expect_log("[1] model cache: cannot create a file in");
+    assert_int_equal(compile_run(graph(1), NULL, 1, NULL), 0);
+    /* A read-only directory (not enforced for root: then it simply works). */
+    snprintf(dir, sizeof dir, "%s/c%d-ro", root, test_no);
+    assert_int_equal(mkdir(dir, 0555), 0);
+    log_len = 0;
+    log_text[0] = '\0';
+    assert_int_equal(compile_run(graph(1), NULL, 1, NULL), 0);
+    if (geteuid() != 0) {
+        expect_log("[1] model cache: cannot create a file in");
+        assert_int_equal(count_files(dir, NULL, NULL, 0), 0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_second_compile_is_a_hit_with_identical_outputs, setup_each),
+        cmocka_unit_test_setup(test_constant_option_and_batch_mode_change_the_key, setup_each),
+        cmocka_unit_test_setup(test_other_platform_misses, setup_each),
+        cmocka_unit_test_setup(test_ir_hits, setup_each),
+        cmocka_unit_test_setup(test_every_bad_entry_is_recompiled_and_replaced, setup_each),
+        cmocka_unit_test_setup(test_concurrent_processes_compile_the_same_model, setup_each),
+        cmocka_unit_test_setup(test_writer_killed_mid_write, setup_each),
+        cmocka_unit_test_setup(test_unusable_directory_is_a_no_op, setup_each),
+    };
+    if (argc == 2 && strcmp(argv[1], "--child-compile") == 0) return child_compile();
+    if (argc == 2 && strcmp(argv[1], "--child-big") == 0) return child_big();
+    return cmocka_run_group_tests(tests, setup_all, teardown_all);
+}
