@@ -1086,8 +1086,16 @@ static int op_const(cc *c, layer *L, int opset, int sub)
         if (need && !addr)
             return lerr(c, L, "WeightsPointerAttribute has a null address");
         /* The address is in this process: the driver's caller serialized it (trusted
-         * by design, as for the real driver's in-process compiler). */
+         * by design, as for the real driver's in-process compiler). A fuzz target
+         * cannot trust it, so it maps addresses into its own buffer instead
+         * (tests/fuzz/sim_fuzz.h defines SIM_FUZZ_WEIGHTS_POINTER). */
+#ifdef SIM_FUZZ_WEIGHTS_POINTER
+        raw = need ? SIM_FUZZ_WEIGHTS_POINTER(addr, need) : empty;
+        if (!raw)
+            return lerr(c, L, "WeightsPointerAttribute outside the fuzz weights");
+#else
         raw = need ? (const uint8_t *)(uintptr_t)addr : empty;
+#endif
     } else {
         int64_t off, size;
         if ((rc = attr_int(c, L, "offset", -1, &off)) || (rc = attr_int(c, L, "size", -1, &size)))

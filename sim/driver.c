@@ -788,6 +788,9 @@ static ze_result_t mem_alloc(sim_context *ctx, size_t size, size_t alignment, ze
     void *mem = NULL;
     if (posix_memalign(&mem, align, size) != 0)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    /* The real driver's buffer objects are fresh kernel pages, i.e. zeros; a graph
+     * run on never-written inputs must then read zeros, not heap garbage. */
+    memset(mem, 0, size);
     ze_result_t rc = track_alloc(ctx, mem, size, type, 0);
     if (rc != ZE_RESULT_SUCCESS) {
         free(mem);

@@ -319,6 +319,23 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
     return 0;
 }
 
+/* Kernels read their inputs while they write the output (memcpy in Concat, Slice,
+ * Gather), so an arena output must not share storage with an arena input. The
+ * compiler's packing never does this; a crafted blob could. */
+static int output_overlaps_input(const sim_plan *p, const sim_step *s)
+{
+    const sim_tensor *y = &p->tensors[s->out];
+    uint64_t ny = numel_of(y);
+    for (uint32_t i = 0; i < s->in_count; i++) {
+        const sim_tensor *x = &p->tensors[p->step_inputs[s->in_first + i]];
+        uint64_t nx = numel_of(x);
+        if (x->where == SIM_T_ARENA && nx && ny && x->offset < y->offset + ny &&
+            y->offset < x->offset + nx)
+            return 1;
+    }
+    return 0;
+}
+
 static int name_ok(const char *s, size_t cap)
 {
     return memchr(s, '\0', cap) != NULL;
@@ -341,6 +358,11 @@ int sim_plan_validate(const sim_plan *p, sim_log *log)
     for (uint32_t i = 0; i < p->n_steps; i++) {
         if (!sim_step_check(p, &p->steps[i])) {
             sim_log_add(log, "plan: step %u (op %u) is inconsistent with its tensors", i,
+                        p->steps[i].op);
+            return -1;
+        }
+        if (output_overlaps_input(p, &p->steps[i])) {
+            sim_log_add(log, "plan: step %u (op %u) writes over one of its inputs", i,
                         p->steps[i].op);
             return -1;
         }
