@@ -11,9 +11,12 @@
  *   6. Graph builder                       nodes, shape/type inference
  *   7. IR writer                           graph -> IR v11 XML -> payload A/B
  *   8. IR loader                           XML scanner, model.xml/.bin -> payload
- *   9. Level Zero binding                  loader, driver, graph extension table
- *  10. Device, model, request              compile/import/export, inference, states
- *  11. Batching and cache                  debatching, blob metadata, cache dir
+ *   9. Level Zero binding                  graph-extension ABI, driver calls
+ *  10. Device                              driver/device discovery, properties
+ *  11. Model                               compile, import, export, arguments
+ *  12. Request                             command lists, inference, states
+ *  13. Blob metadata, cache and batching   OVNPU tail, NH128 hash, cache
+ *                                          directory, batch modes in compile
  *
  * Rules: no heap allocation (every object comes from an npu_arena); no global
  * mutable state; every count, offset and size read from a file is checked at
@@ -33,6 +36,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <sched.h>
+#include <time.h>
+#include <stdatomic.h>
+#include <dirent.h>
 
 #define NPU__UNUSED(x) ((void)(x))
 #define NPU__COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -51,7 +64,7 @@ static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt
 static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...);
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what);
 
-/* ---- Blob metadata (OVNPU tail): written by section 11, used by section 10 ----
+/* ---- Blob metadata (OVNPU tail): written by section 13, used by section 11 ----
  * File layout: [native blob][zero padding][fields][u64 blobDataSize]["OVNPU"],
  * ze-graph-ext.md section 4. */
 #define NPU__META_MAX_LAYOUTS 64
@@ -583,28 +596,8502 @@ static npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *w
     return NPU_OK;
 }
 
-/* ==== 6-7. Graph builder and IR writer =================================== */
-#include "parts/graph.c"
+/* ==== 6. Graph builder =================================================== */
+/* Owns: npu_graph and npu_node, the op table (IR type, opset, inference, XML
+ * attributes), type/shape inference, batch re-inference and introspection.
+ * Calls: section 2 (arena), 3 (errors), 4 (types, shapes). Section 7 (below)
+ * walks the nodes to write the IR.
+ *
+ * Nodes are carved one by one from the graph's arena and linked in creation
+ * order, which is a topological order (an op's inputs exist before it). An op
+ * is built in three steps: npu__op_begin checks the inputs and the names, sizes
+ * the whole op and carves it (plus the implicit i64 Constant some ops need);
+ * the op fills its attributes; npu__op_finish runs inference and links the
+ * nodes, or rewinds the arena and records the sticky error. */
+
+typedef enum npu__op {
+    NPU__OP_PARAMETER,
+    NPU__OP_CONSTANT,
+    NPU__OP_RESULT,
+    NPU__OP_CONVERT,
+    NPU__OP_MATMUL,
+    NPU__OP_ADD,
+    NPU__OP_SUBTRACT,
+    NPU__OP_MULTIPLY,
+    NPU__OP_DIVIDE,
+    NPU__OP_MAXIMUM,
+    NPU__OP_MINIMUM,
+    NPU__OP_RELU,
+    NPU__OP_SIGMOID,
+    NPU__OP_TANH,
+    NPU__OP_EXP,
+    NPU__OP_SQRT,
+    NPU__OP_CLAMP,
+    NPU__OP_SOFTMAX,
+    NPU__OP_CONVOLUTION,
+    NPU__OP_GROUP_CONVOLUTION,
+    NPU__OP_MAX_POOL,
+    NPU__OP_AVG_POOL,
+    NPU__OP_REDUCE_MEAN,
+    NPU__OP_REDUCE_SUM,
+    NPU__OP_RESHAPE,
+    NPU__OP_SQUEEZE,
+    NPU__OP_UNSQUEEZE,
+    NPU__OP_TRANSPOSE,
+    NPU__OP_CONCAT,
+    NPU__OP_READ_VALUE,
+    NPU__OP_ASSIGN,
+    NPU__OP_COUNT
+} npu__op;
+
+/* Layer order in the IR, as OpenVINO's serializer: Parameters, other ops,
+ * sinks (Assign), Results. */
+enum { NPU__CAT_PARAMETER, NPU__CAT_OP, NPU__CAT_ASSIGN, NPU__CAT_RESULT, NPU__CAT_COUNT };
+
+#define NPU__INLINE_INPUTS 4u
+#define NPU__FIRST_ERROR_MAX 512
+
+struct npu_node {
+    npu_graph *graph;          /* owner: ops refuse nodes of another graph */
+    npu_node *next;            /* creation order */
+    const char *name;
+    npu_node **inputs;         /* inline_inputs, or an arena array (Concat) */
+    npu_node *inline_inputs[NPU__INLINE_INPUTS];
+    npu_node *first_result;    /* Results fed by this node (their names are the
+                                  tensor names of this output) */
+    npu_node *next_result;     /* in a Result: the next Result of the same source */
+    uint32_t n_inputs;
+    uint32_t index;            /* creation index */
+    uint32_t cat_index;        /* index within its category (IR layer id) */
+    uint32_t name_hash;
+    uint8_t op;                /* npu__op */
+    uint8_t cat;
+    npu_type type;             /* output element type */
+    npu_shape shape;           /* output shape */
+    char layout[NPU_LAYOUT_MAX];
+    union {
+        struct { const void *data; uint64_t bytes; } constant;
+        struct { int64_t saved_batch; } parameter;
+        struct { npu_type to; } convert;
+        struct { int transpose_a, transpose_b; } matmul;
+        struct { double min, max; } clamp;
+        struct { int64_t axis; } axis;           /* Softmax, Concat (normalized) */
+        struct { int flag; } flag;               /* keep_dims, special_zero */
+        struct {
+            int64_t strides[NPU_MAX_SPATIAL], dilations[NPU_MAX_SPATIAL];
+            int64_t pads_begin[NPU_MAX_SPATIAL], pads_end[NPU_MAX_SPATIAL];
+            npu_auto_pad auto_pad;
+        } conv;
+        struct {
+            int64_t kernel[NPU_MAX_SPATIAL], strides[NPU_MAX_SPATIAL];
+            int64_t pads_begin[NPU_MAX_SPATIAL], pads_end[NPU_MAX_SPATIAL];
+            npu_rounding rounding_type;
+            int exclude_pad;
+            npu_auto_pad auto_pad;
+        } pool;
+        struct { const char *variable_id; npu_node *read_value; int assigned; } var;
+    } a;
+};
+
+struct npu_graph {
+    npu_arena *arena;
+    npu_context *ctx;
+    const char *name;
+    npu_node *first, *last;
+    uint32_t node_count;
+    uint32_t max_nodes;
+    uint32_t cat_count[NPU__CAT_COUNT];
+    uint32_t state_count;
+    size_t bytes_used;
+    npu_status status;                     /* sticky first failure */
+    char first_error[NPU__FIRST_ERROR_MAX];
+    /* the op being built (between npu__op_begin and npu__op_finish) */
+    size_t pending_mark;
+    npu_node *pending_const;
+};
+
+/* Inference messages are formatted here first, so that the creation path and
+ * set_batch can each frame them. */
+typedef struct npu__msg {
+    char text[NPU__FIRST_ERROR_MAX];
+} npu__msg;
+
+typedef npu_status (*npu__infer_fn)(npu_node *n, npu__msg *m);
+typedef void (*npu__attrs_fn)(npu__sink *s, const npu_node *n);
+
+typedef struct npu__op_info {
+    const char *ir_type;     /* layer type= */
+    const char *version;     /* layer version= */
+    const char *op_name;     /* OpenVINO class name: messages and automatic names */
+    uint8_t cat;
+    npu__infer_fn infer;     /* NULL: sources, shape set at creation */
+    npu__attrs_fn attrs;     /* writes the <data> attributes; NULL: no <data> */
+} npu__op_info;
+
+static const npu__op_info npu__ops[NPU__OP_COUNT];
+
+static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; }
+
+/* "Op 'name': detail" into m. */
+static void npu__vmsg(npu__msg *m, const npu_node *n, const char *fmt, va_list ap)
+{
+    char detail[320];
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    snprintf(m->text, sizeof m->text, "%s '%s': %s", npu__op_name(n), n->name, detail);
+}
+
+NPU__PRINTF(4, 5)
+static npu_status npu__ierr(npu__msg *m, const npu_node *n, npu_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    npu__vmsg(m, n, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static uint32_t npu__hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s != '\0'; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+/* ---- Shape helpers ---- */
+
+static int npu__dim_dyn(int64_t d) { return d < 0; }
+
+static void npu__shape_set(npu_shape *s, uint32_t rank)
+{
+    memset(s, 0, sizeof *s);
+    s->rank = rank;
+}
+
+/* Normalizes an axis in [-rank, rank-1]; 0 (and *out 0) when out of range. */
+static int npu__norm_axis(int64_t axis, uint32_t rank, uint32_t *out)
+{
+    int64_t r = (int64_t)rank;
+    *out = 0;
+    if (axis < -r || axis >= r) return 0;
+    *out = (uint32_t)(axis < 0 ? axis + r : axis);
+    return 1;
+}
+
+/* One numpy-broadcast dim; 0 if incompatible. */
+static int npu__bcast_dim(int64_t a, int64_t b, int64_t *out)
+{
+    if (a == b) *out = a;
+    else if (a == 1) *out = b;
+    else if (b == 1) *out = a;
+    else if (npu__dim_dyn(a)) *out = b;
+    else if (npu__dim_dyn(b)) *out = a;
+    else return 0;
+    return 1;
+}
+
+/* Broadcasts a[0..ra) and b[0..rb) right-aligned into out (rank max). */
+static int npu__bcast(const int64_t *a, uint32_t ra, const int64_t *b, uint32_t rb, int64_t *out,
+                      uint32_t *rout)
+{
+    uint32_t r = ra > rb ? ra : rb, i;
+    for (i = 0; i < r; i++) {
+        int64_t da = i < r - ra ? 1 : a[i - (r - ra)];
+        int64_t db = i < r - rb ? 1 : b[i - (r - rb)];
+        if (!npu__bcast_dim(da, db, &out[i])) return 0;
+    }
+    *rout = r;
+    return 1;
+}
+
+/* Sums and products of non-negative dims; 1 on overflow (as npu__add_size). */
+static int npu__dim_add(int64_t a, int64_t b, int64_t *out)
+{
+    if (a > INT64_MAX - b) return 1;
+    *out = a + b;
+    return 0;
+}
+
+static int npu__dim_mul(int64_t a, int64_t b, int64_t *out)
+{
+    if (a != 0 && b > INT64_MAX / a) return 1;
+    *out = a * b;
+    return 0;
+}
+
+/* Two dims that must be equal (a dynamic one matches anything). */
+static int npu__dims_match(int64_t a, int64_t b) { return a == b || npu__dim_dyn(a) || npu__dim_dyn(b); }
+
+static const char *npu__sh(const npu_shape *s, char *buf) { return npu__shape_str(s, buf, 96); }
+
+/* A compatible shape (dynamic dims match anything). */
+static int npu__shapes_match(const npu_shape *a, const npu_shape *b)
+{
+    uint32_t i;
+    if (a->rank != b->rank) return 0;
+    for (i = 0; i < a->rank; i++)
+        if (!npu__dims_match(a->dims[i], b->dims[i])) return 0;
+    return 1;
+}
+
+/* ---- Checks shared by the inference functions ---- */
+
+/* Input i has the type of input 0. */
+static npu_status npu__same_type(npu__msg *m, const npu_node *n, uint32_t i)
+{
+    npu_type t0 = n->inputs[0]->type, ti = n->inputs[i]->type;
+    if (ti == t0) return NPU_OK;
+    return npu__ierr(m, n, NPU_ERR_TYPE, "input %u has type %s, input 0 has type %s", i, npu_type_name(ti),
+                     npu_type_name(t0));
+}
+
+/* Input 0 is numeric (arithmetic is not defined on boolean). */
+static npu_status npu__numeric(npu__msg *m, const npu_node *n)
+{
+    if (n->inputs[0]->type != NPU_BOOL) return NPU_OK;
+    return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type boolean; a numeric type is needed");
+}
+
+/* Normalizes an axis of input 0. */
+static npu_status npu__input_axis(npu__msg *m, const npu_node *n, int64_t axis, uint32_t *out)
+{
+    const npu_shape *x = &n->inputs[0]->shape;
+    char s0[96];
+    if (npu__norm_axis(axis, x->rank, out)) return NPU_OK;
+    return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s", (long long)axis,
+                     npu__sh(x, s0));
+}
+
+/* `value` has the type and a compatible shape of variable node `var`. */
+static npu_status npu__variable_fits(npu__msg *m, const npu_node *n, const npu_node *value, const npu_node *var)
+{
+    char s0[96], s1[96];
+    if (value->type != var->type)
+        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s, variable '%s' has type %s",
+                         npu_type_name(value->type), var->a.var.variable_id, npu_type_name(var->type));
+    if (!npu__shapes_match(&value->shape, &var->shape))
+        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s, variable '%s' has shape %s",
+                         npu__sh(&value->shape, s0), var->a.var.variable_id, npu__sh(&var->shape, s1));
+    return NPU_OK;
+}
+
+/* ---- Inference, per op ---- */
+
+static npu_status npu__infer_same(npu_node *n, npu__msg *m)
+{
+    NPU__UNUSED(m);
+    n->type = n->inputs[0]->type;
+    n->shape = n->inputs[0]->shape;
+    return NPU_OK;
+}
+
+static int npu__type_is_float(npu_type t) { return t == NPU_F32 || t == NPU_F16 || t == NPU_BF16; }
+
+static npu_status npu__infer_result(npu_node *n, npu__msg *m) { return npu__infer_same(n, m); }
+
+static npu_status npu__infer_convert(npu_node *n, npu__msg *m)
+{
+    NPU__UNUSED(m);
+    n->type = n->a.convert.to;
+    n->shape = n->inputs[0]->shape;
+    return NPU_OK;
+}
+
+static npu_status npu__infer_unary_arith(npu_node *n, npu__msg *m)
+{
+    npu_status st = npu__numeric(m, n);
+    return st != NPU_OK ? st : npu__infer_same(n, m);
+}
+
+static npu_status npu__infer_binary(npu_node *n, npu__msg *m)
+{
+    const npu_node *a = n->inputs[0], *b = n->inputs[1];
+    char s0[96], s1[96];
+    npu_status st = npu__same_type(m, n, 1);
+    if (st == NPU_OK) st = npu__numeric(m, n);
+    if (st != NPU_OK) return st;
+    npu__shape_set(&n->shape, 0);
+    if (!npu__bcast(a->shape.dims, a->shape.rank, b->shape.dims, b->shape.rank, n->shape.dims,
+                    &n->shape.rank))
+        return npu__ierr(m, n, NPU_ERR_SHAPE,
+                         "input 1 has shape %s, input 0 has shape %s (not broadcastable)",
+                         npu__sh(&b->shape, s1), npu__sh(&a->shape, s0));
+    n->type = a->type;
+    return NPU_OK;
+}
+
+static npu_status npu__infer_clamp(npu_node *n, npu__msg *m)
+{
+    if (!(n->a.clamp.min <= n->a.clamp.max))
+        return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "min %g is not <= max %g", n->a.clamp.min,
+                         n->a.clamp.max);
+    return npu__infer_unary_arith(n, m);
+}
+
+static npu_status npu__infer_softmax(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t axis;
+    npu_status st;
+    if (!npu__type_is_float(x->type))
+        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s; f32, f16 or bf16 is needed",
+                         npu_type_name(x->type));
+    st = npu__input_axis(m, n, n->a.axis.axis, &axis);
+    if (st != NPU_OK) return st;
+    n->a.axis.axis = axis;
+    return npu__infer_same(n, m);
+}
+
+static npu_status npu__infer_matmul(npu_node *n, npu__msg *m)
+{
+    const npu_node *a = n->inputs[0], *b = n->inputs[1];
+    int64_t da[NPU_MAX_RANK], db[NPU_MAX_RANK], batch[NPU_MAX_RANK];
+    uint32_t ra = a->shape.rank, rb = b->shape.rank, rbatch = 0, i;
+    int a_vec = ra == 1, b_vec = rb == 1;
+    int64_t ka, kb, rows, cols;
+    char s0[96], s1[96];
+    npu_status st = npu__same_type(m, n, 1);
+    if (st != NPU_OK) return st;
+    if (ra == 0 || rb == 0)
+        return npu__ierr(m, n, NPU_ERR_SHAPE, "input %d is a scalar (shapes %s and %s)",
+                         ra == 0 ? 0 : 1, npu__sh(&a->shape, s0), npu__sh(&b->shape, s1));
+    /* 1-D: a becomes [1,K], b becomes [K,1]; transposes do not apply to them */
+    if (a_vec) { da[0] = 1; da[1] = a->shape.dims[0]; ra = 2; }
+    else memcpy(da, a->shape.dims, sizeof(int64_t) * ra);
+    if (b_vec) { db[0] = b->shape.dims[0]; db[1] = 1; rb = 2; }
+    else memcpy(db, b->shape.dims, sizeof(int64_t) * rb);
+    if (n->a.matmul.transpose_a && !a_vec) { int64_t t = da[ra - 2]; da[ra - 2] = da[ra - 1]; da[ra - 1] = t; }
+    if (n->a.matmul.transpose_b && !b_vec) { int64_t t = db[rb - 2]; db[rb - 2] = db[rb - 1]; db[rb - 1] = t; }
+    rows = da[ra - 2]; ka = da[ra - 1];
+    kb = db[rb - 2]; cols = db[rb - 1];
+    if (!npu__dims_match(ka, kb))
+        return npu__ierr(m, n, NPU_ERR_SHAPE,
+                         "input 1 has shape %s, input 0 has shape %s: inner dims %lld and %lld "
+                         "differ (transpose_a=%d, transpose_b=%d)",
+                         npu__sh(&b->shape, s1), npu__sh(&a->shape, s0), (long long)ka,
+                         (long long)kb, n->a.matmul.transpose_a != 0, n->a.matmul.transpose_b != 0);
+    if (!npu__bcast(da, ra - 2, db, rb - 2, batch, &rbatch))
+        return npu__ierr(m, n, NPU_ERR_SHAPE,
+                         "input 1 has shape %s, input 0 has shape %s: batch dims not broadcastable",
+                         npu__sh(&b->shape, s1), npu__sh(&a->shape, s0));
+    npu__shape_set(&n->shape, 0);
+    for (i = 0; i < rbatch; i++) n->shape.dims[n->shape.rank++] = batch[i];
+    if (!a_vec) n->shape.dims[n->shape.rank++] = rows;
+    if (!b_vec) n->shape.dims[n->shape.rank++] = cols;
+    n->type = a->type;
+    return NPU_OK;
+}
+
+/* One spatial output dim of a convolution or pooling window (in, pads >= 0,
+ * k_eff, stride >= 1): NPU_OK, NPU_ERR_SHAPE when the window exceeds the
+ * padded input, NPU_ERR_OVERFLOW when the padded input does not fit int64. */
+static npu_status npu__window_dim(int64_t in, int64_t k_eff, int64_t stride, int64_t pb, int64_t pe,
+                                  npu_auto_pad pad, int ceil_mode, int64_t *out)
+{
+    int64_t span;
+    *out = NPU_DIM_DYNAMIC;
+    if (npu__dim_dyn(in)) return NPU_OK;
+    if (pad == NPU_PAD_SAME_UPPER || pad == NPU_PAD_SAME_LOWER) {
+        *out = in / stride + (in % stride != 0);
+        return NPU_OK;
+    }
+    if (pad == NPU_PAD_VALID) pb = pe = 0;
+    if (npu__dim_add(in, pb, &span) || npu__dim_add(span, pe, &span)) return NPU_ERR_OVERFLOW;
+    if (span < k_eff) return NPU_ERR_SHAPE;
+    span -= k_eff;
+    *out = span / stride + (ceil_mode && span % stride != 0) + 1;
+    return NPU_OK;
+}
+
+static int npu__auto_pad_valid(npu_auto_pad p)
+{
+    return (unsigned)p <= (unsigned)NPU_PAD_SAME_LOWER;
+}
+
+static npu_status npu__infer_conv(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0], *w = n->inputs[1];
+    int group = n->op == NPU__OP_GROUP_CONVOLUTION;
+    uint32_t r = x->shape.rank, sp, i, k0 = group ? 3u : 2u;
+    int64_t cin, cout;
+    char s0[96], s1[96];
+    npu_status st = npu__same_type(m, n, 1);
+    if (st != NPU_OK) return st;
+    if (r < 3)
+        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
+                         npu__sh(&x->shape, s0));
+    if (w->shape.rank != r + (group ? 1u : 0u))
+        return npu__ierr(m, n, NPU_ERR_SHAPE,
+                         "input 1 has shape %s, input 0 has shape %s: weights need rank %u",
+                         npu__sh(&w->shape, s1), npu__sh(&x->shape, s0), r + (group ? 1u : 0u));
+    if (!npu__auto_pad_valid(n->a.conv.auto_pad))
+        return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "unknown auto_pad %d", (int)n->a.conv.auto_pad);
+    sp = r - 2;
+    cin = w->shape.dims[group ? 2 : 1];
+    cout = w->shape.dims[group ? 1 : 0];
+    if (group) {   /* G groups: G * C_in input and G * C_out output channels */
+        int64_t groups = w->shape.dims[0];
+        if (npu__dim_dyn(groups)) cin = cout = NPU_DIM_DYNAMIC;
+        if ((!npu__dim_dyn(cin) && npu__dim_mul(cin, groups, &cin)) ||
+            (!npu__dim_dyn(cout) && npu__dim_mul(cout, groups, &cout)))
+            return npu__ierr(m, n, NPU_ERR_OVERFLOW, "input 1 has shape %s: channels overflow",
+                             npu__sh(&w->shape, s1));
+    }
+    if (!npu__dims_match(x->shape.dims[1], cin))
+        return npu__ierr(m, n, NPU_ERR_SHAPE,
+                         "input 1 has shape %s, input 0 has shape %s: input channels %lld, "
+                         "weights expect %lld",
+                         npu__sh(&w->shape, s1), npu__sh(&x->shape, s0),
+                         (long long)x->shape.dims[1], (long long)cin);
+    npu__shape_set(&n->shape, r);
+    n->shape.dims[0] = x->shape.dims[0];
+    n->shape.dims[1] = cout;
+    for (i = 0; i < sp; i++) {
+        int64_t *stride = &n->a.conv.strides[i], *dl = &n->a.conv.dilations[i];
+        int64_t k = w->shape.dims[k0 + i], k_eff;
+        npu_status st_dim;
+        if (*stride == 0) *stride = 1;
+        if (*dl == 0) *dl = 1;
+        if (*stride < 0 || *dl < 0 || n->a.conv.pads_begin[i] < 0 || n->a.conv.pads_end[i] < 0)
+            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT,
+                             "spatial axis %u: negative stride, dilation or pad", i);
+        if (k < 1)
+            return npu__ierr(m, n, NPU_ERR_SHAPE, "input 1 has shape %s: kernel dims must be static and >= 1",
+                             npu__sh(&w->shape, s1));
+        if (npu__dim_mul(k - 1, *dl, &k_eff) || npu__dim_add(k_eff, 1, &k_eff))
+            st_dim = NPU_ERR_OVERFLOW;
+        else
+            st_dim = npu__window_dim(x->shape.dims[2 + i], k_eff, *stride, n->a.conv.pads_begin[i],
+                                     n->a.conv.pads_end[i], n->a.conv.auto_pad, 0, &n->shape.dims[2 + i]);
+        if (st_dim != NPU_OK)
+            return npu__ierr(m, n, st_dim,
+                             "input 1 has shape %s, input 0 has shape %s: the dilated kernel %s the "
+                             "padded input on spatial axis %u",
+                             npu__sh(&w->shape, s1), npu__sh(&x->shape, s0),
+                             st_dim == NPU_ERR_OVERFLOW ? "overflows with" : "exceeds", i);
+    }
+    for (; i < NPU_MAX_SPATIAL; i++)
+        n->a.conv.strides[i] = n->a.conv.dilations[i] = n->a.conv.pads_begin[i] = n->a.conv.pads_end[i] = 0;
+    n->type = x->type;
+    return NPU_OK;
+}
+
+static npu_status npu__infer_pool(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t r = x->shape.rank, sp, i;
+    npu_status st;
+    char s0[96];
+    if (r < 3)
+        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
+                         npu__sh(&x->shape, s0));
+    st = npu__numeric(m, n);
+    if (st != NPU_OK) return st;
+    if (!npu__auto_pad_valid(n->a.pool.auto_pad) ||
+        (unsigned)n->a.pool.rounding_type > (unsigned)NPU_ROUND_CEIL)
+        return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "unknown auto_pad or rounding_type");
+    sp = r - 2;
+    npu__shape_set(&n->shape, r);
+    n->shape.dims[0] = x->shape.dims[0];
+    n->shape.dims[1] = x->shape.dims[1];
+    for (i = 0; i < sp; i++) {
+        int64_t k = n->a.pool.kernel[i];
+        if (n->a.pool.strides[i] == 0) n->a.pool.strides[i] = 1;
+        if (k < 1 || n->a.pool.strides[i] < 0 || n->a.pool.pads_begin[i] < 0 || n->a.pool.pads_end[i] < 0)
+            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT,
+                             "spatial axis %u: kernel %lld (must be >= 1) or a negative stride/pad",
+                             i, (long long)k);
+        st = npu__window_dim(x->shape.dims[2 + i], k, n->a.pool.strides[i], n->a.pool.pads_begin[i],
+                             n->a.pool.pads_end[i], n->a.pool.auto_pad,
+                             n->a.pool.rounding_type == NPU_ROUND_CEIL, &n->shape.dims[2 + i]);
+        if (st != NPU_OK)
+            return npu__ierr(m, n, st, "input 0 has shape %s: kernel %lld %s the padded input on spatial axis %u",
+                             npu__sh(&x->shape, s0), (long long)k,
+                             st == NPU_ERR_OVERFLOW ? "overflows with" : "exceeds", i);
+    }
+    for (; i < NPU_MAX_SPATIAL; i++)
+        n->a.pool.kernel[i] = n->a.pool.strides[i] = n->a.pool.pads_begin[i] = n->a.pool.pads_end[i] = 0;
+    n->type = x->type;
+    return NPU_OK;
+}
+
+/* The i64 values of an implicit Constant input. */
+static const int64_t *npu__const_i64(const npu_node *c, uint32_t *count)
+{
+    *count = c->shape.rank == 0 ? 1u : (uint32_t)c->shape.dims[0];
+    return (const int64_t *)c->a.constant.data;
+}
+
+static npu_status npu__infer_reduce(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t cnt, i, j, r = x->shape.rank, ax;
+    const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
+    unsigned char reduce[NPU_MAX_RANK] = {0};
+    npu_status st = npu__numeric(m, n);
+    for (i = 0; st == NPU_OK && i < cnt; i++) {
+        st = npu__input_axis(m, n, axes[i], &ax);
+        if (st != NPU_OK) break;
+        if (reduce[ax])
+            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %lld is given twice",
+                             (long long)axes[i]);
+        reduce[ax] = 1;
+    }
+    if (st != NPU_OK) return st;
+    npu__shape_set(&n->shape, 0);
+    for (j = 0; j < r; j++) {
+        if (!reduce[j]) n->shape.dims[n->shape.rank++] = x->shape.dims[j];
+        else if (n->a.flag.flag) n->shape.dims[n->shape.rank++] = 1;
+    }
+    n->type = x->type;
+    return NPU_OK;
+}
+
+/* Input dims copied by special_zero cancel out of both element counts, so that
+ * [?,4,6,6] -> [0,-1] still infers 144. */
+static npu_status npu__infer_reshape(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t cnt, i, infer_at = UINT32_MAX;
+    const int64_t *t = npu__const_i64(n->inputs[1], &cnt);
+    uint64_t known = 1, total = 1;
+    unsigned char copied[NPU_MAX_RANK] = {0};
+    int dynamic = 0;
+    char s0[96], s1[96];
+    npu__shape_set(&n->shape, cnt);
+    for (i = 0; i < cnt; i++) {
+        int64_t d = t[i];
+        if (d == -1) {
+            if (infer_at != UINT32_MAX)
+                return npu__ierr(m, n, NPU_ERR_SHAPE, "target shape has more than one -1");
+            infer_at = i;
+            continue;
+        }
+        if (d < -1) return npu__ierr(m, n, NPU_ERR_SHAPE, "target dim %u is %lld", i, (long long)d);
+        if (d == 0 && n->a.flag.flag) {
+            if (i >= x->shape.rank)
+                return npu__ierr(m, n, NPU_ERR_SHAPE,
+                                 "target dim %u is 0 (special_zero) but input 0 of shape %s has "
+                                 "no axis %u",
+                                 i, npu__sh(&x->shape, s0), i);
+            n->shape.dims[i] = x->shape.dims[i];
+            copied[i] = 1;
+            continue;
+        }
+        n->shape.dims[i] = d;
+        if (npu__mul_u64(known, (uint64_t)d, &known))
+            return npu__ierr(m, n, NPU_ERR_OVERFLOW, "target shape overflows");
+    }
+    for (i = 0; i < x->shape.rank; i++) {
+        if (i < cnt && copied[i]) continue;
+        if (npu__dim_dyn(x->shape.dims[i])) dynamic = 1;
+        else if (npu__mul_u64(total, (uint64_t)x->shape.dims[i], &total))
+            return npu__ierr(m, n, NPU_ERR_OVERFLOW, "input 0 shape overflows");
+    }
+    if (dynamic) {
+        if (infer_at != UINT32_MAX) n->shape.dims[infer_at] = NPU_DIM_DYNAMIC;
+    } else if (infer_at != UINT32_MAX) {
+        if (known == 0 || total % known != 0)
+            return npu__ierr(m, n, NPU_ERR_SHAPE,
+                             "input 0 has shape %s, which does not fit target %s", npu__sh(&x->shape, s0),
+                             npu__sh(&n->shape, s1));
+        n->shape.dims[infer_at] = (int64_t)(total / known);
+    } else if (known != total) {
+        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s (%llu elements), target %s has %llu",
+                         npu__sh(&x->shape, s0), (unsigned long long)npu_shape_elements(&x->shape),
+                         npu__sh(&n->shape, s1), (unsigned long long)npu_shape_elements(&n->shape));
+    }
+    n->type = x->type;
+    return NPU_OK;
+}
+
+static npu_status npu__infer_squeeze(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t i, r = x->shape.rank, ax, cnt = 0;
+    unsigned char drop[NPU_MAX_RANK] = {0};
+    char s0[96];
+    if (n->n_inputs > 1) {
+        const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
+        for (i = 0; i < cnt; i++) {
+            npu_status st = npu__input_axis(m, n, axes[i], &ax);
+            if (st != NPU_OK) return st;
+            if (x->shape.dims[ax] != 1)
+                return npu__ierr(m, n, NPU_ERR_SHAPE,
+                                 "input 0 has shape %s: axis %u is not of size 1", npu__sh(&x->shape, s0),
+                                 ax);
+            drop[ax] = 1;
+        }
+    } else {
+        for (i = 0; i < r; i++) drop[i] = x->shape.dims[i] == 1;
+    }
+    npu__shape_set(&n->shape, 0);
+    for (i = 0; i < r; i++)
+        if (!drop[i]) n->shape.dims[n->shape.rank++] = x->shape.dims[i];
+    n->type = x->type;
+    return NPU_OK;
+}
+
+static npu_status npu__infer_unsqueeze(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t cnt, i, j = 0, ax, out_rank;
+    const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
+    unsigned char add[NPU_MAX_RANK] = {0};
+    char s0[96];
+    out_rank = x->shape.rank + cnt;
+    if (out_rank > NPU_MAX_RANK)
+        return npu__ierr(m, n, NPU_ERR_LIMIT, "input 0 has shape %s: the output would have rank %u > %d",
+                         npu__sh(&x->shape, s0), out_rank, NPU_MAX_RANK);
+    for (i = 0; i < cnt; i++) {
+        if (!npu__norm_axis(axes[i], out_rank, &ax))
+            return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for output rank %u",
+                             (long long)axes[i], out_rank);
+        if (add[ax])
+            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %lld is given twice",
+                             (long long)axes[i]);
+        add[ax] = 1;
+    }
+    npu__shape_set(&n->shape, out_rank);
+    for (i = 0; i < out_rank; i++) n->shape.dims[i] = add[i] ? 1 : x->shape.dims[j++];
+    n->type = x->type;
+    return NPU_OK;
+}
+
+static npu_status npu__infer_transpose(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t cnt, i;
+    const int64_t *perm = npu__const_i64(n->inputs[1], &cnt);
+    unsigned char seen[NPU_MAX_RANK] = {0};
+    char s0[96];
+    if (cnt != x->shape.rank)
+        return npu__ierr(m, n, NPU_ERR_SHAPE, "perm has %u values, input 0 has shape %s", cnt,
+                         npu__sh(&x->shape, s0));
+    npu__shape_set(&n->shape, cnt);
+    for (i = 0; i < cnt; i++) {
+        if (perm[i] < 0 || perm[i] >= (int64_t)cnt || seen[perm[i]])
+            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT,
+                             "perm is not a permutation of 0..%u (value %lld at %u)", cnt - 1,
+                             (long long)perm[i], i);
+        seen[perm[i]] = 1;
+        n->shape.dims[i] = x->shape.dims[perm[i]];
+    }
+    n->type = x->type;
+    return NPU_OK;
+}
+
+static npu_status npu__infer_concat(npu_node *n, npu__msg *m)
+{
+    const npu_node *x0 = n->inputs[0];
+    uint32_t i, j, ax;
+    char s0[96], s1[96];
+    npu_status st = npu__input_axis(m, n, n->a.axis.axis, &ax);
+    if (st != NPU_OK) return st;
+    n->a.axis.axis = ax;
+    n->shape = x0->shape;
+    for (i = 1; i < n->n_inputs; i++) {
+        const npu_node *xi = n->inputs[i];
+        st = npu__same_type(m, n, i);
+        if (st != NPU_OK) return st;
+        if (xi->shape.rank != x0->shape.rank)
+            return npu__ierr(m, n, NPU_ERR_SHAPE, "input %u has shape %s, input 0 has shape %s", i,
+                             npu__sh(&xi->shape, s1), npu__sh(&x0->shape, s0));
+        for (j = 0; j < x0->shape.rank; j++) {
+            int64_t a = n->shape.dims[j], b = xi->shape.dims[j];
+            if (j == ax) {
+                if (npu__dim_dyn(a) || npu__dim_dyn(b)) n->shape.dims[j] = NPU_DIM_DYNAMIC;
+                else if (npu__dim_add(a, b, &n->shape.dims[j]))
+                    return npu__ierr(m, n, NPU_ERR_OVERFLOW, "input %u has shape %s: the concat axis %u "
+                                     "overflows", i, npu__sh(&xi->shape, s1), ax);
+            } else if (!npu__dims_match(a, b)) {
+                return npu__ierr(m, n, NPU_ERR_SHAPE,
+                                 "input %u has shape %s, input 0 has shape %s (differ on axis %u, "
+                                 "concat axis %u)",
+                                 i, npu__sh(&xi->shape, s1), npu__sh(&x0->shape, s0), j, ax);
+            } else if (npu__dim_dyn(a)) {
+                n->shape.dims[j] = b;
+            }
+        }
+    }
+    n->type = x0->type;
+    return NPU_OK;
+}
+
+static npu_status npu__infer_read_value(npu_node *n, npu__msg *m)
+{
+    return n->n_inputs == 1 ? npu__variable_fits(m, n, n->inputs[0], n) : NPU_OK;
+}
+
+static npu_status npu__infer_assign(npu_node *n, npu__msg *m)
+{
+    npu_status st = npu__variable_fits(m, n, n->inputs[0], n->a.var.read_value);
+    return st != NPU_OK ? st : npu__infer_same(n, m);
+}
+
+/* ---- Graph object ---- */
+
+static const char *npu__graph_default_name = "npu_graph";
+
+size_t npu_graph_node_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_node)); }
+
+size_t npu_graph_size(const npu_graph_options *options)
+{
+    const char *name = options && options->name ? options->name : npu__graph_default_name;
+    size_t len = strlen(name);
+    if (len >= NPU_NAME_MAX) return 0;
+    return NPU_ARENA_ROUND(sizeof(struct npu_graph)) + NPU_ARENA_ROUND(len + 1);
+}
+
+npu_status npu_graph_create(npu_arena *arena, npu_context *ctx, const npu_graph_options *options,
+                            npu_graph **out)
+{
+    const char *name = options && options->name ? options->name : npu__graph_default_name;
+    size_t mark, len;
+    npu_graph *g;
+    char *name_copy;
+    if (out == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_graph_create: out is NULL");
+    *out = NULL;
+    if (arena == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_graph_create: arena is NULL");
+    len = strlen(name);
+    if (len >= NPU_NAME_MAX)
+        return npu__fail(ctx, NPU_ERR_LIMIT, "npu_graph_create: graph name of %zu bytes; at most %d",
+                         len, NPU_NAME_MAX - 1);
+    mark = arena->used;
+    g = (npu_graph *)npu__alloc(arena, ctx, sizeof *g, "graph");
+    name_copy = g ? (char *)npu__alloc(arena, ctx, len + 1, "graph name") : NULL;
+    if (name_copy == NULL) {
+        npu_arena_rewind(arena, mark);
+        return NPU_ERR_ARENA_TOO_SMALL;
+    }
+    memcpy(name_copy, name, len + 1);
+    g->arena = arena;
+    g->ctx = ctx;
+    g->name = name_copy;
+    g->max_nodes = options ? options->max_nodes : 0;
+    g->status = NPU_OK;
+    g->bytes_used = arena->used - mark;
+    *out = g;
+    return NPU_OK;
+}
+
+size_t npu_graph_bytes_used(const npu_graph *g) { return g ? g->bytes_used : 0; }
+npu_status npu_graph_status(const npu_graph *g) { return g ? g->status : NPU_ERR_INVALID_ARGUMENT; }
+const char *npu_graph_first_error(const npu_graph *g) { return g ? g->first_error : ""; }
+const char *npu_graph_name(const npu_graph *g) { return g ? g->name : ""; }
+uint32_t npu_graph_node_count(const npu_graph *g) { return g ? g->node_count : 0; }
+
+void npu_graph_clear_status(npu_graph *g)
+{
+    if (g == NULL) return;
+    g->status = NPU_OK;
+    g->first_error[0] = '\0';
+}
+
+const char *npu_node_name(const npu_node *node) { return node ? node->name : ""; }
+npu_type npu_node_type(const npu_node *node) { return node ? node->type : NPU_TYPE_UNDEFINED; }
+
+npu_status npu_node_shape(const npu_node *node, npu_shape *out)
+{
+    if (node == NULL || out == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    *out = node->shape;
+    return NPU_OK;
+}
+
+/* Records a builder failure: the message goes to the context, and the first
+ * one stays in the graph. Returns NULL for the op to return. */
+static npu_node *npu__graph_fail(npu_graph *g, npu_status status, const char *msg)
+{
+    if (g->status == NPU_OK) {
+        g->status = status;
+        npu__strlcpy(g->first_error, msg, sizeof g->first_error);
+    }
+    npu__fail(g->ctx, status, "%s", msg);
+    return NULL;
+}
+
+NPU__PRINTF(3, 4)
+static npu_node *npu__graph_failf(npu_graph *g, npu_status status, const char *fmt, ...)
+{
+    npu__msg m;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m.text, sizeof m.text, fmt, ap);
+    va_end(ap);
+    return npu__graph_fail(g, status, m.text);
+}
+
+static const npu_node *npu__find_name(const npu_graph *g, const char *name, uint32_t hash)
+{
+    const npu_node *n;
+    for (n = g->first; n != NULL; n = n->next)
+        if (n->name_hash == hash && strcmp(n->name, name) == 0) return n;
+    return NULL;
+}
+
+/* "Add_3", or "Add_3_1", ... when a node already has that name. `avoid` is an
+ * extra name taken by the op being built (its implicit Constant). */
+static void npu__auto_name(const npu_graph *g, const char *prefix, uint32_t index, const char *avoid,
+                           char *out, size_t cap)
+{
+    unsigned k;
+    snprintf(out, cap, "%s_%u", prefix, (unsigned)index);
+    for (k = 1; npu__find_name(g, out, npu__hash(out)) || (avoid && strcmp(avoid, out) == 0); k++)
+        snprintf(out, cap, "%s_%u_%u", prefix, (unsigned)index, k);
+}
+
+typedef struct npu__op_request {
+    npu__op op;
+    const char *name;                /* caller's, or NULL */
+    npu_node *const *inputs;         /* data inputs, as the caller gave them */
+    uint32_t n_inputs;
+    const int64_t *values;           /* implicit i64 Constant (appended as the last input) */
+    size_t n_values;
+    int has_values;
+    const char *variable_id;         /* ReadValue: copied into the arena */
+} npu__op_request;
+
+/* Checks the inputs and names, then carves the whole op; NULL on failure (the
+ * error is recorded and the arena untouched). */
+static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
+{
+    const char *op_name = npu__ops[rq->op].op_name;
+    char name_buf[NPU_NAME_MAX], const_name[NPU_NAME_MAX];
+    const char *name = rq->name;
+    uint32_t i, n_total = rq->n_inputs + (rq->has_values ? 1u : 0u);
+    uint32_t n_new = rq->has_values ? 2u : 1u;
+    size_t need = 0, name_len, var_len = 0, mark;
+    npu_node *c = NULL, *n;
+    if (g == NULL) return NULL;
+    const_name[0] = '\0';
+    for (i = 0; i < rq->n_inputs; i++) {
+        const npu_node *in = rq->inputs[i];
+        if (in == NULL) {
+            if (g->status != NPU_OK)
+                return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT,
+                                        "%s '%s': input %u is NULL; the first failure in this graph "
+                                        "was: %s",
+                                        op_name, name ? name : "?", i, g->first_error);
+            return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "%s '%s': input %u is NULL", op_name,
+                                    name ? name : "?", i);
+        }
+        if (in->graph != g)
+            return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT,
+                                    "%s '%s': input %u ('%s') belongs to another graph", op_name,
+                                    name ? name : "?", i, in->name);
+    }
+    if (rq->has_values && rq->n_values > NPU_MAX_RANK)
+        return npu__graph_failf(g, NPU_ERR_LIMIT, "%s '%s': %zu values given; at most %d", op_name,
+                                name ? name : "?", rq->n_values, NPU_MAX_RANK);
+    if (rq->has_values && rq->n_values > 0 && rq->values == NULL)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "%s '%s': the value array is NULL",
+                                op_name, name ? name : "?");
+    if (g->max_nodes != 0 && g->node_count + n_new > g->max_nodes)
+        return npu__graph_failf(g, NPU_ERR_LIMIT, "%s '%s': the graph already has %u nodes (max_nodes %u)",
+                                op_name, name ? name : "?", g->node_count, g->max_nodes);
+    if (g->node_count > UINT32_MAX - 4)
+        return npu__graph_failf(g, NPU_ERR_LIMIT, "%s: too many nodes", op_name);
+    if (rq->has_values)
+        npu__auto_name(g, npu__ops[NPU__OP_CONSTANT].op_name, g->node_count, NULL, const_name,
+                       sizeof const_name);
+    if (name != NULL) {
+        if (strlen(name) >= NPU_NAME_MAX)
+            return npu__graph_failf(g, NPU_ERR_LIMIT, "%s: name of %zu bytes ('%.40s...'); at most %d",
+                                    op_name, strlen(name), name, NPU_NAME_MAX - 1);
+        if (name[0] == '\0')
+            return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "%s: empty name (pass NULL for an "
+                                    "automatic one)", op_name);
+        if (npu__find_name(g, name, npu__hash(name)) || strcmp(name, const_name) == 0)
+            return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT,
+                                    "%s '%s': the name is already used by another node", op_name, name);
+    } else {
+        npu__auto_name(g, op_name, g->node_count + n_new - 1, rq->has_values ? const_name : NULL,
+                       name_buf, sizeof name_buf);
+        name = name_buf;
+    }
+    if (rq->variable_id != NULL) {
+        var_len = strlen(rq->variable_id);
+        if (var_len >= NPU_NAME_MAX || var_len == 0)
+            return npu__graph_failf(g, var_len ? NPU_ERR_LIMIT : NPU_ERR_INVALID_ARGUMENT,
+                                    "%s '%s': variable id of %zu bytes; 1 to %d are allowed", op_name,
+                                    name, var_len, NPU_NAME_MAX - 1);
+    }
+    /* size the whole op first, so that it fails before carving anything */
+    name_len = strlen(name);
+    need = NPU_ARENA_ROUND(sizeof(struct npu_node)) + NPU_ARENA_ROUND(name_len + 1);
+    if (n_total > NPU__INLINE_INPUTS) need += NPU_ARENA_ROUND(sizeof(npu_node *) * (size_t)n_total);
+    if (rq->variable_id != NULL) need += NPU_ARENA_ROUND(var_len + 1);
+    if (rq->has_values)
+        need += NPU_ARENA_ROUND(sizeof(struct npu_node)) + NPU_ARENA_ROUND(strlen(const_name) + 1) +
+                NPU_ARENA_ROUND(8 * rq->n_values);
+    if (need > npu_arena_remaining(g->arena))
+        return npu__graph_failf(g, NPU_ERR_ARENA_TOO_SMALL,
+                                "%s '%s': arena too small: the op needs %zu bytes, %zu are free "
+                                "(needs %zu bytes in total, has %zu)",
+                                op_name, name, need, npu_arena_remaining(g->arena),
+                                g->arena->used + need, g->arena->capacity);
+    mark = g->arena->used;
+    if (rq->has_values) {
+        char *cn;
+        int64_t *vals;
+        c = (npu_node *)npu__alloc(g->arena, NULL, sizeof *c, "node");
+        cn = (char *)npu__alloc(g->arena, NULL, strlen(const_name) + 1, "name");
+        vals = (int64_t *)npu__alloc(g->arena, NULL, 8 * rq->n_values, "values");
+        memcpy(cn, const_name, strlen(const_name) + 1);
+        if (rq->n_values > 0) memcpy(vals, rq->values, 8 * rq->n_values);
+        c->graph = g;
+        c->name = cn;
+        c->name_hash = npu__hash(cn);
+        c->op = NPU__OP_CONSTANT;
+        c->cat = NPU__CAT_OP;
+        c->inputs = c->inline_inputs;
+        c->type = NPU_I64;
+        npu__shape_set(&c->shape, 1);
+        c->shape.dims[0] = (int64_t)rq->n_values;
+        c->a.constant.data = vals;
+        c->a.constant.bytes = 8 * (uint64_t)rq->n_values;
+    }
+    n = (npu_node *)npu__alloc(g->arena, NULL, sizeof *n, "node");
+    {
+        char *nm = (char *)npu__alloc(g->arena, NULL, name_len + 1, "name");
+        memcpy(nm, name, name_len + 1);
+        n->name = nm;
+    }
+    n->inputs = n_total > NPU__INLINE_INPUTS
+                    ? (npu_node **)npu__alloc(g->arena, NULL, sizeof(npu_node *) * (size_t)n_total, "inputs")
+                    : n->inline_inputs;
+    for (i = 0; i < rq->n_inputs; i++) n->inputs[i] = (npu_node *)rq->inputs[i];
+    if (c != NULL) n->inputs[rq->n_inputs] = c;
+    n->n_inputs = n_total;
+    if (rq->variable_id != NULL) {
+        char *v = (char *)npu__alloc(g->arena, NULL, var_len + 1, "variable id");
+        memcpy(v, rq->variable_id, var_len + 1);
+        n->a.var.variable_id = v;
+    }
+    n->graph = g;
+    n->name_hash = npu__hash(n->name);
+    n->op = (uint8_t)rq->op;
+    n->cat = npu__ops[rq->op].cat;
+    g->pending_mark = mark;
+    g->pending_const = c;
+    return n;
+}
+
+static void npu__link(npu_graph *g, npu_node *n)
+{
+    n->index = g->node_count++;
+    n->cat_index = g->cat_count[n->cat]++;
+    if (g->last) g->last->next = n;
+    else g->first = n;
+    g->last = n;
+}
+
+/* Runs inference and links the op, or undoes it. */
+static npu_node *npu__op_finish(npu_graph *g, npu_node *n)
+{
+    npu__msg m;
+    npu_status st = NPU_OK;
+    m.text[0] = '\0';
+    if (npu__ops[n->op].infer != NULL) st = npu__ops[n->op].infer(n, &m);
+    if (st != NPU_OK) {
+        npu_arena_rewind(g->arena, g->pending_mark);
+        return npu__graph_fail(g, st, m.text);
+    }
+    if (g->pending_const) npu__link(g, g->pending_const);
+    npu__link(g, n);
+    if (n->op == NPU__OP_RESULT) {
+        npu_node *src = n->inputs[0], **p = &src->first_result;
+        while (*p) p = &(*p)->next_result;
+        *p = n;
+    } else if (n->op == NPU__OP_READ_VALUE) {
+        g->state_count++;
+    } else if (n->op == NPU__OP_ASSIGN) {
+        n->a.var.read_value->a.var.assigned = 1;
+    }
+    g->bytes_used += g->arena->used - g->pending_mark;
+    g->pending_const = NULL;
+    return n;
+}
+
+/* Fails an op between begin and finish (attribute checks that need the name). */
+NPU__PRINTF(4, 5)
+static npu_node *npu__op_abort(npu_graph *g, npu_node *n, npu_status status, const char *fmt, ...)
+{
+    npu__msg m;
+    va_list ap;
+    va_start(ap, fmt);
+    npu__vmsg(&m, n, fmt, ap);
+    va_end(ap);
+    npu_arena_rewind(g->arena, g->pending_mark);
+    return npu__graph_fail(g, status, m.text);
+}
+
+static npu_node *npu__simple(npu_graph *g, npu__op op, npu_node *const *inputs, uint32_t n_inputs,
+                             const char *name)
+{
+    npu__op_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.op = op;
+    rq.name = name;
+    rq.inputs = inputs;
+    rq.n_inputs = n_inputs;
+    return npu__op_begin(g, &rq);
+}
+
+/* ---- Layouts ---- */
+
+/* Index of 'N' in the layout, else 0. */
+static uint32_t npu__batch_axis(const char *layout)
+{
+    const char *p = strchr(layout, 'N');
+    return p ? (uint32_t)(p - layout) : 0u;
+}
+
+/* Checks a layout for a shape; NULL on success, else the reason. */
+static const char *npu__layout_check(const char *layout, const npu_shape *shape)
+{
+    size_t len = strlen(layout), i, j;
+    if (len >= NPU_LAYOUT_MAX) return "is too long";
+    if (len != shape->rank) return "has not one letter per axis";
+    for (i = 0; i < len; i++) {
+        char ch = layout[i];
+        if (!((ch >= 'A' && ch <= 'Z') || ch == '?')) return "has a character other than A-Z and '?'";
+        for (j = 0; j < i; j++)
+            if (ch != '?' && layout[j] == ch) return "names an axis twice";
+    }
+    return NULL;
+}
+
+/* Only the batch axis may be dynamic in a Parameter or a variable. */
+static int npu__dynamic_ok(const npu_shape *s, const char *layout, uint32_t *bad_axis)
+{
+    uint32_t i, b = npu__batch_axis(layout);
+    for (i = 0; i < s->rank; i++) {
+        if (s->dims[i] < 0 && (s->dims[i] != NPU_DIM_DYNAMIC || i != b)) {
+            *bad_axis = i;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+npu_status npu_graph_set_layout(npu_node *node, const char *layout)
+{
+    npu_graph *g;
+    const char *why;
+    uint32_t bad;
+    char s0[96];
+    if (node == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    g = node->graph;
+    if (layout == NULL) layout = "";
+    if (node->op != NPU__OP_PARAMETER && node->op != NPU__OP_RESULT)
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "%s '%s': a layout can be set only on a Parameter or a Result",
+                         npu__op_name(node), node->name);
+    if (layout[0] != '\0' && (why = npu__layout_check(layout, &node->shape)) != NULL)
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT, "%s '%s': layout \"%.20s\" %s (shape %s)",
+                         npu__op_name(node), node->name, layout, why, npu__sh(&node->shape, s0));
+    if (node->op == NPU__OP_PARAMETER && !npu__dynamic_ok(&node->shape, layout, &bad))
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "Parameter '%s': shape %s is dynamic on axis %u, but layout \"%s\" puts "
+                         "the batch on axis %u",
+                         node->name, npu__sh(&node->shape, s0), bad, layout, npu__batch_axis(layout));
+    npu__strlcpy(node->layout, layout, sizeof node->layout);
+    return NPU_OK;
+}
+
+/* ---- Builder ops ---- */
+
+/* Checks a caller's type and shape for a source node; 0 (op aborted) if bad. */
+static int npu__check_source(npu_graph *g, npu_node *n, npu_type type, const npu_shape *shape)
+{
+    uint32_t i;
+    if (!npu__type_valid(type))
+        return npu__op_abort(g, n, NPU_ERR_TYPE, "unknown element type %d", (int)type) != NULL;
+    if (shape == NULL) return npu__op_abort(g, n, NPU_ERR_INVALID_ARGUMENT, "shape is NULL") != NULL;
+    if (shape->rank > NPU_MAX_RANK)
+        return npu__op_abort(g, n, NPU_ERR_LIMIT, "rank %u; at most %d", (unsigned)shape->rank,
+                             NPU_MAX_RANK) != NULL;
+    for (i = 0; i < shape->rank; i++)
+        if (shape->dims[i] < NPU_DIM_DYNAMIC)
+            return npu__op_abort(g, n, NPU_ERR_SHAPE, "dim %u is %lld", i,
+                                 (long long)shape->dims[i]) != NULL;
+    return 1;
+}
+
+npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
+                              const char *layout)
+{
+    npu_node *n = npu__simple(g, NPU__OP_PARAMETER, NULL, 0, name);
+    const char *why;
+    uint32_t bad;
+    char s0[96];
+    if (n == NULL) return NULL;
+    if (!npu__check_source(g, n, type, shape)) return NULL;
+    if (layout == NULL) layout = "";
+    if (layout[0] != '\0' && (why = npu__layout_check(layout, shape)) != NULL)
+        return npu__op_abort(g, n, NPU_ERR_INVALID_ARGUMENT, "layout \"%.20s\" %s (shape %s)", layout,
+                             why, npu__sh(shape, s0));
+    if (!npu__dynamic_ok(shape, layout, &bad))
+        return npu__op_abort(g, n, NPU_ERR_SHAPE,
+                             "shape %s is dynamic on axis %u; only the batch axis (%u) may be dynamic",
+                             npu__sh(shape, s0), bad, npu__batch_axis(layout));
+    n->type = type;
+    n->shape = *shape;
+    npu__strlcpy(n->layout, layout, sizeof n->layout);
+    return npu__op_finish(g, n);
+}
+
+npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
+                             const void *data, size_t bytes)
+{
+    npu_node *n = npu__simple(g, NPU__OP_CONSTANT, NULL, 0, name);
+    uint64_t elements, need = 0;
+    uint32_t i;
+    char s0[96];
+    if (n == NULL) return NULL;
+    if (!npu__check_source(g, n, type, shape)) return NULL;
+    for (i = 0; i < shape->rank; i++)
+        if (shape->dims[i] < 0)
+            return npu__op_abort(g, n, NPU_ERR_SHAPE, "shape %s: a constant cannot be dynamic",
+                                 npu__sh(shape, s0));
+    if (data == NULL) return npu__op_abort(g, n, NPU_ERR_INVALID_ARGUMENT, "data is NULL");
+    elements = npu_shape_elements(shape);
+    if (elements == 0)
+        return npu__op_abort(g, n, NPU_ERR_SHAPE, "shape %s has no elements (or overflows)",
+                             npu__sh(shape, s0));
+    if (npu__mul_u64(elements, npu_type_size(type), &need) || need != (uint64_t)bytes)
+        return npu__op_abort(g, n, NPU_ERR_INVALID_ARGUMENT,
+                             "%zu bytes given; shape %s of %s needs %llu", bytes, npu__sh(shape, s0),
+                             npu_type_name(type), (unsigned long long)need);
+    n->type = type;
+    n->shape = *shape;
+    n->a.constant.data = data;
+    n->a.constant.bytes = bytes;
+    return npu__op_finish(g, n);
+}
+
+npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name)
+{
+    npu_node *n = npu__simple(g, NPU__OP_RESULT, &value, 1, name);
+    return n ? npu__op_finish(g, n) : NULL;
+}
+
+npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, const char *name)
+{
+    npu_node *n = npu__simple(g, NPU__OP_CONVERT, &x, 1, name);
+    if (n == NULL) return NULL;
+    if (!npu__type_valid(to))
+        return npu__op_abort(g, n, NPU_ERR_TYPE, "unknown destination type %d", (int)to);
+    n->a.convert.to = to;
+    return npu__op_finish(g, n);
+}
+
+static npu_node *npu__binary(npu_graph *g, npu__op op, npu_node *a, npu_node *b, const char *name)
+{
+    npu_node *in[2];
+    npu_node *n;
+    in[0] = a;
+    in[1] = b;
+    n = npu__simple(g, op, in, 2, name);
+    return n ? npu__op_finish(g, n) : NULL;
+}
+
+npu_node *npu_graph_add(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+{ return npu__binary(g, NPU__OP_ADD, a, b, name); }
+npu_node *npu_graph_subtract(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+{ return npu__binary(g, NPU__OP_SUBTRACT, a, b, name); }
+npu_node *npu_graph_multiply(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+{ return npu__binary(g, NPU__OP_MULTIPLY, a, b, name); }
+npu_node *npu_graph_divide(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+{ return npu__binary(g, NPU__OP_DIVIDE, a, b, name); }
+npu_node *npu_graph_maximum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+{ return npu__binary(g, NPU__OP_MAXIMUM, a, b, name); }
+npu_node *npu_graph_minimum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+{ return npu__binary(g, NPU__OP_MINIMUM, a, b, name); }
+
+static npu_node *npu__unary(npu_graph *g, npu__op op, npu_node *x, const char *name)
+{
+    npu_node *n = npu__simple(g, op, &x, 1, name);
+    return n ? npu__op_finish(g, n) : NULL;
+}
+
+npu_node *npu_graph_relu(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_RELU, x, name); }
+npu_node *npu_graph_sigmoid(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_SIGMOID, x, name); }
+npu_node *npu_graph_tanh(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_TANH, x, name); }
+npu_node *npu_graph_exp(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_EXP, x, name); }
+npu_node *npu_graph_sqrt(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_SQRT, x, name); }
+
+npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, const char *name)
+{
+    npu_node *n = npu__simple(g, NPU__OP_CLAMP, &x, 1, name);
+    if (n == NULL) return NULL;
+    n->a.clamp.min = min;
+    n->a.clamp.max = max;
+    return npu__op_finish(g, n);
+}
+
+npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char *name)
+{
+    npu_node *n = npu__simple(g, NPU__OP_SOFTMAX, &x, 1, name);
+    if (n == NULL) return NULL;
+    n->a.axis.axis = axis;
+    return npu__op_finish(g, n);
+}
+
+npu_node *npu_graph_matmul(npu_graph *g, npu_node *a, npu_node *b, int transpose_a, int transpose_b,
+                           const char *name)
+{
+    npu_node *in[2];
+    npu_node *n;
+    in[0] = a;
+    in[1] = b;
+    n = npu__simple(g, NPU__OP_MATMUL, in, 2, name);
+    if (n == NULL) return NULL;
+    n->a.matmul.transpose_a = transpose_a != 0;
+    n->a.matmul.transpose_b = transpose_b != 0;
+    return npu__op_finish(g, n);
+}
+
+static npu_node *npu__conv(npu_graph *g, npu__op op, npu_node *x, npu_node *w,
+                           const npu_conv_params *p, const char *name)
+{
+    npu_node *in[2];
+    npu_node *n;
+    in[0] = x;
+    in[1] = w;
+    n = npu__simple(g, op, in, 2, name);
+    if (n == NULL) return NULL;
+    if (p != NULL) {
+        memcpy(n->a.conv.strides, p->strides, sizeof p->strides);
+        memcpy(n->a.conv.dilations, p->dilations, sizeof p->dilations);
+        memcpy(n->a.conv.pads_begin, p->pads_begin, sizeof p->pads_begin);
+        memcpy(n->a.conv.pads_end, p->pads_end, sizeof p->pads_end);
+        n->a.conv.auto_pad = p->auto_pad;
+    }
+    return npu__op_finish(g, n);
+}
+
+npu_node *npu_graph_convolution(npu_graph *g, npu_node *x, npu_node *weights,
+                                const npu_conv_params *params, const char *name)
+{ return npu__conv(g, NPU__OP_CONVOLUTION, x, weights, params, name); }
+npu_node *npu_graph_group_convolution(npu_graph *g, npu_node *x, npu_node *weights,
+                                      const npu_conv_params *params, const char *name)
+{ return npu__conv(g, NPU__OP_GROUP_CONVOLUTION, x, weights, params, name); }
+
+static npu_node *npu__pool(npu_graph *g, npu__op op, npu_node *x, const npu_pool_params *p,
+                           const char *name)
+{
+    npu_node *n = npu__simple(g, op, &x, 1, name);
+    if (n == NULL) return NULL;
+    if (p == NULL) return npu__op_abort(g, n, NPU_ERR_INVALID_ARGUMENT, "params is NULL (kernel needed)");
+    memcpy(n->a.pool.kernel, p->kernel, sizeof p->kernel);
+    memcpy(n->a.pool.strides, p->strides, sizeof p->strides);
+    memcpy(n->a.pool.pads_begin, p->pads_begin, sizeof p->pads_begin);
+    memcpy(n->a.pool.pads_end, p->pads_end, sizeof p->pads_end);
+    n->a.pool.rounding_type = p->rounding_type;
+    n->a.pool.exclude_pad = p->exclude_pad != 0;
+    n->a.pool.auto_pad = p->auto_pad;
+    return npu__op_finish(g, n);
+}
+
+npu_node *npu_graph_max_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
+{ return npu__pool(g, NPU__OP_MAX_POOL, x, params, name); }
+npu_node *npu_graph_avg_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
+{ return npu__pool(g, NPU__OP_AVG_POOL, x, params, name); }
+
+/* Ops whose array attribute becomes an implicit i64 Constant input. */
+static npu_node *npu__with_values(npu_graph *g, npu__op op, npu_node *x, const int64_t *values,
+                                  size_t n_values, int has_values, int flag, const char *name)
+{
+    npu__op_request rq;
+    npu_node *n;
+    memset(&rq, 0, sizeof rq);
+    rq.op = op;
+    rq.name = name;
+    rq.inputs = &x;
+    rq.n_inputs = 1;
+    rq.values = values;
+    rq.n_values = n_values;
+    rq.has_values = has_values;
+    n = npu__op_begin(g, &rq);
+    if (n == NULL) return NULL;
+    n->a.flag.flag = flag != 0;
+    return npu__op_finish(g, n);
+}
+
+npu_node *npu_graph_reduce_mean(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+                                int keep_dims, const char *name)
+{ return npu__with_values(g, NPU__OP_REDUCE_MEAN, x, axes, n_axes, 1, keep_dims, name); }
+npu_node *npu_graph_reduce_sum(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+                               int keep_dims, const char *name)
+{ return npu__with_values(g, NPU__OP_REDUCE_SUM, x, axes, n_axes, 1, keep_dims, name); }
+npu_node *npu_graph_reshape(npu_graph *g, npu_node *x, const int64_t *target, size_t rank,
+                            int special_zero, const char *name)
+{ return npu__with_values(g, NPU__OP_RESHAPE, x, target, rank, 1, special_zero, name); }
+npu_node *npu_graph_squeeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+                            const char *name)
+{ return npu__with_values(g, NPU__OP_SQUEEZE, x, axes, n_axes, n_axes > 0, 0, name); }
+npu_node *npu_graph_unsqueeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+                              const char *name)
+{ return npu__with_values(g, NPU__OP_UNSQUEEZE, x, axes, n_axes, 1, 0, name); }
+
+npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, size_t n,
+                              const char *name)
+{
+    int64_t reversed[NPU_MAX_RANK];
+    if (n == 0 && x != NULL && g != NULL && x->graph == g) {
+        uint32_t i;
+        for (i = 0; i < x->shape.rank; i++) reversed[i] = (int64_t)(x->shape.rank - 1 - i);
+        perm = reversed;
+        n = x->shape.rank;
+    }
+    return npu__with_values(g, NPU__OP_TRANSPOSE, x, perm, n, 1, 0, name);
+}
+
+npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
+                           const char *name)
+{
+    npu_node *node;
+    if (g == NULL) return NULL;
+    if (inputs == NULL || n == 0)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Concat '%s': no inputs given",
+                                name ? name : "?");
+    if (n > 1u << 16)
+        return npu__graph_failf(g, NPU_ERR_LIMIT, "Concat '%s': %zu inputs; at most 65536",
+                                name ? name : "?", n);
+    node = npu__simple(g, NPU__OP_CONCAT, inputs, (uint32_t)n, name);
+    if (node == NULL) return NULL;
+    node->a.axis.axis = axis;
+    return npu__op_finish(g, node);
+}
+
+static npu_node *npu__find_variable(const npu_graph *g, const char *id)
+{
+    npu_node *n;
+    for (n = g->first; n != NULL; n = n->next)
+        if (n->op == NPU__OP_READ_VALUE && strcmp(n->a.var.variable_id, id) == 0) return n;
+    return NULL;
+}
+
+npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char *variable_id, npu_type type,
+                               const npu_shape *shape, const char *name)
+{
+    npu__op_request rq;
+    npu_node *n;
+    uint32_t bad;
+    char s0[96];
+    if (g == NULL) return NULL;
+    if (variable_id == NULL)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "ReadValue '%s': variable_id is NULL",
+                                name ? name : "?");
+    if (npu__find_variable(g, variable_id) != NULL)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT,
+                                "ReadValue '%s': variable '%.64s' is already declared",
+                                name ? name : "?", variable_id);
+    memset(&rq, 0, sizeof rq);
+    rq.op = NPU__OP_READ_VALUE;
+    rq.name = name;
+    rq.inputs = &init;
+    rq.n_inputs = init != NULL ? 1u : 0u;
+    rq.variable_id = variable_id;
+    n = npu__op_begin(g, &rq);
+    if (n == NULL) return NULL;
+    if (!npu__check_source(g, n, type, shape)) return NULL;
+    if (!npu__dynamic_ok(shape, "", &bad))
+        return npu__op_abort(g, n, NPU_ERR_SHAPE,
+                             "variable shape %s is dynamic on axis %u; only axis 0 may be dynamic",
+                             npu__sh(shape, s0), bad);
+    n->type = type;
+    n->shape = *shape;
+    return npu__op_finish(g, n);
+}
+
+npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *variable_id, const char *name)
+{
+    npu_node *n, *rv;
+    if (g == NULL) return NULL;
+    if (variable_id == NULL)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Assign '%s': variable_id is NULL",
+                                name ? name : "?");
+    rv = npu__find_variable(g, variable_id);
+    if (rv == NULL)
+        return npu__graph_failf(g, NPU_ERR_NOT_FOUND,
+                                "Assign '%s': no ReadValue declares variable '%.64s'",
+                                name ? name : "?", variable_id);
+    if (rv->a.var.assigned)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT,
+                                "Assign '%s': variable '%.64s' already has an Assign",
+                                name ? name : "?", variable_id);
+    n = npu__simple(g, NPU__OP_ASSIGN, &value, 1, name);
+    if (n == NULL) return NULL;
+    n->a.var.variable_id = rv->a.var.variable_id;
+    n->a.var.read_value = rv;
+    return npu__op_finish(g, n);
+}
+
+/* ---- Introspection ---- */
+
+static const npu_node *npu__nth(const npu_graph *g, npu__op op, uint32_t index)
+{
+    const npu_node *n;
+    for (n = g->first; n != NULL; n = n->next)
+        if (n->op == op && index-- == 0) return n;
+    return NULL;
+}
+
+static void npu__desc(const npu_node *n, const char *name, npu_tensor_desc *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = name;
+    out->type = n->type;
+    out->shape = n->shape;
+    npu__strlcpy(out->layout, n->layout, sizeof out->layout);
+    if (npu__mul_u64(npu__shape_elements_dyn1(&n->shape), npu_type_size(n->type), &out->bytes)) out->bytes = 0;
+}
+
+static npu_status npu__io(const npu_graph *g, npu__op op, uint32_t index, npu_tensor_desc *out,
+                          const char *what)
+{
+    const npu_node *n;
+    if (g == NULL || out == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    n = npu__nth(g, op, index);
+    if (n == NULL)
+        return npu__fail(g->ctx, NPU_ERR_NOT_FOUND, "graph '%s': no %s %u (it has %u)", g->name, what,
+                         index,
+                         op == NPU__OP_PARAMETER ? g->cat_count[NPU__CAT_PARAMETER]
+                         : op == NPU__OP_RESULT  ? g->cat_count[NPU__CAT_RESULT]
+                                                 : g->state_count);
+    npu__desc(n, op == NPU__OP_READ_VALUE ? n->a.var.variable_id : n->name, out);
+    return NPU_OK;
+}
+
+uint32_t npu_graph_input_count(const npu_graph *g) { return g ? g->cat_count[NPU__CAT_PARAMETER] : 0; }
+uint32_t npu_graph_output_count(const npu_graph *g) { return g ? g->cat_count[NPU__CAT_RESULT] : 0; }
+uint32_t npu_graph_state_count(const npu_graph *g) { return g ? g->state_count : 0; }
+
+npu_status npu_graph_input(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
+{ return npu__io(g, NPU__OP_PARAMETER, index, out, "input"); }
+npu_status npu_graph_output(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
+{ return npu__io(g, NPU__OP_RESULT, index, out, "output"); }
+npu_status npu_graph_state(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
+{ return npu__io(g, NPU__OP_READ_VALUE, index, out, "state"); }
+
+/* ---- Batch ---- */
+
+/* Re-infers every derived node in creation order; on failure m holds why. */
+static npu_status npu__reinfer(npu_graph *g, npu__msg *m)
+{
+    npu_node *n;
+    for (n = g->first; n != NULL; n = n->next) {
+        npu__infer_fn f = npu__ops[n->op].infer;
+        if (f != NULL) {
+            npu_status st = f(n, m);
+            if (st != NPU_OK) return st;
+        }
+    }
+    return NPU_OK;
+}
+
+npu_status npu_graph_set_batch(npu_graph *g, int64_t batch)
+{
+    npu_node *n;
+    npu__msg m;
+    npu_status st;
+    if (g == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (batch < 1 && batch != NPU_DIM_DYNAMIC)
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "set_batch: batch %lld; must be >= 1 or NPU_DIM_DYNAMIC", (long long)batch);
+    for (n = g->first; n != NULL; n = n->next) {
+        if (n->op == NPU__OP_PARAMETER && n->shape.rank > 0) {
+            uint32_t ax = npu__batch_axis(n->layout);
+            n->a.parameter.saved_batch = n->shape.dims[ax];
+            n->shape.dims[ax] = batch;
+        }
+    }
+    m.text[0] = '\0';
+    st = npu__reinfer(g, &m);
+    if (st == NPU_OK) return NPU_OK;
+    for (n = g->first; n != NULL; n = n->next)
+        if (n->op == NPU__OP_PARAMETER && n->shape.rank > 0)
+            n->shape.dims[npu__batch_axis(n->layout)] = n->a.parameter.saved_batch;
+    {
+        npu__msg again;
+        (void)npu__reinfer(g, &again);  /* the old shapes inferred before, so they do again */
+    }
+    return npu__fail(g->ctx, st, "set_batch(%lld): %s", (long long)batch, m.text);
+}
+
+int64_t npu_graph_batch(const npu_graph *g)
+{
+    const npu_node *n;
+    int64_t batch = 0;
+    int found = 0;
+    if (g == NULL) return 0;
+    for (n = g->first; n != NULL; n = n->next) {
+        int64_t d;
+        if (n->op != NPU__OP_PARAMETER || n->shape.rank == 0) continue;
+        d = n->shape.dims[npu__batch_axis(n->layout)];
+        if (!found) {
+            batch = d;
+            found = 1;
+        } else if (d != batch) {
+            return 0;
+        }
+    }
+    return found ? batch : 0;
+}
+
+/* ==== 7. IR writer ======================================================= */
+/* Owns: graph -> IR v11 XML text (the layout pugixml gives OpenVINO's
+ * serializer: tab indent, `<x a="v" />` for empty elements), the constants
+ * blob / weights packing and the NGRAPH_LITE payload around them.
+ * Calls: section 5 (sinks, payload containers). Every writer runs twice, once
+ * counting (dst NULL) and once writing, through the same code. */
+
+typedef struct npu__writer {
+    npu__sink *s;
+    const npu_graph *g;
+    int pointer_layout;        /* layout B */
+    uint64_t threshold;        /* layout B: constants below go to the blob */
+    uint64_t offset;           /* next constant's offset in the blob / weights */
+    uint32_t cat_base[NPU__CAT_COUNT];
+} npu__writer;
+
+static uint32_t npu__layer_id(const npu__writer *w, const npu_node *n)
+{
+    return w->cat_base[n->cat] + n->cat_index;
+}
+
+/* A constant whose data the XML points at (layout B, at/above the threshold). */
+static int npu__by_pointer(const npu__writer *w, const npu_node *n)
+{
+    return w->pointer_layout && n->a.constant.bytes >= w->threshold;
+}
+
+static void npu__x(npu__sink *s, const char *t) { npu__sink_str(s, t); }
+
+static void npu__x_tabs(npu__sink *s, unsigned n)
+{
+    static const char tabs[] = "\t\t\t\t\t\t\t\t";
+    npu__sink_put(s, tabs, n < 8 ? n : 8);
+}
+
+/* ` name="`: the value and the closing quote follow. */
+static void npu__x_attr_open(npu__sink *s, const char *name)
+{
+    npu__x(s, " ");
+    npu__x(s, name);
+    npu__x(s, "=\"");
+}
+
+static void npu__x_attr_str(npu__sink *s, const char *name, const char *value)
+{
+    npu__x_attr_open(s, name);
+    npu__sink_xml_escaped(s, value, strlen(value));
+    npu__x(s, "\"");
+}
+
+static void npu__x_attr_i64(npu__sink *s, const char *name, int64_t v)
+{
+    npu__x_attr_open(s, name);
+    npu__sink_i64_dec(s, v);
+    npu__x(s, "\"");
+}
+
+static void npu__x_attr_u64(npu__sink *s, const char *name, uint64_t v)
+{
+    npu__x_attr_open(s, name);
+    npu__sink_u64_dec(s, v);
+    npu__x(s, "\"");
+}
+
+static void npu__x_attr_bool(npu__sink *s, const char *name, int v)
+{
+    npu__x_attr_str(s, name, v ? "true" : "false");
+}
+
+/* A list attribute; `sep` ", " for vectors and static shapes (OpenVINO's join),
+ * "," for partial shapes, where a dynamic dim is "?". */
+static void npu__x_attr_list(npu__sink *s, const char *name, const int64_t *v, uint32_t n,
+                             const char *sep)
+{
+    uint32_t i;
+    npu__x_attr_open(s, name);
+    for (i = 0; i < n; i++) {
+        if (i) npu__x(s, sep);
+        if (v[i] < 0 && sep[1] == '\0') npu__x(s, "?");
+        else npu__sink_i64_dec(s, v[i]);
+    }
+    npu__x(s, "\"");
+}
+
+/* %.17g as pugixml writes doubles, with '.' whatever the locale. */
+static void npu__x_attr_double(npu__sink *s, const char *name, double v)
+{
+    char buf[40];
+    char *p;
+    snprintf(buf, sizeof buf, "%.17g", v);
+    for (p = buf; *p; p++)
+        if (*p == ',') *p = '.';
+    npu__x_attr_str(s, name, buf);
+}
+
+static const char *npu__auto_pad_name(npu_auto_pad p)
+{
+    static const char *const names[] = {"explicit", "valid", "same_upper", "same_lower"};
+    return names[(unsigned)p <= 3u ? (unsigned)p : 0u];
+}
+
+/* Pads as OpenVINO writes them: zero unless auto_pad is explicit. */
+static void npu__x_pads(npu__sink *s, const char *name, const int64_t *pads, uint32_t sp,
+                        npu_auto_pad ap)
+{
+    static const int64_t zeros[NPU_MAX_SPATIAL] = {0};
+    npu__x_attr_list(s, name, ap == NPU_PAD_EXPLICIT ? pads : zeros, sp, ", ");
+}
+
+static uint32_t npu__spatial(const npu_node *n) { return n->inputs[0]->shape.rank - 2; }
+
+static void npu__attrs_parameter(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_list(s, "shape", n->shape.dims, n->shape.rank, ",");
+    npu__x_attr_str(s, "element_type", npu__types[n->type].ov_name);
+}
+
+static void npu__attrs_convert(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_str(s, "destination_type", npu__types[n->a.convert.to].ov_name);
+}
+
+static void npu__attrs_matmul(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_bool(s, "transpose_a", n->a.matmul.transpose_a);
+    npu__x_attr_bool(s, "transpose_b", n->a.matmul.transpose_b);
+}
+
+static void npu__attrs_broadcast(npu__sink *s, const npu_node *n)
+{
+    NPU__UNUSED(n);
+    npu__x_attr_str(s, "auto_broadcast", "numpy");
+}
+
+static void npu__attrs_clamp(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_double(s, "min", n->a.clamp.min);
+    npu__x_attr_double(s, "max", n->a.clamp.max);
+}
+
+static void npu__attrs_axis(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_i64(s, "axis", n->a.axis.axis);
+}
+
+static void npu__attrs_conv(npu__sink *s, const npu_node *n)
+{
+    uint32_t sp = npu__spatial(n);
+    npu__x_attr_list(s, "strides", n->a.conv.strides, sp, ", ");
+    npu__x_attr_list(s, "dilations", n->a.conv.dilations, sp, ", ");
+    npu__x_pads(s, "pads_begin", n->a.conv.pads_begin, sp, n->a.conv.auto_pad);
+    npu__x_pads(s, "pads_end", n->a.conv.pads_end, sp, n->a.conv.auto_pad);
+    npu__x_attr_str(s, "auto_pad", npu__auto_pad_name(n->a.conv.auto_pad));
+}
+
+/* MaxPool and AvgPool, each in the attribute order OpenVINO writes. */
+static void npu__attrs_pool(npu__sink *s, const npu_node *n)
+{
+    uint32_t sp = npu__spatial(n);
+    int avg = n->op == NPU__OP_AVG_POOL;
+    const char *rounding = n->a.pool.rounding_type == NPU_ROUND_CEIL ? "ceil" : "floor";
+    if (avg) npu__x_attr_list(s, "kernel", n->a.pool.kernel, sp, ", ");
+    npu__x_attr_list(s, "strides", n->a.pool.strides, sp, ", ");
+    npu__x_pads(s, "pads_begin", n->a.pool.pads_begin, sp, n->a.pool.auto_pad);
+    npu__x_pads(s, "pads_end", n->a.pool.pads_end, sp, n->a.pool.auto_pad);
+    if (avg) {
+        npu__x_attr_bool(s, "exclude-pad", n->a.pool.exclude_pad);
+    } else {
+        npu__x_attr_list(s, "kernel", n->a.pool.kernel, sp, ", ");
+        npu__x_attr_str(s, "rounding_type", rounding);
+    }
+    npu__x_attr_str(s, "auto_pad", npu__auto_pad_name(n->a.pool.auto_pad));
+    if (avg) npu__x_attr_str(s, "rounding_type", rounding);
+}
+
+static void npu__attrs_keep_dims(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_bool(s, "keep_dims", n->a.flag.flag);
+}
+
+static void npu__attrs_special_zero(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_bool(s, "special_zero", n->a.flag.flag);
+}
+
+static void npu__attrs_read_value(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_str(s, "variable_id", n->a.var.variable_id);
+    npu__x_attr_str(s, "variable_type", npu__types[n->type].ov_name);
+    npu__x_attr_list(s, "variable_shape", n->shape.dims, n->shape.rank, ",");
+}
+
+static void npu__attrs_assign(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_str(s, "variable_id", n->a.var.variable_id);
+}
+
+/* Constants are written by the layer writer (their offset depends on it). */
+static void npu__attrs_none(npu__sink *s, const npu_node *n)
+{
+    NPU__UNUSED(s);
+    NPU__UNUSED(n);
+}
+
+static const npu__op_info npu__ops[NPU__OP_COUNT] = {
+    /* PARAMETER */ {"Parameter", "opset1", "Parameter", NPU__CAT_PARAMETER, NULL, npu__attrs_parameter},
+    /* CONSTANT  */ {"Const", "opset1", "Constant", NPU__CAT_OP, NULL, npu__attrs_none},
+    /* RESULT    */ {"Result", "opset1", "Result", NPU__CAT_RESULT, npu__infer_result, NULL},
+    /* CONVERT   */ {"Convert", "opset1", "Convert", NPU__CAT_OP, npu__infer_convert, npu__attrs_convert},
+    /* MATMUL    */ {"MatMul", "opset1", "MatMul", NPU__CAT_OP, npu__infer_matmul, npu__attrs_matmul},
+    /* ADD       */ {"Add", "opset1", "Add", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
+    /* SUBTRACT  */ {"Subtract", "opset1", "Subtract", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
+    /* MULTIPLY  */ {"Multiply", "opset1", "Multiply", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
+    /* DIVIDE    */ {"Divide", "opset1", "Divide", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
+    /* MAXIMUM   */ {"Maximum", "opset1", "Maximum", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
+    /* MINIMUM   */ {"Minimum", "opset1", "Minimum", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
+    /* RELU      */ {"ReLU", "opset1", "Relu", NPU__CAT_OP, npu__infer_unary_arith, NULL},
+    /* SIGMOID   */ {"Sigmoid", "opset1", "Sigmoid", NPU__CAT_OP, npu__infer_unary_arith, NULL},
+    /* TANH      */ {"Tanh", "opset1", "Tanh", NPU__CAT_OP, npu__infer_unary_arith, NULL},
+    /* EXP       */ {"Exp", "opset1", "Exp", NPU__CAT_OP, npu__infer_unary_arith, NULL},
+    /* SQRT      */ {"Sqrt", "opset1", "Sqrt", NPU__CAT_OP, npu__infer_unary_arith, NULL},
+    /* CLAMP     */ {"Clamp", "opset1", "Clamp", NPU__CAT_OP, npu__infer_clamp, npu__attrs_clamp},
+    /* SOFTMAX   */ {"SoftMax", "opset8", "Softmax", NPU__CAT_OP, npu__infer_softmax, npu__attrs_axis},
+    /* CONV      */ {"Convolution", "opset1", "Convolution", NPU__CAT_OP, npu__infer_conv, npu__attrs_conv},
+    /* GROUPCONV */ {"GroupConvolution", "opset1", "GroupConvolution", NPU__CAT_OP, npu__infer_conv,
+                     npu__attrs_conv},
+    /* MAXPOOL   */ {"MaxPool", "opset1", "MaxPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_pool},
+    /* AVGPOOL   */ {"AvgPool", "opset1", "AvgPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_pool},
+    /* REDMEAN   */ {"ReduceMean", "opset1", "ReduceMean", NPU__CAT_OP, npu__infer_reduce,
+                     npu__attrs_keep_dims},
+    /* REDSUM    */ {"ReduceSum", "opset1", "ReduceSum", NPU__CAT_OP, npu__infer_reduce, npu__attrs_keep_dims},
+    /* RESHAPE   */ {"Reshape", "opset1", "Reshape", NPU__CAT_OP, npu__infer_reshape, npu__attrs_special_zero},
+    /* SQUEEZE   */ {"Squeeze", "opset1", "Squeeze", NPU__CAT_OP, npu__infer_squeeze, NULL},
+    /* UNSQUEEZE */ {"Unsqueeze", "opset1", "Unsqueeze", NPU__CAT_OP, npu__infer_unsqueeze, NULL},
+    /* TRANSPOSE */ {"Transpose", "opset1", "Transpose", NPU__CAT_OP, npu__infer_transpose, NULL},
+    /* CONCAT    */ {"Concat", "opset1", "Concat", NPU__CAT_OP, npu__infer_concat, npu__attrs_axis},
+    /* READVALUE */ {"ReadValue", "opset6", "ReadValue", NPU__CAT_OP, npu__infer_read_value,
+                     npu__attrs_read_value},
+    /* ASSIGN    */ {"Assign", "opset6", "Assign", NPU__CAT_ASSIGN, npu__infer_assign, npu__attrs_assign},
+};
+
+/* Tensor names: OpenVINO escapes ',' as "\," inside the list. */
+static void npu__x_tensor_name(npu__sink *s, const char *name)
+{
+    const char *p = name, *comma;
+    while ((comma = strchr(p, ',')) != NULL) {
+        npu__sink_xml_escaped(s, p, (size_t)(comma - p));
+        npu__x(s, "\\,");
+        p = comma + 1;
+    }
+    npu__sink_xml_escaped(s, p, strlen(p));
+}
+
+static void npu__x_layout_rt_info(npu__sink *s, const char *layout)
+{
+    size_t i;
+    npu__x_tabs(s, 5);
+    npu__x(s, "<rt_info>\n");
+    npu__x_tabs(s, 6);
+    npu__x(s, "<attribute name=\"layout\" version=\"0\" layout=\"[");
+    for (i = 0; layout[i] != '\0'; i++) {
+        if (i) npu__x(s, ",");
+        npu__sink_xml_escaped(s, &layout[i], 1);
+    }
+    npu__x(s, "]\" />\n");
+    npu__x_tabs(s, 5);
+    npu__x(s, "</rt_info>\n");
+}
+
+/* One <port>; `names_of`: the node whose tensor names this output carries
+ * (NULL for input ports). */
+static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const npu_node *names_of,
+                        const char *layout)
+{
+    uint32_t i;
+    int has_names = 0;
+    npu__x_tabs(s, 4);
+    npu__x(s, "<port id=\"");
+    npu__sink_u64_dec(s, id);
+    npu__x(s, "\" precision=\"");
+    npu__x(s, npu__types[tensor->type].ov_precision);
+    npu__x(s, "\"");
+    if (names_of != NULL) {
+        const npu_node *r;
+        if (names_of->op == NPU__OP_PARAMETER) {
+            npu__x(s, " names=\"");
+            npu__x_tensor_name(s, names_of->name);
+            has_names = 1;
+        }
+        for (r = names_of->first_result; r != NULL; r = r->next_result) {
+            npu__x(s, has_names ? "," : " names=\"");
+            npu__x_tensor_name(s, r->name);
+            has_names = 1;
+        }
+        if (has_names) npu__x(s, "\"");
+    }
+    if (tensor->shape.rank == 0 && (layout == NULL || layout[0] == '\0')) {
+        npu__x(s, " />\n");
+        return;
+    }
+    npu__x(s, ">\n");
+    for (i = 0; i < tensor->shape.rank; i++) {
+        npu__x_tabs(s, 5);
+        npu__x(s, "<dim>");
+        npu__sink_i64_dec(s, tensor->shape.dims[i] < 0 ? -1 : tensor->shape.dims[i]);
+        npu__x(s, "</dim>\n");
+    }
+    if (layout != NULL && layout[0] != '\0') npu__x_layout_rt_info(s, layout);
+    npu__x_tabs(s, 4);
+    npu__x(s, "</port>\n");
+}
+
+static void npu__x_layer(npu__writer *w, const npu_node *n)
+{
+    npu__sink *s = w->s;
+    const npu__op_info *info = &npu__ops[n->op];
+    uint32_t i;
+    npu__x_tabs(s, 2);
+    npu__x(s, "<layer id=\"");
+    npu__sink_u64_dec(s, npu__layer_id(w, n));
+    npu__x(s, "\"");
+    npu__x_attr_str(s, "name", n->name);
+    npu__x_attr_str(s, "type", info->ir_type);
+    npu__x_attr_str(s, "version", info->version);
+    npu__x(s, ">\n");
+    if (n->op == NPU__OP_CONSTANT) {
+        int by_pointer = npu__by_pointer(w, n);
+        npu__x_tabs(s, 3);
+        npu__x(s, "<data");
+        npu__x_attr_str(s, "element_type", npu__types[n->type].ov_name);
+        npu__x_attr_list(s, "shape", n->shape.dims, n->shape.rank, ", ");
+        npu__x_attr_u64(s, "offset", by_pointer ? 0 : w->offset);
+        npu__x_attr_u64(s, "size", n->a.constant.bytes);
+        npu__x(s, " />\n");
+        if (by_pointer) {
+            npu__x_tabs(s, 3);
+            npu__x(s, "<rt_info>\n");
+            npu__x_tabs(s, 4);
+            npu__x(s, "<attribute name=\"WeightsPointerAttribute\" version=\"0\"");
+            npu__x_attr_u64(s, "mp", (uint64_t)(uintptr_t)n->a.constant.data);
+            npu__x_attr_u64(s, "ms", n->a.constant.bytes);
+            npu__x(s, " />\n");
+            npu__x_tabs(s, 3);
+            npu__x(s, "</rt_info>\n");
+        } else if (npu__add_u64(w->offset, n->a.constant.bytes, &w->offset)) {
+            s->overflow = 1;
+        }
+    } else if (info->attrs != NULL) {
+        npu__x_tabs(s, 3);
+        npu__x(s, "<data");
+        info->attrs(s, n);
+        npu__x(s, " />\n");
+    }
+    if (n->n_inputs > 0) {
+        npu__x_tabs(s, 3);
+        npu__x(s, "<input>\n");
+        for (i = 0; i < n->n_inputs; i++)
+            npu__x_port(s, i, n->inputs[i], NULL, n->op == NPU__OP_RESULT ? n->layout : NULL);
+        npu__x_tabs(s, 3);
+        npu__x(s, "</input>\n");
+    }
+    if (n->op != NPU__OP_RESULT) {
+        npu__x_tabs(s, 3);
+        npu__x(s, "<output>\n");
+        npu__x_port(s, n->n_inputs, n, n, n->op == NPU__OP_PARAMETER ? n->layout : NULL);
+        npu__x_tabs(s, 3);
+        npu__x(s, "</output>\n");
+    }
+    npu__x_tabs(s, 2);
+    npu__x(s, "</layer>\n");
+}
+
+/* Visits the nodes in IR layer order. */
+#define NPU__FOR_EACH_LAYER(g, cat, n)                              \
+    for ((cat) = 0; (cat) < NPU__CAT_COUNT; (cat)++)                \
+        for ((n) = (g)->first; (n) != NULL; (n) = (n)->next)        \
+            if ((n)->cat == (cat))
+
+static void npu__writer_init(npu__writer *w, npu__sink *s, const npu_graph *g,
+                             const npu_payload_options *opts)
+{
+    uint32_t c, base = 0;
+    memset(w, 0, sizeof *w);
+    w->s = s;
+    w->g = g;
+    w->pointer_layout = opts == NULL || npu__payload_resolve(opts->layout) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    w->threshold = opts ? opts->weights_threshold_bytes : 0;
+    for (c = 0; c < NPU__CAT_COUNT; c++) {
+        w->cat_base[c] = base;
+        base += g->cat_count[c];
+    }
+}
+
+static void npu__x_graph(npu__writer *w)
+{
+    npu__sink *s = w->s;
+    const npu_graph *g = w->g;
+    const npu_node *n;
+    unsigned cat;
+    uint32_t i;
+    w->offset = 0;
+    npu__x(s, "<?xml version=\"1.0\"?>\n<net");
+    npu__x_attr_str(s, "name", g->name);
+    npu__x(s, " version=\"11\">\n\t<layers>\n");
+    NPU__FOR_EACH_LAYER(g, cat, n) npu__x_layer(w, n);
+    npu__x(s, "\t</layers>\n\t<edges>\n");
+    NPU__FOR_EACH_LAYER(g, cat, n) {
+        for (i = 0; i < n->n_inputs; i++) {
+            const npu_node *src = n->inputs[i];
+            npu__x(s, "\t\t<edge from-layer=\"");
+            npu__sink_u64_dec(s, npu__layer_id(w, src));
+            npu__x(s, "\" from-port=\"");
+            npu__sink_u64_dec(s, src->n_inputs);
+            npu__x(s, "\" to-layer=\"");
+            npu__sink_u64_dec(s, npu__layer_id(w, n));
+            npu__x(s, "\" to-port=\"");
+            npu__sink_u64_dec(s, i);
+            npu__x(s, "\" />\n");
+        }
+    }
+    npu__x(s, "\t</edges>\n\t<rt_info>\n\t\t<is_new_api value=\"true\" />\n"
+              "\t\t<use_indices_for_io_metadata value=\"true\" />\n\t</rt_info>\n</net>\n");
+}
+
+/* Constants in layer order: all of them (weights), or those below the
+ * threshold (layout B's constants blob). */
+static void npu__put_constants(npu__writer *w, int only_small)
+{
+    const npu_node *n;
+    for (n = w->g->first; n != NULL; n = n->next) {
+        if (n->op != NPU__OP_CONSTANT || (only_small && npu__by_pointer(w, n))) continue;
+        if (n->a.constant.bytes > SIZE_MAX) {
+            w->s->overflow = 1;
+            return;
+        }
+        npu__sink_put(w->s, n->a.constant.data, (size_t)n->a.constant.bytes);
+    }
+}
+
+static uint64_t npu__constants_bytes(const npu_graph *g, int *overflow)
+{
+    const npu_node *n;
+    uint64_t total = 0;
+    for (n = g->first; n != NULL; n = n->next)
+        if (n->op == NPU__OP_CONSTANT && npu__add_u64(total, n->a.constant.bytes, &total)) *overflow = 1;
+    return total;
+}
+
+static npu_status npu__writer_check(const npu_graph *g, const npu_payload_options *opts, size_t *size,
+                                    const char *what)
+{
+    if (g == NULL || size == NULL) return npu__fail(g ? g->ctx : NULL, NPU_ERR_INVALID_ARGUMENT,
+                                                    "%s: graph or size is NULL", what);
+    if (opts != NULL && (unsigned)opts->layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY)
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: unknown payload layout %d", what,
+                         (int)opts->layout);
+    if (g->status != NPU_OK)
+        return npu__fail(g->ctx, NPU_ERR_STATE, "%s: graph '%s' has an earlier error: %s", what,
+                         g->name, g->first_error);
+    if (g->cat_count[NPU__CAT_RESULT] == 0)
+        return npu__fail(g->ctx, NPU_ERR_STATE, "%s: graph '%s' has no Result", what, g->name);
+    return NPU_OK;
+}
+
+npu_status npu_graph_write_xml(const npu_graph *g, const npu_payload_options *opts, void *dst,
+                               size_t cap, size_t *size)
+{
+    npu__sink s;
+    npu__writer w;
+    npu_status st = npu__writer_check(g, opts, size, "npu_graph_write_xml");
+    if (st != NPU_OK) return st;
+    npu__sink_init(&s, dst, cap);
+    npu__writer_init(&w, &s, g, opts);
+    npu__x_graph(&w);
+    return npu__sink_finish(&s, g->ctx, "npu_graph_write_xml", size);
+}
+
+npu_status npu_graph_write_bin(const npu_graph *g, void *dst, size_t cap, size_t *size)
+{
+    npu__sink s;
+    npu__writer w;
+    npu_payload_options a;
+    npu_status st = npu__writer_check(g, NULL, size, "npu_graph_write_bin");
+    if (st != NPU_OK) return st;
+    memset(&a, 0, sizeof a);
+    a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+    npu__sink_init(&s, dst, cap);
+    npu__writer_init(&w, &s, g, &a);
+    npu__put_constants(&w, 0);
+    return npu__sink_finish(&s, g->ctx, "npu_graph_write_bin", size);
+}
+
+npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options *opts, void *dst,
+                                   size_t cap, size_t *size)
+{
+    npu__sink s;
+    npu__writer w;
+    npu__payload p;
+    int overflow = 0;
+    npu_status st = npu__writer_check(g, opts, size, "npu_graph_write_payload");
+    if (st != NPU_OK) return st;
+    if (opts == NULL || opts->compiler_version == 0)
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "npu_graph_write_payload: compiler_version is 0; set it to the driver's "
+                         "compiler version (NPU_COMPILER_VERSION(major, minor))");
+    npu__sink_init(&s, dst, cap);
+    npu__writer_init(&w, &s, g, opts);
+    npu__payload_begin(&p, &s, opts->layout, opts->compiler_version);
+    if (w.pointer_layout) npu__put_constants(&w, 1);
+    npu__payload_mark_xml(&p);
+    npu__x_graph(&w);
+    npu__payload_end_xml(&p);
+    if (!w.pointer_layout) {
+        uint64_t total = npu__constants_bytes(g, &overflow);
+        npu__sink_le(&s, total, 8);   /* the weights section: size, then the bytes */
+        npu__put_constants(&w, 0);
+        if (overflow) s.overflow = 1;
+    }
+    return npu__sink_finish(&s, g->ctx, "npu_graph_write_payload", size);
+}
 
 /* ==== 8. IR loader ======================================================= */
-#include "parts/irload.c"
+/* Owns: an allocation-free XML scanner (8a), the IR walker that counts, fills,
+ * checks edges and streams the payload (8b), loading from memory and files (8c),
+ * and the payload writer (8d). Calls: sections 1-5 (arena, errors, sinks,
+ * payload containers). Every number read from the text is range-checked; the
+ * only pointers formed are weights base + a checked offset. */
 
-/* ==== 9-10. Level Zero binding; device, model, request =================== */
-#include "parts/l0.c"
 
-/* ==== 11. Batching and cache ============================================= */
-#include "parts/cache.c"
+/* ---- 8a. XML scanner ----------------------------------------------------- */
+/* A pull scanner over [s, s+n): start tags (with attributes validated once),
+ * end tags (matched against the open element), text (and CDATA content).
+ * Comments, processing instructions and the XML declaration are validated and
+ * skipped. Positions are byte offsets; line/column are computed only for errors. */
 
-/* ==== development scaffold (removed when all sections are merged) ========= */
-/* Keeps shared helpers referenced while the sections that use them are being
- * written, so that the strict build stays warning-free. */
-void npu__dev_keep_helpers(void);
-void npu__dev_keep_helpers(void)
+enum { NPU__X_EOF = 0, NPU__X_START, NPU__X_END, NPU__X_TEXT };
+
+typedef struct npu__xtok {
+    int kind;
+    size_t begin, end;          /* the whole token */
+    size_t name, name_len;      /* START/END: element name */
+    size_t attrs, attrs_end;    /* START: attribute region */
+    int self_closing;           /* START: <x/> */
+    size_t text, text_end;      /* TEXT: raw content (entities not decoded) */
+} npu__xtok;
+
+typedef struct npu__xml {
+    const char *s;
+    size_t n, pos;
+    size_t start;               /* 3 after a UTF-8 byte order mark, else 0 */
+    unsigned depth;
+    int root_closed;
+    size_t stack_name[NPU_IR_MAX_DEPTH];
+    size_t stack_len[NPU_IR_MAX_DEPTH];
+    npu_context *ctx;
+    const char *label;          /* file name for messages */
+    char where[200];            /* " in layer '...' (id N, type T)" or "" */
+} npu__xml;
+
+static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line, unsigned long *col)
 {
-    void (*volatile keep[])(void) = {
-        (void (*)(void))npu__payload_weights,
-        (void (*)(void))npu__le_get,
-        (void (*)(void))npu__mul_size,
-    };
-    (void)keep;
+    size_t i, last = 0;
+    unsigned long l = 1;
+    if (pos > x->n) pos = x->n;
+    for (i = 0; i < pos; i++) {
+        if (x->s[i] == '\n') {
+            l++;
+            last = i + 1;
+        }
+    }
+    *line = l;
+    *col = (unsigned long)(pos - last) + 1;
 }
+
+NPU__PRINTF(4, 5)
+static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
+{
+    char msg[600];
+    unsigned long line, col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    npu__xml_linecol(x, pos, &line, &col);
+    return npu__fail(x->ctx, status, "%s line %lu, column %lu: %s%s", x->label, line, col, msg,
+                     x->where);
+}
+
+static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Narrows [*b, *e) of s to its text without surrounding whitespace. */
+static void npu__xml_trim(const char *s, size_t *b, size_t *e)
+{
+    while (*b < *e && npu__xml_space(s[*b])) (*b)++;
+    while (*e > *b && npu__xml_space(s[*e - 1])) (*e)--;
+}
+
+static int npu__xml_starts(const npu__xml *x, size_t p, const char *lit)
+{
+    size_t k = strlen(lit);
+    return p <= x->n && x->n - p >= k && memcmp(x->s + p, lit, k) == 0;
+}
+
+/* Length of the UTF-8 sequence at s[i] (1..4), 0 if invalid. */
+static size_t npu__utf8_len(const char *str, size_t i, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    unsigned c = s[i];
+    size_t len, k;
+    uint32_t cp;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1Fu; }
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0Fu; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07u; }
+    else return 0;
+    if (n - i < len) return 0;
+    for (k = 1; k < len; k++) {
+        if ((s[i + k] & 0xC0u) != 0x80u) return 0;
+        cp = (cp << 6) | (s[i + k] & 0x3Fu);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0xFFFD)) ||
+        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+/* Parses an entity at s[p] == '&'. Returns its length (through ';') and the
+ * code point, or 0 if invalid. */
+static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
+{
+    static const struct { const char *name; char c; } named[] = {
+        {"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"quot;", '"'}, {"apos;", '\''},
+    };
+    size_t i, q = p + 1;
+    if (q < n && s[q] == '#') {
+        uint32_t v = 0;
+        int hex = 0, digits = 0;
+        q++;
+        if (q < n && s[q] == 'x') {
+            hex = 1;
+            q++;
+        }
+        for (; q < n && s[q] != ';'; q++) {
+            int d;
+            char c = s[q];
+            if (c >= '0' && c <= '9') d = c - '0';
+            else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+            else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+            else return 0;
+            if (v > 0x10FFFFu) return 0;
+            v = v * (hex ? 16u : 10u) + (uint32_t)d;
+            if (++digits > 8) return 0;
+        }
+        if (q >= n || digits == 0) return 0;
+        if (!(v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) ||
+              (v >= 0xE000 && v <= 0xFFFD) || (v >= 0x10000 && v <= 0x10FFFF)))
+            return 0;
+        *cp = v;
+        return q + 1 - p;
+    }
+    for (i = 0; i < NPU__COUNT_OF(named); i++) {
+        size_t k = strlen(named[i].name);
+        if (n - q >= k && memcmp(s + q, named[i].name, k) == 0) {
+            *cp = (uint32_t)(unsigned char)named[i].c;
+            return k + 1;
+        }
+    }
+    return 0;
+}
+
+/* Checks character data in [b, e): valid UTF-8, no control characters, valid
+ * entities; in attribute values also no '<'; in text no "]]>". */
+static npu_status npu__xml_check_chars(const npu__xml *x, size_t b, size_t e, int in_attr,
+                                       int allow_amp_raw)
+{
+    size_t i = b;
+    while (i < e) {
+        unsigned char c = (unsigned char)x->s[i];
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+            return npu__xml_fail(x, i, NPU_ERR_PARSE, "control character 0x%02x is not allowed", c);
+        if (c == '<' && in_attr)
+            return npu__xml_fail(x, i, NPU_ERR_PARSE, "'<' inside an attribute value");
+        if (c == '&' && !allow_amp_raw) {
+            uint32_t cp;
+            size_t k = npu__xml_entity(x->s, i, e, &cp);
+            if (k == 0)
+                return npu__xml_fail(x, i, NPU_ERR_PARSE,
+                                     "invalid entity (only &lt; &gt; &amp; &quot; &apos; and &#...; are allowed)");
+            i += k;
+            continue;
+        }
+        if (c == ']' && !in_attr && !allow_amp_raw && e - i >= 3 && x->s[i + 1] == ']' && x->s[i + 2] == '>')
+            return npu__xml_fail(x, i, NPU_ERR_PARSE, "']]>' outside a CDATA section");
+        if (c >= 0x80) {
+            size_t k = npu__utf8_len(x->s, i, e);
+            if (k == 0) return npu__xml_fail(x, i, NPU_ERR_PARSE, "invalid UTF-8 byte 0x%02x", c);
+            i += k;
+            continue;
+        }
+        i++;
+    }
+    return NPU_OK;
+}
+
+static int npu__xml_name_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' || c >= 0x80;
+}
+
+static int npu__xml_name_char(unsigned char c)
+{
+    return npu__xml_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+/* Reads a name at x->s[p]; returns its length (0: error recorded). */
+static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_status *st)
+{
+    size_t q = p;
+    if (q >= x->n || !npu__xml_name_start((unsigned char)x->s[q])) {
+        *st = q >= x->n ? npu__xml_fail(x, q, NPU_ERR_PARSE, "unexpected end of file in %s", what)
+                        : npu__xml_fail(x, q, NPU_ERR_PARSE, "invalid character '%c' where %s was expected",
+                                        x->s[q], what);
+        return 0;
+    }
+    while (q < x->n && npu__xml_name_char((unsigned char)x->s[q])) {
+        if ((unsigned char)x->s[q] >= 0x80) {
+            size_t k = npu__utf8_len(x->s, q, x->n);
+            if (k == 0) {
+                *st = npu__xml_fail(x, q, NPU_ERR_PARSE, "invalid UTF-8 in %s", what);
+                return 0;
+            }
+            q += k;
+        } else {
+            q++;
+        }
+        if (q - p > NPU_IR_MAX_NAME) {
+            *st = npu__xml_fail(x, p, NPU_ERR_PARSE, "%s longer than NPU_IR_MAX_NAME (%d bytes)", what,
+                                NPU_IR_MAX_NAME);
+            return 0;
+        }
+    }
+    *st = NPU_OK;
+    return q - p;
+}
+
+/* Attribute iteration over a validated start tag. */
+typedef struct npu__xattr {
+    size_t name, name_len, value, value_len;
+} npu__xattr;
+
+static int npu__xml_attr_next(const npu__xml *x, size_t *it, size_t end, npu__xattr *a)
+{
+    size_t p = *it;
+    const char *s = x->s;
+    while (p < end && npu__xml_space(s[p])) p++;
+    if (p >= end || s[p] == '/' || s[p] == '>') return 0;
+    a->name = p;
+    while (p < end && !npu__xml_space(s[p]) && s[p] != '=') p++;
+    a->name_len = p - a->name;
+    while (p < end && s[p] != '"' && s[p] != '\'') p++;
+    if (p >= end) return 0;
+    {
+        char q = s[p++];
+        a->value = p;
+        while (p < end && s[p] != q) p++;
+        a->value_len = p - a->value;
+    }
+    *it = p + 1;
+    return 1;
+}
+
+static int npu__xml_eq(const npu__xml *x, size_t p, size_t len, const char *lit)
+{
+    size_t k = strlen(lit);
+    return len == k && memcmp(x->s + p, lit, k) == 0;
+}
+
+static int npu__xml_attr(const npu__xml *x, const npu__xtok *t, const char *name, npu__xattr *out)
+{
+    size_t it = t->attrs;
+    while (npu__xml_attr_next(x, &it, t->attrs_end, out))
+        if (npu__xml_eq(x, out->name, out->name_len, name)) return 1;
+    return 0;
+}
+
+/* Validates the attributes of start tag t, which begin at t->attrs. On success
+ * t->attrs_end is the position of '>' or "/>" and t->end the position after it. */
+static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xtok *t)
+{
+    const char *s = x->s;
+    unsigned count = 0;
+    size_t p = t->attrs, first = p;
+    npu_status st;
+    for (;;) {
+        size_t ws = p, name, nlen, v;
+        char q;
+        while (p < x->n && npu__xml_space(s[p])) p++;
+        if (p >= x->n) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file inside a tag");
+        if (s[p] == '>' || (s[p] == '/' && p + 1 < x->n && s[p + 1] == '>')) {
+            t->self_closing = s[p] == '/';
+            t->attrs_end = p;
+            t->end = p + (t->self_closing ? 2u : 1u);
+            return NPU_OK;
+        }
+        if (s[p] == '/') {
+            return npu__xml_fail(x, p, NPU_ERR_PARSE, "'/' not followed by '>' in a tag");
+        }
+        if (ws == p) return npu__xml_fail(x, p, NPU_ERR_PARSE, "missing whitespace before an attribute");
+        name = p;
+        nlen = npu__xml_name(x, p, "an attribute name", &st);
+        if (nlen == 0) return st;
+        p += nlen;
+        while (p < x->n && npu__xml_space(s[p])) p++;
+        if (p >= x->n || s[p] != '=')
+            return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s' has no '=' and value",
+                                 (int)nlen, s + name);
+        p++;
+        while (p < x->n && npu__xml_space(s[p])) p++;
+        if (p >= x->n || (s[p] != '"' && s[p] != '\''))
+            return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s': value is not quoted",
+                                 (int)nlen, s + name);
+        q = s[p++];
+        v = p;
+        {
+            const char *close = (const char *)memchr(s + p, q, x->n - p);
+            if (close == NULL)
+                return npu__xml_fail(x, v - 1, NPU_ERR_PARSE,
+                                     "attribute '%.*s': unterminated value (end of file)", (int)nlen, s + name);
+            p = (size_t)(close - s);
+        }
+        if (p - v > NPU_IR_MAX_ATTR_VALUE)
+            return npu__xml_fail(x, v, NPU_ERR_PARSE,
+                                 "attribute '%.*s': value of %zu bytes exceeds NPU_IR_MAX_ATTR_VALUE (%d)",
+                                 (int)nlen, s + name, p - v, NPU_IR_MAX_ATTR_VALUE);
+        st = npu__xml_check_chars(x, v, p, 1, 0);
+        if (st != NPU_OK) return st;
+        p++;
+        if (++count > NPU_IR_MAX_ATTRS)
+            return npu__xml_fail(x, name, NPU_ERR_PARSE, "more than NPU_IR_MAX_ATTRS (%d) attributes",
+                                 NPU_IR_MAX_ATTRS);
+        {   /* unique names */
+            size_t it = first;
+            npu__xattr a;
+            while (npu__xml_attr_next(x, &it, name, &a))
+                if (a.name_len == nlen && memcmp(s + a.name, s + name, nlen) == 0)
+                    return npu__xml_fail(x, name, NPU_ERR_PARSE, "duplicate attribute '%.*s'",
+                                         (int)nlen, s + name);
+        }
+    }
+}
+
+/* Finds `lit` from p; returns its position or SIZE_MAX. */
+static size_t npu__xml_find(const npu__xml *x, size_t p, const char *lit)
+{
+    size_t k = strlen(lit);
+    while (p < x->n && x->n - p >= k) {
+        const char *hit = (const char *)memchr(x->s + p, lit[0], x->n - p - k + 1);
+        if (hit == NULL) return SIZE_MAX;
+        p = (size_t)(hit - x->s);
+        if (memcmp(x->s + p, lit, k) == 0) return p;
+        p++;
+    }
+    return SIZE_MAX;
+}
+
+static npu_status npu__xml_next(npu__xml *x, npu__xtok *t)
+{
+    const char *s = x->s;
+    npu_status st;
+    for (;;) {
+        size_t p = x->pos;
+        memset(t, 0, sizeof *t);
+        if (p >= x->n) {
+            if (x->depth > 0)
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file: <%.*s> is not closed",
+                                     (int)x->stack_len[x->depth - 1], s + x->stack_name[x->depth - 1]);
+            if (!x->root_closed) return npu__xml_fail(x, p, NPU_ERR_PARSE, "no root element");
+            t->kind = NPU__X_EOF;
+            t->begin = t->end = p;
+            return NPU_OK;
+        }
+        if (s[p] != '<') {
+            const char *lt = (const char *)memchr(s + p, '<', x->n - p);
+            size_t e = lt ? (size_t)(lt - s) : x->n;
+            if (x->depth == 0) {
+                size_t i;
+                for (i = p; i < e; i++)
+                    if (!npu__xml_space(s[i]))
+                        return npu__xml_fail(x, i, NPU_ERR_PARSE, "text outside the root element");
+                x->pos = e;
+                continue;
+            }
+            st = npu__xml_check_chars(x, p, e, 0, 0);
+            if (st != NPU_OK) return st;
+            x->pos = e;
+            t->kind = NPU__X_TEXT;
+            t->begin = t->text = p;
+            t->end = t->text_end = e;
+            return NPU_OK;
+        }
+        if (npu__xml_starts(x, p, "<!--")) {
+            size_t q = npu__xml_find(x, p + 4, "--");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
+            if (q + 2 >= x->n || s[q + 2] != '>')
+                return npu__xml_fail(x, q, NPU_ERR_PARSE, "'--' inside a comment");
+            st = npu__xml_check_chars(x, p + 4, q, 0, 1);
+            if (st != NPU_OK) return st;
+            x->pos = q + 3;
+            continue;
+        }
+        if (npu__xml_starts(x, p, "<![CDATA[")) {
+            size_t q;
+            if (x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
+            q = npu__xml_find(x, p + 9, "]]>");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated CDATA section");
+            st = npu__xml_check_chars(x, p + 9, q, 0, 1);
+            if (st != NPU_OK) return st;
+            x->pos = q + 3;
+            t->kind = NPU__X_TEXT;
+            t->begin = p;
+            t->end = q + 3;
+            t->text = p + 9;
+            t->text_end = q;
+            return NPU_OK;
+        }
+        if (npu__xml_starts(x, p, "<!"))
+            return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
+        if (npu__xml_starts(x, p, "<?")) {
+            size_t nlen, q;
+            nlen = npu__xml_name(x, p + 2, "a processing instruction target", &st);
+            if (nlen == 0) return st;
+            if (nlen == 3 && (s[p + 2] | 0x20) == 'x' && (s[p + 3] | 0x20) == 'm' && (s[p + 4] | 0x20) == 'l' &&
+                p != x->start)
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "the XML declaration must be at the very start");
+            q = npu__xml_find(x, p + 2 + nlen, "?>");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated processing instruction");
+            if (q > p + 2 + nlen && !npu__xml_space(s[p + 2 + nlen]))
+                return npu__xml_fail(x, p + 2 + nlen, NPU_ERR_PARSE, "malformed processing instruction");
+            st = npu__xml_check_chars(x, p + 2 + nlen, q, 0, 1);
+            if (st != NPU_OK) return st;
+            x->pos = q + 2;
+            continue;
+        }
+        if (npu__xml_starts(x, p, "</")) {
+            size_t nlen, q;
+            nlen = npu__xml_name(x, p + 2, "an element name", &st);
+            if (nlen == 0) return st;
+            if (x->depth == 0)
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "end tag </%.*s> without a start tag", (int)nlen,
+                                     s + p + 2);
+            if (nlen != x->stack_len[x->depth - 1] ||
+                memcmp(s + p + 2, s + x->stack_name[x->depth - 1], nlen) != 0)
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "end tag </%.*s> does not match <%.*s>", (int)nlen,
+                                     s + p + 2, (int)x->stack_len[x->depth - 1],
+                                     s + x->stack_name[x->depth - 1]);
+            q = p + 2 + nlen;
+            while (q < x->n && npu__xml_space(s[q])) q++;
+            if (q >= x->n || s[q] != '>')
+                return npu__xml_fail(x, q, NPU_ERR_PARSE, "malformed end tag </%.*s>", (int)nlen, s + p + 2);
+            x->depth--;
+            if (x->depth == 0) x->root_closed = 1;
+            x->pos = q + 1;
+            t->kind = NPU__X_END;
+            t->begin = p;
+            t->end = q + 1;
+            t->name = p + 1 + 1;
+            t->name_len = nlen;
+            return NPU_OK;
+        }
+        {   /* start tag */
+            size_t nlen = npu__xml_name(x, p + 1, "an element name", &st);
+            if (nlen == 0) return st;
+            if (x->depth == 0 && x->root_closed)
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "a second root element <%.*s>", (int)nlen, s + p + 1);
+            if (x->depth >= NPU_IR_MAX_DEPTH)
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "elements nested deeper than NPU_IR_MAX_DEPTH (%d)",
+                                     NPU_IR_MAX_DEPTH);
+            t->kind = NPU__X_START;
+            t->begin = p;
+            t->name = p + 1;
+            t->name_len = nlen;
+            t->attrs = p + 1 + nlen;
+            st = npu__xml_scan_attrs(x, t);
+            if (st != NPU_OK) return st;
+            x->pos = t->end;
+            if (t->self_closing) {
+                if (x->depth == 0) x->root_closed = 1;
+            } else {
+                x->stack_name[x->depth] = t->name;
+                x->stack_len[x->depth] = nlen;
+                x->depth++;
+            }
+            return NPU_OK;
+        }
+    }
+}
+
+/* Decodes entities of raw text [p, p+n) into out (NULL: count only); returns
+ * the decoded length. The text was validated by the scanner. */
+static size_t npu__xml_decode(const char *s, size_t n, char *out)
+{
+    size_t i = 0, len = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t k;
+        if (s[i] != '&' || (k = npu__xml_entity(s, i, n, &cp)) == 0) {
+            if (out) out[len] = s[i];
+            len++;
+            i++;
+            continue;
+        }
+        i += k;
+        if (cp < 0x80) {
+            if (out) out[len] = (char)cp;
+            len += 1;
+        } else if (cp < 0x800) {
+            if (out) {
+                out[len] = (char)(0xC0 | (cp >> 6));
+                out[len + 1] = (char)(0x80 | (cp & 0x3F));
+            }
+            len += 2;
+        } else if (cp < 0x10000) {
+            if (out) {
+                out[len] = (char)(0xE0 | (cp >> 12));
+                out[len + 1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                out[len + 2] = (char)(0x80 | (cp & 0x3F));
+            }
+            len += 3;
+        } else {
+            if (out) {
+                out[len] = (char)(0xF0 | (cp >> 18));
+                out[len + 1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+                out[len + 2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                out[len + 3] = (char)(0x80 | (cp & 0x3F));
+            }
+            len += 4;
+        }
+    }
+    return len;
+}
+
+/* ---- 8b. The IR walker ---------------------------------------------------- */
+/* One walk over the XML per job: COUNT (sizes for the arena, all checks that
+ * need no tables), FILL (tables), EDGES (edge checks against the sorted layer
+ * and port tables, outputs' producers) and WRITE (stream the payload XML). */
+
+/* IR element types: name in <data element_type>, port precision, bits. */
+typedef struct npu__ir_elem {
+    const char *name;
+    const char *precision;
+    uint8_t bits;
+    npu_type type;
+} npu__ir_elem;
+
+static const npu__ir_elem npu__ir_elems[] = {
+    {"undefined", "UNSPECIFIED", 0, NPU_TYPE_UNDEFINED},
+    {"f32", "FP32", 32, NPU_F32},       {"f16", "FP16", 16, NPU_F16},
+    {"bf16", "BF16", 16, NPU_BF16},     {"f64", "FP64", 64, NPU_TYPE_UNDEFINED},
+    {"i4", "I4", 4, NPU_TYPE_UNDEFINED}, {"i8", "I8", 8, NPU_I8},
+    {"i16", "I16", 16, NPU_TYPE_UNDEFINED}, {"i32", "I32", 32, NPU_I32},
+    {"i64", "I64", 64, NPU_I64},        {"u1", "BIN", 1, NPU_TYPE_UNDEFINED},
+    {"u2", "U2", 2, NPU_TYPE_UNDEFINED}, {"u4", "U4", 4, NPU_TYPE_UNDEFINED},
+    {"u8", "U8", 8, NPU_U8},            {"u16", "U16", 16, NPU_TYPE_UNDEFINED},
+    {"u32", "U32", 32, NPU_TYPE_UNDEFINED}, {"u64", "U64", 64, NPU_TYPE_UNDEFINED},
+    {"boolean", "BOOL", 8, NPU_BOOL},   {"nf4", "NF4", 4, NPU_TYPE_UNDEFINED},
+    {"f4e2m1", "F4E2M1", 4, NPU_TYPE_UNDEFINED}, {"f8e4m3", "FP8_E4M3", 8, NPU_TYPE_UNDEFINED},
+    {"f8e5m2", "FP8_E5M2", 8, NPU_TYPE_UNDEFINED}, {"f8e8m0", "FP8_E8M0", 8, NPU_TYPE_UNDEFINED},
+    {"string", "STRING", 0, NPU_TYPE_UNDEFINED}, {"dynamic", "DYNAMIC", 0, NPU_TYPE_UNDEFINED},
+};
+#define NPU__IR_ELEM_STRING 23u
+
+/* Index into npu__ir_elems, or -1. by_precision: match the port precision. */
+static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
+{
+    size_t i;
+    for (i = 0; i < NPU__COUNT_OF(npu__ir_elems); i++) {
+        const char *name = by_precision ? npu__ir_elems[i].precision : npu__ir_elems[i].name;
+        if (strlen(name) == n && memcmp(name, s, n) == 0) return (int)i;
+    }
+    if (by_precision && n == 7 && memcmp(s, "BOOLEAN", 7) == 0) return 17;
+    if (by_precision && n == 2 && memcmp(s, "U1", 2) == 0) return 10;
+    return -1;
+}
+
+enum { NPU__K_OTHER = 0, NPU__K_PARAM, NPU__K_CONST, NPU__K_RESULT, NPU__K_READ, NPU__K_ASSIGN };
+
+enum {
+    NPU__R_OTHER = 0, NPU__R_NET, NPU__R_LAYERS, NPU__R_LAYER, NPU__R_DATA, NPU__R_LRT, NPU__R_IN,
+    NPU__R_OUT, NPU__R_PORT, NPU__R_DIM, NPU__R_PRT, NPU__R_PRT_ATTR, NPU__R_BODY, NPU__R_EDGES,
+    NPU__R_EDGE
+};
+
+enum { NPU__W_COUNT = 0, NPU__W_FILL, NPU__W_EDGES, NPU__W_WRITE };
+
+/* Private parts of the loaded object. */
+typedef struct npu__ir_const {
+    npu_ir_const pub;
+    uint32_t has_rt_info;        /* the layer has its own <rt_info> child */
+} npu__ir_const;
+
+typedef struct npu__ir_layer_rec {  /* temporary: for the edge checks */
+    uint32_t scope, id, kind, io;
+    uint32_t edges_in;
+    uint32_t name_len;
+    size_t pos, name;
+} npu__ir_layer_rec;
+
+typedef struct npu__ir_port_rec {   /* temporary */
+    uint32_t scope, layer, id;
+    uint32_t dir;                   /* 0 input, 1 output */
+    uint32_t elem;                  /* precision (npu__ir_elems index, 0 unknown) */
+    uint32_t names;                 /* pool offset + 1 of the decoded names; 0 none */
+} npu__ir_port_rec;
+
+struct npu_ir {
+    npu_context *ctx;
+    const char *xml;
+    size_t xml_len;
+    const unsigned char *bin;
+    uint64_t bin_size;
+    void *xml_map, *bin_map;
+    size_t xml_map_len, bin_map_len;
+    char label[80];
+    uint32_t version;
+    uint32_t n_inputs, n_outputs, n_consts, n_states, n_var_layers;
+    npu_ir_io *inputs, *outputs;
+    npu__ir_const *consts;
+    npu_ir_state *states;
+    char *pool;
+    size_t pool_cap, pool_used;
+    int64_t batch;
+    size_t arena_bytes;
+    /* temporary tables (valid during loading only) */
+    npu__ir_layer_rec *layers;
+    npu__ir_port_rec *ports;
+    uint32_t n_layers, n_ports;
+};
+
+typedef struct npu__ir_counts {
+    uint32_t layers, ports, consts, inputs, outputs, var_layers, scopes;
+    size_t pool;
+    uint32_t version;
+} npu__ir_counts;
+
+#define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
+#define NPU__IR_MAX_VAR_LAYERS 16384u
+
+typedef struct npu__irl {           /* an open <layer> */
+    size_t pos, name, name_len;
+    uint32_t id, scope, kind, index;
+    int has_data, has_rt, rt_done, data_done;
+    int elem;                       /* from <data element_type>, -1 none */
+    int shape_given, shape_dynrank;
+    uint32_t shape_rank;
+    npu_shape shape;                /* first NPU_MAX_RANK dims */
+    uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
+    int elems_dynamic, elems_overflow;
+    int has_offset, has_size;
+    uint64_t offset, size;
+    size_t data_pos;
+    uint32_t n_in, n_out;           /* ports seen */
+    /* the I/O port: Parameter's first output, Result's first input */
+    int io_port_seen;
+    uint32_t io_rank;
+    npu_shape io_shape;
+    int io_elem;
+    char layout[NPU_LAYOUT_MAX];
+    int layout_bad;
+    uint32_t io_names;              /* pool offset + 1 */
+    /* WRITE */
+    int copy_to_blob;
+    uint64_t blob_offset;
+} npu__irl;
+
+typedef struct npu__irw {
+    npu__xml x;
+    int mode;
+    npu_ir *ir;                     /* FILL, EDGES, WRITE */
+    int have_bin;                   /* bin size known (not a size query) */
+    npu__ir_counts c;               /* running counts */
+    unsigned char role[NPU_IR_MAX_DEPTH + 1];
+    uint32_t scope_stack[NPU__IR_MAX_LAYER_NEST + 1];
+    unsigned scope_depth;
+    npu__irl lstack[NPU__IR_MAX_LAYER_NEST];
+    unsigned ldepth;
+    /* the open port */
+    uint32_t port_dir, port_id, port_rank;
+    int port_elem, port_is_io, port_dims_bad;
+    int64_t port_dims[NPU_MAX_RANK];
+    int dim_has_text;
+    /* WRITE */
+    npu__sink *sink;
+    size_t copied;
+    int layout_b;
+    uint64_t threshold, blob_running;
+    int64_t batch;
+} npu__irw;
+
+static void npu__irw_set_where(npu__irw *w)
+{
+    if (w->ldepth == 0) {
+        w->x.where[0] = '\0';
+    } else {
+        const npu__irl *l = &w->lstack[w->ldepth - 1];
+        size_t nl = l->name_len > 80 ? 80 : l->name_len;
+        snprintf(w->x.where, sizeof w->x.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
+                 (unsigned long)l->id, l->scope ? ", in a <body>" : "");
+    }
+}
+
+/* Parses an unsigned decimal in raw text [p, p+n) (surrounding spaces allowed). */
+static int npu__ir_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+    size_t i = 0, e = n;
+    uint64_t v = 0;
+    npu__xml_trim(s, &i, &e);
+    if (i == e) return 0;
+    for (; i < e; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        if (v > (max - (uint64_t)(s[i] - '0')) / 10) return 0;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+/* "?" or "-1": a dynamic dimension. */
+static int npu__ir_dim_dynamic(const char *s, size_t n)
+{
+    return (n == 1 && s[0] == '?') || (n == 2 && s[0] == '-' && s[1] == '1');
+}
+
+/* One dimension token: N, -1, ?, or a bounded A..B (dynamic; either bound may
+ * be empty, B may be ? or -1). Returns 1 ok (value or NPU_DIM_DYNAMIC), 2 for
+ * "..." (dynamic rank), 0 invalid. */
+static int npu__ir_dim(const char *s, size_t n, int64_t *out)
+{
+    const uint64_t max = (uint64_t)NPU_IR_MAX_DIM_VALUE;
+    size_t i = 0, e = n, k;
+    uint64_t v;
+    npu__xml_trim(s, &i, &e);
+    s += i;
+    n = e - i;
+    if (n == 3 && memcmp(s, "...", 3) == 0) return 2;
+    *out = NPU_DIM_DYNAMIC;
+    if (npu__ir_dim_dynamic(s, n)) return 1;
+    for (k = 0; k + 1 < n; k++) {
+        if (s[k] == '.' && s[k + 1] == '.') {
+            const char *hi = s + k + 2;
+            size_t hi_len = n - k - 2;
+            if (k > 0 && !npu__ir_u64(s, k, max, &v)) return 0;
+            return hi_len == 0 || npu__ir_dim_dynamic(hi, hi_len) || npu__ir_u64(hi, hi_len, max, &v);
+        }
+    }
+    if (!npu__ir_u64(s, n, max, &v)) return 0;
+    *out = (int64_t)v;
+    return 1;
+}
+
+/* Parses a shape attribute ("1,3,224,224", "?,16", "1..32,64", "" scalar). */
+static npu_status npu__irw_shape_attr(npu__irw *w, const npu__xattr *a, npu__irl *l)
+{
+    const char *s = w->x.s + a->value;
+    size_t n = a->value_len, i = 0, start = 0, e = n;
+    l->shape_given = 1;
+    l->shape_rank = 0;
+    l->shape.rank = 0;
+    l->elems = 1;
+    npu__xml_trim(s, &i, &e);
+    if (i == e) return NPU_OK;   /* "": a scalar */
+    for (i = 0; i <= n; i++) {
+        int64_t d;
+        int r;
+        if (i < n && s[i] != ',') continue;
+        r = npu__ir_dim(s + start, i - start, &d);
+        if (r == 2) {
+            l->shape_dynrank = 1;
+            l->elems_dynamic = 1;
+        } else if (r == 0) {
+            return npu__xml_fail(&w->x, a->value + start, NPU_ERR_PARSE,
+                                 "shape \"%.*s\": invalid dimension (expected N <= 2^40, ?, -1 or A..B)",
+                                 (int)(n > 100 ? 100 : n), s);
+        } else {
+            if (l->shape_rank >= NPU_IR_MAX_DIMS)
+                return npu__xml_fail(&w->x, a->value, NPU_ERR_PARSE,
+                                     "shape has more than NPU_IR_MAX_DIMS (%d) dims", NPU_IR_MAX_DIMS);
+            if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape_rank] = d;
+            l->shape_rank++;
+            if (d < 0) l->elems_dynamic = 1;
+            else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
+        }
+        start = i + 1;
+    }
+    l->shape.rank = l->shape_rank < NPU_MAX_RANK ? l->shape_rank : NPU_MAX_RANK;
+    return NPU_OK;
+}
+
+static int npu__ir_layout_char(char c)
+{
+    return c == '?' || c == '.' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* "[N,C,H,W]" (rt_info) or "NCHW" -> "NCHW". Returns 0, with out "", when the
+ * layout cannot be represented (a token other than a letter, '?' or "...", or
+ * NPU_LAYOUT_MAX bytes or more); out is always terminated. */
+static int npu__ir_layout_convert(const char *s, size_t n, char out[NPU_LAYOUT_MAX])
+{
+    size_t i = 0, e = n, len = 0;
+    int ok = 1;
+    npu__xml_trim(s, &i, &e);
+    if (e - i >= 2 && s[i] == '[' && s[e - 1] == ']') {
+        size_t start;
+        e--;                          /* tokens between the brackets; "[]" is a scalar */
+        for (start = ++i; ok && i < e && start <= e; start++) {
+            size_t b = start, t;
+            while (start < e && s[start] != ',') start++;
+            t = start;
+            npu__xml_trim(s, &b, &t);
+            ok = ((t - b == 3 && memcmp(s + b, "...", 3) == 0) ||
+                  (t - b == 1 && s[b] != '.' && npu__ir_layout_char(s[b]))) &&
+                 len + (t - b) < NPU_LAYOUT_MAX;
+            if (ok) memcpy(out + len, s + b, t - b);
+            len += t - b;
+        }
+    } else {
+        for (; ok && i < e; i++) {
+            ok = npu__ir_layout_char(s[i]) && len + 1 < NPU_LAYOUT_MAX;
+            out[len] = s[i];
+            len += ok ? 1u : 0u;
+        }
+    }
+    out[ok ? len : 0] = '\0';
+    return ok;
+}
+
+/* Checks a layout against a rank; returns the batch axis (N, else 0; -1 for
+ * scalars) or -2 when the layout does not fit. */
+static int npu__ir_layout_axis(const char *layout, uint32_t rank)
+{
+    size_t n = strlen(layout), i;
+    int ell = -1, nidx = -1;
+    uint32_t letters = 0, before_n = 0, after_n = 0;
+    for (i = 0; i < n; i++) {
+        if (layout[i] == '.') {
+            if (ell >= 0 || n - i < 3 || layout[i + 1] != '.' || layout[i + 2] != '.') return -2;
+            ell = (int)letters;
+            i += 2;
+            continue;
+        }
+        if (layout[i] == 'N') {
+            if (nidx >= 0) return -2;
+            nidx = (int)letters;
+        }
+        letters++;
+    }
+    if (n > 0) {
+        if (ell < 0 && letters != rank) return -2;
+        if (ell >= 0 && letters > rank) return -2;
+    }
+    if (rank == 0) return -1;
+    if (nidx < 0) return 0;
+    before_n = (uint32_t)nidx;
+    after_n = letters - before_n - 1;
+    if (ell >= 0 && ell <= nidx) return (int)(rank - after_n - 1);
+    return (int)before_n;
+}
+
+/* The counting pass and a later pass saw different text (caller memory or a
+ * mapped file changed underneath). */
+static npu_status npu__ir_changed(npu_context *ctx, const char *label)
+{
+    return npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
+}
+
+static npu_status npu__irw_pool_string(npu__irw *w, size_t p, size_t n, uint32_t *off_plus1,
+                                       const char **str)
+{
+    size_t len = npu__xml_decode(w->x.s + p, n, NULL);
+    if (npu__add_size(w->c.pool, len + 1, &w->c.pool))
+        return npu__xml_fail(&w->x, p, NPU_ERR_OVERFLOW, "string pool overflows");
+    if (w->mode == NPU__W_FILL) {
+        npu_ir *ir = w->ir;
+        if (ir->pool_used + len + 1 > ir->pool_cap || ir->pool_used >= UINT32_MAX)
+            return npu__ir_changed(w->x.ctx, w->x.label);
+        npu__xml_decode(w->x.s + p, n, ir->pool + ir->pool_used);
+        ir->pool[ir->pool_used + len] = '\0';
+        if (off_plus1) *off_plus1 = (uint32_t)(ir->pool_used + 1);
+        if (str) *str = ir->pool + ir->pool_used;
+        ir->pool_used += len + 1;
+    }
+    return NPU_OK;
+}
+
+static void npu__irw_emit_upto(npu__irw *w, size_t pos)
+{
+    if (pos > w->copied) {
+        npu__sink_put(w->sink, w->x.s + w->copied, pos - w->copied);
+        w->copied = pos;
+    }
+}
+
+static void npu__irw_emit_wpa(npu__irw *w, const npu__irl *l)
+{
+    const npu_ir *ir = w->ir;
+    uint64_t mp = 0;
+    if (ir->bin != NULL) mp = (uint64_t)(uintptr_t)(ir->bin + l->offset);
+    npu__sink_str(w->sink, "<attribute name=\"WeightsPointerAttribute\" version=\"0\" mp=\"");
+    npu__sink_u64_dec(w->sink, mp);
+    npu__sink_str(w->sink, "\" ms=\"");
+    npu__sink_u64_dec(w->sink, l->size);
+    npu__sink_str(w->sink, "\"/>");
+}
+
+static int npu__irw_by_pointer(const npu__irw *w, const npu__irl *l)
+{
+    return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__K_CONST && !l->copy_to_blob;
+}
+
+static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
+{
+    npu__xattr a;
+    npu__irl *l;
+    uint64_t v;
+    const char *name = "";
+    int is_io;
+    if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
+    l = &w->lstack[w->ldepth];
+    memset(l, 0, sizeof *l);
+    l->pos = t->begin;
+    l->elem = -1;
+    l->io_elem = -1;
+    l->scope = w->scope_stack[w->scope_depth];
+    if (npu__xml_attr(&w->x, t, "name", &a)) {
+        l->name = a.value;
+        l->name_len = a.value_len;
+    }
+    w->ldepth++;
+    npu__irw_set_where(w);
+    if (!npu__xml_attr(&w->x, t, "id", &a))
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
+    if (!npu__ir_u64(w->x.s + a.value, a.value_len, UINT32_MAX - 1u, &v))
+        return npu__xml_fail(&w->x, a.value, NPU_ERR_PARSE, "layer id \"%.*s\" is not a number below 2^32",
+                             (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
+    l->id = (uint32_t)v;
+    npu__irw_set_where(w);
+    if (!npu__xml_attr(&w->x, t, "type", &a))
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
+    if (npu__xml_eq(&w->x, a.value, a.value_len, "Parameter")) l->kind = NPU__K_PARAM;
+    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Const")) l->kind = NPU__K_CONST;
+    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Result")) l->kind = NPU__K_RESULT;
+    else if (npu__xml_eq(&w->x, a.value, a.value_len, "ReadValue")) l->kind = NPU__K_READ;
+    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Assign")) l->kind = NPU__K_ASSIGN;
+    if (w->c.layers >= NPU_IR_MAX_LAYERS)
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
+                             (unsigned)NPU_IR_MAX_LAYERS);
+    if (w->mode == NPU__W_FILL) {
+        npu_ir *ir = w->ir;
+        npu__ir_layer_rec *r;
+        if (w->c.layers >= ir->n_layers)
+            return npu__ir_changed(w->x.ctx, w->x.label);
+        r = &ir->layers[w->c.layers];
+        r->scope = l->scope;
+        r->id = l->id;
+        r->kind = l->kind;
+        r->io = UINT32_MAX;
+        r->pos = l->pos;
+        r->name = l->name;
+        r->name_len = (uint32_t)l->name_len;
+    }
+    w->c.layers++;
+    is_io = (l->kind == NPU__K_PARAM || l->kind == NPU__K_RESULT) && l->scope == 0;
+    if (l->kind == NPU__K_CONST || is_io) {   /* listed: an index, and the name in the pool */
+        uint32_t *count = l->kind == NPU__K_CONST ? &w->c.consts : l->kind == NPU__K_PARAM ? &w->c.inputs
+                                                                                          : &w->c.outputs;
+        l->index = (*count)++;
+        if (w->mode != NPU__W_COUNT &&
+            l->index >= (l->kind == NPU__K_CONST   ? w->ir->n_consts
+                         : l->kind == NPU__K_PARAM ? w->ir->n_inputs
+                                                   : w->ir->n_outputs))
+            return npu__ir_changed(w->x.ctx, w->x.label);
+        if (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL) {
+            npu_status st = npu__irw_pool_string(w, l->name, l->name_len, NULL, &name);
+            if (st != NPU_OK) return st;
+        }
+    }
+    if (w->mode == NPU__W_FILL && l->kind == NPU__K_CONST) {
+        npu_ir_const *k = &w->ir->consts[l->index].pub;
+        k->layer_id = l->id;
+        k->graph = l->scope;
+        k->name = name;
+    } else if (w->mode == NPU__W_FILL && is_io) {
+        npu_ir_io *io = l->kind == NPU__K_PARAM ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+        io->layer_id = l->id;
+        io->desc.name = name;
+        io->tensor_names = "";
+        w->ir->layers[w->c.layers - 1].io = l->index;
+    } else if (w->mode == NPU__W_WRITE && l->kind == NPU__K_CONST) {
+        const npu__ir_const *k = &w->ir->consts[l->index];
+        l->offset = k->pub.offset;
+        l->size = k->pub.size;
+        l->has_rt = (int)k->has_rt_info;
+        l->copy_to_blob = w->layout_b && k->pub.size < w->threshold;
+        if (l->copy_to_blob) {
+            l->blob_offset = w->blob_running;
+            w->blob_running += k->pub.size;
+        }
+    } else if (l->kind == NPU__K_READ || l->kind == NPU__K_ASSIGN) {
+        if (++w->c.var_layers > NPU__IR_MAX_VAR_LAYERS)
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_LIMIT,
+                                 "more than %u ReadValue/Assign layers", NPU__IR_MAX_VAR_LAYERS);
+    }
+    return NPU_OK;
+}
+
+/* Counts ReadValue/Assign layers per variable. The id is decoded into the pool
+ * for every layer (as the counting pass sized it); a repeated id's copy stays
+ * unused. */
+static npu_status npu__irw_add_variable(npu__irw *w, const npu__irl *l, const npu__xattr *a)
+{
+    npu_ir *ir = w->ir;
+    const char *id = NULL;
+    uint32_t i;
+    npu_status st = npu__irw_pool_string(w, a->value, a->value_len, NULL, &id);
+    if (st != NPU_OK || w->mode != NPU__W_FILL) return st;
+    for (i = 0; i < ir->n_states && strcmp(ir->states[i].variable_id, id) != 0; i++) continue;
+    if (i == ir->n_states) {
+        if (ir->n_states >= ir->n_var_layers) return npu__ir_changed(w->x.ctx, w->x.label);
+        ir->states[ir->n_states++].variable_id = id;
+    }
+    if (l->kind == NPU__K_READ) ir->states[i].read_values++;
+    else ir->states[i].assigns++;
+    return NPU_OK;
+}
+
+static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
+{
+    npu__xattr a;
+    npu_status st;
+    if (l->has_data) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "a second <data> element");
+    l->has_data = 1;
+    l->data_pos = t->begin;
+    if (l->kind == NPU__K_PARAM || l->kind == NPU__K_CONST) {
+        if (npu__xml_attr(&w->x, t, "element_type", &a)) {
+            l->elem = npu__ir_elem_find(w->x.s + a.value, a.value_len, 0);
+            if (l->elem < 0)
+                return npu__xml_fail(&w->x, a.value, NPU_ERR_UNSUPPORTED, "unknown element_type \"%.*s\"",
+                                     (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
+        }
+        if (npu__xml_attr(&w->x, t, "shape", &a)) {
+            st = npu__irw_shape_attr(w, &a, l);
+            if (st != NPU_OK) return st;
+            if (w->mode == NPU__W_WRITE && l->kind == NPU__K_PARAM && l->scope == 0 && w->batch > 0) {
+                /* batch rewrite of the shape attribute */
+                int axis = w->ir->inputs[l->index].batch_axis;
+                size_t i, start = a.value, k = 0;
+                for (i = a.value; axis >= 0 && i <= a.value + a.value_len; i++) {
+                    if (i < a.value + a.value_len && w->x.s[i] != ',') continue;
+                    if (k == (size_t)axis) {
+                        size_t b = start, e = i;
+                        npu__xml_trim(w->x.s, &b, &e);
+                        npu__irw_emit_upto(w, b);
+                        npu__sink_i64_dec(w->sink, w->batch);
+                        w->copied = e;
+                        break;
+                    }
+                    k++;
+                    start = i + 1;
+                }
+            }
+        }
+    }
+    if (l->kind == NPU__K_CONST) {
+        npu__xattr off;
+        if (l->elem < 0) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without element_type");
+        if ((unsigned)l->elem == NPU__IR_ELEM_STRING)
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED, "string constants are not supported");
+        if (!npu__xml_attr(&w->x, t, "offset", &off) ||
+            !npu__ir_u64(w->x.s + off.value, off.value_len, UINT64_MAX, &l->offset))
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric offset attribute");
+        if (!npu__xml_attr(&w->x, t, "size", &a) ||
+            !npu__ir_u64(w->x.s + a.value, a.value_len, UINT64_MAX, &l->size))
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
+        l->has_offset = l->has_size = 1;
+        if (w->mode == NPU__W_WRITE && w->layout_b) {
+            npu__irw_emit_upto(w, off.value);
+            npu__sink_u64_dec(w->sink, l->copy_to_blob ? l->blob_offset : 0);
+            w->copied = off.value + off.value_len;
+        }
+    }
+    if (l->kind == NPU__K_READ || l->kind == NPU__K_ASSIGN) {
+        if (!npu__xml_attr(&w->x, t, "variable_id", &a))
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "%s without a variable_id",
+                                 l->kind == NPU__K_READ ? "ReadValue" : "Assign");
+        if (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL) {
+            st = npu__irw_add_variable(w, l, &a);
+            if (st != NPU_OK) return st;
+        }
+    }
+    return NPU_OK;
+}
+
+/* After the <data> element of a Const: add the pointer attribute when the
+ * layer has no <rt_info> of its own. */
+static void npu__irw_data_end(npu__irw *w, size_t end, npu__irl *l)
+{
+    l->data_done = 1;
+    if (npu__irw_by_pointer(w, l) && !l->has_rt) {
+        npu__irw_emit_upto(w, end);
+        npu__sink_str(w->sink, "<rt_info>");
+        npu__irw_emit_wpa(w, l);
+        npu__sink_str(w->sink, "</rt_info>");
+    }
+}
+
+static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
+{
+    uint64_t bits, bytes, end;
+    const npu__ir_elem *e;
+    char shape[64];
+    if (!l->has_data) return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Const without a <data> element");
+    e = &npu__ir_elems[l->elem];
+    if (!l->shape_given) {
+        /* no shape attribute: the output port's dims */
+        l->shape_rank = l->io_rank;
+        l->shape = l->io_shape;
+        l->elems = npu_shape_elements(&l->io_shape);
+        if (l->io_rank > NPU_MAX_RANK) l->elems_overflow = 1;
+        if (l->elems == 0 && l->io_rank <= NPU_MAX_RANK) {
+            uint32_t i;
+            for (i = 0; i < l->io_shape.rank; i++)
+                if (l->io_shape.dims[i] < 0) l->elems_dynamic = 1;
+        }
+    }
+    if (l->elems_dynamic || l->shape_dynrank)
+        return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE, "Const with a dynamic shape");
+    if (l->elems_overflow || npu__mul_u64(l->elems, e->bits, &bits))
+        return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE, "Const shape: element count overflows");
+    bytes = bits / 8 + (bits % 8 != 0);
+    if (bytes != l->size)
+        return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE,
+                             "Const size %llu does not match its shape %s%s of %s (%llu bytes)",
+                             (unsigned long long)l->size, npu__shape_str(&l->shape, shape, sizeof shape),
+                             l->shape_rank > NPU_MAX_RANK ? "..." : "", e->name, (unsigned long long)bytes);
+    if (npu__add_u64(l->offset, l->size, &end) || (w->have_bin && end > w->ir->bin_size))
+        return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_FORMAT,
+                             "Const bytes [%llu, %llu + %llu) lie beyond the end of the weights (%llu bytes%s)",
+                             (unsigned long long)l->offset, (unsigned long long)l->offset,
+                             (unsigned long long)l->size,
+                             (unsigned long long)(w->have_bin ? w->ir->bin_size : 0),
+                             w->have_bin && w->ir->bin == NULL ? "; no .bin" : "");
+    if (w->mode == NPU__W_FILL) {
+        npu__ir_const *k = &w->ir->consts[l->index];
+        k->pub.element_type = e->name;
+        k->pub.offset = l->offset;
+        k->pub.size = l->size;
+        k->pub.data = w->ir->bin != NULL ? (const void *)(w->ir->bin + l->offset) : NULL;
+        k->has_rt_info = (uint32_t)l->has_rt;
+    }
+    return NPU_OK;
+}
+
+static npu_status npu__irw_io_end(npu__irw *w, npu__irl *l)
+{
+    npu_ir_io *io;
+    int elem;
+    if (l->kind == NPU__K_PARAM) {
+        if (!l->shape_given) {
+            if (!l->io_port_seen)
+                return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without a shape or an output port");
+            l->shape_rank = l->io_rank;
+            l->shape = l->io_shape;
+        }
+        elem = l->elem >= 0 ? l->elem : l->io_elem;
+        if (elem < 0)
+            return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without an element_type");
+    } else {
+        if (!l->io_port_seen)
+            return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Result without an input port");
+        l->shape_rank = l->io_rank;
+        l->shape = l->io_shape;
+        elem = l->io_elem;   /* may be -1: taken from the producer after the edges */
+    }
+    if (l->shape_dynrank)
+        return npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED, "%s with a dynamic rank (\"...\")",
+                             l->kind == NPU__K_PARAM ? "Parameter" : "Result");
+    if (l->shape_rank > NPU_MAX_RANK)
+        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)",
+                             l->kind == NPU__K_PARAM ? "Parameter" : "Result", (unsigned long)l->shape_rank,
+                             NPU_MAX_RANK);
+    if (l->layout[0] != '\0' && npu__ir_layout_axis(l->layout, l->shape_rank) == -2) {
+        if (w->mode == NPU__W_FILL)
+            npu__log(w->x.ctx, NPU_LOG_WARN, "%s: layer '%.*s': layout \"%s\" does not fit rank %lu; ignored",
+                 w->x.label, (int)(l->name_len > 80 ? 80 : l->name_len), w->x.s + l->name, l->layout,
+                 (unsigned long)l->shape_rank);
+        l->layout[0] = '\0';
+    }
+    if (w->mode != NPU__W_FILL) return NPU_OK;
+    io = l->kind == NPU__K_PARAM ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+    io->desc.shape = l->shape;
+    io->desc.shape.rank = l->shape_rank;
+    io->element_type = npu__ir_elems[elem < 0 ? 0 : elem].name;
+    io->desc.type = npu__ir_elems[elem < 0 ? 0 : elem].type;
+    npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
+    io->batch_axis = npu__ir_layout_axis(io->desc.layout, l->shape_rank);
+    if (l->io_names) io->tensor_names = w->ir->pool + l->io_names - 1;
+    return NPU_OK;
+}
+
+static npu_status npu__irw_port_start(npu__irw *w, const npu__xtok *t, npu__irl *l, uint32_t dir)
+{
+    npu__xattr a;
+    uint64_t v;
+    uint32_t names = 0;
+    npu_status st;
+    if (!npu__xml_attr(&w->x, t, "id", &a) || !npu__ir_u64(w->x.s + a.value, a.value_len, UINT32_MAX - 1u, &v))
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<port> without a numeric id");
+    w->port_dir = dir;
+    w->port_id = (uint32_t)v;
+    w->port_rank = 0;
+    w->port_elem = 0;
+    w->port_dims_bad = 0;
+    if (npu__xml_attr(&w->x, t, "precision", &a)) {
+        int e = npu__ir_elem_find(w->x.s + a.value, a.value_len, 1);
+        w->port_elem = e < 0 ? 0 : e;
+    }
+    w->port_is_io = 0;
+    if ((l->kind == NPU__K_PARAM && dir == 1 && l->n_out == 0) ||
+        (l->kind == NPU__K_RESULT && dir == 0 && l->n_in == 0) ||
+        (l->kind == NPU__K_CONST && dir == 1 && l->n_out == 0))
+        w->port_is_io = 1;
+    if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
+        (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL)) {
+        st = npu__irw_pool_string(w, a.value, a.value_len, &names, NULL);
+        if (st != NPU_OK) return st;
+    }
+    if (w->port_is_io) l->io_names = names;
+    if (dir == 1) l->n_out++;
+    else l->n_in++;
+    if (w->mode == NPU__W_FILL) {
+        npu__ir_port_rec *p;
+        if (w->c.ports >= w->ir->n_ports)
+            return npu__ir_changed(w->x.ctx, w->x.label);
+        p = &w->ir->ports[w->c.ports];
+        p->scope = l->scope;
+        p->layer = l->id;
+        p->id = w->port_id;
+        p->dir = dir;
+        p->elem = (uint32_t)w->port_elem;
+        p->names = names;
+    }
+    w->c.ports++;
+    return NPU_OK;
+}
+
+static npu_status npu__irw_dim_text(npu__irw *w, const npu__xtok *t, npu__irl *l)
+{
+    int64_t d;
+    const char *s = w->x.s + t->text;
+    size_t n = t->text_end - t->text, i = 0, e = n;
+    npu__xml_trim(s, &i, &e);
+    if (i == e) return NPU_OK;   /* whitespace around the value */
+    if (w->dim_has_text)
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<dim> holds more than one value");
+    w->dim_has_text = 1;
+    if (npu__ir_dim(s, n, &d) != 1)
+        return npu__xml_fail(&w->x, t->text, NPU_ERR_PARSE,
+                             "<dim>%.*s</dim>: expected a number <= 2^40, -1 or ?", (int)(n > 40 ? 40 : n), s);
+    if (w->port_is_io && w->port_rank < NPU_MAX_RANK) l->io_shape.dims[w->port_rank] = d;
+    if (w->mode == NPU__W_WRITE && w->batch > 0 && w->port_is_io && l->kind == NPU__K_PARAM && l->scope == 0 &&
+        w->ir->inputs[l->index].batch_axis == (int32_t)w->port_rank) {
+        npu__irw_emit_upto(w, t->text);
+        npu__sink_i64_dec(w->sink, w->batch);
+        w->copied = t->text_end;
+    }
+    return NPU_OK;
+}
+
+static void npu__irw_port_end(npu__irw *w, npu__irl *l)
+{
+    if (!w->port_is_io) return;
+    l->io_port_seen = 1;
+    l->io_rank = w->port_rank;
+    l->io_shape.rank = w->port_rank < NPU_MAX_RANK ? w->port_rank : NPU_MAX_RANK;
+    l->io_elem = w->port_elem > 0 ? w->port_elem : -1;
+}
+
+static unsigned char npu__irw_role(const npu__irw *w, unsigned parent, const npu__xtok *t)
+{
+    const npu__xml *x = &w->x;
+#define NPU__IS(lit) npu__xml_eq(x, t->name, t->name_len, lit)
+    switch (parent) {
+    case NPU__R_NET:
+    case NPU__R_BODY:
+        if (NPU__IS("layers")) return NPU__R_LAYERS;
+        if (NPU__IS("edges")) return NPU__R_EDGES;
+        return NPU__R_OTHER;
+    case NPU__R_LAYERS: return NPU__IS("layer") ? NPU__R_LAYER : NPU__R_OTHER;
+    case NPU__R_LAYER:
+        if (NPU__IS("data")) return NPU__R_DATA;
+        if (NPU__IS("rt_info")) return NPU__R_LRT;
+        if (NPU__IS("input")) return NPU__R_IN;
+        if (NPU__IS("output")) return NPU__R_OUT;
+        if (NPU__IS("body")) return NPU__R_BODY;
+        return NPU__R_OTHER;
+    case NPU__R_IN:
+    case NPU__R_OUT: return NPU__IS("port") ? NPU__R_PORT : NPU__R_OTHER;
+    case NPU__R_PORT:
+        if (NPU__IS("dim")) return NPU__R_DIM;
+        if (NPU__IS("rt_info")) return NPU__R_PRT;
+        return NPU__R_OTHER;
+    case NPU__R_PRT: return NPU__IS("attribute") ? NPU__R_PRT_ATTR : NPU__R_OTHER;
+    case NPU__R_EDGES: return NPU__IS("edge") ? NPU__R_EDGE : NPU__R_OTHER;
+    default: return NPU__R_OTHER;
+    }
+#undef NPU__IS
+}
+
+static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t); /* 8c */
+
+static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
+{
+    npu__xml *x = &w->x;
+    unsigned depth = t->self_closing ? x->depth : x->depth - 1;  /* depth of this element */
+    unsigned char role;
+    npu__irl *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
+    npu_status st = NPU_OK;
+    if (depth == 0) {
+        npu__xattr a;
+        uint64_t v;
+        if (!npu__xml_eq(x, t->name, t->name_len, "net"))
+            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "root element is <%.*s>, expected <net>",
+                                 (int)t->name_len, x->s + t->name);
+        if (!npu__xml_attr(x, t, "version", &a))
+            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "<net> has no version attribute");
+        if (!npu__ir_u64(x->s + a.value, a.value_len, 1000000, &v) || (v != 10 && v != 11))
+            return npu__xml_fail(x, a.value, NPU_ERR_UNSUPPORTED,
+                                 "IR version \"%.*s\" is not supported (only 10 and 11)",
+                                 (int)(a.value_len > 20 ? 20 : a.value_len), x->s + a.value);
+        w->c.version = (uint32_t)v;
+        role = NPU__R_NET;
+    } else {
+        role = npu__irw_role(w, w->role[depth - 1], t);
+    }
+    w->role[depth] = role;
+    switch (role) {
+    case NPU__R_LAYER:
+        if (w->mode == NPU__W_EDGES) {
+            /* only the scope numbering matters */
+            if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
+                return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
+            w->lstack[w->ldepth++].scope = w->scope_stack[w->scope_depth];
+            break;
+        }
+        st = npu__irw_layer_start(w, t);
+        break;
+    case NPU__R_DATA:
+        if (w->mode == NPU__W_EDGES) break;
+        st = npu__irw_data(w, t, l);
+        if (st == NPU_OK && t->self_closing) npu__irw_data_end(w, t->end, l);
+        break;
+    case NPU__R_LRT:
+        if (w->mode == NPU__W_EDGES || l->rt_done) break;
+        l->has_rt = 1;
+        l->rt_done = 1;
+        if (npu__irw_by_pointer(w, l)) {
+            if (t->self_closing) {
+                npu__irw_emit_upto(w, t->begin);
+                npu__sink_str(w->sink, "<rt_info>");
+                npu__irw_emit_wpa(w, l);
+                npu__sink_str(w->sink, "</rt_info>");
+                w->copied = t->end;
+            } else {
+                npu__irw_emit_upto(w, t->end);
+                npu__irw_emit_wpa(w, l);
+            }
+        }
+        break;
+    case NPU__R_PORT:
+        if (w->mode == NPU__W_EDGES) break;
+        st = npu__irw_port_start(w, t, l, w->role[depth - 1] == NPU__R_OUT ? 1u : 0u);
+        if (st == NPU_OK && t->self_closing) npu__irw_port_end(w, l);
+        break;
+    case NPU__R_DIM:
+        if (w->mode == NPU__W_EDGES) break;
+        if (t->self_closing) return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "empty <dim/>");
+        w->dim_has_text = 0;
+        break;
+    case NPU__R_PRT_ATTR:
+        if (w->mode == NPU__W_EDGES || !w->port_is_io) break;
+        {
+            npu__xattr a;
+            if (npu__xml_attr(x, t, "name", &a) && npu__xml_eq(x, a.value, a.value_len, "layout") &&
+                npu__xml_attr(x, t, "layout", &a)) {
+                if (!npu__ir_layout_convert(x->s + a.value, a.value_len, l->layout) && w->mode == NPU__W_FILL)
+                    npu__log(x->ctx, NPU_LOG_WARN, "%s: layout \"%.*s\" cannot be represented; ignored", x->label,
+                             (int)(a.value_len > 60 ? 60 : a.value_len), x->s + a.value);
+            }
+        }
+        break;
+    case NPU__R_BODY:
+        if (w->scope_depth >= NPU__IR_MAX_LAYER_NEST)
+            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "<body> nested too deeply");
+        if (w->c.scopes >= UINT32_MAX - 1u)
+            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "too many <body> elements");
+        w->scope_stack[++w->scope_depth] = ++w->c.scopes;
+        if (t->self_closing) w->scope_depth--;
+        break;
+    case NPU__R_EDGE:
+        st = npu__irw_edge(w, t);
+        break;
+    default:
+        break;
+    }
+    return st;
+}
+
+static npu_status npu__irw_layer_end(npu__irw *w, size_t end)
+{
+    npu__irl *l = &w->lstack[w->ldepth - 1];
+    npu_status st = NPU_OK;
+    (void)end;
+    if (w->mode != NPU__W_EDGES) {
+        if (l->kind == NPU__K_CONST) st = npu__irw_const_check(w, l);
+        else if ((l->kind == NPU__K_PARAM || l->kind == NPU__K_RESULT) && l->scope == 0) st = npu__irw_io_end(w, l);
+        else if ((l->kind == NPU__K_READ || l->kind == NPU__K_ASSIGN) && !l->has_data)
+            st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
+                               l->kind == NPU__K_READ ? "ReadValue" : "Assign");
+    }
+    if (st != NPU_OK) return st;
+    w->ldepth--;
+    npu__irw_set_where(w);
+    return NPU_OK;
+}
+
+static npu_status npu__irw_end(npu__irw *w, const npu__xtok *t)
+{
+    unsigned depth = w->x.depth;   /* the scanner already popped the element */
+    unsigned char role = w->role[depth];
+    npu__irl *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
+    if (w->mode == NPU__W_EDGES) {
+        if (role == NPU__R_LAYER) w->ldepth--;
+        else if (role == NPU__R_BODY) w->scope_depth--;
+        return NPU_OK;
+    }
+    switch (role) {
+    case NPU__R_LAYER: return npu__irw_layer_end(w, t->end);
+    case NPU__R_DATA: npu__irw_data_end(w, t->end, l); break;
+    case NPU__R_PORT: npu__irw_port_end(w, l); break;
+    case NPU__R_DIM:
+        if (!w->dim_has_text) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "empty <dim>");
+        if (++w->port_rank > NPU_IR_MAX_DIMS)
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "port with more than NPU_IR_MAX_DIMS (%d) dims",
+                                 NPU_IR_MAX_DIMS);
+        break;
+    case NPU__R_BODY: w->scope_depth--; break;
+    default: break;
+    }
+    return NPU_OK;
+}
+
+/* Runs one walk over the whole document. */
+static npu_status npu__irw_run(npu__irw *w)
+{
+    npu__xtok t;
+    npu_status st;
+    for (;;) {
+        st = npu__xml_next(&w->x, &t);
+        if (st != NPU_OK) return st;
+        if (t.kind == NPU__X_EOF) break;
+        if (t.kind == NPU__X_START) {
+            st = npu__irw_start(w, &t);
+            if (st == NPU_OK && t.self_closing) {
+                unsigned char role = w->role[w->x.depth];
+                if (role == NPU__R_LAYER) {
+                    if (w->mode == NPU__W_EDGES) w->ldepth--;
+                    else st = npu__irw_layer_end(w, t.end);
+                }
+            }
+        } else if (t.kind == NPU__X_END) {
+            st = npu__irw_end(w, &t);
+        } else if (t.kind == NPU__X_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__R_DIM &&
+                   w->mode != NPU__W_EDGES) {
+            st = npu__irw_dim_text(w, &t, &w->lstack[w->ldepth - 1]);
+        }
+        if (st != NPU_OK) return st;
+    }
+    if (w->mode == NPU__W_WRITE) npu__irw_emit_upto(w, w->x.n);
+    return NPU_OK;
+}
+
+/* ---- 8c. Loading ----------------------------------------------------------- */
+
+static int npu__ir_layer_cmp(const void *pa, const void *pb)
+{
+    const npu__ir_layer_rec *a = (const npu__ir_layer_rec *)pa, *b = (const npu__ir_layer_rec *)pb;
+    if (a->scope != b->scope) return a->scope < b->scope ? -1 : 1;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
+    return 0;
+}
+
+static int npu__ir_port_cmp(const void *pa, const void *pb)
+{
+    const npu__ir_port_rec *a = (const npu__ir_port_rec *)pa, *b = (const npu__ir_port_rec *)pb;
+    if (a->scope != b->scope) return a->scope < b->scope ? -1 : 1;
+    if (a->layer != b->layer) return a->layer < b->layer ? -1 : 1;
+    if (a->dir != b->dir) return a->dir < b->dir ? -1 : 1;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
+    return 0;
+}
+
+static void npu__swap_bytes(unsigned char *a, unsigned char *b, size_t size)
+{
+    while (size-- > 0) {
+        unsigned char t = *a;
+        *a++ = *b;
+        *b++ = t;
+    }
+}
+
+/* Moves element `root` down into the max-heap b[0..n). */
+static void npu__sift_down(unsigned char *b, size_t root, size_t n, size_t size,
+                           int (*cmp)(const void *, const void *))
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && cmp(b + child * size, b + (child + 1) * size) < 0) child++;
+        if (cmp(b + root * size, b + child * size) >= 0) return;
+        npu__swap_bytes(b + root * size, b + child * size, size);
+        root = child;
+    }
+}
+
+/* In-place heap sort: libc qsort may allocate. */
+static void npu__heapsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    unsigned char *b = (unsigned char *)base;
+    size_t i;
+    for (i = n / 2; i-- > 0;) npu__sift_down(b, i, n, size, cmp);
+    for (i = n; i-- > 1;) {
+        npu__swap_bytes(b, b + i * size, size);
+        npu__sift_down(b, 0, i, size, cmp);
+    }
+}
+
+/* Lookups in the sorted tables (libc bsearch: no allocation). */
+static npu__ir_layer_rec *npu__ir_find_layer(const npu_ir *ir, uint32_t scope, uint32_t id)
+{
+    npu__ir_layer_rec key;
+    key.scope = scope;
+    key.id = id;
+    return (npu__ir_layer_rec *)bsearch(&key, ir->layers, ir->n_layers, sizeof key, npu__ir_layer_cmp);
+}
+
+static const npu__ir_port_rec *npu__ir_find_port(const npu_ir *ir, uint32_t scope, uint32_t layer, uint32_t id,
+                                                 uint32_t dir)
+{
+    npu__ir_port_rec key;
+    key.scope = scope;
+    key.layer = layer;
+    key.id = id;
+    key.dir = dir;
+    return (const npu__ir_port_rec *)bsearch(&key, ir->ports, ir->n_ports, sizeof key, npu__ir_port_cmp);
+}
+
+static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
+{
+    static const char *const names[4] = {"from-layer", "from-port", "to-layer", "to-port"};
+    uint32_t v[4], scope = w->scope_stack[w->scope_depth];
+    const char *in_body = scope ? " in this <body>" : "";
+    npu__xattr a;
+    npu__ir_layer_rec *from, *to;
+    const npu__ir_port_rec *fp;
+    npu_ir *ir = w->ir;
+    unsigned i;
+    for (i = 0; i < 4; i++) {
+        uint64_t x;
+        if (!npu__xml_attr(&w->x, t, names[i], &a) || !npu__ir_u64(w->x.s + a.value, a.value_len, UINT32_MAX - 1u, &x))
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<edge> without a numeric %s attribute", names[i]);
+        v[i] = (uint32_t)x;
+    }
+    if (w->mode != NPU__W_EDGES) return NPU_OK;
+    from = npu__ir_find_layer(ir, scope, v[0]);
+    if (from == NULL)
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge from-layer %lu: no layer with that id%s",
+                             (unsigned long)v[0], in_body);
+    to = npu__ir_find_layer(ir, scope, v[2]);
+    if (to == NULL)
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge to-layer %lu: no layer with that id%s",
+                             (unsigned long)v[2], in_body);
+    fp = npu__ir_find_port(ir, scope, v[0], v[1], 1);
+    if (fp == NULL)
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE,
+                             "edge from-layer %lu from-port %lu: layer '%.*s' has no output port %lu%s",
+                             (unsigned long)v[0], (unsigned long)v[1], (int)(from->name_len > 80 ? 80 : from->name_len),
+                             w->x.s + from->name, (unsigned long)v[1], in_body);
+    if (npu__ir_find_port(ir, scope, v[2], v[3], 0) == NULL) {
+        unsigned long line, col;
+        npu__xml_linecol(&w->x, t->begin, &line, &col);
+        npu__log(w->x.ctx, NPU_LOG_WARN, "%s line %lu: edge to-layer %lu to-port %lu: layer '%.*s' has no input port %lu",
+                 w->x.label, line, (unsigned long)v[2], (unsigned long)v[3],
+                 (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
+    }
+    to->edges_in++;
+    if (to->kind == NPU__K_RESULT && scope == 0 && to->io < ir->n_outputs) {
+        npu_ir_io *out = &ir->outputs[to->io];
+        if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
+        if (strcmp(out->element_type, "undefined") == 0 && fp->elem > 0) {
+            out->element_type = npu__ir_elems[fp->elem].name;
+            out->desc.type = npu__ir_elems[fp->elem].type;
+        }
+    }
+    return NPU_OK;
+}
+
+static void npu__irw_init(npu__irw *w, int mode, npu_context *ctx, const char *label, const char *xml, size_t n,
+                          npu_ir *ir)
+{
+    memset(w, 0, sizeof *w);
+    w->mode = mode;
+    w->ir = ir;
+    w->x.s = xml;
+    w->x.n = n;
+    w->x.ctx = ctx;
+    w->x.label = label;
+    if (n >= 3 && memcmp(xml, "\xEF\xBB\xBF", 3) == 0) w->x.pos = w->x.start = 3;  /* byte order mark */
+}
+
+static npu_status npu__ir_count(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c)
+{
+    npu__irw w;
+    npu_status st;
+    if (n == 0) return npu__fail(ctx, NPU_ERR_PARSE, "%s line 1, column 1: empty XML", label);
+    if (n > NPU_IR_MAX_XML_BYTES)
+        return npu__fail(ctx, NPU_ERR_LIMIT, "%s: %zu bytes of XML exceed NPU_IR_MAX_XML_BYTES (%zu)", label, n,
+                         NPU_IR_MAX_XML_BYTES);
+    npu__irw_init(&w, NPU__W_COUNT, ctx, label, xml, n, NULL);
+    st = npu__irw_run(&w);
+    if (st != NPU_OK) return st;
+    *c = w.c;
+    return NPU_OK;
+}
+
+/* Arena bytes: the object and its persistent tables; the temporary tables. */
+static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp);
+
+/* The counting pass and the arena bytes it implies (persist + temp fits size_t). */
+static npu_status npu__ir_query(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
+                                size_t *persist, size_t *temp)
+{
+    size_t total;
+    npu_status st;
+    *persist = *temp = 0;
+    st = npu__ir_count(ctx, label, xml, n, c);
+    if (st != NPU_OK) return st;
+    if (npu__ir_sizes(c, persist, temp) || npu__add_size(*persist, *temp, &total))
+        return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: the IR's tables overflow size_t", label);
+    return NPU_OK;
+}
+
+static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp)
+{
+    size_t parts[6], p = 0, t = 0, tmp;
+    unsigned i;
+    if (npu__mul_size(c->inputs, sizeof(npu_ir_io), &parts[0]) ||
+        npu__mul_size(c->outputs, sizeof(npu_ir_io), &parts[1]) ||
+        npu__mul_size(c->consts, sizeof(npu__ir_const), &parts[2]) ||
+        npu__mul_size(c->var_layers, sizeof(npu_ir_state), &parts[3]))
+        return 1;
+    parts[4] = c->pool;
+    parts[5] = sizeof(npu_ir);
+    for (i = 0; i < 6; i++) {
+        if (parts[i] > SIZE_MAX - NPU_ARENA_ALIGN || npu__add_size(p, NPU_ARENA_ROUND(parts[i]), &p)) return 1;
+    }
+    if (npu__mul_size(c->layers, sizeof(npu__ir_layer_rec), &tmp) || tmp > SIZE_MAX - NPU_ARENA_ALIGN) return 1;
+    t = NPU_ARENA_ROUND(tmp);
+    if (npu__mul_size(c->ports, sizeof(npu__ir_port_rec), &tmp) || tmp > SIZE_MAX - NPU_ARENA_ALIGN ||
+        npu__add_size(t, NPU_ARENA_ROUND(tmp), &t))
+        return 1;
+    *persist = p;
+    *temp = t;
+    return 0;
+}
+
+static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *label, const char *xml,
+                               size_t xml_len, const void *bin, uint64_t bin_size, npu_ir **out)
+{
+    npu__ir_counts c;
+    size_t persist, temp, total, mark, i;
+    unsigned char *mem;
+    npu_ir *ir;
+    npu__irw w;
+    npu_status st;
+    st = npu__ir_query(ctx, label, xml, xml_len, &c, &persist, &temp);
+    if (st != NPU_OK) return st;
+    /* one block: the object, then the temporary tables, given back at the end */
+    mark = arena->used;
+    total = persist + temp;
+    mem = (unsigned char *)npu__alloc(arena, ctx, total, "the IR");
+    if (mem == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    ir = (npu_ir *)mem;
+    mem += NPU_ARENA_ROUND(sizeof(npu_ir));
+    ir->inputs = (npu_ir_io *)mem;
+    mem += NPU_ARENA_ROUND(c.inputs * sizeof(npu_ir_io));
+    ir->outputs = (npu_ir_io *)mem;
+    mem += NPU_ARENA_ROUND(c.outputs * sizeof(npu_ir_io));
+    ir->consts = (npu__ir_const *)mem;
+    mem += NPU_ARENA_ROUND(c.consts * sizeof(npu__ir_const));
+    ir->states = (npu_ir_state *)mem;
+    mem += NPU_ARENA_ROUND(c.var_layers * sizeof(npu_ir_state));
+    ir->pool = (char *)mem;
+    ir->pool_cap = c.pool;
+    ir->ctx = ctx;
+    ir->xml = xml;
+    ir->xml_len = xml_len;
+    ir->bin = (const unsigned char *)bin;
+    ir->bin_size = bin != NULL ? bin_size : 0;
+    npu__strlcpy(ir->label, label, sizeof ir->label);
+    ir->version = c.version;
+    ir->n_inputs = c.inputs;
+    ir->n_outputs = c.outputs;
+    ir->n_consts = c.consts;
+    ir->n_var_layers = c.var_layers;
+    ir->n_layers = c.layers;
+    ir->n_ports = c.ports;
+    ir->arena_bytes = persist;
+    mem = (unsigned char *)ir + persist;
+    ir->layers = (npu__ir_layer_rec *)mem;
+    ir->ports = (npu__ir_port_rec *)(mem + NPU_ARENA_ROUND(c.layers * sizeof(npu__ir_layer_rec)));
+
+    npu__irw_init(&w, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
+    w.have_bin = 1;
+    st = npu__irw_run(&w);
+    if (st == NPU_OK && (w.c.layers != c.layers || w.c.ports != c.ports || w.c.consts != c.consts ||
+                         w.c.inputs != c.inputs || w.c.outputs != c.outputs || w.c.var_layers != c.var_layers))
+        st = npu__ir_changed(ctx, label);
+    if (st == NPU_OK) {
+        npu__heapsort(ir->layers, ir->n_layers, sizeof *ir->layers, npu__ir_layer_cmp);
+        npu__heapsort(ir->ports, ir->n_ports, sizeof *ir->ports, npu__ir_port_cmp);
+        for (i = 1; i < ir->n_layers && st == NPU_OK; i++) {
+            if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
+                const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
+                size_t later = a->pos > b->pos ? a->pos : b->pos, earlier = a->pos > b->pos ? b->pos : a->pos;
+                unsigned long l0, c0;
+                npu__xml_linecol(&w.x, earlier, &l0, &c0);
+                w.x.where[0] = '\0';
+                st = npu__xml_fail(&w.x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
+                                   (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
+            }
+        }
+    }
+    if (st == NPU_OK) {
+        npu__irw_init(&w, NPU__W_EDGES, ctx, ir->label, xml, xml_len, ir);
+        st = npu__irw_run(&w);
+    }
+    for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
+        const npu__ir_layer_rec *r = &ir->layers[i];
+        if (r->kind == NPU__K_RESULT && r->scope == 0 && r->edges_in == 0) {
+            snprintf(w.x.where, sizeof w.x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
+                     xml + r->name, (unsigned long)r->id);
+            st = npu__xml_fail(&w.x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
+        }
+    }
+    if (st != NPU_OK) {
+        npu_arena_rewind(arena, mark);
+        return st;
+    }
+    for (i = 0; i < (size_t)ir->n_inputs + ir->n_outputs; i++) {
+        npu_ir_io *io = i < ir->n_inputs ? &ir->inputs[i] : &ir->outputs[i - ir->n_inputs];
+        int e = npu__ir_elem_find(io->element_type, strlen(io->element_type), 0);
+        uint64_t bits;
+        if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__ir_elems[e].bits, &bits)) bits = 0;
+        io->desc.bytes = bits / 8 + (bits % 8 != 0);
+    }
+    ir->layers = NULL;
+    ir->ports = NULL;
+    npu_arena_rewind(arena, mark + persist);
+    *out = ir;
+    return NPU_OK;
+}
+
+npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes)
+{
+    npu__ir_counts c;
+    size_t persist, temp;
+    npu_status st;
+    if (xml == NULL || bytes == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size: NULL argument");
+    st = npu__ir_query(ctx, "IR XML", xml, xml_len, &c, &persist, &temp);
+    if (st == NPU_OK) *bytes = persist + temp;
+    return st;
+}
+
+npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xml, size_t xml_len,
+                              const void *weights, uint64_t weights_size, npu_ir **out)
+{
+    if (out != NULL) *out = NULL;
+    if (arena == NULL || xml == NULL || out == NULL || (weights == NULL && weights_size != 0))
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "npu_ir_load_memory: NULL arena, xml or out, or NULL weights with a nonzero size");
+    return npu__ir_load(arena, ctx, "IR XML", xml, xml_len, weights, weights_size, out);
+}
+
+/* Maps a whole file read-only. A zero-length file gives *map NULL. */
+static npu_status npu__ir_map(npu_context *ctx, const char *path, int missing_ok, void **map, size_t *len,
+                              int *missing)
+{
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    *map = NULL;
+    *len = 0;
+    if (missing) *missing = 0;
+    if (fd < 0) {
+        if (missing_ok && errno == ENOENT) {
+            *missing = 1;
+            return NPU_OK;
+        }
+        return npu__fail(ctx, NPU_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return npu__fail(ctx, NPU_ERR_IO, "'%s' is not a regular file", path);
+    }
+    if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
+        close(fd);
+        return npu__fail(ctx, NPU_ERR_IO, "'%s' is too large to map", path);
+    }
+    if (sb.st_size > 0) {
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return npu__fail(ctx, NPU_ERR_IO, "cannot map '%s': %s", path, strerror(e));
+        }
+        *map = p;
+        *len = (size_t)sb.st_size;
+    }
+    close(fd);
+    return NPU_OK;
+}
+
+static const char *npu__ir_basename(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *bytes)
+{
+    void *map;
+    size_t len, persist, temp;
+    npu__ir_counts c;
+    npu_status st;
+    if (xml_path == NULL || bytes == NULL)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size_file: NULL argument");
+    st = npu__ir_map(ctx, xml_path, 0, &map, &len, NULL);
+    if (st != NPU_OK) return st;
+    st = npu__ir_query(ctx, npu__ir_basename(xml_path), (const char *)map, len, &c, &persist, &temp);
+    if (map != NULL) munmap(map, len);
+    if (st == NPU_OK) *bytes = persist + temp;
+    return st;
+}
+
+npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path, const char *bin_path,
+                       npu_ir **out)
+{
+    char derived[4096];
+    void *xml_map = NULL, *bin_map = NULL;
+    size_t xml_len = 0, bin_len = 0;
+    int missing = 0;
+    npu_status st;
+    if (out != NULL) *out = NULL;
+    if (arena == NULL || xml_path == NULL || out == NULL)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_open: NULL arena, xml_path or out");
+    if (bin_path == NULL) {
+        size_t n = strlen(xml_path);
+        if (n + 5 > sizeof derived) return npu__fail(ctx, NPU_ERR_IO, "path too long: '%s'", xml_path);
+        memcpy(derived, xml_path, n + 1);
+        if (n >= 4 && strcmp(derived + n - 4, ".xml") == 0) n -= 4;
+        memcpy(derived + n, ".bin", 5);
+    }
+    st = npu__ir_map(ctx, xml_path, 0, &xml_map, &xml_len, NULL);
+    if (st != NPU_OK) return st;
+    st = npu__ir_map(ctx, bin_path ? bin_path : derived, bin_path == NULL, &bin_map, &bin_len, &missing);
+    if (st == NPU_OK) {
+        const char *xml = xml_map ? (const char *)xml_map : "";
+        /* a zero-length .bin maps to nothing: use a non-NULL empty base */
+        const void *bin = bin_map ? bin_map : (missing ? NULL : (const void *)"");
+        st = npu__ir_load(arena, ctx, npu__ir_basename(xml_path), xml, xml_len, bin, bin_len, out);
+    }
+    if (st != NPU_OK) {
+        if (xml_map) munmap(xml_map, xml_len);
+        if (bin_map) munmap(bin_map, bin_len);
+        return st;
+    }
+    (*out)->xml_map = xml_map;
+    (*out)->xml_map_len = xml_len;
+    (*out)->bin_map = bin_map;
+    (*out)->bin_map_len = bin_len;
+    return NPU_OK;
+}
+
+void npu_ir_close(npu_ir *ir)
+{
+    if (ir == NULL) return;
+    if (ir->xml_map) munmap(ir->xml_map, ir->xml_map_len);
+    if (ir->bin_map) munmap(ir->bin_map, ir->bin_map_len);
+    ir->xml_map = ir->bin_map = NULL;
+    ir->xml = NULL;
+    ir->xml_len = 0;
+    ir->bin = NULL;
+    ir->bin_size = 0;
+    ir->n_inputs = ir->n_outputs = ir->n_consts = ir->n_states = 0;
+}
+
+/* ---- accessors and settings ------------------------------------------------ */
+
+size_t npu_ir_arena_bytes(const npu_ir *ir) { return ir ? ir->arena_bytes : 0; }
+uint32_t npu_ir_version(const npu_ir *ir) { return ir ? ir->version : 0; }
+
+const void *npu_ir_weights(const npu_ir *ir, uint64_t *size)
+{
+    if (size) *size = ir ? ir->bin_size : 0;
+    return ir ? ir->bin : NULL;
+}
+
+uint32_t npu_ir_input_count(const npu_ir *ir) { return ir ? ir->n_inputs : 0; }
+uint32_t npu_ir_output_count(const npu_ir *ir) { return ir ? ir->n_outputs : 0; }
+uint32_t npu_ir_const_count(const npu_ir *ir) { return ir ? ir->n_consts : 0; }
+uint32_t npu_ir_state_count(const npu_ir *ir) { return ir ? ir->n_states : 0; }
+
+const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index)
+{
+    return ir && index < ir->n_inputs ? &ir->inputs[index] : NULL;
+}
+
+const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index)
+{
+    return ir && index < ir->n_outputs ? &ir->outputs[index] : NULL;
+}
+
+const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index)
+{
+    return ir && index < ir->n_consts ? &ir->consts[index].pub : NULL;
+}
+
+const npu_ir_state *npu_ir_state_at(const npu_ir *ir, uint32_t index)
+{
+    return ir && index < ir->n_states ? &ir->states[index] : NULL;
+}
+
+npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const char *layout)
+{
+    npu_ir_io *io;
+    size_t n, i;
+    int axis;
+    if (ir == NULL || layout == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (index >= (is_output ? ir->n_outputs : ir->n_inputs))
+        return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: no %s %lu (the IR has %lu)", ir->label,
+                         is_output ? "output" : "input", (unsigned long)index,
+                         (unsigned long)(is_output ? ir->n_outputs : ir->n_inputs));
+    io = is_output ? &ir->outputs[index] : &ir->inputs[index];
+    n = strlen(layout);
+    for (i = 0; i < n && npu__ir_layout_char(layout[i]); i++) continue;
+    axis = (i == n && n < NPU_LAYOUT_MAX) ? npu__ir_layout_axis(layout, io->desc.shape.rank) : -2;
+    if (axis == -2)
+        return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "%s '%s': layout \"%.20s\" is not valid for rank %lu (letters, '?', one \"...\")",
+                         is_output ? "output" : "input", io->desc.name, layout, (unsigned long)io->desc.shape.rank);
+    memcpy(io->desc.layout, layout, n + 1);
+    io->batch_axis = axis;
+    return NPU_OK;
+}
+
+npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch)
+{
+    uint32_t i;
+    int found = 0, dynamic = 0;
+    int64_t n = 0;
+    const char *first = NULL;
+    if (ir == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (batch < 0)
+        return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: batch %lld is negative", ir->label, (long long)batch);
+    for (i = 0; i < ir->n_inputs; i++) {
+        const npu_ir_io *io = &ir->inputs[i];
+        int64_t d;
+        if (io->batch_axis < 0 || (uint32_t)io->batch_axis >= io->desc.shape.rank) continue;
+        d = io->desc.shape.dims[io->batch_axis];
+        found = 1;
+        if (d < 0) {
+            dynamic = 1;
+            continue;
+        }
+        if (first != NULL && d != n)
+            return npu__fail(ir->ctx, NPU_ERR_SHAPE,
+                             "%s: inputs declare different batches: '%s' has %lld on axis %ld, '%s' has %lld",
+                             ir->label, first, (long long)n, (long)ir->inputs[i].batch_axis, io->desc.name,
+                             (long long)d);
+        if (first == NULL) {
+            first = io->desc.name;
+            n = d;
+        }
+    }
+    if (!found) return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: no input has a batch axis", ir->label);
+    ir->batch = batch;
+    if (original_batch) *original_batch = dynamic ? NPU_DIM_DYNAMIC : n;
+    return NPU_OK;
+}
+
+/* ---- 8d. Payload writer ------------------------------------------------------ */
+
+npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opts, void *dst, size_t cap,
+                                size_t *size)
+{
+    npu_payload_options o;
+    npu__sink sink;
+    npu__payload p;
+    npu__irw w;
+    npu_status st;
+    uint32_t i;
+    if (ir == NULL || size == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    memset(&o, 0, sizeof o);
+    if (opts != NULL) o = *opts;
+    if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
+    if (o.compiler_version == 0)
+        return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: payload options: compiler_version is 0", ir->label);
+    if ((unsigned)o.layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY)
+        return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: payload options: unknown layout %d", ir->label,
+                         (int)o.layout);
+    npu__sink_init(&sink, dst, cap);
+    npu__payload_begin(&p, &sink, o.layout, o.compiler_version);
+    if (p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY) {
+        for (i = 0; i < ir->n_consts; i++) {
+            const npu_ir_const *k = &ir->consts[i].pub;
+            if (k->size < o.weights_threshold_bytes && k->size > 0) npu__sink_put(&sink, k->data, (size_t)k->size);
+        }
+    }
+    npu__payload_mark_xml(&p);
+    npu__irw_init(&w, NPU__W_WRITE, ir->ctx, ir->label, ir->xml, ir->xml_len, (npu_ir *)(uintptr_t)ir);
+    w.have_bin = 1;
+    w.sink = &sink;
+    w.layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    w.threshold = o.weights_threshold_bytes;
+    w.batch = ir->batch;
+    st = npu__irw_run(&w);
+    if (st != NPU_OK) return st;
+    npu__payload_end_xml(&p);
+    if (p.layout == NPU_PAYLOAD_WEIGHTS_COPY) npu__payload_weights(&p, ir->bin, ir->bin_size);
+    return npu__sink_finish(&sink, ir->ctx, "IR payload", size);
+}
+
+/* ==== 9. Level Zero binding ============================================== */
+/* Owns: our own declarations of the Intel NPU graph extension ABI (the Debian
+ * loader headers are spec 1.4 and lack it), driver selection, extension
+ * negotiation, and the ze_result_t -> npu_status mapping.
+ * ==== 10. Device, model, request ==========================================
+ * Owns: npu_device, npu_model (compile, import, export), npu_request (buffers,
+ * command lists, inference, states). Calls: sections 6-8 for payloads, section
+ * 11 (npu__meta_read / npu__meta_write) for the blob metadata tail. */
+
+#ifndef NPU_NO_LEVEL_ZERO
+
+#include <ze_api.h>
+
+
+#ifndef __STDC_NO_ATOMICS__
+#define NPU__HAVE_ATOMICS 1
+#endif
+
+/* ---- Graph extension ABI (ze-graph-ext.md sections 1-2; LP64 offsets) ---- */
+
+#define NPU__ZE_GRAPH_EXT_PREFIX "ZE_extension_graph"
+#define NPU__ZE_CQ_NPU_EXT_NAME "ZE_extension_command_queue_npu"
+#define NPU__ZE_VERSION(ma, mi) ((((uint32_t)(ma)) << 16) | ((uint32_t)(mi) & 0xffffu))
+#define NPU__ZE_GRAPH_EXT_MAX NPU__ZE_VERSION(1, 18)
+
+/* stype values (the current header's; drivers accept them, the sim accepts old
+ * and new). */
+#define NPU__ZE_STYPE_DEVICE_GRAPH_PROPERTIES 0x1u
+#define NPU__ZE_STYPE_GRAPH_DESC 0x2u
+#define NPU__ZE_STYPE_GRAPH_PROPERTIES 0x3u
+#define NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES 0x4u
+#define NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA 0x6u
+#define NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_2 0xCu
+#define NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3 0xDu
+#define NPU__ZE_STYPE_GRAPH_DESC_2 0xEu
+#define NPU__ZE_STYPE_GRAPH_PROPERTIES_2 0x10u
+/* Host-memory import (NPU extension header; not in spec 1.4). */
+#define NPU__ZE_STYPE_IMPORT_SYSTEM_MEMORY 0x24u
+#define NPU__ZE_EXTERNAL_MEMORY_STANDARD_ALLOCATION 0x100u
+
+#define NPU__ZE_GRAPH_FORMAT_NATIVE 0x1u
+#define NPU__ZE_GRAPH_FORMAT_NGRAPH_LITE 0x2u
+#define NPU__ZE_GRAPH_FLAG_DISABLE_CACHING 0x1u
+#define NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT 0x4u
+#define NPU__ZE_GRAPH_STAGE_COMMAND_LIST_INITIALIZE 0x1u
+#define NPU__ZE_GRAPH_STAGE_INITIALIZE 0x2u
+#define NPU__ZE_MEMORY_QUERY_DDR 1u
+#define NPU__ZE_NPU_COMPILER_OPTIONS 1u
+
+#define NPU__MAX_BATCH 4096u   /* largest batch a model or request debatches into */
+
+#define NPU__READ_VALUE_PREFIX "vpux_ie_read_value_"
+#define NPU__ASSIGN_PREFIX "vpux_ie_assign_"
+
+typedef struct npu__ze_graph_s *npu__ze_graph_handle_t;
+typedef struct npu__ze_build_log_s *npu__ze_build_log_handle_t;
+
+typedef struct npu__ze_compiler_version {
+    uint16_t major;
+    uint16_t minor;
+} npu__ze_compiler_version;
+
+typedef struct npu__ze_device_graph_properties {
+    uint32_t stype;
+    void *pNext;
+    uint32_t graphExtensionVersion;
+    npu__ze_compiler_version compilerVersion;
+    uint32_t graphFormatsSupported;
+    uint32_t maxOVOpsetVersionSupported;
+} npu__ze_device_graph_properties;
+
+typedef struct npu__ze_graph_desc {
+    uint32_t stype;
+    const void *pNext;
+    uint32_t format;
+    size_t inputSize;
+    const uint8_t *pInput;
+    const char *pBuildFlags;
+} npu__ze_graph_desc;
+
+typedef struct npu__ze_graph_desc_2 {
+    uint32_t stype;
+    const void *pNext;
+    uint32_t format;
+    size_t inputSize;
+    const uint8_t *pInput;
+    const char *pBuildFlags;
+    uint32_t flags;
+} npu__ze_graph_desc_2;
+
+typedef struct npu__ze_graph_properties_2 {   /* v1 is the same without the stage */
+    uint32_t stype;
+    void *pNext;
+    uint32_t numGraphArgs;
+    uint32_t initStageRequired;
+} npu__ze_graph_properties_2;
+
+typedef struct npu__ze_graph_argument_properties_3 {  /* v1/v2 are prefixes */
+    uint32_t stype;
+    void *pNext;
+    char name[256];
+    uint32_t type;
+    uint32_t dims[5];
+    uint32_t networkPrecision;
+    uint32_t networkLayout;
+    uint32_t devicePrecision;
+    uint32_t deviceLayout;
+    float quantReverseScale;   /* v2 */
+    uint8_t quantZeroPoint;
+    uint32_t dims_count;       /* v3 */
+    char debug_friendly_name[256];
+    char associated_tensor_names[32][256];
+    uint32_t associated_tensor_names_count;
+} npu__ze_graph_argument_properties_3;
+
+typedef struct npu__ze_graph_argument_metadata {
+    uint32_t stype;
+    void *pNext;
+    uint32_t type;
+    char friendly_name[256];
+    uint32_t data_type;
+    uint64_t shape[8];
+    uint32_t shape_size;
+    char tensor_names[32][256];
+    uint32_t tensor_names_count;
+    char input_name[256];
+} npu__ze_graph_argument_metadata;
+
+typedef struct npu__ze_graph_memory_query {
+    uint64_t total;
+    uint64_t allocated;
+} npu__ze_graph_memory_query;
+
+typedef struct npu__ze_cq_desc_npu_ext {   /* ZE_extension_command_queue_npu 1.0 */
+    uint32_t stype;                        /* 1 */
+    const void *pNext;
+    ze_bool_t turbo;
+} npu__ze_cq_desc_npu_ext;
+
+typedef struct npu__ze_cq_desc_npu_ext_2 { /* 1.1 */
+    uint32_t stype;                        /* 2 */
+    const void *pNext;
+    uint32_t options;                      /* TURBO = 0x1 */
+} npu__ze_cq_desc_npu_ext_2;
+
+typedef struct npu__ze_import_system_memory {
+    uint32_t stype;
+    const void *pNext;
+    void *pSystemMemory;
+    uint64_t size;
+} npu__ze_import_system_memory;
+
+typedef npu__ze_graph_handle_t npu__zg;
+typedef struct npu__ze_graph_ddi {
+    ze_result_t (*pfnCreate)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc *, npu__zg *);
+    ze_result_t (*pfnDestroy)(npu__zg);
+    ze_result_t (*pfnGetProperties)(npu__zg, npu__ze_graph_properties_2 *);
+    ze_result_t (*pfnGetArgumentProperties)(npu__zg, uint32_t, npu__ze_graph_argument_properties_3 *);
+    ze_result_t (*pfnSetArgumentValue)(npu__zg, uint32_t, const void *);
+    ze_result_t (*pfnAppendGraphInitialize)(ze_command_list_handle_t, npu__zg, ze_event_handle_t, uint32_t,
+                                            ze_event_handle_t *);
+    ze_result_t (*pfnAppendGraphExecute)(ze_command_list_handle_t, npu__zg, void *, ze_event_handle_t, uint32_t,
+                                         ze_event_handle_t *);
+    ze_result_t (*pfnGetNativeBinary)(npu__zg, size_t *, uint8_t *);
+    ze_result_t (*pfnDeviceGetGraphProperties)(ze_device_handle_t, npu__ze_device_graph_properties *);
+    ze_result_t (*pfnGraphGetArgumentMetadata)(npu__zg, uint32_t, npu__ze_graph_argument_metadata *);
+    ze_result_t (*pfnGetArgumentProperties2)(npu__zg, uint32_t, npu__ze_graph_argument_properties_3 *);
+    ze_result_t (*pfnGetArgumentProperties3)(npu__zg, uint32_t, npu__ze_graph_argument_properties_3 *);
+    void (*pfnQueryNetworkCreate)(void);
+    void (*pfnQueryNetworkDestroy)(void);
+    void (*pfnQueryNetworkGetSupportedLayers)(void);
+    ze_result_t (*pfnBuildLogGetString)(npu__zg, uint32_t *, char *);
+    ze_result_t (*pfnCreate2)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc_2 *, npu__zg *);
+    void (*pfnQueryNetworkCreate2)(void);
+    ze_result_t (*pfnQueryContextMemory)(ze_context_handle_t, uint32_t, npu__ze_graph_memory_query *);
+    void (*pfnDeviceGetGraphProperties2)(void);
+    ze_result_t (*pfnGetNativeBinary2)(npu__zg, size_t *, const uint8_t **);
+    ze_result_t (*pfnGetProperties2)(npu__zg, npu__ze_graph_properties_2 *);
+    ze_result_t (*pfnGraphInitialize)(npu__zg);
+    void (*pfnCompilerGetSupportedOptions)(void);
+    ze_result_t (*pfnCompilerIsOptionSupported)(ze_device_handle_t, uint32_t, const char *, const char *);
+    ze_result_t (*pfnCreate3)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc_2 *, npu__zg *,
+                              npu__ze_build_log_handle_t *);
+    void (*pfnGetProperties3)(void);
+    ze_result_t (*pfnBuildLogGetString2)(npu__ze_build_log_handle_t, uint32_t *, char *);
+    ze_result_t (*pfnBuildLogDestroy)(npu__ze_build_log_handle_t);
+    void (*pfnSetArgumentValue2)(void);
+    void (*pfnEvict)(void);
+} npu__ze_graph_ddi;
+
+#if defined(__x86_64__) || defined(__aarch64__)
+_Static_assert(sizeof(npu__ze_device_graph_properties) == 32, "ze_device_graph_properties_t");
+_Static_assert(sizeof(npu__ze_graph_desc) == 48, "ze_graph_desc_t");
+_Static_assert(sizeof(npu__ze_graph_desc_2) == 56, "ze_graph_desc_2_t");
+_Static_assert(offsetof(npu__ze_graph_desc_2, flags) == 48, "ze_graph_desc_2_t.flags");
+_Static_assert(sizeof(npu__ze_graph_properties_2) == 24, "ze_graph_properties_2_t");
+_Static_assert(offsetof(npu__ze_graph_argument_properties_3, type) == 272, "arg props type");
+_Static_assert(offsetof(npu__ze_graph_argument_properties_3, devicePrecision) == 304, "arg props devicePrecision");
+_Static_assert(offsetof(npu__ze_graph_argument_properties_3, quantReverseScale) == 312, "arg props 2");
+_Static_assert(offsetof(npu__ze_graph_argument_properties_3, dims_count) == 320, "arg props 3 dims_count");
+_Static_assert(offsetof(npu__ze_graph_argument_properties_3, associated_tensor_names) == 580, "arg props 3 names");
+_Static_assert(sizeof(npu__ze_graph_argument_properties_3) == 8776, "ze_graph_argument_properties_3_t");
+_Static_assert(offsetof(npu__ze_graph_argument_metadata, data_type) == 276, "metadata data_type");
+_Static_assert(offsetof(npu__ze_graph_argument_metadata, shape) == 280, "metadata shape");
+_Static_assert(offsetof(npu__ze_graph_argument_metadata, shape_size) == 344, "metadata shape_size");
+_Static_assert(offsetof(npu__ze_graph_argument_metadata, tensor_names_count) == 8540, "metadata count");
+_Static_assert(sizeof(npu__ze_graph_argument_metadata) == 8800, "ze_graph_argument_metadata_t");
+_Static_assert(sizeof(npu__ze_graph_ddi) == 31 * sizeof(void (*)(void)), "ze_graph_dditable_ext_t");
+_Static_assert(sizeof(npu__ze_cq_desc_npu_ext) == 24, "ze_command_queue_desc_npu_ext_t");
+#endif
+
+static const uint8_t npu__intel_npu_driver_uuid[16] = {0x01, 0x7d, 0xe9, 0x31, 0x6b, 0x4d, 0x4f, 0xd4,
+                                                       0xaa, 0x9b, 0x5b, 0xed, 0x77, 0xfc, 0x8e, 0x89};
+
+static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r)
+{
+    return npu__fail(ctx, NPU_ERR_DRIVER, "%s failed: ze_result_t 0x%08x", what, (unsigned)r);
+}
+
+#define NPU__ZE(ctx, call, name)                                  \
+    do {                                                          \
+        ze_result_t npu__r = (call);                              \
+        if (npu__r != ZE_RESULT_SUCCESS) return npu__ze_fail((ctx), (name), npu__r); \
+    } while (0)
+
+/* ---- Objects ---- */
+
+#define NPU__ARG_INPUT 0
+#define NPU__ARG_OUTPUT 1
+#define NPU__ARG_STATE_IN 2
+#define NPU__ARG_STATE_OUT 3
+
+typedef struct npu__arg {
+    npu_tensor_desc desc;         /* as the caller sees it (full batch) */
+    char name[NPU_NAME_MAX];      /* desc.name points here (states: past the prefix) */
+    char ze_name[NPU_NAME_MAX];   /* the driver's argument name */
+    uint32_t kind;                /* NPU__ARG_* */
+    uint32_t pair;                /* states: the arg index of the other half */
+    uint32_t batch_axis;
+    uint32_t ze_precision;
+    uint64_t slice_bytes;         /* bytes of one batch element as compiled (states:
+                                     desc.bytes); a request's list i binds base +
+                                     i x slice_bytes */
+} npu__arg;
+
+struct npu_device {
+    npu_context *ctx;
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    ze_context_handle_t zctx;
+    ze_command_queue_handle_t queue;
+    const npu__ze_graph_ddi *g;
+    uint32_t ext_version;
+    uint32_t queue_ordinal;
+    ze_command_queue_priority_t queue_priority;
+    int queue_turbo;
+    uint32_t cq_ext_version;      /* 0: no command-queue NPU extension */
+    uint32_t api_version;
+    uint32_t compiler_version;
+    uint32_t max_opset;
+    int no_weights_copy;
+    int host_import;
+    int is_simulated;
+    ze_driver_properties_t driver_props;
+    ze_device_properties_t props;
+};
+
+struct npu_model {
+    npu_device *dev;
+    npu_context *ctx;
+    npu__ze_graph_handle_t graph;
+    ze_command_queue_handle_t queue;      /* dev->queue or own_queue */
+    ze_command_queue_handle_t own_queue;
+    uint32_t n_args;
+    uint32_t n_inputs, n_outputs, n_states;
+    npu__arg *args;                       /* driver order */
+    uint32_t *order;                      /* inputs, outputs, then (in, out) per state */
+    uint32_t batch_lists;                 /* N command lists per inference (>= 1) */
+    int dynamic_batch;                    /* compiled at batch 1 from a dynamic batch:
+                                             requests choose 1..max_batch lists */
+    npu_model_info info;                  /* npu_model_get_info */
+    ze_command_list_handle_t init_list;   /* command-list initialization (< 1.8), */
+    ze_fence_handle_t init_fence;         /* kept until destroy: no release can fail
+                                             inside a successful create */
+    void *map;                            /* import_file mapping kept for the graph */
+    size_t map_size;
+    size_t arena_bytes;
+#ifdef NPU__HAVE_ATOMICS
+    atomic_flag record_lock;              /* serializes SetArgumentValue + Append */
+#endif
+};
+
+typedef struct npu__req_arg {
+    void *own;          /* driver host allocation (full batch, rounded to 4096) */
+    void *imported;     /* caller memory imported into the driver (used in place) */
+    void *user;         /* caller memory copied around each inference */
+} npu__req_arg;
+
+struct npu_request {
+    npu_model *model;
+    npu_context *ctx;
+    ze_command_queue_handle_t queue;
+    ze_fence_handle_t fence;
+    uint32_t n_lists;                /* per set: model->batch_lists, or max_batch for a
+                                        dynamic-batch model */
+    uint32_t n_active;               /* lists submitted per inference (<= n_lists) */
+    uint32_t n_sets;                 /* 2 with states (alternating buffers), else 1 */
+    uint32_t set;                    /* set the next inference submits */
+    int running;
+    ze_command_list_handle_t *lists; /* n_sets * n_lists */
+    npu__req_arg *a;                 /* per driver argument */
+    uint32_t *copy_in, *copy_out;    /* args with a caller buffer in copy mode */
+    uint32_t n_copy_in, n_copy_out;
+};
+
+/* ---- Helpers ---- */
+
+static size_t npu__round_page(uint64_t n)
+{
+    uint64_t r = (n + 4095u) & ~(uint64_t)4095u;
+    if (r == 0) r = 4096;
+    return (size_t)r;
+}
+
+static uint64_t npu__now_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static ze_command_queue_priority_t npu__ze_priority(npu_priority p)
+{
+    switch (p) {
+    case NPU_PRIORITY_LOW: return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
+    case NPU_PRIORITY_HIGH: return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
+    default: return ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+    }
+}
+
+static const char *npu__platform_name(uint32_t device_id)
+{
+    switch (device_id) {
+    case 0x7D1D: case 0xAD1D: return "3720";
+    case 0x643E: return "4000";
+    case 0xB03E: case 0xFD3E: return "50xx";
+    default: return "unknown";
+    }
+}
+
+static npu_type npu__type_from_ze(uint32_t prec)
+{
+    int t;
+    for (t = 1; t < (int)NPU_TYPE_COUNT; t++)
+        if (npu__types[t].ze_precision == prec) return (npu_type)t;
+    return NPU_TYPE_UNDEFINED;
+}
+
+static const char *npu__layout_from_ze(uint32_t code)
+{
+    switch (code) {
+    case 0x1: return "NCHW";
+    case 0x2: return "NHWC";
+    case 0x3: return "NCDHW";
+    case 0x4: return "NDHWC";
+    case 0x60: return "C";
+    case 0x80: return "CHW";
+    case 0xC0: return "HW";
+    case 0xC1: return "NC";
+    case 0xC2: return "CN";
+    default: return "";
+    }
+}
+
+static uint32_t npu__rank_from_layout(uint32_t code, const uint32_t *dims)
+{
+    uint32_t r;
+    switch (code) {
+    case 0x1: case 0x2: return 4;
+    case 0x3: case 0x4: return 5;
+    case 0x60: return 1;
+    case 0x80: return 3;
+    case 0xC0: case 0xC1: case 0xC2: return 2;
+    default: break;
+    }
+    for (r = 5; r > 1 && dims[r - 1] == 1; r--) {}
+    return r;
+}
+
+static const char *npu__layout_by_rank(uint32_t rank)
+{
+    static const char *const by_rank[] = {"SCALAR", "C", "NC", "CHW", "NCHW", "NCDHW"};
+    return rank < 6 ? by_rank[rank] : "BLOCKED";
+}
+
+/* Polite spin lock (record_lock); recordings are short and rare. */
+static void npu__model_lock(npu_model *m)
+{
+#ifdef NPU__HAVE_ATOMICS
+    while (atomic_flag_test_and_set_explicit(&m->record_lock, memory_order_acquire)) sched_yield();
+#else
+    NPU__UNUSED(m);
+#endif
+}
+
+static void npu__model_unlock(npu_model *m)
+{
+#ifdef NPU__HAVE_ATOMICS
+    atomic_flag_clear_explicit(&m->record_lock, memory_order_release);
+#else
+    NPU__UNUSED(m);
+#endif
+}
+
+/* ==== 10. Device ========================================================= */
+
+size_t npu_device_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_device)); }
+
+#define NPU__MAX_DRIVERS 16
+#define NPU__MAX_DEVICES 16
+#define NPU__MAX_EXTENSIONS 96
+
+static const char npu__no_device_hint[] =
+    "To run on the software NPU instead: make sim; then set "
+    "ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so (the Level Zero loader then loads it)";
+
+/* Finds the graph extension of a driver: the highest 1.x version offered under a
+ * name starting with "ZE_extension_graph". *version 0 if none. Also notes the
+ * command-queue NPU extension. */
+static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_handle_t drv, char *name, uint32_t *version,
+                                        uint32_t *cq_version)
+{
+    ze_driver_extension_properties_t ext[NPU__MAX_EXTENSIONS];
+    uint32_t n = 0, i;
+    ze_result_t r;
+    *version = 0;
+    *cq_version = 0;
+    name[0] = '\0';
+    r = zeDriverGetExtensionProperties(drv, &n, NULL);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
+    if (n > NPU__MAX_EXTENSIONS) n = NPU__MAX_EXTENSIONS;
+    memset(ext, 0, sizeof ext);
+    r = zeDriverGetExtensionProperties(drv, &n, ext);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
+    for (i = 0; i < n && i < NPU__MAX_EXTENSIONS; i++) {
+        ext[i].name[ZE_MAX_EXTENSION_NAME - 1] = '\0';
+        if (strncmp(ext[i].name, NPU__ZE_GRAPH_EXT_PREFIX, sizeof NPU__ZE_GRAPH_EXT_PREFIX - 1) == 0) {
+            if ((ext[i].version >> 16) != 1) continue;
+            if (ext[i].version > *version) {
+                *version = ext[i].version;
+                npu__strlcpy(name, ext[i].name, ZE_MAX_EXTENSION_NAME);
+            }
+        } else if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
+            *cq_version = ext[i].version;
+        }
+    }
+    return NPU_OK;
+}
+
+/* The first VPU device of a driver (any device when want_vpu is 0). */
+static npu_status npu__probe_device(npu_context *ctx, ze_driver_handle_t drv, int want_vpu,
+                                    ze_device_handle_t *out)
+{
+    ze_device_handle_t devs[NPU__MAX_DEVICES];
+    uint32_t n = 0, i;
+    ze_result_t r;
+    *out = NULL;
+    r = zeDeviceGet(drv, &n, NULL);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDeviceGet", r);
+    if (n > NPU__MAX_DEVICES) n = NPU__MAX_DEVICES;
+    if (n == 0) return NPU_OK;
+    r = zeDeviceGet(drv, &n, devs);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDeviceGet", r);
+    for (i = 0; i < n; i++) {
+        ze_device_properties_t p;
+        memset(&p, 0, sizeof p);
+        p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+        r = zeDeviceGetProperties(devs[i], &p);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDeviceGetProperties", r);
+        if (p.type == ZE_DEVICE_TYPE_VPU) {
+            *out = devs[i];
+            return NPU_OK;
+        }
+    }
+    if (!want_vpu) *out = devs[0];
+    return NPU_OK;
+}
+
+static npu_status npu__select_driver(npu_device *d, char *ext_name)
+{
+    npu_context *ctx = d->ctx;
+    ze_driver_handle_t drivers[NPU__MAX_DRIVERS];
+    uint32_t n = 0, i, pass;
+    ze_result_t r;
+    npu_status st;
+
+    r = zeInit(ZE_INIT_FLAG_VPU_ONLY);
+    if (r != ZE_RESULT_SUCCESS) r = zeInit(0);
+    if (r != ZE_RESULT_SUCCESS)
+        return npu__fail(ctx, NPU_ERR_NO_DEVICE,
+                         "no NPU: zeInit failed (ze_result_t 0x%08x): the Level Zero loader found no usable "
+                         "driver (searched its default drivers libze_intel_gpu.so.1 and libze_intel_vpu.so.1, "
+                         "or the list in ZE_ENABLE_ALT_DRIVERS). %s",
+                         (unsigned)r, npu__no_device_hint);
+    r = zeDriverGet(&n, NULL);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGet", r);
+    if (n > NPU__MAX_DRIVERS) n = NPU__MAX_DRIVERS;
+    if (n > 0) {
+        r = zeDriverGet(&n, drivers);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGet", r);
+    }
+    /* Pass 0: Intel's NPU driver by UUID. Pass 1: any driver with a VPU device
+     * and the graph extension. */
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < n; i++) {
+            ze_driver_properties_t dp;
+            ze_device_handle_t dev = NULL;
+            uint32_t version = 0, cq = 0;
+            int intel;
+            memset(&dp, 0, sizeof dp);
+            dp.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+            r = zeDriverGetProperties(drivers[i], &dp);
+            if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetProperties", r);
+            intel = memcmp(dp.uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
+            if (pass == 0 && !intel) continue;
+            if (pass == 1 && intel) continue;
+            st = npu__probe_device(ctx, drivers[i], pass == 1, &dev);
+            if (st != NPU_OK) return st;
+            if (dev == NULL) continue;
+            st = npu__probe_extensions(ctx, drivers[i], ext_name, &version, &cq);
+            if (st != NPU_OK) return st;
+            if (version == 0) continue;
+            d->driver = drivers[i];
+            d->device = dev;
+            d->driver_props = dp;
+            d->is_simulated = !intel;
+            d->ext_version = version < NPU__ZE_GRAPH_EXT_MAX ? version : NPU__ZE_GRAPH_EXT_MAX;
+            d->cq_ext_version = cq;
+            return NPU_OK;
+        }
+    }
+    return npu__fail(ctx, NPU_ERR_NO_DEVICE,
+                     "no NPU: %u Level Zero driver(s) found, none is Intel's NPU driver (UUID "
+                     "017de931-6b4d-4fd4-aa9b-5bed77fc8e89) or has a VPU device offering the "
+                     "\"ZE_extension_graph\" extension. %s",
+                     (unsigned)n, npu__no_device_hint);
+}
+
+static npu_status npu__create_queue(npu_device *d, ze_command_queue_priority_t prio, int turbo,
+                                    ze_command_queue_handle_t *out)
+{
+    ze_command_queue_desc_t qd;
+    npu__ze_cq_desc_npu_ext t1;
+    npu__ze_cq_desc_npu_ext_2 t2;
+    ze_result_t r;
+    memset(&qd, 0, sizeof qd);
+    qd.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+    qd.ordinal = d->queue_ordinal;
+    qd.index = 0;
+    qd.flags = 0;
+    qd.mode = ZE_COMMAND_QUEUE_MODE_DEFAULT;
+    qd.priority = prio;
+    if (turbo && d->cq_ext_version >= NPU__ZE_VERSION(1, 1)) {
+        t2.stype = 2;
+        t2.pNext = NULL;
+        t2.options = 1;
+        qd.pNext = &t2;
+    } else if (turbo && d->cq_ext_version != 0) {
+        t1.stype = 1;
+        t1.pNext = NULL;
+        t1.turbo = 1;
+        qd.pNext = &t1;
+    } else if (turbo) {
+        npu__log(d->ctx, NPU_LOG_INFO, "turbo ignored: the driver has no %s", NPU__ZE_CQ_NPU_EXT_NAME);
+    }
+    r = zeCommandQueueCreate(d->zctx, d->device, &qd, out);
+    if (r != ZE_RESULT_SUCCESS) {
+        *out = NULL;
+        return npu__ze_fail(d->ctx, "zeCommandQueueCreate", r);
+    }
+    return NPU_OK;
+}
+
+static void npu__device_release(npu_device *d)
+{
+    if (d->queue != NULL) zeCommandQueueDestroy(d->queue);
+    if (d->zctx != NULL) zeContextDestroy(d->zctx);
+    d->queue = NULL;
+    d->zctx = NULL;
+}
+
+static npu_status npu__device_init(npu_device *d, const npu_device_options *opts)
+{
+    npu_context *ctx = d->ctx;
+    char ext_name[ZE_MAX_EXTENSION_NAME];
+    ze_command_queue_group_properties_t groups[16];
+    npu__ze_device_graph_properties gp;
+    ze_context_desc_t cd;
+    ze_api_version_t api = (ze_api_version_t)0;
+    uint32_t n = 0, i;
+    npu_status st;
+    ze_result_t r;
+
+    st = npu__select_driver(d, ext_name);
+    if (st != NPU_OK) return st;
+    d->props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+    NPU__ZE(ctx, zeDeviceGetProperties(d->device, &d->props), "zeDeviceGetProperties");
+    d->props.name[ZE_MAX_DEVICE_NAME - 1] = '\0';
+    NPU__ZE(ctx, zeDriverGetApiVersion(d->driver, &api), "zeDriverGetApiVersion");
+    d->api_version = (uint32_t)api;
+    r = zeDriverGetExtensionFunctionAddress(d->driver, ext_name, (void **)(void *)&d->g);
+    if (r != ZE_RESULT_SUCCESS || d->g == NULL) {
+        d->g = NULL;
+        return npu__fail(ctx, NPU_ERR_NO_DEVICE,
+                         "no NPU: zeDriverGetExtensionFunctionAddress(\"%s\") failed: ze_result_t 0x%08x. %s",
+                         ext_name, (unsigned)r, npu__no_device_hint);
+    }
+    memset(&gp, 0, sizeof gp);
+    gp.stype = NPU__ZE_STYPE_DEVICE_GRAPH_PROPERTIES;
+    NPU__ZE(ctx, d->g->pfnDeviceGetGraphProperties(d->device, &gp), "pfnDeviceGetGraphProperties");
+    /* The device may report a lower version than the extension list. */
+    if ((gp.graphExtensionVersion >> 16) == 1 && gp.graphExtensionVersion < d->ext_version)
+        d->ext_version = gp.graphExtensionVersion;
+    d->compiler_version = NPU__ZE_VERSION(gp.compilerVersion.major, gp.compilerVersion.minor);
+    d->max_opset = gp.maxOVOpsetVersionSupported;
+    if (d->ext_version >= NPU__ZE_VERSION(1, 11) && d->g->pfnCompilerIsOptionSupported != NULL) {
+        r = d->g->pfnCompilerIsOptionSupported(d->device, NPU__ZE_NPU_COMPILER_OPTIONS,
+                                               "NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY");
+        if (r == ZE_RESULT_SUCCESS)
+            d->no_weights_copy = 1;
+        else if (r != ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
+            return npu__ze_fail(ctx, "pfnCompilerIsOptionSupported", r);
+    }
+    {
+        ze_device_external_memory_properties_t em;
+        memset(&em, 0, sizeof em);
+        em.stype = ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES;
+        r = zeDeviceGetExternalMemoryProperties(d->device, &em);
+        if (r == ZE_RESULT_SUCCESS)
+            d->host_import = (em.memoryAllocationImportTypes & NPU__ZE_EXTERNAL_MEMORY_STANDARD_ALLOCATION) != 0;
+        else if (r != ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
+            return npu__ze_fail(ctx, "zeDeviceGetExternalMemoryProperties", r);
+    }
+    /* Queue ordinal: the group whose flags are exactly COMPUTE, else the first
+     * with COMPUTE, else 0. */
+    NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, NULL),
+            "zeDeviceGetCommandQueueGroupProperties");
+    if (n > 16) n = 16;
+    memset(groups, 0, sizeof groups);
+    for (i = 0; i < n; i++) groups[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+    if (n > 0)
+        NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, groups),
+                "zeDeviceGetCommandQueueGroupProperties");
+    d->queue_ordinal = 0;
+    for (i = 0; i < n && i < 16; i++)
+        if (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) break;
+    if (i < n && i < 16) {
+        d->queue_ordinal = i;
+    } else {
+        for (i = 0; i < n && i < 16; i++)
+            if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
+                d->queue_ordinal = i;
+                break;
+            }
+    }
+    memset(&cd, 0, sizeof cd);
+    cd.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
+    r = zeContextCreate(d->driver, &cd, &d->zctx);
+    if (r != ZE_RESULT_SUCCESS) {
+        d->zctx = NULL;
+        return npu__ze_fail(ctx, "zeContextCreate", r);
+    }
+    d->queue_priority = npu__ze_priority(opts ? opts->priority : NPU_PRIORITY_DEFAULT);
+    d->queue_turbo = opts != NULL && opts->turbo;
+    st = npu__create_queue(d, d->queue_priority, d->queue_turbo, &d->queue);
+    if (st != NPU_OK) return st;
+    npu__log(ctx, NPU_LOG_INFO, "device: %s (0x%04x), graph extension %u.%u (%s), compiler %u.%u%s",
+             d->props.name, (unsigned)d->props.deviceId, (unsigned)(d->ext_version >> 16),
+             (unsigned)(d->ext_version & 0xffffu), ext_name, (unsigned)(d->compiler_version >> 16),
+             (unsigned)(d->compiler_version & 0xffffu), d->is_simulated ? ", simulated" : "");
+    return NPU_OK;
+}
+
+npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
+                           npu_device **out)
+{
+    npu_device *d;
+    size_t mark;
+    npu_status st;
+    if (out == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: out is NULL");
+    *out = NULL;
+    if (arena == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: arena is NULL");
+    if (options != NULL && (unsigned)options->priority > (unsigned)NPU_PRIORITY_HIGH)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: priority %d is not an npu_priority",
+                         (int)options->priority);
+    mark = arena->used;
+    d = (npu_device *)npu__alloc(arena, ctx, sizeof *d, "device");
+    if (d == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    d->ctx = ctx;
+    st = npu__device_init(d, options);
+    if (st != NPU_OK) {
+        npu__device_release(d);
+        npu_arena_rewind(arena, mark);
+        return st;
+    }
+    *out = d;
+    return NPU_OK;
+}
+
+void npu_device_close(npu_device *dev)
+{
+    if (dev == NULL) return;
+    npu__device_release(dev);
+}
+
+uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint)
+{
+    if (dev == NULL) return 0;
+    if (hint != NPU_HINT_THROUGHPUT) return 1;
+    /* OpenVINO NPU plugin table: 3720 -> 4, 4000 -> 8; later platforms as 4000. */
+    switch (dev->props.deviceId) {
+    case 0x7D1D: case 0xAD1D: return 4;
+    default: return 8;
+    }
+}
+
+npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out)
+{
+    if (dev == NULL || out == NULL) return npu__fail(dev ? dev->ctx : NULL, NPU_ERR_INVALID_ARGUMENT,
+                                                     "npu_device_get_properties: NULL argument");
+    memset(out, 0, sizeof *out);
+    npu__strlcpy(out->name, dev->props.name, sizeof out->name);
+    npu__strlcpy(out->platform, npu__platform_name(dev->props.deviceId), sizeof out->platform);
+    out->device_id = dev->props.deviceId;
+    out->vendor_id = dev->props.vendorId;
+    out->driver_version = dev->driver_props.driverVersion;
+    out->api_version = dev->api_version;
+    out->graph_ext_version = dev->ext_version;
+    out->compiler_version = dev->compiler_version;
+    out->max_opset = dev->max_opset;
+    out->optimal_requests_latency = npu_device_optimal_requests(dev, NPU_HINT_LATENCY);
+    out->optimal_requests_throughput = npu_device_optimal_requests(dev, NPU_HINT_THROUGHPUT);
+    out->no_weights_copy = dev->no_weights_copy;
+    out->host_memory_import = dev->host_import;
+    out->is_simulated = dev->is_simulated;
+    memcpy(out->driver_uuid, dev->driver_props.uuid.id, 16);
+    if (dev->ext_version >= NPU__ZE_VERSION(1, 5) && dev->g->pfnQueryContextMemory != NULL) {
+        npu__ze_graph_memory_query q = {0, 0};
+        NPU__ZE(dev->ctx, dev->g->pfnQueryContextMemory(dev->zctx, NPU__ZE_MEMORY_QUERY_DDR, &q),
+                "pfnQueryContextMemory");
+        out->memory_total = q.total;
+        out->memory_allocated = q.allocated;
+    }
+    return NPU_OK;
+}
+
+static const char *const npu__device_property_names[] = {
+    "FULL_DEVICE_NAME", "DEVICE_ARCHITECTURE", "DEVICE_TYPE", "DEVICE_UUID", "NPU_BACKEND_NAME",
+    "NPU_DRIVER_VERSION", "NPU_COMPILER_VERSION", "NPU_GRAPH_EXTENSION_VERSION", "NPU_MAX_OPSET",
+    "NPU_DEVICE_TOTAL_MEM_SIZE", "NPU_DEVICE_ALLOC_MEM_SIZE", "OPTIMAL_NUMBER_OF_INFER_REQUESTS",
+    "NPU_IS_SIMULATED", NULL};
+
+const char *const *npu_device_supported_properties(void) { return npu__device_property_names; }
+
+npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap, size_t *size)
+{
+    npu_device_properties p;
+    char text[320];
+    npu__sink s;
+    npu_status st;
+    size_t i;
+    if (dev == NULL || name == NULL)
+        return npu__fail(dev ? dev->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_device_get_property: NULL argument");
+    for (i = 0; npu__device_property_names[i] != NULL; i++)
+        if (strcmp(npu__device_property_names[i], name) == 0) break;
+    if (npu__device_property_names[i] == NULL)
+        return npu__fail(dev->ctx, NPU_ERR_NOT_FOUND, "device property '%s' is not supported", name);
+    st = npu_device_get_properties(dev, &p);
+    if (st != NPU_OK) return st;
+    switch (i) {
+    case 0: snprintf(text, sizeof text, "%s", p.name); break;
+    case 1: snprintf(text, sizeof text, "%s", p.platform); break;
+    case 2: snprintf(text, sizeof text, "%s",
+                     (dev->props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) ? "INTEGRATED" : "DISCRETE");
+        break;
+    case 3: {
+        size_t k;
+        for (k = 0; k < 16; k++) snprintf(text + 2 * k, 3, "%02x", (unsigned)dev->props.uuid.id[k]);
+        break;
+    }
+    case 4: snprintf(text, sizeof text, "LEVEL0"); break;
+    case 5: snprintf(text, sizeof text, "%u", (unsigned)p.driver_version); break;
+    case 6: snprintf(text, sizeof text, "%u", (unsigned)p.compiler_version); break;
+    case 7: snprintf(text, sizeof text, "%u.%u", (unsigned)(p.graph_ext_version >> 16),
+                     (unsigned)(p.graph_ext_version & 0xffffu));
+        break;
+    case 8: snprintf(text, sizeof text, "%u", (unsigned)p.max_opset); break;
+    case 9: snprintf(text, sizeof text, "%llu", (unsigned long long)p.memory_total); break;
+    case 10: snprintf(text, sizeof text, "%llu", (unsigned long long)p.memory_allocated); break;
+    case 11: snprintf(text, sizeof text, "%u", (unsigned)p.optimal_requests_latency); break;
+    default: snprintf(text, sizeof text, "%s", p.is_simulated ? "YES" : "NO"); break;
+    }
+    npu__sink_init(&s, dst, cap);
+    npu__sink_put(&s, text, strlen(text) + 1);
+    return npu__sink_finish(&s, dev->ctx, name, size);
+}
+
+/* ==== 11. Model ========================================================== */
+
+size_t npu_model_size(uint32_t n_args)
+{
+    if (n_args > NPU_MAX_ARGS) return 0;
+    return NPU_ARENA_ROUND(sizeof(struct npu_model)) + NPU_ARENA_ROUND((size_t)n_args * sizeof(npu__arg)) +
+           NPU_ARENA_ROUND((size_t)n_args * sizeof(uint32_t));
+}
+
+/* Checks that every non-state argument of a freshly created model (batch_lists
+ * 1) can be sliced along its batch axis: batch 1 there, and only 1s before it
+ * (so that element i starts at i x slice_bytes). `what` names the batch for the
+ * message ("8", "dynamic"). */
+static npu_status npu__model_check_debatch(npu_model *m, const char *what)
+{
+    uint32_t i, k;
+    if (m->n_states > 0)
+        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
+                         "debatched", what, (unsigned)m->n_states);
+    for (i = 0; i < m->n_args; i++) {
+        npu__arg *a = &m->args[i];
+        const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";
+        if (a->kind >= NPU__ARG_STATE_IN) continue;
+        if (a->desc.shape.rank == 0 || a->batch_axis >= a->desc.shape.rank)
+            return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch batch %s into",
+                             kind, a->desc.name, what);
+        if (a->desc.shape.dims[a->batch_axis] != 1)
+            return npu__fail(m->ctx, NPU_ERR_SHAPE,
+                             "model: %s '%s' has batch %lld in the compiled graph; debatching batch %s needs 1",
+                             kind, a->desc.name, (long long)a->desc.shape.dims[a->batch_axis], what);
+        for (k = 0; k < a->batch_axis; k++)
+            if (a->desc.shape.dims[k] != 1)
+                return npu__fail(m->ctx, NPU_ERR_SHAPE,
+                                 "model: %s '%s' has its batch on axis %u (layout %s) behind axis %u of size "
+                                 "%lld; debatching needs the outermost axis",
+                                 kind, a->desc.name, (unsigned)a->batch_axis, a->desc.layout, (unsigned)k,
+                                 (long long)a->desc.shape.dims[k]);
+    }
+    return NPU_OK;
+}
+
+/* Sets the number of command lists a request runs per inference: every
+ * non-state argument's user-visible batch axis (compiled as 1) becomes n. Used
+ * by import (metadata batch size) and by the batching code (section 13). Only
+ * on a model as created (batch_lists 1, not dynamic). */
+static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
+{
+    char what[24];
+    uint32_t i;
+    npu_status st;
+    if (n <= 1 || n == m->batch_lists) return NPU_OK;
+    snprintf(what, sizeof what, "%u", (unsigned)n);
+    st = npu__model_check_debatch(m, what);
+    if (st != NPU_OK) return st;
+    for (i = 0; i < m->n_args; i++) {
+        npu__arg *a = &m->args[i];
+        if (a->kind >= NPU__ARG_STATE_IN) continue;
+        a->desc.bytes = a->slice_bytes * n;
+        a->desc.shape.dims[a->batch_axis] = (int64_t)n;
+    }
+    m->batch_lists = n;
+    return NPU_OK;
+}
+
+/* A model compiled at batch 1 from a dynamic batch: the batch axis shows
+ * NPU_DIM_DYNAMIC, desc.bytes stays one element's; requests pick the count. */
+static npu_status npu__model_set_dynamic(npu_model *m)
+{
+    uint32_t i;
+    npu_status st = npu__model_check_debatch(m, "dynamic");
+    if (st != NPU_OK) return st;
+    for (i = 0; i < m->n_args; i++) {
+        npu__arg *a = &m->args[i];
+        if (a->kind >= NPU__ARG_STATE_IN) continue;
+        a->desc.shape.dims[a->batch_axis] = NPU_DIM_DYNAMIC;
+    }
+    m->dynamic_batch = 1;
+    return NPU_OK;
+}
+
+static void npu__model_release(npu_model *m)
+{
+    if (m->graph != NULL) m->dev->g->pfnDestroy(m->graph);
+    if (m->init_fence != NULL) zeFenceDestroy(m->init_fence);
+    if (m->init_list != NULL) zeCommandListDestroy(m->init_list);
+    if (m->own_queue != NULL) zeCommandQueueDestroy(m->own_queue);
+    if (m->map != NULL) munmap(m->map, m->map_size);
+    m->graph = NULL;
+    m->init_fence = NULL;
+    m->init_list = NULL;
+    m->own_queue = NULL;
+    m->map = NULL;
+}
+
+/* Command-list graph initialization (extension < 1.8, or stage 1 requested). */
+static npu_status npu__graph_init_cmdlist(npu_model *m)
+{
+    npu_device *d = m->dev;
+    ze_command_list_desc_t ld;
+    ze_fence_desc_t fd;
+    ze_command_list_handle_t cl = NULL;
+    ze_fence_handle_t f = NULL;
+    const char *fn = "zeCommandListCreate";
+    ze_result_t r;
+    memset(&ld, 0, sizeof ld);
+    ld.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
+    ld.commandQueueGroupOrdinal = d->queue_ordinal;
+    memset(&fd, 0, sizeof fd);
+    fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
+    r = zeCommandListCreate(d->zctx, d->device, &ld, &cl);
+    if (r == ZE_RESULT_SUCCESS) {
+        fn = "pfnAppendGraphInitialize";
+        r = d->g->pfnAppendGraphInitialize(cl, m->graph, NULL, 0, NULL);
+    }
+    if (r == ZE_RESULT_SUCCESS) {
+        fn = "zeCommandListClose";
+        r = zeCommandListClose(cl);
+    }
+    if (r == ZE_RESULT_SUCCESS) {
+        fn = "zeFenceCreate";
+        r = zeFenceCreate(m->queue, &fd, &f);
+        if (r != ZE_RESULT_SUCCESS) f = NULL;
+    }
+    if (r == ZE_RESULT_SUCCESS) {
+        fn = "zeCommandQueueExecuteCommandLists";
+        r = zeCommandQueueExecuteCommandLists(m->queue, 1, &cl, f);
+        if (r == ZE_RESULT_SUCCESS) {
+            fn = "zeFenceHostSynchronize";
+            r = zeFenceHostSynchronize(f, UINT64_MAX);
+            if (r != ZE_RESULT_SUCCESS) zeCommandQueueSynchronize(m->queue, UINT64_MAX);
+        }
+    }
+    m->init_fence = f;   /* released with the model (npu__model_release) */
+    m->init_list = cl;
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fn, r);
+    return NPU_OK;
+}
+
+/* Reads one argument's properties into a. */
+static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
+{
+    npu_device *d = m->dev;
+    npu__ze_graph_argument_properties_3 p;
+    npu__ze_graph_argument_metadata md;
+    int have_md = 0;
+    uint32_t rank, k, v = d->ext_version, pv = d->ext_version;
+    const char *display;
+    npu_type t;
+    ze_result_t r;
+
+    memset(&p, 0, sizeof p);
+    if (v >= NPU__ZE_VERSION(1, 2) && d->g->pfnGetArgumentProperties3 != NULL) {
+        p.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3;
+        r = d->g->pfnGetArgumentProperties3(m->graph, index, &p);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetArgumentProperties3", r);
+    } else if (v >= NPU__ZE_VERSION(1, 1) && d->g->pfnGetArgumentProperties2 != NULL) {
+        pv = NPU__ZE_VERSION(1, 1);
+        p.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_2;
+        r = d->g->pfnGetArgumentProperties2(m->graph, index, &p);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetArgumentProperties2", r);
+    } else {
+        pv = NPU__ZE_VERSION(1, 0);
+        p.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES;
+        r = d->g->pfnGetArgumentProperties(m->graph, index, &p);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetArgumentProperties", r);
+    }
+    p.name[sizeof p.name - 1] = '\0';
+    npu__strlcpy(a->ze_name, p.name, sizeof a->ze_name);
+    a->kind = p.type == 1 ? NPU__ARG_OUTPUT : NPU__ARG_INPUT;
+    if (strncmp(p.name, NPU__READ_VALUE_PREFIX, sizeof NPU__READ_VALUE_PREFIX - 1) == 0 && p.type == 0)
+        a->kind = NPU__ARG_STATE_IN;
+    else if (strncmp(p.name, NPU__ASSIGN_PREFIX, sizeof NPU__ASSIGN_PREFIX - 1) == 0 && p.type == 1)
+        a->kind = NPU__ARG_STATE_OUT;
+    else if (strncmp(p.name, "vpux_", 5) == 0)
+        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: argument %u '%s' is a driver-internal "
+                         "argument this runtime does not handle", (unsigned)index, p.name);
+
+    /* Metadata (ext >= 1.6, as OpenVINO), not for state arguments. */
+    if (v >= NPU__ZE_VERSION(1, 6) && d->g->pfnGraphGetArgumentMetadata != NULL && a->kind < NPU__ARG_STATE_IN) {
+        memset(&md, 0, sizeof md);
+        md.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA;
+        r = d->g->pfnGraphGetArgumentMetadata(m->graph, index, &md);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGraphGetArgumentMetadata", r);
+        md.friendly_name[sizeof md.friendly_name - 1] = '\0';
+        for (k = 0; k < 32; k++) md.tensor_names[k][255] = '\0';
+        have_md = 1;
+    }
+
+    a->ze_precision = p.devicePrecision;
+    t = npu__type_from_ze(p.devicePrecision);
+    if (t == NPU_TYPE_UNDEFINED)
+        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: argument '%s' has element type 0x%02x "
+                         "(ze_graph_argument_precision_t), which npu does not support", p.name,
+                         (unsigned)p.devicePrecision);
+    if (pv >= NPU__ZE_VERSION(1, 2))
+        rank = p.dims_count;
+    else if (have_md)
+        rank = md.shape_size;
+    else
+        rank = npu__rank_from_layout(p.deviceLayout, p.dims);
+    if (rank > 5)
+        return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' has rank %u (at most 5)", p.name,
+                         (unsigned)rank);
+    a->desc.type = t;
+    a->desc.shape.rank = rank;
+    for (k = 0; k < rank; k++) a->desc.shape.dims[k] = (int64_t)p.dims[k];
+    a->desc.bytes = npu_shape_elements(&a->desc.shape) * npu__types[t].size;
+    a->slice_bytes = a->desc.bytes;
+    npu__strlcpy(a->desc.layout, npu__layout_from_ze(p.deviceLayout), sizeof a->desc.layout);
+    if (strlen(a->desc.layout) != rank) a->desc.layout[0] = '\0';
+    a->batch_axis = 0;
+
+    /* Caller-facing name: the first tensor name, else the friendly name, else
+     * the driver's argument name. States: the variable id. */
+    display = p.name;
+    if (a->kind == NPU__ARG_STATE_IN) {
+        display = p.name + sizeof NPU__READ_VALUE_PREFIX - 1;
+    } else if (a->kind == NPU__ARG_STATE_OUT) {
+        display = p.name + sizeof NPU__ASSIGN_PREFIX - 1;
+    } else if (pv >= NPU__ZE_VERSION(1, 2) && p.associated_tensor_names_count > 0) {
+        p.associated_tensor_names[0][255] = '\0';
+        display = p.associated_tensor_names[0];
+    } else if (have_md && md.tensor_names_count > 0) {
+        display = md.tensor_names[0];
+    } else if (have_md && md.friendly_name[0] != '\0' && a->kind == NPU__ARG_OUTPUT) {
+        display = md.friendly_name;
+    }
+    npu__strlcpy(a->name, display, sizeof a->name);
+    a->desc.name = a->name;
+    return NPU_OK;
+}
+
+/* After the graph exists: arguments, I/O tables, states, initialization. */
+static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
+{
+    npu_device *d = m->dev;
+    npu__ze_graph_properties_2 gp;
+    uint32_t i, j, n, k;
+    npu_status st;
+    ze_result_t r;
+
+    memset(&gp, 0, sizeof gp);
+    gp.stype = NPU__ZE_STYPE_GRAPH_PROPERTIES;
+    r = d->g->pfnGetProperties(m->graph, &gp);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetProperties", r);
+    n = gp.numGraphArgs;
+    if (n > NPU_MAX_ARGS)
+        return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: the graph has %u arguments (at most %u)", (unsigned)n,
+                         (unsigned)NPU_MAX_ARGS);
+    m->n_args = n;
+    if (n > 0) {
+        m->args = (npu__arg *)npu__alloc(arena, m->ctx, (size_t)n * sizeof(npu__arg), "model arguments");
+        if (m->args == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+        m->order = (uint32_t *)npu__alloc(arena, m->ctx, (size_t)n * sizeof(uint32_t), "model argument table");
+        if (m->order == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    }
+    for (i = 0; i < n; i++) {
+        st = npu__model_read_arg(m, i, &m->args[i]);
+        if (st != NPU_OK) return st;
+    }
+    /* order: inputs, outputs, then (in, out) per state. */
+    k = 0;
+    for (i = 0; i < n; i++)
+        if (m->args[i].kind == NPU__ARG_INPUT) m->order[k++] = i;
+    m->n_inputs = k;
+    for (i = 0; i < n; i++)
+        if (m->args[i].kind == NPU__ARG_OUTPUT) m->order[k++] = i;
+    m->n_outputs = k - m->n_inputs;
+    for (i = 0; i < n; i++) {
+        npu__arg *in = &m->args[i];
+        if (in->kind != NPU__ARG_STATE_IN) continue;
+        for (j = 0; j < n; j++) {
+            npu__arg *o = &m->args[j];
+            if (o->kind == NPU__ARG_STATE_OUT && strcmp(o->name, in->name) == 0) break;
+        }
+        if (j == n)
+            return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
+                             in->name, NPU__ASSIGN_PREFIX, in->name);
+        if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
+            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
+                             in->name);
+        in->pair = j;
+        m->args[j].pair = i;
+        m->order[k++] = i;
+        m->order[k++] = j;
+        m->n_states++;
+    }
+    if (k != n)
+        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: %u assign output(s) without a read_value input",
+                         (unsigned)(n - k));
+
+    /* Initialization. */
+    if (d->ext_version >= NPU__ZE_VERSION(1, 8)) {
+        memset(&gp, 0, sizeof gp);
+        gp.stype = NPU__ZE_STYPE_GRAPH_PROPERTIES_2;
+        r = d->g->pfnGetProperties2(m->graph, &gp);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetProperties2", r);
+        if (gp.initStageRequired & NPU__ZE_GRAPH_STAGE_INITIALIZE) {
+            r = d->g->pfnGraphInitialize(m->graph);
+            if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGraphInitialize", r);
+        }
+        if (gp.initStageRequired & NPU__ZE_GRAPH_STAGE_COMMAND_LIST_INITIALIZE) {
+            st = npu__graph_init_cmdlist(m);
+            if (st != NPU_OK) return st;
+        }
+    } else {
+        st = npu__graph_init_cmdlist(m);
+        if (st != NPU_OK) return st;
+    }
+    return NPU_OK;
+}
+
+typedef struct npu__create_args {
+    uint32_t format;
+    const void *input;
+    size_t size;
+    const char *flags_text;   /* NULL for NATIVE */
+    uint32_t flags;
+    npu_priority priority;
+    int turbo;
+    size_t transient_mark;    /* rewind here after create (payload/flags in arena) */
+} npu__create_args;
+
+/* Reads the calling thread's last create-failure log (ext >= 1.4) into buf. */
+static void npu__build_log(npu_device *d, char *buf, size_t cap)
+{
+    uint32_t size = 0;
+    ze_result_t r;
+    buf[0] = '\0';
+    if (d->ext_version < NPU__ZE_VERSION(1, 4)) return;
+    r = d->g->pfnBuildLogGetString(NULL, &size, NULL);
+    if (r == ZE_RESULT_SUCCESS && size > 0) {
+        if (size > cap) size = (uint32_t)cap;
+        d->g->pfnBuildLogGetString(NULL, &size, buf);
+    }
+    buf[cap - 1] = '\0';
+}
+
+static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__create_args *c, npu_model **out)
+{
+    npu_context *ctx = d->ctx;
+    npu__ze_graph_handle_t graph = NULL;
+    npu__ze_graph_desc_2 desc2;
+    const char *fn;
+    npu_model *m;
+    npu_status st;
+    ze_result_t r;
+
+    memset(&desc2, 0, sizeof desc2);
+    desc2.stype = NPU__ZE_STYPE_GRAPH_DESC_2;
+    desc2.format = c->format;
+    desc2.inputSize = c->size;
+    desc2.pInput = (const uint8_t *)c->input;
+    desc2.pBuildFlags = c->flags_text;
+    desc2.flags = c->flags;
+    if (d->ext_version >= NPU__ZE_VERSION(1, 12) && d->g->pfnCreate3 != NULL) {
+        /* No build-log handle: a failure's log comes from
+         * pfnBuildLogGetString(NULL, ...), and a successful create leaves no
+         * handle to release (nothing can leak if that release failed). */
+        fn = "pfnCreate3";
+        r = d->g->pfnCreate3(d->zctx, d->device, &desc2, &graph, NULL);
+    } else if (d->ext_version >= NPU__ZE_VERSION(1, 5) && d->g->pfnCreate2 != NULL) {
+        fn = "pfnCreate2";
+        r = d->g->pfnCreate2(d->zctx, d->device, &desc2, &graph);
+    } else {
+        npu__ze_graph_desc desc1;
+        memset(&desc1, 0, sizeof desc1);
+        desc1.stype = NPU__ZE_STYPE_GRAPH_DESC;
+        desc1.format = c->format;
+        desc1.inputSize = c->size;
+        desc1.pInput = (const uint8_t *)c->input;
+        desc1.pBuildFlags = c->flags_text;
+        fn = "pfnCreate";
+        r = d->g->pfnCreate(d->zctx, d->device, &desc1, &graph);
+    }
+    if (r != ZE_RESULT_SUCCESS) {
+        char text[3072];
+        npu__build_log(d, text, sizeof text);
+        npu_arena_rewind(arena, c->transient_mark);
+        if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE)
+            return npu__fail(ctx, r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER,
+                             "import: %s failed: ze_result_t 0x%08x%s%s", fn, (unsigned)r,
+                             text[0] ? ": " : "", text);
+        return npu__fail(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log: %s", fn,
+                         (unsigned)r, text[0] ? text : "(empty)");
+    }
+    /* The driver has the payload/blob now: the transient arena space is free. */
+    npu_arena_rewind(arena, c->transient_mark);
+    m = (npu_model *)npu__alloc(arena, ctx, sizeof *m, "model");
+    if (m == NULL) {
+        d->g->pfnDestroy(graph);
+        return NPU_ERR_ARENA_TOO_SMALL;
+    }
+    m->dev = d;
+    m->ctx = ctx;
+    m->graph = graph;
+    m->queue = d->queue;
+    m->batch_lists = 1;
+    m->info.original_batch = 1;
+#ifdef NPU__HAVE_ATOMICS
+    atomic_flag_clear(&m->record_lock);
+#endif
+    st = NPU_OK;
+    if ((c->priority != NPU_PRIORITY_DEFAULT && npu__ze_priority(c->priority) != d->queue_priority) ||
+        (c->turbo && !d->queue_turbo)) {
+        st = npu__create_queue(d, c->priority != NPU_PRIORITY_DEFAULT ? npu__ze_priority(c->priority)
+                                                                      : d->queue_priority,
+                               c->turbo || d->queue_turbo, &m->own_queue);
+        if (st == NPU_OK) m->queue = m->own_queue;
+    }
+    if (st == NPU_OK) st = npu__model_setup(m, arena);
+    if (st != NPU_OK) {
+        npu__model_release(m);
+        npu_arena_rewind(arena, c->transient_mark);
+        return st;
+    }
+    m->arena_bytes = arena->used - c->transient_mark;
+    *out = m;
+    return NPU_OK;
+}
+
+/* ---- Build flags ---- */
+
+static const char *npu__cfg_prefix(uint32_t compiler_version)
+{
+    if (compiler_version != 0 && compiler_version < NPU__ZE_VERSION(4, 0)) return "VPUX_";
+    if (compiler_version != 0 && compiler_version < NPU__ZE_VERSION(5, 0)) return "VPU_";
+    return "NPU_";
+}
+
+/* One I/O list ("--inputs_precisions=\"0:FP32 1:U8\""). descs may be NULL
+ * (payload variant): then only overridden indices are listed. */
+typedef struct npu__io_list {
+    uint32_t count;
+    npu_status (*get)(const void *src, uint32_t i, npu_tensor_desc *out);
+    const void *src;
+    const npu_type *overrides;
+    uint32_t n_overrides;
+} npu__io_list;
+
+static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, int layouts, int by_index,
+                          int *first_opt)
+{
+    uint32_t i, n = l->get ? l->count : l->n_overrides, written = 0;
+    for (i = 0; i < n; i++) {
+        npu_tensor_desc desc;
+        npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
+        memset(&desc, 0, sizeof desc);
+        desc.name = "";
+        if (l->get) {
+            if (l->get(l->src, i, &desc) != NPU_OK) continue;
+            if (!npu__type_valid(t)) t = desc.type;
+        }
+        if (!layouts && !npu__type_valid(t)) continue;
+        if (written == 0) {
+            if (!*first_opt) npu__sink_str(s, " ");
+            *first_opt = 0;
+            npu__sink_str(s, "--");
+            npu__sink_str(s, dir);
+            npu__sink_str(s, layouts ? "_layouts=\"" : "_precisions=\"");
+        } else {
+            npu__sink_str(s, " ");
+        }
+        written++;
+        if (by_index || l->get == NULL)
+            npu__sink_u64_dec(s, i);
+        else
+            npu__sink_str(s, desc.name);
+        npu__sink_str(s, ":");
+        npu__sink_str(s, layouts ? npu__layout_by_rank(desc.shape.rank) : npu__types[t].ov_precision);
+    }
+    if (written > 0) npu__sink_str(s, "\"");
+}
+
+static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
+                             const npu__io_list *in, const npu__io_list *outl)
+{
+    static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
+    static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
+    int first = 1, by_index = d->compiler_version >= NPU__ZE_VERSION(5, 9);
+    const char *pre = npu__cfg_prefix(d->compiler_version);
+    npu__flags_io(s, in, "inputs", 0, by_index, &first);
+    if (in->get) npu__flags_io(s, in, "inputs", 1, by_index, &first);
+    npu__flags_io(s, outl, "outputs", 0, by_index, &first);
+    if (outl->get) npu__flags_io(s, outl, "outputs", 1, by_index, &first);
+    if (o == NULL) return;
+    if (o->hint == NPU_HINT_DEFAULT && o->priority == NPU_PRIORITY_DEFAULT && !o->turbo && o->tiles == 0 &&
+        o->optimization_level == 0 && (o->extra_config == NULL || o->extra_config[0] == '\0'))
+        return;
+    npu__sink_str(s, first ? "--config" : " --config");
+    if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT) {
+        npu__sink_str(s, " PERFORMANCE_HINT=\"");
+        npu__sink_str(s, hints[o->hint]);
+        npu__sink_str(s, "\"");
+    }
+    if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH) {
+        npu__sink_str(s, " MODEL_PRIORITY=\"");
+        npu__sink_str(s, prios[o->priority]);
+        npu__sink_str(s, "\"");
+    }
+    if (o->turbo) {
+        npu__sink_str(s, " ");
+        npu__sink_str(s, pre);
+        npu__sink_str(s, "TURBO=\"YES\"");
+    }
+    if (o->tiles > 0) {
+        npu__sink_str(s, " ");
+        npu__sink_str(s, pre);
+        npu__sink_str(s, "TILES=\"");
+        npu__sink_u64_dec(s, o->tiles);
+        npu__sink_str(s, "\"");
+    }
+    if (o->optimization_level >= 1 && o->optimization_level <= 3) {
+        npu__sink_str(s, " ");
+        npu__sink_str(s, pre);
+        npu__sink_str(s, "COMPILATION_MODE_PARAMS=\"optimization-level=");
+        npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
+        npu__sink_str(s, "\"");
+    }
+    if (o->extra_config != NULL && o->extra_config[0] != '\0') {
+        npu__sink_str(s, " ");
+        npu__sink_str(s, o->extra_config);
+    }
+}
+
+static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_options *o)
+{
+    uint32_t i;
+    if (o == NULL) return NPU_OK;
+    if ((unsigned)o->hint > (unsigned)NPU_HINT_THROUGHPUT || (unsigned)o->priority > (unsigned)NPU_PRIORITY_HIGH ||
+        o->optimization_level < 0 || o->optimization_level > 3 ||
+        (unsigned)o->payload_layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY ||
+        (unsigned)o->batch_mode > (unsigned)NPU_BATCH_COMPILER)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: hint, priority, optimization level, "
+                         "payload layout or batch mode out of range");
+    if ((o->input_types == NULL && o->n_input_types > 0) || (o->output_types == NULL && o->n_output_types > 0))
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: type override count without array");
+    for (i = 0; i < o->n_input_types; i++)
+        if (o->input_types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(o->input_types[i]))
+            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: input %u type %d is invalid",
+                             (unsigned)i, (int)o->input_types[i]);
+    for (i = 0; i < o->n_output_types; i++)
+        if (o->output_types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(o->output_types[i]))
+            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: output %u type %d is invalid",
+                             (unsigned)i, (int)o->output_types[i]);
+    return NPU_OK;
+}
+
+/* Writes the flags string (NUL-terminated) into the arena; *text NULL when
+ * empty. */
+static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_compile_options *o,
+                                   const npu__io_list *in, const npu__io_list *outl, const char **text)
+{
+    npu__sink s;
+    char *buf;
+    *text = NULL;
+    npu__sink_init(&s, NULL, 0);
+    npu__flags_write(&s, d, o, in, outl);
+    if (s.overflow) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "build flags: size overflow");
+    buf = (char *)npu__alloc(arena, d->ctx, s.len + 1, "build flags");
+    if (buf == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    npu__sink_init(&s, buf, s.len + 1);
+    npu__flags_write(&s, d, o, in, outl);
+    buf[s.len] = '\0';
+    *text = buf;
+    return NPU_OK;
+}
+
+static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
+                              const npu__io_list *outl)
+{
+    npu__sink s;
+    npu__sink_init(&s, NULL, 0);
+    npu__flags_write(&s, d, o, in, outl);
+    return NPU_ARENA_ROUND(s.len + 1);
+}
+
+static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payload, size_t size,
+                               const char *flags, const npu_compile_options *o, size_t mark, npu_model **out)
+{
+    npu__create_args c;
+    memset(&c, 0, sizeof c);
+    c.format = NPU__ZE_GRAPH_FORMAT_NGRAPH_LITE;
+    c.input = payload;
+    c.size = size;
+    c.flags_text = flags;
+    /* Our cache replaces the driver's (OpenVINO does the same with CACHE_DIR). */
+    c.flags = (o != NULL && (o->disable_driver_cache || o->cache_dir != NULL)) ? NPU__ZE_GRAPH_FLAG_DISABLE_CACHING
+                                                                                : 0u;
+    c.priority = o ? o->priority : NPU_PRIORITY_DEFAULT;
+    c.turbo = o ? o->turbo : 0;
+    c.transient_mark = mark;
+    return npu__model_create(d, arena, &c, out);
+}
+
+npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload, size_t size,
+                                     const npu_compile_options *opts, npu_model **out)
+{
+    npu__io_list in, outl;
+    const char *flags = NULL;
+    size_t mark;
+    npu_status st;
+    if (out != NULL) *out = NULL;
+    if (dev == NULL || arena == NULL || payload == NULL || size == 0 || out == NULL)
+        return npu__fail(dev ? dev->ctx : NULL, NPU_ERR_INVALID_ARGUMENT,
+                         "npu_model_compile_payload: NULL argument or empty payload");
+    st = npu__check_compile_opts(dev->ctx, opts);
+    if (st != NPU_OK) return st;
+    memset(&in, 0, sizeof in);
+    memset(&outl, 0, sizeof outl);
+    if (opts != NULL) {
+        in.overrides = opts->input_types;
+        in.n_overrides = opts->n_input_types;
+        outl.overrides = opts->output_types;
+        outl.n_overrides = opts->n_output_types;
+    }
+    mark = arena->used;
+    st = npu__flags_alloc(dev, arena, opts, &in, &outl, &flags);
+    if (st != NPU_OK) return st;
+    return npu__compile(dev, arena, payload, size, flags, opts, mark, out);
+}
+
+static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compile_options *o)
+{
+    if (o != NULL && o->payload_layout != NPU_PAYLOAD_DEFAULT) return o->payload_layout;
+    return d->no_weights_copy ? NPU_PAYLOAD_NO_WEIGHTS_COPY : NPU_PAYLOAD_WEIGHTS_COPY;
+}
+
+static npu_status npu__graph_in(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    return npu_graph_input((const npu_graph *)src, i, out);
+}
+
+static npu_status npu__graph_out(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    return npu_graph_output((const npu_graph *)src, i, out);
+}
+
+static npu_status npu__ir_in(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    const npu_ir_io *io = npu_ir_input((const npu_ir *)src, i);
+    if (io == NULL) return NPU_ERR_NOT_FOUND;
+    *out = io->desc;
+    return NPU_OK;
+}
+
+static npu_status npu__ir_out(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    const npu_ir_io *io = npu_ir_output((const npu_ir *)src, i);
+    if (io == NULL) return NPU_ERR_NOT_FOUND;
+    *out = io->desc;
+    return NPU_OK;
+}
+
+/* The layouts the graph / IR declares (e.g. "NHWC") replace the ones derived
+ * from the compiled argument (which follow the rank), and give the batch axis. */
+static void npu__model_source_layouts(npu_model *m, const npu__io_list *in, const npu__io_list *outl)
+{
+    uint32_t i;
+    for (i = 0; i < m->n_inputs + m->n_outputs; i++) {
+        const npu__io_list *l = i < m->n_inputs ? in : outl;
+        uint32_t k = i < m->n_inputs ? i : i - m->n_inputs;
+        npu__arg *a = &m->args[m->order[i]];
+        npu_tensor_desc src;
+        const char *nax;
+        if (k >= l->count || l->get(l->src, k, &src) != NPU_OK) continue;
+        if (src.layout[0] == '\0' || strlen(src.layout) != a->desc.shape.rank) continue;
+        npu__strlcpy(a->desc.layout, src.layout, sizeof a->desc.layout);
+        nax = strchr(a->desc.layout, 'N');
+        a->batch_axis = nax ? (uint32_t)(nax - a->desc.layout) : 0;
+    }
+}
+
+/* Source-independent part of the graph / IR compile paths. */
+typedef struct npu__model_src {
+    const void *src;
+    int is_ir;
+} npu__model_src;
+
+static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po, void *dst, size_t cap,
+                                   size_t *size)
+{
+    return m->is_ir ? npu_ir_write_payload((const npu_ir *)m->src, po, dst, cap, size)
+                    : npu_graph_write_payload((const npu_graph *)m->src, po, dst, cap, size);
+}
+
+static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o, npu__io_list *in,
+                           npu__io_list *outl, uint32_t *n_args)
+{
+    memset(in, 0, sizeof *in);
+    memset(outl, 0, sizeof *outl);
+    in->src = outl->src = m->src;
+    if (m->is_ir) {
+        const npu_ir *ir = (const npu_ir *)m->src;
+        in->count = npu_ir_input_count(ir);
+        outl->count = npu_ir_output_count(ir);
+        in->get = npu__ir_in;
+        outl->get = npu__ir_out;
+        *n_args = in->count + outl->count + 2 * npu_ir_state_count(ir);
+    } else {
+        const npu_graph *g = (const npu_graph *)m->src;
+        in->count = npu_graph_input_count(g);
+        outl->count = npu_graph_output_count(g);
+        in->get = npu__graph_in;
+        outl->get = npu__graph_out;
+        *n_args = in->count + outl->count + 2 * npu_graph_state_count(g);
+    }
+    if (o != NULL) {
+        in->overrides = o->input_types;
+        in->n_overrides = o->n_input_types;
+        outl->overrides = o->output_types;
+        outl->n_overrides = o->n_output_types;
+    }
+}
+
+/* Arena bytes one compile of `src` as it is now takes: max(payload + build
+ * flags, model). The batching / cache layer (section 13) calls it per form. */
+static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                  size_t *bytes)
+{
+    npu_payload_options po;
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    size_t psize = 0, transient, model;
+    npu_status st;
+    memset(&po, 0, sizeof po);
+    po.layout = npu__pick_layout(d, o);
+    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po.compiler_version = d->compiler_version;
+    st = npu__src_payload(src, &po, NULL, 0, &psize);
+    if (st != NPU_OK) return st;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    transient = NPU_ARENA_ROUND(psize) + npu__flags_size(d, o, &in, &outl);
+    model = npu_model_size(n_args);
+    *bytes = transient > model ? transient : model;
+    return NPU_OK;
+}
+
+/* Compiles `src` as it is now: payload and build flags transiently in the
+ * arena, then the model. *compile_ns gets the time of the driver call. The
+ * caller (section 13) has checked the arguments. */
+static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                     const npu_compile_options *o, uint64_t *compile_ns, npu_model **out)
+{
+    npu_payload_options po;
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    size_t psize = 0, mark;
+    const char *flags = NULL;
+    void *payload;
+    uint64_t t0;
+    npu_status st;
+    *out = NULL;
+    memset(&po, 0, sizeof po);
+    po.layout = npu__pick_layout(d, o);
+    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po.compiler_version = d->compiler_version;
+    st = npu__src_payload(src, &po, NULL, 0, &psize);
+    if (st != NPU_OK) return st;
+    mark = arena->used;
+    payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
+    if (payload == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    st = npu__src_payload(src, &po, payload, psize, &psize);
+    if (st == NPU_OK) {
+        npu__src_lists(src, o, &in, &outl, &n_args);
+        st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
+    }
+    if (st != NPU_OK) {
+        npu_arena_rewind(arena, mark);
+        return st;
+    }
+    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
+             po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
+    t0 = npu__now_ns();
+    st = npu__compile(d, arena, payload, psize, flags, o, mark, out);
+    *compile_ns = npu__now_ns() - t0;
+    if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
+    return st;
+}
+
+/* The build flags of `src` with these options into the arena (for the cache
+ * key); the caller rewinds. */
+static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                 const npu_compile_options *o, const char **flags)
+{
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    return npu__flags_alloc(d, arena, o, &in, &outl, flags);
+}
+
+/* ---- Import / export ---- */
+
+/* A metadata layout as npu keeps it: "NCHW" stays, OpenVINO's
+ * ov::Layout::to_string form "[N,C,H,W]" becomes "NCHW" (one-letter names
+ * only; anything else gives ""). */
+static void npu__layout_plain(const char *l, char out[NPU_LAYOUT_MAX])
+{
+    size_t n = strlen(l), i, k = 0;
+    out[0] = '\0';
+    if (n < 2 || l[0] != '[' || l[n - 1] != ']') {
+        npu__strlcpy(out, l, NPU_LAYOUT_MAX);
+        return;
+    }
+    for (i = 1; i + 1 < n; i++) {
+        int name = l[i] != ',';
+        if (name != (int)((i - 1) % 2 == 0) || k + 1 >= NPU_LAYOUT_MAX) {
+            out[0] = '\0';
+            return;
+        }
+        if (name) out[k++] = l[i];
+    }
+    out[k] = '\0';
+}
+
+static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
+{
+    uint32_t i, n;
+    if (meta->n_input_layouts == m->n_inputs && meta->n_output_layouts == m->n_outputs &&
+        meta->n_input_layouts + meta->n_output_layouts <= NPU__META_MAX_LAYOUTS) {
+        n = m->n_inputs + m->n_outputs;
+        for (i = 0; i < n; i++) {
+            npu__arg *a = &m->args[m->order[i]];
+            char l[NPU_LAYOUT_MAX];
+            const char *nax;
+            npu__layout_plain(meta->layouts[i], l);
+            if (strlen(l) != a->desc.shape.rank) continue;
+            npu__strlcpy(a->desc.layout, l, sizeof a->desc.layout);
+            nax = strchr(l, 'N');
+            a->batch_axis = nax ? (uint32_t)(nax - l) : 0;
+        }
+    }
+}
+
+static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob, size_t size,
+                              const npu_import_options *opts, int persistent_ok, int *persistent,
+                              npu_model **out)
+{
+    npu__blob_meta meta;
+    npu__create_args c;
+    npu_status st;
+    npu_model *m = NULL;
+    uint64_t t0 = npu__now_ns();
+    if (out != NULL) *out = NULL;
+    if (d == NULL || arena == NULL || blob == NULL || size == 0 || out == NULL)
+        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_import: NULL argument or empty blob");
+    if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
+        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority out of range");
+    memset(&meta, 0, sizeof meta);
+    st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta);
+    if (st != NPU_OK) return st;   /* FORMAT (malformed tail) or UNSUPPORTED (encrypted, ...) */
+    if (meta.blob_size == 0 || meta.blob_size > size)
+        return npu__fail(d->ctx, NPU_ERR_FORMAT, "import: blob size %llu in the metadata exceeds the %zu bytes given",
+                         (unsigned long long)meta.blob_size, size);
+    memset(&c, 0, sizeof c);
+    c.format = NPU__ZE_GRAPH_FORMAT_NATIVE;
+    c.input = blob;
+    c.size = (size_t)meta.blob_size;
+    c.priority = opts ? opts->priority : NPU_PRIORITY_DEFAULT;
+    c.turbo = opts ? opts->turbo : 0;
+    c.transient_mark = arena->used;
+    if (persistent_ok && d->ext_version >= NPU__ZE_VERSION(1, 13) && ((uintptr_t)blob % 4096u) == 0 &&
+        (c.size % 4096u) == 0)
+        c.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
+    *persistent = (c.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
+    st = npu__model_create(d, arena, &c, &m);
+    if (st != NPU_OK) return st;
+    npu__model_apply_layouts(m, &meta);
+    m->info.original_batch = 1;
+    if (meta.batch_size > 1 || meta.batch_size == NPU_DIM_DYNAMIC) {
+        if (meta.batch_size > NPU__MAX_BATCH) {
+            st = npu__fail(d->ctx, NPU_ERR_FORMAT, "import: metadata batch size %lld is out of range (at most %u)",
+                           (long long)meta.batch_size, (unsigned)NPU__MAX_BATCH);
+        } else if (meta.batch_size == NPU_DIM_DYNAMIC) {
+            st = npu__model_set_dynamic(m);
+        } else {
+            st = npu__model_set_batch(m, (uint32_t)meta.batch_size);
+        }
+        if (st != NPU_OK) {
+            npu__model_release(m);
+            npu_arena_rewind(arena, c.transient_mark);
+            return st;
+        }
+        m->info.batch_mode = NPU_BATCH_PLUGIN;
+        m->info.original_batch = meta.batch_size;
+    }
+    m->info.import_ns = npu__now_ns() - t0;
+    *out = m;
+    return NPU_OK;
+}
+
+npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
+                            const npu_import_options *opts, npu_model **out)
+{
+    int persistent = 0;
+    return npu__import(dev, arena, blob, size, opts, opts != NULL && opts->blob_persistent, &persistent, out);
+}
+
+npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
+                                 const npu_import_options *opts, npu_model **out)
+{
+    struct stat sb;
+    void *map;
+    size_t size;
+    int fd, persistent = 0;
+    npu_status st;
+    if (out != NULL) *out = NULL;
+    if (dev == NULL || path == NULL)
+        return npu__fail(dev ? dev->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_import_file: NULL argument");
+    fd = open(path, O_RDONLY);
+    if (fd < 0) return npu__fail(dev->ctx, NPU_ERR_IO, "import '%s': %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return npu__fail(dev->ctx, NPU_ERR_IO, "import '%s': %s", path, strerror(e));
+    }
+    if (sb.st_size <= 0 || (uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
+        close(fd);
+        return npu__fail(dev->ctx, NPU_ERR_FORMAT, "import '%s': empty or oversized file", path);
+    }
+    size = (size_t)sb.st_size;
+    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return npu__fail(dev->ctx, NPU_ERR_IO, "import '%s': mmap: %s", path, strerror(errno));
+    st = npu__import(dev, arena, map, size, opts, 1, &persistent, out);
+    if (st != NPU_OK) {
+        munmap(map, size);
+        return st;
+    }
+    if (persistent) {
+        /* The driver may use the mapping in place: keep it until destroy. */
+        (*out)->map = map;
+        (*out)->map_size = size;
+        return NPU_OK;
+    }
+    munmap(map, size);
+    return NPU_OK;
+}
+
+static npu_status npu__native_blob(npu_model *m, const uint8_t **ptr, size_t *size)
+{
+    npu_device *d = m->dev;
+    ze_result_t r;
+    *ptr = NULL;
+    *size = 0;
+    if (d->ext_version >= NPU__ZE_VERSION(1, 7) && d->g->pfnGetNativeBinary2 != NULL) {
+        r = d->g->pfnGetNativeBinary2(m->graph, size, ptr);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetNativeBinary2", r);
+        return NPU_OK;
+    }
+    r = d->g->pfnGetNativeBinary(m->graph, size, NULL);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetNativeBinary", r);
+    return NPU_OK;
+}
+
+static void npu__model_meta(const npu_model *m, npu__blob_meta *meta)
+{
+    uint32_t i, n = m->n_inputs + m->n_outputs;
+    memset(meta, 0, sizeof *meta);
+    meta->ov_version[0] = NPU_VERSION_MAJOR;   /* npu writes its own version (cache.h) */
+    meta->ov_version[1] = NPU_VERSION_MINOR;
+    meta->ov_version[2] = NPU_VERSION_PATCH;
+    meta->batch_size = m->dynamic_batch ? (int64_t)NPU_DIM_DYNAMIC
+                       : m->batch_lists > 1 ? (int64_t)m->batch_lists : 0;
+    meta->compiler_version = m->dev->compiler_version;
+    meta->blob_type = 0;
+    if (n <= NPU__META_MAX_LAYOUTS) {
+        meta->n_input_layouts = m->n_inputs;
+        meta->n_output_layouts = m->n_outputs;
+        for (i = 0; i < n; i++) npu__strlcpy(meta->layouts[i], m->args[m->order[i]].desc.layout, NPU_LAYOUT_MAX);
+    }
+}
+
+npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size)
+{
+    npu__blob_meta meta;
+    const uint8_t *blob = NULL;
+    size_t bsize = 0;
+    npu__sink s;
+    npu_status st;
+    if (model == NULL || size == NULL)
+        return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_export: NULL argument");
+    st = npu__native_blob(model, &blob, &bsize);
+    if (st != NPU_OK) return st;
+    npu__model_meta(model, &meta);
+    npu__sink_init(&s, dst, cap);
+    if (blob != NULL) {
+        npu__sink_put(&s, blob, bsize);
+    } else {
+        /* GetNativeBinary v1: copy straight into dst when it fits. */
+        if (dst != NULL && bsize <= cap) {
+            size_t got = bsize;
+            ze_result_t r = model->dev->g->pfnGetNativeBinary(model->graph, &got, (uint8_t *)dst);
+            if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(model->ctx, "pfnGetNativeBinary", r);
+        }
+        s.len = bsize;
+    }
+    npu__meta_write(&s, &meta);
+    return npu__sink_finish(&s, model->ctx, "model export", size);
+}
+
+npu_status npu_model_export_file(npu_model *model, const char *path)
+{
+    char tmp[4096], dir[4096];
+    size_t size = 0, n;
+    const char *slash;
+    void *map = MAP_FAILED;
+    int fd = -1, dfd;
+    npu_status st;
+    if (model == NULL || path == NULL)
+        return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_export_file: NULL argument");
+    st = npu_model_export(model, NULL, 0, &size);
+    if (st != NPU_OK) return st;
+    if (npu__strlcpy(tmp, path, sizeof tmp) + 16 >= sizeof tmp)
+        return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': path too long", path);
+    n = strlen(tmp);
+    memcpy(tmp + n, ".tmp.XXXXXX", 12);
+    fd = mkstemp(tmp);
+    if (fd < 0) return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': cannot create a temporary file: %s", path,
+                                 strerror(errno));
+    if (fchmod(fd, 0644) != 0 || ftruncate(fd, (off_t)size) != 0) {
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': %s", tmp, strerror(errno));
+        goto fail;
+    }
+    map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': mmap: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    st = npu_model_export(model, map, size, &size);
+    if (st != NPU_OK) goto fail;
+    if (msync(map, size, MS_SYNC) != 0) {
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': msync: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    munmap(map, size);
+    map = MAP_FAILED;
+    if (fsync(fd) != 0) {
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': fsync: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    if (close(fd) != 0) {
+        fd = -1;
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': close: %s", tmp, strerror(errno));
+        goto fail;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) {
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': rename: %s", path, strerror(errno));
+        goto fail;
+    }
+    slash = strrchr(path, '/');
+    if (slash == NULL) {
+        npu__strlcpy(dir, ".", sizeof dir);
+    } else {
+        n = (size_t)(slash - path);
+        if (n == 0) n = 1;
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    dfd = open(dir, O_RDONLY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return NPU_OK;
+fail:
+    if (map != MAP_FAILED) munmap(map, size);
+    if (fd >= 0) close(fd);
+    unlink(tmp);
+    return st;
+}
+
+void npu_model_destroy(npu_model *model)
+{
+    if (model == NULL) return;
+    npu__model_release(model);
+}
+
+size_t npu_model_arena_bytes(const npu_model *model) { return model ? model->arena_bytes : 0; }
+
+uint32_t npu_model_input_count(const npu_model *m) { return m ? m->n_inputs : 0; }
+uint32_t npu_model_output_count(const npu_model *m) { return m ? m->n_outputs : 0; }
+uint32_t npu_model_state_count(const npu_model *m) { return m ? m->n_states : 0; }
+uint32_t npu_model_batch(const npu_model *m) { return m ? m->batch_lists : 0; }
+
+npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
+{
+    if (model == NULL || out == NULL)
+        return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_get_info: NULL argument");
+    *out = model->info;
+    return NPU_OK;
+}
+
+const npu_tensor_desc *npu_model_input(const npu_model *m, uint32_t i)
+{
+    return m && i < m->n_inputs ? &m->args[m->order[i]].desc : NULL;
+}
+
+const npu_tensor_desc *npu_model_output(const npu_model *m, uint32_t i)
+{
+    return m && i < m->n_outputs ? &m->args[m->order[m->n_inputs + i]].desc : NULL;
+}
+
+const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
+{
+    return m && i < m->n_states ? &m->args[m->order[m->n_inputs + m->n_outputs + 2 * i]].desc : NULL;
+}
+
+/* ==== 12. Request ======================================================== */
+
+static uint32_t npu__req_sets(const npu_model *m) { return m->n_states > 0 ? 2u : 1u; }
+
+/* Command lists per set: the model's batch, or max_batch (dynamic batch). */
+static uint32_t npu__req_lists(const npu_model *m, const npu_request_options *opts)
+{
+    uint32_t n = opts != NULL ? opts->max_batch : 0;
+    if (!m->dynamic_batch) return m->batch_lists;
+    if (n < 1) n = 1;
+    return n > NPU__MAX_BATCH ? NPU__MAX_BATCH : n;
+}
+
+/* Bytes of argument i in this request's buffers: n_lists elements (states and
+ * unbatched arguments: desc.bytes). */
+static uint64_t npu__req_arg_bytes(const npu_request *q, uint32_t i, uint32_t lists)
+{
+    const npu__arg *a = &q->model->args[i];
+    return a->kind >= NPU__ARG_STATE_IN ? a->desc.bytes : a->slice_bytes * lists;
+}
+
+size_t npu_request_size(const npu_model *m, const npu_request_options *opts)
+{
+    if (m == NULL) return 0;
+    return NPU_ARENA_ROUND(sizeof(struct npu_request)) +
+           NPU_ARENA_ROUND((size_t)npu__req_sets(m) * npu__req_lists(m, opts) * sizeof(ze_command_list_handle_t)) +
+           NPU_ARENA_ROUND((size_t)m->n_args * sizeof(npu__req_arg)) +
+           NPU_ARENA_ROUND((size_t)2 * m->n_args * sizeof(uint32_t));
+}
+
+/* The pointer argument `i` gets in set `set` (before the batch offset). */
+static void *npu__req_bound(const npu_request *q, uint32_t i, uint32_t set)
+{
+    const npu__arg *a = &q->model->args[i];
+    if (a->kind >= NPU__ARG_STATE_IN) return set == 0 ? q->a[i].own : q->a[a->pair].own;
+    return q->a[i].imported ? q->a[i].imported : q->a[i].own;
+}
+
+/* (Re-)records every command list. Serialized per model. */
+static npu_status npu__req_record(npu_request *q, int reset)
+{
+    npu_model *m = q->model;
+    const npu__ze_graph_ddi *g = m->dev->g;
+    uint32_t set, l, i;
+    const char *fn = NULL;
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    npu__model_lock(m);
+    for (set = 0; set < q->n_sets && r == ZE_RESULT_SUCCESS; set++) {
+        for (l = 0; l < q->n_lists && r == ZE_RESULT_SUCCESS; l++) {
+            ze_command_list_handle_t cl = q->lists[set * q->n_lists + l];
+            if (reset) {
+                fn = "zeCommandListReset";
+                r = zeCommandListReset(cl);
+            }
+            for (i = 0; i < m->n_args && r == ZE_RESULT_SUCCESS; i++) {
+                const npu__arg *a = &m->args[i];
+                unsigned char *p = (unsigned char *)npu__req_bound(q, i, set);
+                if (a->kind < NPU__ARG_STATE_IN) p += (size_t)a->slice_bytes * l;
+                fn = "pfnSetArgumentValue";
+                r = g->pfnSetArgumentValue(m->graph, i, p);
+            }
+            if (r == ZE_RESULT_SUCCESS) {
+                fn = "pfnAppendGraphExecute";
+                r = g->pfnAppendGraphExecute(cl, m->graph, NULL, NULL, 0, NULL);
+            }
+            if (r == ZE_RESULT_SUCCESS) {
+                fn = "zeCommandListClose";
+                r = zeCommandListClose(cl);
+            }
+        }
+    }
+    npu__model_unlock(m);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, fn, r);
+    return NPU_OK;
+}
+
+static void npu__req_release(npu_request *q)
+{
+    uint32_t i;
+    if (q->lists != NULL)
+        for (i = 0; i < q->n_sets * q->n_lists; i++)
+            if (q->lists[i] != NULL) zeCommandListDestroy(q->lists[i]);
+    if (q->fence != NULL) zeFenceDestroy(q->fence);
+    if (q->a != NULL)
+        for (i = 0; i < q->model->n_args; i++) {
+            if (q->a[i].own != NULL) zeMemFree(q->model->dev->zctx, q->a[i].own);
+            if (q->a[i].imported != NULL) zeMemFree(q->model->dev->zctx, q->a[i].imported);
+            q->a[i].own = q->a[i].imported = NULL;
+        }
+    q->fence = NULL;
+}
+
+static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
+{
+    npu_model *m = q->model;
+    npu_device *d = m->dev;
+    ze_command_list_desc_t ld;
+    ze_fence_desc_t fd;
+    uint32_t i;
+    ze_result_t r;
+    for (i = 0; i < m->n_args; i++) {
+        const npu__arg *a = &m->args[i];
+        ze_host_mem_alloc_desc_t hd;
+        memset(&hd, 0, sizeof hd);
+        hd.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+        hd.flags = (a->kind == NPU__ARG_INPUT && !(opts && opts->cached_inputs))
+                       ? (ze_host_mem_alloc_flags_t)ZE_HOST_MEM_ALLOC_FLAG_BIAS_WRITE_COMBINED
+                       : 0;
+        r = zeMemAllocHost(d->zctx, &hd, npu__round_page(npu__req_arg_bytes(q, i, q->n_lists)), 4096,
+                           &q->a[i].own);
+        if (r != ZE_RESULT_SUCCESS) {
+            q->a[i].own = NULL;
+            return npu__ze_fail(q->ctx, "zeMemAllocHost", r);
+        }
+        if (a->kind >= NPU__ARG_STATE_IN) memset(q->a[i].own, 0, (size_t)a->desc.bytes);
+    }
+    memset(&fd, 0, sizeof fd);
+    fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
+    r = zeFenceCreate(q->queue, &fd, &q->fence);
+    if (r != ZE_RESULT_SUCCESS) {
+        q->fence = NULL;
+        return npu__ze_fail(q->ctx, "zeFenceCreate", r);
+    }
+    memset(&ld, 0, sizeof ld);
+    ld.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
+    ld.commandQueueGroupOrdinal = d->queue_ordinal;
+    for (i = 0; i < q->n_sets * q->n_lists; i++) {
+        r = zeCommandListCreate(d->zctx, d->device, &ld, &q->lists[i]);
+        if (r != ZE_RESULT_SUCCESS) {
+            q->lists[i] = NULL;
+            return npu__ze_fail(q->ctx, "zeCommandListCreate", r);
+        }
+    }
+    return npu__req_record(q, 0);
+}
+
+npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
+                              npu_request **out)
+{
+    npu_request *q;
+    npu_context *ctx = model ? model->ctx : NULL;
+    size_t mark;
+    npu_status st;
+    if (out != NULL) *out = NULL;
+    if (model == NULL || arena == NULL || out == NULL)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_create: NULL argument");
+    if (opts != NULL && model->dynamic_batch && opts->max_batch > NPU__MAX_BATCH)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_create: max_batch %u exceeds %u",
+                         (unsigned)opts->max_batch, (unsigned)NPU__MAX_BATCH);
+    mark = arena->used;
+    q = (npu_request *)npu__alloc(arena, ctx, sizeof *q, "request");
+    if (q == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    q->model = model;
+    q->ctx = ctx;
+    q->queue = model->queue;
+    q->n_lists = npu__req_lists(model, opts);
+    q->n_active = q->n_lists;
+    q->n_sets = npu__req_sets(model);
+    q->lists = (ze_command_list_handle_t *)npu__alloc(
+        arena, ctx, (size_t)q->n_sets * q->n_lists * sizeof(ze_command_list_handle_t), "request command lists");
+    if (q->lists != NULL && model->n_args > 0) {
+        q->a = (npu__req_arg *)npu__alloc(arena, ctx, (size_t)model->n_args * sizeof(npu__req_arg),
+                                          "request buffers");
+        if (q->a != NULL)
+            q->copy_in = (uint32_t *)npu__alloc(arena, ctx, (size_t)2 * model->n_args * sizeof(uint32_t),
+                                                "request copy tables");
+        if (q->copy_in != NULL) q->copy_out = q->copy_in + model->n_args;
+    }
+    if (q->lists == NULL || (model->n_args > 0 && q->copy_in == NULL)) {
+        npu_arena_rewind(arena, mark);
+        return NPU_ERR_ARENA_TOO_SMALL;
+    }
+    st = npu__req_init(q, opts);
+    if (st != NPU_OK) {
+        npu__req_release(q);
+        npu_arena_rewind(arena, mark);
+        return st;
+    }
+    *out = q;
+    return NPU_OK;
+}
+
+void npu_request_destroy(npu_request *req)
+{
+    if (req == NULL) return;
+    if (req->running) {
+        if (zeFenceHostSynchronize(req->fence, UINT64_MAX) != ZE_RESULT_SUCCESS)
+            zeCommandQueueSynchronize(req->queue, UINT64_MAX);
+        req->running = 0;
+    }
+    npu__req_release(req);
+}
+
+static uint32_t npu__req_arg_of(const npu_request *q, int output, uint32_t index)
+{
+    const npu_model *m = q->model;
+    if (output) return index < m->n_outputs ? m->order[m->n_inputs + index] : UINT32_MAX;
+    return index < m->n_inputs ? m->order[index] : UINT32_MAX;
+}
+
+static void *npu__req_data(npu_request *q, int output, uint32_t index)
+{
+    uint32_t i;
+    if (q == NULL) return NULL;
+    i = npu__req_arg_of(q, output, index);
+    if (i == UINT32_MAX) return NULL;
+    if (q->a[i].user != NULL) return q->a[i].user;
+    return q->a[i].imported ? q->a[i].imported : q->a[i].own;
+}
+
+void *npu_request_input(npu_request *req, uint32_t index) { return npu__req_data(req, 0, index); }
+void *npu_request_output(npu_request *req, uint32_t index) { return npu__req_data(req, 1, index); }
+
+static npu_status npu__req_find(const npu_request *q, int output, const char *name, uint32_t *index)
+{
+    const npu_model *m;
+    uint32_t i, n;
+    if (q == NULL || name == NULL || index == NULL)
+        return npu__fail(q ? q->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_request_find: NULL argument");
+    m = q->model;
+    n = output ? m->n_outputs : m->n_inputs;
+    for (i = 0; i < n; i++) {
+        const npu__arg *a = &m->args[npu__req_arg_of(q, output, i)];
+        if (strcmp(a->name, name) == 0 || strcmp(a->ze_name, name) == 0) {
+            *index = i;
+            return NPU_OK;
+        }
+    }
+    return npu__fail(q->ctx, NPU_ERR_NOT_FOUND, "the model has no %s named '%s'", output ? "output" : "input", name);
+}
+
+npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index)
+{
+    return npu__req_find(req, 0, name, index);
+}
+
+npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index)
+{
+    return npu__req_find(req, 1, name, index);
+}
+
+static void npu__req_copy_tables(npu_request *q)
+{
+    const npu_model *m = q->model;
+    uint32_t i;
+    q->n_copy_in = q->n_copy_out = 0;
+    for (i = 0; i < m->n_args; i++) {
+        if (q->a[i].user == NULL) continue;
+        if (m->args[i].kind == NPU__ARG_INPUT)
+            q->copy_in[q->n_copy_in++] = i;
+        else
+            q->copy_out[q->n_copy_out++] = i;
+    }
+}
+
+static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index, void *ptr, size_t size)
+{
+    npu_model *m;
+    npu_device *d;
+    npu__req_arg *ra;
+    const npu__arg *a;
+    void *old_import;
+    uint32_t i;
+    npu_status st;
+    if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    m = q->model;
+    d = m->dev;
+    if (q->running)
+        return npu__fail(q->ctx, NPU_ERR_STATE, "request: cannot change a buffer while an inference runs");
+    i = npu__req_arg_of(q, output, index);
+    if (i == UINT32_MAX)
+        return npu__fail(q->ctx, NPU_ERR_NOT_FOUND, "the model has no %s %u (it has %u)", output ? "output" : "input",
+                         (unsigned)index, (unsigned)(output ? m->n_outputs : m->n_inputs));
+    a = &m->args[i];
+    ra = &q->a[i];
+    if (ptr != NULL && size < npu__req_arg_bytes(q, i, q->n_lists))
+        return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': buffer of %zu bytes, %llu needed",
+                         output ? "output" : "input", a->desc.name, size,
+                         (unsigned long long)npu__req_arg_bytes(q, i, q->n_lists));
+    old_import = ra->imported;
+    ra->user = NULL;
+    ra->imported = NULL;
+    if (ptr != NULL && d->host_import && ((uintptr_t)ptr % 4096u) == 0 && (size % 4096u) == 0) {
+        npu__ze_import_system_memory imp;
+        ze_host_mem_alloc_desc_t hd;
+        void *p = NULL;
+        ze_result_t r;
+        memset(&imp, 0, sizeof imp);
+        imp.stype = NPU__ZE_STYPE_IMPORT_SYSTEM_MEMORY;
+        imp.pSystemMemory = ptr;
+        imp.size = size;
+        memset(&hd, 0, sizeof hd);
+        hd.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+        hd.pNext = &imp;
+        r = zeMemAllocHost(d->zctx, &hd, size, 4096, &p);
+        if (r == ZE_RESULT_SUCCESS && p == ptr) {
+            ra->imported = p;
+        } else {
+            if (r == ZE_RESULT_SUCCESS) zeMemFree(d->zctx, p);
+            npu__log(q->ctx, NPU_LOG_INFO, "%s '%s': host memory import failed (0x%08x); copying instead",
+                     output ? "output" : "input", a->desc.name, (unsigned)r);
+            ra->user = ptr;
+        }
+    } else if (ptr != NULL) {
+        ra->user = ptr;
+    }
+    npu__req_copy_tables(q);
+    if (old_import != NULL || ra->imported != NULL) {
+        st = npu__req_record(q, 1);
+        if (old_import != NULL) zeMemFree(d->zctx, old_import);
+        if (st != NPU_OK) {
+            /* Lists are in an unknown state: fall back to the own buffer. */
+            if (ra->imported != NULL) zeMemFree(d->zctx, ra->imported);
+            ra->imported = NULL;
+            ra->user = NULL;
+            npu__req_copy_tables(q);
+            if (npu__req_record(q, 1) != NPU_OK)
+                npu__log(q->ctx, NPU_LOG_ERROR, "request: re-recording failed; the request is unusable");
+            return st;
+        }
+    }
+    return NPU_OK;
+}
+
+npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
+{
+    return npu__req_set_buffer(req, 0, index, ptr, size);
+}
+
+npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
+{
+    return npu__req_set_buffer(req, 1, index, ptr, size);
+}
+
+/* ---- Hot path: no formatting, lookup or allocation unless a call fails ---- */
+
+npu_status npu_request_set_batch(npu_request *req, uint32_t n)
+{
+    if (req == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (req->running) return npu__fail(req->ctx, NPU_ERR_STATE, "request: set_batch while an inference runs");
+    if (!req->model->dynamic_batch) {
+        if (n != req->n_lists)
+            return npu__fail(req->ctx, NPU_ERR_INVALID_ARGUMENT,
+                             "request: set_batch(%u): the model has the static batch %u (only dynamic-batch "
+                             "models take another count)",
+                             (unsigned)n, (unsigned)req->n_lists);
+        return NPU_OK;
+    }
+    if (n < 1 || n > req->n_lists)
+        return npu__fail(req->ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "request: set_batch(%u): the request was created for 1 to %u (npu_request_options.max_batch)",
+                         (unsigned)n, (unsigned)req->n_lists);
+    req->n_active = n;
+    return NPU_OK;
+}
+
+npu_status npu_request_start(npu_request *q)
+{
+    uint32_t k;
+    ze_result_t r;
+    if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (q->running) return npu__fail(q->ctx, NPU_ERR_STATE, "request: an inference is already running");
+    for (k = 0; k < q->n_copy_in; k++) {
+        uint32_t i = q->copy_in[k];
+        memcpy(q->a[i].own, q->a[i].user, (size_t)npu__req_arg_bytes(q, i, q->n_active));
+    }
+    /* All lists of the batch in one submission, one fence. */
+    r = zeCommandQueueExecuteCommandLists(q->queue, q->n_active, q->lists + (size_t)q->set * q->n_lists, q->fence);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeCommandQueueExecuteCommandLists", r);
+    q->running = 1;
+    return NPU_OK;
+}
+
+npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
+{
+    uint32_t k;
+    ze_result_t r;
+    if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (!q->running) return NPU_OK;
+    r = zeFenceHostSynchronize(q->fence, timeout_ns);
+    if (r == ZE_RESULT_NOT_READY) return NPU_NOT_READY;
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceHostSynchronize", r);
+    r = zeFenceReset(q->fence);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceReset", r);
+    q->running = 0;
+    for (k = 0; k < q->n_copy_out; k++) {
+        uint32_t i = q->copy_out[k];
+        memcpy(q->a[i].user, q->a[i].own, (size_t)npu__req_arg_bytes(q, i, q->n_active));
+    }
+    if (q->n_sets == 2) q->set ^= 1u;
+    return NPU_OK;
+}
+
+npu_status npu_request_poll(npu_request *req) { return npu_request_wait(req, 0); }
+
+npu_status npu_request_infer(npu_request *q)
+{
+    npu_status st = npu_request_start(q);
+    if (st != NPU_OK) return st;
+    return npu_request_wait(q, UINT64_MAX);
+}
+
+/* ---- States ---- */
+
+uint32_t npu_request_state_count(const npu_request *req) { return req ? req->model->n_states : 0; }
+
+static uint32_t npu__req_state_arg(const npu_request *q, uint32_t index)
+{
+    const npu_model *m = q->model;
+    return index < m->n_states ? m->order[m->n_inputs + m->n_outputs + 2 * index] : UINT32_MAX;
+}
+
+npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc)
+{
+    uint32_t i;
+    if (req == NULL || desc == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    i = npu__req_state_arg(req, index);
+    if (i == UINT32_MAX)
+        return npu__fail(req->ctx, NPU_ERR_NOT_FOUND, "the model has no state %u (it has %u)", (unsigned)index,
+                         (unsigned)req->model->n_states);
+    *desc = req->model->args[i].desc;
+    return NPU_OK;
+}
+
+void *npu_request_state_data(npu_request *req, uint32_t index)
+{
+    uint32_t i;
+    if (req == NULL) return NULL;
+    i = npu__req_state_arg(req, index);
+    if (i == UINT32_MAX) return NULL;
+    return npu__req_bound(req, i, req->set);
+}
+
+npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size)
+{
+    uint32_t i;
+    if (req == NULL || data == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    i = npu__req_state_arg(req, index);
+    if (i == UINT32_MAX)
+        return npu__fail(req->ctx, NPU_ERR_NOT_FOUND, "the model has no state %u", (unsigned)index);
+    if (req->running) return npu__fail(req->ctx, NPU_ERR_STATE, "request: state set while an inference runs");
+    if (size != req->model->args[i].desc.bytes)
+        return npu__fail(req->ctx, NPU_ERR_BUFFER_TOO_SMALL, "state '%s': %zu bytes given, %llu expected",
+                         req->model->args[i].desc.name, size, (unsigned long long)req->model->args[i].desc.bytes);
+    memcpy(npu__req_bound(req, i, req->set), data, size);
+    return NPU_OK;
+}
+
+npu_status npu_request_state_reset(npu_request *req, uint32_t index)
+{
+    uint32_t i;
+    if (req == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    i = npu__req_state_arg(req, index);
+    if (i == UINT32_MAX)
+        return npu__fail(req->ctx, NPU_ERR_NOT_FOUND, "the model has no state %u", (unsigned)index);
+    if (req->running) return npu__fail(req->ctx, NPU_ERR_STATE, "request: state reset while an inference runs");
+    memset(npu__req_bound(req, i, req->set), 0, (size_t)req->model->args[i].desc.bytes);
+    return NPU_OK;
+}
+
+#else /* NPU_NO_LEVEL_ZERO: the section's API exists and says so. */
+
+size_t npu_device_size(void) { return 0; }
+npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
+                           npu_device **out)
+{
+    NPU__UNUSED(arena);
+    NPU__UNUSED(options);
+    if (out != NULL) *out = NULL;
+    return npu__fail(ctx, NPU_ERR_NO_LEVEL_ZERO, "npu was built with NPU_NO_LEVEL_ZERO: no device support");
+}
+void npu_device_close(npu_device *dev) { NPU__UNUSED(dev); }
+npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(out);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(hint);
+    return 0;
+}
+const char *const *npu_device_supported_properties(void)
+{
+    static const char *const none[] = {NULL};
+    return none;
+}
+npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap, size_t *size)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(name);
+    NPU__UNUSED(dst);
+    NPU__UNUSED(cap);
+    NPU__UNUSED(size);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+size_t npu_model_size(uint32_t n_args)
+{
+    NPU__UNUSED(n_args);
+    return 0;
+}
+npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload, size_t size,
+                                     const npu_compile_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(payload);
+    NPU__UNUSED(size);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(graph);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+                                        size_t *bytes)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(graph);
+    NPU__UNUSED(opts);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(ir);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+                                     size_t *bytes)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(ir);
+    NPU__UNUSED(opts);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
+                            const npu_import_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(blob);
+    NPU__UNUSED(size);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
+                                 const npu_import_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(path);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size)
+{
+    NPU__UNUSED(model);
+    NPU__UNUSED(dst);
+    NPU__UNUSED(cap);
+    NPU__UNUSED(size);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_model_export_file(npu_model *model, const char *path)
+{
+    NPU__UNUSED(model);
+    NPU__UNUSED(path);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+void npu_model_destroy(npu_model *model) { NPU__UNUSED(model); }
+size_t npu_model_arena_bytes(const npu_model *model)
+{
+    NPU__UNUSED(model);
+    return 0;
+}
+uint32_t npu_model_input_count(const npu_model *m)
+{
+    NPU__UNUSED(m);
+    return 0;
+}
+const npu_tensor_desc *npu_model_input(const npu_model *m, uint32_t i)
+{
+    NPU__UNUSED(m);
+    NPU__UNUSED(i);
+    return NULL;
+}
+uint32_t npu_model_output_count(const npu_model *m)
+{
+    NPU__UNUSED(m);
+    return 0;
+}
+const npu_tensor_desc *npu_model_output(const npu_model *m, uint32_t i)
+{
+    NPU__UNUSED(m);
+    NPU__UNUSED(i);
+    return NULL;
+}
+uint32_t npu_model_state_count(const npu_model *m)
+{
+    NPU__UNUSED(m);
+    return 0;
+}
+const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
+{
+    NPU__UNUSED(m);
+    NPU__UNUSED(i);
+    return NULL;
+}
+uint32_t npu_model_batch(const npu_model *m)
+{
+    NPU__UNUSED(m);
+    return 0;
+}
+npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
+{
+    NPU__UNUSED(model);
+    if (out != NULL) memset(out, 0, sizeof *out);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_set_batch(npu_request *req, uint32_t n)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(n);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+size_t npu_request_size(const npu_model *model, const npu_request_options *opts)
+{
+    NPU__UNUSED(model);
+    NPU__UNUSED(opts);
+    return 0;
+}
+npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
+                              npu_request **out)
+{
+    NPU__UNUSED(model);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+void npu_request_destroy(npu_request *req) { NPU__UNUSED(req); }
+void *npu_request_input(npu_request *req, uint32_t index)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    return NULL;
+}
+void *npu_request_output(npu_request *req, uint32_t index)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    return NULL;
+}
+npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(name);
+    NPU__UNUSED(index);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(name);
+    NPU__UNUSED(index);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    NPU__UNUSED(ptr);
+    NPU__UNUSED(size);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    NPU__UNUSED(ptr);
+    NPU__UNUSED(size);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_infer(npu_request *req)
+{
+    NPU__UNUSED(req);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_start(npu_request *req)
+{
+    NPU__UNUSED(req);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_wait(npu_request *req, uint64_t timeout_ns)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(timeout_ns);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_poll(npu_request *req)
+{
+    NPU__UNUSED(req);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+uint32_t npu_request_state_count(const npu_request *req)
+{
+    NPU__UNUSED(req);
+    return 0;
+}
+npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    NPU__UNUSED(desc);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+void *npu_request_state_data(npu_request *req, uint32_t index)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    return NULL;
+}
+npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    NPU__UNUSED(data);
+    NPU__UNUSED(size);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+npu_status npu_request_state_reset(npu_request *req, uint32_t index)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+
+#endif /* NPU_NO_LEVEL_ZERO */
+
+/* ==== 13. Blob metadata, cache and batching ============================= */
+
+/* ---- 13a. Blob metadata: the OVNPU tail ---------------------------------
+ * Owns: reading and writing the versioned metadata OpenVINO's NPU plugin
+ * appends to exported blobs (ze-graph-ext.md section 4), and npu_blob_info().
+ * Calls: sections 3 (errors) and 5 (sinks, little-endian access).
+ *
+ *   [native blob][zero padding][fields][u64 blobDataSize]["OVNPU"]
+ *
+ * blobDataSize is the offset of the fields (blob plus the padding before them).
+ * Writers of versions <= 2.3 pad AFTER the fields instead, so that fields + 13
+ * is a multiple of 4096; the 2026 writer pads the blob. The reader therefore
+ * parses the fields from blobDataSize and accepts only zero bytes between the
+ * last known field and the u64. The input is hostile: every count and length
+ * is checked against the bytes that remain before any arithmetic with it. */
+
+#define NPU__META_MAGIC "OVNPU"
+#define NPU__META_MAGIC_LEN 5u
+#define NPU__META_TRAILER (8u + NPU__META_MAGIC_LEN) /* u64 blobDataSize + magic */
+#define NPU__META_MAJOR 2u
+#define NPU__META_MINOR_NEWEST 7u
+#define NPU__META_ALIGN 4096u
+
+/* Everything a tail can say, including the fields npu cannot act on (init
+ * schedules, encryption, non-ELF blobs): npu__meta_read refuses those, while
+ * npu_blob_info reports them. */
+typedef struct npu__meta_extra {
+    uint64_t init_count;        /* 2.1: numberOfInits (weights-separated blobs) */
+    uint64_t init_bytes;        /* sum of initSize[] */
+    uint8_t encrypted;          /* 2.5 */
+    uint64_t compat_size;       /* 2.6: bytes of the compatibility descriptor */
+    uint8_t newer_minor;        /* minor > 7: fields after 2.7 were skipped */
+} npu__meta_extra;
+
+/* A cursor over the fields: [pos, end) is what remains before the trailer. */
+typedef struct npu__meta_cursor {
+    npu_context *ctx;
+    const unsigned char *data;
+    size_t pos;
+    size_t end;
+    uint32_t version;
+} npu__meta_cursor;
+
+static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *v,
+                                 const char *field)
+{
+    if (c->end - c->pos < bytes)
+        return npu__fail(c->ctx, NPU_ERR_FORMAT,
+                         "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
+                         "the end of the metadata (%zu bytes left)",
+                         (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
+                         bytes, c->pos, c->end - c->pos);
+    *v = npu__le_get(c->data + c->pos, bytes);
+    c->pos += bytes;
+    return NPU_OK;
+}
+
+static npu_status npu__meta_fail(npu__meta_cursor *c, npu_status st, const char *what)
+{
+    return npu__fail(c->ctx, st, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
+                     (unsigned)(c->version & 0xffffu), what);
+}
+
+/* Parses the layouts of 2.3: counts, then u16 length + characters each. */
+static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
+{
+    uint64_t n_in = 0, n_out = 0, len = 0;
+    uint32_t i, total;
+    npu_status st;
+    char msg[160];
+    if ((st = npu__meta_take(c, 8, &n_in, "nInputLayouts")) != NPU_OK) return st;
+    if ((st = npu__meta_take(c, 8, &n_out, "nOutputLayouts")) != NPU_OK) return st;
+    if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS ||
+        n_in + n_out > NPU__META_MAX_LAYOUTS) {
+        snprintf(msg, sizeof msg,
+                 "%llu input + %llu output layouts exceed the maximum of %u",
+                 (unsigned long long)n_in, (unsigned long long)n_out,
+                 (unsigned)NPU__META_MAX_LAYOUTS);
+        return npu__meta_fail(c, NPU_ERR_FORMAT, msg);
+    }
+    out->n_input_layouts = (uint32_t)n_in;
+    out->n_output_layouts = (uint32_t)n_out;
+    total = (uint32_t)(n_in + n_out);
+    for (i = 0; i < total; i++) {
+        const char *kind = i < out->n_input_layouts ? "input" : "output";
+        uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;
+        if ((st = npu__meta_take(c, 2, &len, "layout length")) != NPU_OK) return st;
+        if (len > NPU_LAYOUT_MAX - 1) {
+            snprintf(msg, sizeof msg, "%s layout %u: length %u exceeds the maximum of %u",
+                     kind, (unsigned)index, (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
+            return npu__meta_fail(c, NPU_ERR_FORMAT, msg);
+        }
+        if (c->end - c->pos < len) {
+            snprintf(msg, sizeof msg, "%s layout %u: %u characters run past the end", kind,
+                     (unsigned)index, (unsigned)len);
+            return npu__meta_fail(c, NPU_ERR_FORMAT, msg);
+        }
+        if (memchr(c->data + c->pos, 0, (size_t)len) != NULL) {
+            snprintf(msg, sizeof msg, "%s layout %u contains a NUL character", kind,
+                     (unsigned)index);
+            return npu__meta_fail(c, NPU_ERR_FORMAT, msg);
+        }
+        memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
+        out->layouts[i][len] = '\0';
+        c->pos += (size_t)len;
+    }
+    return NPU_OK;
+}
+
+/* Parses every field it knows; refuses nothing that is well-formed. */
+static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, size_t size,
+                                  npu__blob_meta *out, npu__meta_extra *extra)
+{
+    npu__meta_cursor c;
+    uint64_t v = 0, data_size, i;
+    uint32_t minor;
+    npu_status st;
+    char msg[160];
+
+    memset(out, 0, sizeof *out);
+    memset(extra, 0, sizeof *extra);
+    out->blob_size = size;
+    if (data == NULL && size > 0)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "blob metadata: data is NULL");
+    if (size < NPU__META_TRAILER ||
+        memcmp(data + size - NPU__META_MAGIC_LEN, NPU__META_MAGIC, NPU__META_MAGIC_LEN) != 0)
+        return NPU_OK; /* a raw blob without metadata */
+
+    c.ctx = ctx;
+    c.data = data;
+    c.end = size - NPU__META_TRAILER;
+    c.version = 0;
+    data_size = npu__le_get(data + c.end, 8);
+    if (data_size == 0)
+        return npu__fail(ctx, NPU_ERR_FORMAT,
+                         "blob metadata: blobDataSize is 0 (no blob before the metadata)");
+    if (data_size > c.end || c.end - (size_t)data_size < 4)
+        return npu__fail(ctx, NPU_ERR_FORMAT,
+                         "blob metadata: blobDataSize %llu leaves no room for the version "
+                         "field before the trailer at offset %zu",
+                         (unsigned long long)data_size, c.end);
+    c.pos = (size_t)data_size;
+    if ((st = npu__meta_take(&c, 4, &v, "version")) != NPU_OK) return st;
+    c.version = (uint32_t)v;
+    if ((c.version >> 16) != NPU__META_MAJOR)
+        return npu__fail(ctx, NPU_ERR_FORMAT,
+                         "blob metadata: version %u.%u has an unknown major version (npu "
+                         "reads 2.0 to 2.%u)",
+                         (unsigned)(c.version >> 16), (unsigned)(c.version & 0xffffu),
+                         NPU__META_MINOR_NEWEST);
+    minor = c.version & 0xffffu;
+    out->version = c.version;
+    out->blob_size = (uint64_t)data_size;
+
+    /* 2.0 */
+    for (i = 0; i < 3; i++) {
+        static const char *const names[3] = {"OpenVINO major", "OpenVINO minor",
+                                             "OpenVINO patch"};
+        if ((st = npu__meta_take(&c, 2, &v, names[i])) != NPU_OK) return st;
+        out->ov_version[i] = (uint16_t)v;
+    }
+    if (minor >= 1) { /* 2.1: init schedules of a weights-separated blob */
+        if ((st = npu__meta_take(&c, 8, &extra->init_count, "numberOfInits")) != NPU_OK)
+            return st;
+        if (extra->init_count > (c.end - c.pos) / 8) {
+            snprintf(msg, sizeof msg, "numberOfInits %llu: the sizes run past the end",
+                     (unsigned long long)extra->init_count);
+            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
+        }
+        for (i = 0; i < extra->init_count; i++) {
+            if ((st = npu__meta_take(&c, 8, &v, "initSize")) != NPU_OK) return st;
+            if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
+                extra->init_bytes > data_size) {
+                snprintf(msg, sizeof msg,
+                         "initSize[%llu]: the init blobs exceed blobDataSize %llu",
+                         (unsigned long long)i, (unsigned long long)data_size);
+                return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
+            }
+        }
+    }
+    if (minor >= 2) { /* 2.2 */
+        if ((st = npu__meta_take(&c, 8, &v, "batchSize")) != NPU_OK) return st;
+        out->batch_size = (int64_t)v;
+        if (out->batch_size < -1) {
+            snprintf(msg, sizeof msg, "batchSize %lld is negative",
+                     (long long)out->batch_size);
+            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
+        }
+    }
+    if (minor >= 3 && (st = npu__meta_layouts(&c, out)) != NPU_OK) return st;
+    if (minor >= 4) {
+        if ((st = npu__meta_take(&c, 4, &v, "compilerVersion")) != NPU_OK) return st;
+        out->compiler_version = (uint32_t)v;
+    }
+    if (minor >= 5) {
+        if ((st = npu__meta_take(&c, 1, &v, "isEncryptedBlob")) != NPU_OK) return st;
+        if (v > 1) {
+            snprintf(msg, sizeof msg, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
+            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
+        }
+        extra->encrypted = (uint8_t)v;
+    }
+    if (minor >= 6) {
+        if ((st = npu__meta_take(&c, 8, &extra->compat_size,
+                                 "compatibility descriptor length")) != NPU_OK)
+            return st;
+        if (extra->compat_size > c.end - c.pos) {
+            snprintf(msg, sizeof msg,
+                     "compatibility descriptor of %llu bytes runs past the end",
+                     (unsigned long long)extra->compat_size);
+            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
+        }
+        c.pos += (size_t)extra->compat_size;
+    }
+    if (minor >= 7) {
+        if ((st = npu__meta_take(&c, 1, &v, "blobType")) != NPU_OK) return st;
+        out->blob_type = (uint8_t)v;
+    }
+    if (minor > NPU__META_MINOR_NEWEST) {
+        /* A newer minor only appends fields: what follows is not ours to judge. */
+        extra->newer_minor = 1;
+        return NPU_OK;
+    }
+    /* Padding of <= 2.3 writers: zeros only. */
+    for (; c.pos < c.end; c.pos++) {
+        if (c.data[c.pos] != 0) {
+            snprintf(msg, sizeof msg,
+                     "non-zero byte 0x%02x at offset %zu after the last field (only zero "
+                     "padding may follow)",
+                     (unsigned)c.data[c.pos], c.pos);
+            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
+        }
+    }
+    return NPU_OK;
+}
+
+/* Functions only sections 10-12 (Level Zero) call: a NPU_NO_LEVEL_ZERO build
+ * keeps them (npu_blob_info shares their parser) without warnings. */
+#if defined(NPU_NO_LEVEL_ZERO) && (defined(__GNUC__) || defined(__clang__))
+#define NPU__L0_ONLY __attribute__((unused))
+#else
+#define NPU__L0_ONLY
+#endif
+
+static NPU__L0_ONLY npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, size_t size,
+                                              npu__blob_meta *out)
+{
+    npu__meta_extra extra;
+    npu_status st = npu__meta_parse(ctx, data, size, out, &extra);
+    if (st != NPU_OK) return st;
+    if (extra.encrypted)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
+                         "blob metadata: isEncryptedBlob is set; npu cannot import encrypted "
+                         "blobs");
+    if (extra.init_count > 0)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
+                         "blob metadata: numberOfInits is %llu; npu cannot import "
+                         "weights-separated blobs with init schedules",
+                         (unsigned long long)extra.init_count);
+    if (out->blob_type != 0)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
+                         "blob metadata: blobType is %u (%s); npu imports only ELF blobs (0)",
+                         (unsigned)out->blob_type,
+                         out->blob_type == 1   ? "LLVM"
+                         : out->blob_type == 2 ? "BYTECODE"
+                                               : "unknown");
+    return NPU_OK;
+}
+
+static NPU__L0_ONLY void npu__sink_zeros(npu__sink *s, size_t n)
+{
+    static const unsigned char zeros[256] = {0};
+    while (n > 0) {
+        size_t k = n < sizeof zeros ? n : sizeof zeros;
+        npu__sink_put(s, zeros, k);
+        n -= k;
+    }
+}
+
+/* Writes meta->ov_version as given: npu's export path puts npu's own version
+ * there (see cache.h), so that a blob's writer is recognisable. Counts beyond
+ * NPU__META_MAX_LAYOUTS and layouts longer than NPU_LAYOUT_MAX - 1 are cut
+ * (a void writer cannot fail; npu__blob_meta cannot hold more anyway). The
+ * 2.1 init count, 2.5 encryption flag and 2.6 descriptor are always empty. */
+static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *meta)
+{
+    uint32_t version = NPU__META_MAJOR << 16 | NPU__META_MINOR_NEWEST;
+    uint32_t minor, n_in, n_out, i;
+    size_t data_size;
+    if (meta->version >> 16 == NPU__META_MAJOR && (meta->version & 0xffffu) <= NPU__META_MINOR_NEWEST)
+        version = meta->version;
+    minor = version & 0xffffu;
+    if (s->len % NPU__META_ALIGN != 0) npu__sink_zeros(s, NPU__META_ALIGN - s->len % NPU__META_ALIGN);
+    data_size = s->len;
+    npu__sink_le(s, version, 4);
+    for (i = 0; i < 3; i++) npu__sink_le(s, meta->ov_version[i], 2);
+    if (minor >= 1) npu__sink_le(s, 0, 8); /* numberOfInits */
+    if (minor >= 2) npu__sink_le(s, (uint64_t)meta->batch_size, 8);
+    if (minor >= 3) {
+        n_in = meta->n_input_layouts < NPU__META_MAX_LAYOUTS ? meta->n_input_layouts
+                                                              : NPU__META_MAX_LAYOUTS;
+        n_out = meta->n_output_layouts < NPU__META_MAX_LAYOUTS - n_in
+                    ? meta->n_output_layouts
+                    : NPU__META_MAX_LAYOUTS - n_in;
+        npu__sink_le(s, n_in, 8);
+        npu__sink_le(s, n_out, 8);
+        for (i = 0; i < n_in + n_out; i++) {
+            size_t len = 0;
+            while (len < NPU_LAYOUT_MAX - 1 && meta->layouts[i][len] != '\0') len++;
+            npu__sink_le(s, len, 2);
+            npu__sink_put(s, meta->layouts[i], len);
+        }
+    }
+    if (minor >= 4) npu__sink_le(s, meta->compiler_version, 4);
+    if (minor >= 5) npu__sink_le(s, 0, 1);         /* isEncryptedBlob */
+    if (minor >= 6) npu__sink_le(s, 0, 8);         /* empty compatibility descriptor */
+    if (minor >= 7) npu__sink_le(s, meta->blob_type, 1);
+    npu__sink_le(s, data_size, 8);
+    npu__sink_put(s, NPU__META_MAGIC, NPU__META_MAGIC_LEN);
+}
+
+npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
+                         npu_blob_info_t *info)
+{
+    npu__blob_meta meta;
+    npu__meta_extra extra;
+    npu_status st;
+    uint32_t i;
+    if (info == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_blob_info: info is NULL");
+    memset(info, 0, sizeof *info);
+    if (data == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_blob_info: data is NULL");
+    st = npu__meta_parse(ctx, (const unsigned char *)data, size, &meta, &extra);
+    if (st != NPU_OK) return st;
+    info->has_metadata = meta.version != 0;
+    info->metadata_version = meta.version;
+    for (i = 0; i < 3; i++) info->openvino_version[i] = meta.ov_version[i];
+    info->batch_size = meta.batch_size;
+    info->n_input_layouts = meta.n_input_layouts;
+    info->n_output_layouts = meta.n_output_layouts;
+    for (i = 0; i < meta.n_input_layouts + meta.n_output_layouts; i++)
+        memcpy(info->layouts[i], meta.layouts[i], NPU_LAYOUT_MAX);
+    info->compiler_version = meta.compiler_version;
+    info->blob_size = meta.blob_size;
+    info->init_count = extra.init_count;
+    info->encrypted = extra.encrypted;
+    info->blob_type = meta.blob_type;
+    info->compatibility_descriptor_size = extra.compat_size;
+    info->importable = !extra.encrypted && extra.init_count == 0 && meta.blob_type == 0;
+    return NPU_OK;
+}
+
+#if NPU_BLOB_MAX_LAYOUTS != NPU__META_MAX_LAYOUTS
+#error "NPU_BLOB_MAX_LAYOUTS must equal NPU__META_MAX_LAYOUTS"
+#endif
+
+/* The hash, keys and the cache directory serve the compile path (13e): they
+ * exist only with Level Zero. */
+#ifndef NPU_NO_LEVEL_ZERO
+
+/* ---- 13b. Hash: NH128 ---------------------------------------------------
+ * A streaming 128-bit non-cryptographic hash used for cache keys and entry
+ * checksums. It guards against accidents (bit rot, torn or foreign files, a
+ * changed model), not against an attacker who can write the cache directory.
+ *
+ * Design: four independent 64-bit lanes consume 32-byte stripes, one
+ * little-endian word per lane: lane = rotl(lane + word * P0, 31) * P1. The
+ * lanes are independent chains, so a CPU runs them in parallel (about one
+ * multiply per 4 input bytes). The finalizer absorbs the zero-padded partial
+ * stripe (0-31 bytes) with the same round, then folds the four lanes into two
+ * 64-bit accumulators through a xorshift-multiply bijection (fmix: shifts 32,
+ * 29, 32 with two odd multipliers), one by xor and one by add-rotate, with the
+ * total length so that zero padding is unambiguous, and cross-adds them.
+ * Every output bit then depends on every input bit (the avalanche test in
+ * tests/test_wb_cache.c measures it). The constants are the fractional parts
+ * of the square roots of 2, 3, 5, 7 and 11 (nothing up the sleeve), made odd.
+ * Streaming in any split gives the same digest as one call. */
+#define NPU__H_P0 0x6a09e667f3bcc909ull
+#define NPU__H_P1 0xbb67ae8584caa73bull
+#define NPU__H_P2 0x3c6ef372fe94f82bull
+#define NPU__H_P3 0xa54ff53a5f1d36f1ull
+#define NPU__H_P4 0x510e527fade682d1ull
+
+typedef struct npu__digest {
+    uint64_t h[2];
+} npu__digest;
+
+typedef struct npu__nh128 {
+    uint64_t lane[4];
+    uint64_t total;            /* bytes fed so far */
+    unsigned char stripe[32];  /* partial stripe */
+    size_t stripe_len;
+} npu__nh128;
+
+static uint64_t npu__rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64u - r)); }
+
+static uint64_t npu__load64(const unsigned char *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+}
+
+static uint64_t npu__fmix64(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= NPU__H_P1;
+    x ^= x >> 29;
+    x *= NPU__H_P3;
+    x ^= x >> 32;
+    return x;
+}
+
+static void npu__nh128_stripe(uint64_t lane[4], const unsigned char *p)
+{
+    unsigned i;
+    for (i = 0; i < 4; i++)
+        lane[i] = npu__rotl64(lane[i] + npu__load64(p + 8 * i) * NPU__H_P0, 31) * NPU__H_P1;
+}
+
+static void npu__nh128_init(npu__nh128 *h, uint64_t seed)
+{
+    unsigned i;
+    for (i = 0; i < 4; i++) h->lane[i] = npu__fmix64(seed + (uint64_t)(i + 1) * NPU__H_P4);
+    h->total = 0;
+    h->stripe_len = 0;
+}
+
+static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)bytes;
+    h->total += (uint64_t)n;
+    if (h->stripe_len > 0) {
+        size_t k = 32 - h->stripe_len;
+        if (k > n) k = n;
+        memcpy(h->stripe + h->stripe_len, p, k);
+        h->stripe_len += k;
+        p += k;
+        n -= k;
+        if (h->stripe_len < 32) return;
+        npu__nh128_stripe(h->lane, h->stripe);
+        h->stripe_len = 0;
+    }
+    for (; n >= 32; p += 32, n -= 32) npu__nh128_stripe(h->lane, p);
+    if (n > 0) {
+        memcpy(h->stripe, p, n);
+        h->stripe_len = n;
+    }
+}
+
+/* Does not modify h: a digest may be taken mid-stream. */
+static npu__digest npu__nh128_final(const npu__nh128 *h)
+{
+    uint64_t lane[4], a, b;
+    npu__digest d;
+    unsigned i;
+    memcpy(lane, h->lane, sizeof lane);
+    if (h->stripe_len > 0) {
+        unsigned char last[32] = {0};
+        memcpy(last, h->stripe, h->stripe_len);
+        npu__nh128_stripe(lane, last);
+    }
+    a = npu__fmix64(h->total ^ NPU__H_P2);
+    b = npu__fmix64(h->total + NPU__H_P3);
+    for (i = 0; i < 4; i++) {
+        a = npu__fmix64(a ^ lane[i]);
+        b = npu__fmix64(b + npu__rotl64(lane[i], 27));
+    }
+    a += b;
+    b += a;
+    d.h[0] = npu__fmix64(a);
+    d.h[1] = npu__fmix64(b);
+    return d;
+}
+
+static int npu__digest_equal(const npu__digest *x, const npu__digest *y)
+{
+    return x->h[0] == y->h[0] && x->h[1] == y->h[1];
+}
+
+/* ---- 13c. Cache keys -----------------------------------------------------
+ * A cache key is the NH128 digest of the "key material": everything that
+ * decides the compiled blob. Each piece is a field [u32 tag][bytes][u64 byte
+ * count], so that the concatenation decodes uniquely (from its end) and no two
+ * different sets of fields give the same byte stream. The field's byte count
+ * comes last so that a field may be streamed (the model structure is
+ * serialized through a sink whose feed is npu__cache_key_feed).
+ *
+ * The key material is hashed twice, with two seeds: `key` names the entry file
+ * and `check` is stored in it and compared on load, so an entry is used only if
+ * 256 bits of digest match (plus the readable fields: platform, compiler and
+ * npu versions, descriptor). A collision of the file name alone never loads
+ * the wrong model. */
+#define NPU__SEED_KEY 0x4e50554b45593031ull      /* "NPUKEY01" */
+#define NPU__SEED_CHECK 0x4e50554348433031ull    /* "NPUCHC01" */
+#define NPU__SEED_CHECKSUM 0x4e505553554d3031ull /* "NPUSUM01" */
+
+typedef enum npu__key_tag {
+    NPU__KEY_STRUCTURE = 1,  /* the model without constant data or addresses */
+    NPU__KEY_CONSTANT = 2,   /* the bytes of one constant (never its address) */
+    NPU__KEY_OPTIONS = 3,    /* the compile options string (build flags) */
+    NPU__KEY_COMPILER = 4,   /* the compiler version, u32 */
+    NPU__KEY_PLATFORM = 5,   /* the device platform string */
+    NPU__KEY_NPU_VERSION = 6 /* NPU_VERSION, u32 */
+} npu__key_tag;
+
+typedef struct npu__cache_key {
+    npu__nh128 key;
+    npu__nh128 check;
+    uint64_t field_bytes;    /* bytes of the field being streamed */
+} npu__cache_key;
+
+static void npu__cache_key_init(npu__cache_key *k)
+{
+    npu__nh128_init(&k->key, NPU__SEED_KEY);
+    npu__nh128_init(&k->check, NPU__SEED_CHECK);
+    k->field_bytes = 0;
+}
+
+/* Sink feed: the bytes of the field opened by npu__cache_key_begin. */
+static void npu__cache_key_feed(void *state, const void *bytes, size_t n)
+{
+    npu__cache_key *k = (npu__cache_key *)state;
+    npu__nh128_update(&k->key, bytes, n);
+    npu__nh128_update(&k->check, bytes, n);
+    k->field_bytes += (uint64_t)n;
+}
+
+static void npu__cache_key_begin(npu__cache_key *k, npu__key_tag tag)
+{
+    unsigned char t[4];
+    npu__le_put(t, (uint64_t)tag, 4);
+    npu__cache_key_feed(k, t, 4);
+    k->field_bytes = 0;
+}
+
+static void npu__cache_key_end(npu__cache_key *k)
+{
+    unsigned char t[8];
+    npu__le_put(t, k->field_bytes, 8);
+    npu__cache_key_feed(k, t, 8);
+    k->field_bytes = 0;
+}
+
+static void npu__cache_key_field(npu__cache_key *k, npu__key_tag tag, const void *bytes,
+                                 size_t n)
+{
+    npu__cache_key_begin(k, tag);
+    if (n > 0) npu__cache_key_feed(k, bytes, n);
+    npu__cache_key_end(k);
+}
+
+static void npu__cache_key_u32(npu__cache_key *k, npu__key_tag tag, uint32_t v)
+{
+    unsigned char t[4];
+    npu__le_put(t, v, 4);
+    npu__cache_key_field(k, tag, t, 4);
+}
+
+static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu__digest *check)
+{
+    *key = npu__nh128_final(&k->key);
+    *check = npu__nh128_final(&k->check);
+}
+
+/* ---- 13d. Cache directory ------------------------------------------------
+ * One entry per compiled model: <dir>/<32 hex digits of the key>.npucache
+ *
+ *   offset  size  field
+ *        0     8  magic "NPUCACHE"
+ *        8     4  format version (1)
+ *       12     4  header size (4096)
+ *       16    16  key digest (h[0] then h[1], little-endian)
+ *       32    16  check digest (the key material hashed with a second seed)
+ *       48     8  payload size
+ *       56     4  compiler version
+ *       60     4  npu version (NPU_VERSION)
+ *       64    64  platform, NUL-padded (e.g. "3720")
+ *      128   128  descriptor, NUL-padded (readable: model name, I/O summary)
+ *      256    16  checksum: NH128 (seed "NPUSUM01") over the payload, then
+ *                 header bytes [0, 256)
+ *      272  3824  zero
+ *     4096     n  payload: the exported blob (native blob + OVNPU tail)
+ *
+ * The payload starts at 4096 so that in a mapping it is page-aligned: the
+ * driver may use it in place (ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT).
+ *
+ * Store writes a temp file in the same directory (a unique name: pid, clock
+ * ns, the key and the writer's address; O_CREAT|O_EXCL), fsyncs it, renames
+ * it over the final name and fsyncs the directory. rename() is atomic, so a
+ * reader sees the old entry, the new one, or none, never a torn one; a writer
+ * killed mid-write leaves only a temp file, which later stores remove when it
+ * is older than NPU__CACHE_TEMP_AGE seconds (npu__cache_clean_temp).
+ *
+ * The cache never fails a compile. Its functions log a warning (or an info
+ * line for a plain miss) through the context's logger with the reason and
+ * return a status; they never set the context's last error, except for
+ * NPU_ERR_INVALID_ARGUMENT.
+ *
+ * Intended call sequence in the compile path (section 11):
+ *
+ *   npu__cache_key k; npu__cache_fields f;
+ *   npu__cache_key_init(&k);
+ *   npu__cache_key_begin(&k, NPU__KEY_STRUCTURE);
+ *     serialize the model through a counting sink with feed = npu__cache_key_feed
+ *     and constants rendered without addresses;
+ *   npu__cache_key_end(&k);
+ *   for each constant: npu__cache_key_field(&k, NPU__KEY_CONSTANT, data, bytes);
+ *   npu__cache_key_field(&k, NPU__KEY_OPTIONS, build_flags, strlen(build_flags));
+ *   npu__cache_key_u32(&k, NPU__KEY_COMPILER, compiler_version);
+ *   npu__cache_key_field(&k, NPU__KEY_PLATFORM, platform, strlen(platform));
+ *   npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, NPU_VERSION);
+ *   npu__cache_fields_init(&f, &k, compiler_version, platform, descriptor);
+ *   if (npu__cache_open(ctx, dir, &f, &map) == NPU_OK) {
+ *       import map.payload / map.payload_size (npu__meta_read first), then
+ *       npu__cache_close(&map) once the driver no longer needs the bytes;
+ *   } else {            // a miss: the reason is logged
+ *       compile; export into the entry with npu__cache_writer_begin, a sink
+ *       whose feed is npu__cache_writer_feed (native blob bytes straight from
+ *       the driver's pointer, then npu__meta_write), npu__cache_writer_finish;
+ *       or npu__cache_store(ctx, dir, &f, blob, size) from a buffer. A failed
+ *       store is logged and ignored: the compiled model is used anyway.
+ *   }
+ * Set ZE_GRAPH_FLAG_DISABLE_CACHING when a cache dir is in use (the driver's
+ * own cache would duplicate it), as OpenVINO does. */
+
+#define NPU__CACHE_MAGIC "NPUCACHE"
+#define NPU__CACHE_FORMAT 1u
+#define NPU__CACHE_HEADER 4096u
+#define NPU__CACHE_OFF_KEY 16u
+#define NPU__CACHE_OFF_CHECK 32u
+#define NPU__CACHE_OFF_PAYLOAD 48u
+#define NPU__CACHE_OFF_COMPILER 56u
+#define NPU__CACHE_OFF_NPUVER 60u
+#define NPU__CACHE_OFF_PLATFORM 64u
+#define NPU__CACHE_PLATFORM_MAX 64u
+#define NPU__CACHE_OFF_DESCRIPTOR 128u
+#define NPU__CACHE_DESCRIPTOR_MAX 128u
+#define NPU__CACHE_OFF_CHECKSUM 256u
+#define NPU__CACHE_FIELDS_END 272u
+#define NPU__CACHE_SUFFIX ".npucache"
+#define NPU__CACHE_TEMP_PREFIX ".npucache-"
+#define NPU__CACHE_TEMP_SUFFIX ".tmp"
+#define NPU__CACHE_TEMP_AGE 60   /* seconds before a temp file counts as abandoned */
+#define NPU__CACHE_PATH_MAX 1024u
+
+/* What identifies an entry; compared field by field on load. */
+typedef struct npu__cache_fields {
+    npu__digest key;
+    npu__digest check;
+    uint32_t compiler_version;
+    uint32_t npu_version;
+    char platform[NPU__CACHE_PLATFORM_MAX];     /* cut to 63 bytes */
+    char descriptor[NPU__CACHE_DESCRIPTOR_MAX]; /* cut to 127 bytes */
+} npu__cache_fields;
+
+static void npu__cache_fields_init(npu__cache_fields *f, const npu__cache_key *k,
+                                   uint32_t compiler_version, const char *platform,
+                                   const char *descriptor)
+{
+    memset(f, 0, sizeof *f);
+    npu__cache_key_final(k, &f->key, &f->check);
+    f->compiler_version = compiler_version;
+    f->npu_version = (uint32_t)NPU_VERSION;
+    npu__strlcpy(f->platform, platform ? platform : "", sizeof f->platform);
+    npu__strlcpy(f->descriptor, descriptor ? descriptor : "", sizeof f->descriptor);
+}
+
+/* "<32 lowercase hex digits>" of a digest (h[0] first, most significant
+ * nibble first); hex must hold 33 bytes. */
+static void npu__digest_hex(const npu__digest *d, char *hex)
+{
+    static const char digits[] = "0123456789abcdef";
+    unsigned i, j;
+    for (i = 0; i < 2; i++)
+        for (j = 0; j < 16; j++) hex[i * 16 + j] = digits[(d->h[i] >> (60 - 4 * j)) & 0xfu];
+    hex[32] = '\0';
+}
+
+/* <dir>/<hex>.npucache into buf. */
+static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const npu__digest *key,
+                                        char *buf, size_t cap)
+{
+    char hex[33];
+    int n;
+    if (dir == NULL || key == NULL || buf == NULL || cap == 0)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or key");
+    npu__digest_hex(key, hex);
+    n = snprintf(buf, cap, "%s/%s%s", dir, hex, NPU__CACHE_SUFFIX);
+    if (n < 0 || (size_t)n >= cap)
+        return npu__fail(ctx, NPU_ERR_BUFFER_TOO_SMALL,
+                         "model cache: path of the entry in '%s' needs more than %zu bytes", dir,
+                         cap);
+    return NPU_OK;
+}
+
+/* Logs why the cache did not help and returns `status`. */
+NPU__PRINTF(4, 5)
+static npu_status npu__cache_warn(npu_context *ctx, npu_log_level level, npu_status status,
+                                  const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    npu__log(ctx, level, "model cache: %s", line);
+    return status;
+}
+
+static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
+                              uint64_t payload_size)
+{
+    memset(hdr, 0, NPU__CACHE_HEADER);
+    memcpy(hdr, NPU__CACHE_MAGIC, 8);
+    npu__le_put(hdr + 8, NPU__CACHE_FORMAT, 4);
+    npu__le_put(hdr + 12, NPU__CACHE_HEADER, 4);
+    npu__le_put(hdr + NPU__CACHE_OFF_KEY, f->key.h[0], 8);
+    npu__le_put(hdr + NPU__CACHE_OFF_KEY + 8, f->key.h[1], 8);
+    npu__le_put(hdr + NPU__CACHE_OFF_CHECK, f->check.h[0], 8);
+    npu__le_put(hdr + NPU__CACHE_OFF_CHECK + 8, f->check.h[1], 8);
+    npu__le_put(hdr + NPU__CACHE_OFF_PAYLOAD, payload_size, 8);
+    npu__le_put(hdr + NPU__CACHE_OFF_COMPILER, f->compiler_version, 4);
+    npu__le_put(hdr + NPU__CACHE_OFF_NPUVER, f->npu_version, 4);
+    memcpy(hdr + NPU__CACHE_OFF_PLATFORM, f->platform, strnlen(f->platform, NPU__CACHE_PLATFORM_MAX - 1));
+    memcpy(hdr + NPU__CACHE_OFF_DESCRIPTOR, f->descriptor,
+           strnlen(f->descriptor, NPU__CACHE_DESCRIPTOR_MAX - 1));
+}
+
+/* Finishes the checksum over (payload already hashed, then the header fields)
+ * and stores it in the header. */
+static npu__digest npu__cache_checksum(const npu__nh128 *payload_sum, const unsigned char *hdr)
+{
+    npu__nh128 h = *payload_sum;
+    npu__nh128_update(&h, hdr, NPU__CACHE_OFF_CHECKSUM);
+    return npu__nh128_final(&h);
+}
+
+/* write() all of it, through short writes and EINTR. Returns 0 or an errno. */
+static int npu__write_all(int fd, const void *data, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (w == 0) return EIO;
+        p += (size_t)w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int npu__pwrite_all(int fd, const void *data, size_t n, off_t offset)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, p, n, offset);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (w == 0) return EIO;
+        p += (size_t)w;
+        n -= (size_t)w;
+        offset += (off_t)w;
+    }
+    return 0;
+}
+
+/* ---- removing abandoned temp files ---- */
+
+/* Removes "<dir>/.npucache-*.tmp" files last modified at least max_age_seconds
+ * ago (0: all of them; only safe when no other process is storing). *removed
+ * (may be NULL) gets the count. Errors: NPU_ERR_IO when the directory cannot
+ * be read (logged as a warning). */
+static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long max_age_seconds,
+                                        unsigned *removed)
+{
+    DIR *d;
+    struct dirent *e;
+    time_t now = time(NULL);
+    unsigned count = 0;
+    if (removed != NULL) *removed = 0;
+    if (dir == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: directory is NULL");
+    d = opendir(dir);
+    if (d == NULL)
+        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "cannot read directory '%s': %s",
+                               dir, strerror(errno));
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        struct stat st;
+        const size_t pre = sizeof NPU__CACHE_TEMP_PREFIX - 1, suf = sizeof NPU__CACHE_TEMP_SUFFIX - 1;
+        if (len < pre + suf || memcmp(e->d_name, NPU__CACHE_TEMP_PREFIX, pre) != 0 ||
+            memcmp(e->d_name + len - suf, NPU__CACHE_TEMP_SUFFIX, suf) != 0)
+            continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (max_age_seconds > 0 && now - st.st_mtime < (time_t)max_age_seconds) continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
+            count++;
+            npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
+                     e->d_name);
+        }
+    }
+    closedir(d);
+    if (removed != NULL) *removed = count;
+    return NPU_OK;
+}
+
+/* ---- writing an entry ---- */
+
+typedef struct npu__cache_writer {
+    npu_context *ctx;
+    int fd;                      /* -1 when not open */
+    int error;                   /* errno of the first failed write, 0 if none */
+    npu__cache_fields fields;
+    npu__nh128 sum;              /* checksum over the payload so far */
+    uint64_t payload_size;
+    size_t buffered;
+    unsigned char buffer[8192];  /* coalesces small feeds (metadata fields) */
+    char temp_path[NPU__CACHE_PATH_MAX];
+    char final_path[NPU__CACHE_PATH_MAX];
+    char dir[NPU__CACHE_PATH_MAX];
+} npu__cache_writer;
+
+static void npu__cache_writer_flush(npu__cache_writer *w)
+{
+    if (w->buffered > 0 && w->error == 0) w->error = npu__write_all(w->fd, w->buffer, w->buffered);
+    w->buffered = 0;
+}
+
+/* Sink feed: appends payload bytes. Errors are remembered for _finish. */
+static void npu__cache_writer_feed(void *state, const void *bytes, size_t n)
+{
+    npu__cache_writer *w = (npu__cache_writer *)state;
+    if (w->fd < 0 || w->error != 0 || n == 0) return;
+    npu__nh128_update(&w->sum, bytes, n);
+    w->payload_size += (uint64_t)n;
+    if (w->buffered + n <= sizeof w->buffer) {
+        memcpy(w->buffer + w->buffered, bytes, n);
+        w->buffered += n;
+        return;
+    }
+    npu__cache_writer_flush(w);
+    if (w->error == 0) {
+        if (n < sizeof w->buffer) {
+            memcpy(w->buffer, bytes, n);
+            w->buffered = n;
+        } else {
+            w->error = npu__write_all(w->fd, bytes, n);
+        }
+    }
+}
+
+/* Closes and removes the temp file; the final entry is untouched. */
+static void npu__cache_writer_abort(npu__cache_writer *w)
+{
+    if (w->fd >= 0) {
+        close(w->fd);
+        w->fd = -1;
+        unlink(w->temp_path);
+    }
+}
+
+/* Opens a temp file for the entry of `fields` in `dir` (created if missing,
+ * one level). Errors (logged as warnings, ctx error untouched): NPU_ERR_IO
+ * (unwritable, missing or not a directory), NPU_ERR_LIMIT (path too long). */
+static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx, const char *dir,
+                                          const npu__cache_fields *fields)
+{
+    struct timespec ts;
+    char hex[33];
+    unsigned attempt;
+    int n, err = 0;
+    static const unsigned char zeros[NPU__CACHE_HEADER] = {0};
+    w->ctx = ctx;
+    w->fd = -1;
+    w->error = 0;
+    w->payload_size = 0;
+    w->buffered = 0;
+    if (dir == NULL || fields == NULL)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or fields");
+    w->fields = *fields;
+    npu__nh128_init(&w->sum, NPU__SEED_CHECKSUM);
+    if (npu__strlcpy(w->dir, dir, sizeof w->dir) >= sizeof w->dir ||
+        npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
+        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_LIMIT,
+                               "directory path '%.64s...' is too long; not storing", dir);
+    npu__cache_clean_temp(NULL, dir, NPU__CACHE_TEMP_AGE, NULL);
+    npu__digest_hex(&fields->key, hex);
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
+    for (attempt = 0; attempt < 8; attempt++) {
+        unsigned long long ns = (unsigned long long)ts.tv_sec * 1000000000ull +
+                                (unsigned long long)ts.tv_nsec + attempt;
+        n = snprintf(w->temp_path, sizeof w->temp_path, "%s/%s%s-%ld-%llx-%lx%s", dir,
+                     NPU__CACHE_TEMP_PREFIX,
+                     hex, (long)getpid(), ns, (unsigned long)((uintptr_t)w >> 4 & 0xfffffu),
+                     NPU__CACHE_TEMP_SUFFIX);
+        if (n < 0 || (size_t)n >= sizeof w->temp_path)
+            return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_LIMIT,
+                                   "directory path '%.64s...' is too long; not storing", dir);
+        w->fd = open(w->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (w->fd >= 0) break;
+        err = errno;
+        if (err == ENOENT && attempt == 0 && mkdir(dir, 0777) == 0) continue;
+        if (err != EEXIST && err != EINTR) break;
+    }
+    if (w->fd < 0)
+        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO,
+                               "cannot create a file in '%s': %s; continuing without storing the "
+                               "compiled model",
+                               dir, strerror(err));
+    /* The header is written last (its sizes and checksum come at the end). */
+    w->error = npu__write_all(w->fd, zeros, sizeof zeros);
+    return NPU_OK;
+}
+
+/* Completes the entry: header, fsync, rename over the final name, fsync of
+ * the directory. On any failure the temp file is removed and NPU_ERR_IO is
+ * returned (logged as a warning); a previous entry stays as it was. */
+static npu_status npu__cache_writer_finish(npu__cache_writer *w)
+{
+    unsigned char hdr[NPU__CACHE_HEADER];
+    npu__digest sum;
+    int err, dfd;
+    const char *step = "write";
+    if (w->fd < 0) return NPU_ERR_IO;
+    npu__cache_writer_flush(w);
+    err = w->error;
+    if (err == 0) {
+        npu__cache_header(hdr, &w->fields, w->payload_size);
+        sum = npu__cache_checksum(&w->sum, hdr);
+        npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM, sum.h[0], 8);
+        npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM + 8, sum.h[1], 8);
+        err = npu__pwrite_all(w->fd, hdr, NPU__CACHE_FIELDS_END, 0);
+    }
+    if (err == 0 && fsync(w->fd) != 0) {
+        err = errno;
+        step = "fsync";
+    }
+    if (err == 0) {
+        int fd = w->fd;
+        w->fd = -1;
+        if (close(fd) != 0) {
+            err = errno;
+            step = "close";
+            unlink(w->temp_path);
+        } else if (rename(w->temp_path, w->final_path) != 0) {
+            err = errno;
+            step = "rename";
+            unlink(w->temp_path);
+        }
+    }
+    if (err != 0) {
+        npu__cache_writer_abort(w);
+        return npu__cache_warn(w->ctx, NPU_LOG_WARN, NPU_ERR_IO,
+                               "cannot store '%s' (%s: %s); continuing without it",
+                               w->final_path, step, strerror(err));
+    }
+    /* Make the rename durable. Failing here loses at most this entry after a
+     * crash; the directory is never torn. */
+    dfd = open(w->dir, O_RDONLY | O_CLOEXEC);
+    if (dfd >= 0) {
+        if (fsync(dfd) != 0 && errno != EINVAL)
+            npu__cache_warn(w->ctx, NPU_LOG_WARN, NPU_OK, "fsync of directory '%s': %s", w->dir,
+                            strerror(errno));
+        close(dfd);
+    }
+    npu__log(w->ctx, NPU_LOG_INFO, "model cache: stored '%s' (%llu bytes)", w->final_path,
+             (unsigned long long)w->payload_size);
+    return NPU_OK;
+}
+
+/* Stores blob[0 .. size) as the entry of `fields` in `dir`. Status as
+ * npu__cache_writer_begin / _finish; the caller logs nothing more and goes on.
+ * (The compile path streams through the writer instead; this one-buffer form
+ * serves the white-box tests.) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((unused))
+#endif
+static npu_status npu__cache_store(npu_context *ctx, const char *dir,
+                                   const npu__cache_fields *fields, const void *blob, size_t size)
+{
+    npu__cache_writer writer; /* about 11 KiB of stack (paths and write buffer) */
+    npu__cache_writer *w = &writer;
+    npu_status st;
+    if (blob == NULL && size > 0)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: blob is NULL");
+    st = npu__cache_writer_begin(w, ctx, dir, fields);
+    if (st != NPU_OK) return st;
+    npu__cache_writer_feed(w, blob, size);
+    return npu__cache_writer_finish(w);
+}
+
+/* ---- loading an entry ---- */
+
+typedef struct npu__cache_mapping {
+    void *base;                    /* the mapping (NULL: none) */
+    size_t map_size;
+    const unsigned char *payload;  /* base + 4096: page-aligned */
+    size_t payload_size;
+    char reason[192];              /* why the entry was not used ("" on a hit) */
+} npu__cache_mapping;
+
+/* Verifies an entry held in memory, p[0 .. size) with size >= 4096, against
+ * `expected`. NPU_OK, or NPU_ERR_FORMAT with the reason in reason[0 .. cap). */
+static npu_status npu__cache_verify(const unsigned char *p, size_t size,
+                                    const npu__cache_fields *expected, char *reason,
+                                    size_t reason_cap)
+{
+    npu__cache_fields got;
+    npu__nh128 sum;
+    npu__digest digest;
+    uint64_t payload_size;
+    npu_status status = NPU_ERR_FORMAT;
+    size_t i;
+    if (size < NPU__CACHE_HEADER) {
+        snprintf(reason, reason_cap, "truncated: %zu bytes, less than the %u-byte header", size,
+                 NPU__CACHE_HEADER);
+        return NPU_ERR_FORMAT;
+    }
+    payload_size = npu__le_get(p + NPU__CACHE_OFF_PAYLOAD, 8);
+    memset(&got, 0, sizeof got);
+    got.key.h[0] = npu__le_get(p + NPU__CACHE_OFF_KEY, 8);
+    got.key.h[1] = npu__le_get(p + NPU__CACHE_OFF_KEY + 8, 8);
+    got.check.h[0] = npu__le_get(p + NPU__CACHE_OFF_CHECK, 8);
+    got.check.h[1] = npu__le_get(p + NPU__CACHE_OFF_CHECK + 8, 8);
+    got.compiler_version = (uint32_t)npu__le_get(p + NPU__CACHE_OFF_COMPILER, 4);
+    got.npu_version = (uint32_t)npu__le_get(p + NPU__CACHE_OFF_NPUVER, 4);
+    if (memcmp(p, NPU__CACHE_MAGIC, 8) != 0) {
+        snprintf(reason, reason_cap, "not a cache entry (bad magic)");
+    } else if (npu__le_get(p + 8, 4) != NPU__CACHE_FORMAT) {
+        snprintf(reason, reason_cap, "format version %u, this library reads %u",
+                 (unsigned)npu__le_get(p + 8, 4), NPU__CACHE_FORMAT);
+    } else if (npu__le_get(p + 12, 4) != NPU__CACHE_HEADER) {
+        snprintf(reason, reason_cap, "header size %u, expected %u",
+                 (unsigned)npu__le_get(p + 12, 4), NPU__CACHE_HEADER);
+    } else if (payload_size != (uint64_t)size - NPU__CACHE_HEADER) {
+        snprintf(reason, reason_cap,
+                 "payload size %llu does not match the file (%zu bytes after the header): "
+                 "truncated or extended",
+                 (unsigned long long)payload_size, size - NPU__CACHE_HEADER);
+    } else if (!npu__digest_equal(&got.key, &expected->key)) {
+        snprintf(reason, reason_cap, "key in the entry differs from its file name");
+    } else if (!npu__digest_equal(&got.check, &expected->check)) {
+        snprintf(reason, reason_cap,
+                 "check digest differs: another model with the same key");
+    } else if (got.compiler_version != expected->compiler_version) {
+        snprintf(reason, reason_cap, "compiler version 0x%08x, expected 0x%08x",
+                 (unsigned)got.compiler_version, (unsigned)expected->compiler_version);
+    } else if (got.npu_version != expected->npu_version) {
+        snprintf(reason, reason_cap, "written by npu 0x%06x, this is 0x%06x",
+                 (unsigned)got.npu_version, (unsigned)expected->npu_version);
+    } else if (strnlen(expected->platform, NPU__CACHE_PLATFORM_MAX) >= NPU__CACHE_PLATFORM_MAX ||
+               strncmp((const char *)p + NPU__CACHE_OFF_PLATFORM, expected->platform,
+                       NPU__CACHE_PLATFORM_MAX) != 0) {
+        snprintf(reason, reason_cap, "platform differs");
+    } else if (strnlen(expected->descriptor, NPU__CACHE_DESCRIPTOR_MAX) >= NPU__CACHE_DESCRIPTOR_MAX ||
+               strncmp((const char *)p + NPU__CACHE_OFF_DESCRIPTOR, expected->descriptor,
+                       NPU__CACHE_DESCRIPTOR_MAX) != 0) {
+        snprintf(reason, reason_cap, "descriptor differs");
+    } else {
+        for (i = NPU__CACHE_FIELDS_END; i < NPU__CACHE_HEADER && p[i] == 0; i++) {}
+        if (i < NPU__CACHE_HEADER) {
+            snprintf(reason, reason_cap, "non-zero byte at header offset %zu", i);
+        } else {
+            npu__nh128_init(&sum, NPU__SEED_CHECKSUM);
+            npu__nh128_update(&sum, p + NPU__CACHE_HEADER, size - NPU__CACHE_HEADER);
+            digest = npu__cache_checksum(&sum, p);
+            if (digest.h[0] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM, 8) ||
+                digest.h[1] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM + 8, 8)) {
+                snprintf(reason, reason_cap, "checksum mismatch: corrupt entry");
+            } else {
+                status = NPU_OK;
+            }
+        }
+    }
+    if (status == NPU_OK && reason_cap > 0) reason[0] = '\0';
+    return status;
+}
+
+/* Maps the entry of `expected` in `dir` read-only and verifies it: size,
+ * magic, format version, key, check digest, compiler and npu versions,
+ * platform, descriptor, zero padding and the checksum over the whole entry.
+ * NPU_OK: a hit; out->payload stays valid until npu__cache_close(out).
+ * A miss (out->reason says why; logged at INFO for a missing entry, WARN
+ * otherwise; nothing is mapped): NPU_ERR_NOT_FOUND (no entry), NPU_ERR_FORMAT
+ * (truncated, corrupt, foreign, another format version or another model),
+ * NPU_ERR_IO (cannot open or map). The caller recompiles and stores, which
+ * replaces a bad entry. The mapping is private: files are replaced by
+ * rename, never rewritten in place, so an open mapping stays intact. */
+static npu_status npu__cache_open(npu_context *ctx, const char *dir,
+                                  const npu__cache_fields *expected, npu__cache_mapping *out)
+{
+    char path[NPU__CACHE_PATH_MAX];
+    struct stat st;
+    const unsigned char *p;
+    npu_status status;
+    int fd;
+    if (out == NULL || expected == NULL)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL mapping or fields");
+    memset(out, 0, sizeof *out);
+    status = npu__cache_entry_path(ctx, dir, &expected->key, path, sizeof path);
+    if (status != NPU_OK) {
+        snprintf(out->reason, sizeof out->reason, "%s",
+                 dir == NULL ? "no directory" : "directory path too long");
+        return status;
+    }
+    do {
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        int err = errno;
+        snprintf(out->reason, sizeof out->reason, "%s", err == ENOENT ? "no entry" : strerror(err));
+        return npu__cache_warn(ctx, err == ENOENT ? NPU_LOG_INFO : NPU_LOG_WARN,
+                               err == ENOENT ? NPU_ERR_NOT_FOUND : NPU_ERR_IO, "miss for '%s': %s",
+                               path, out->reason);
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(out->reason, sizeof out->reason, "not a regular file");
+        close(fd);
+        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "miss for '%s': %s", path,
+                               out->reason);
+    }
+    if (st.st_size < (off_t)NPU__CACHE_HEADER) {
+        snprintf(out->reason, sizeof out->reason, "truncated: %lld bytes, less than the %u-byte header",
+                 (long long)st.st_size, NPU__CACHE_HEADER);
+        close(fd);
+        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_FORMAT, "miss for '%s': %s", path,
+                               out->reason);
+    }
+    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+        snprintf(out->reason, sizeof out->reason, "too large to map");
+        close(fd);
+        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_FORMAT, "miss for '%s': %s", path,
+                               out->reason);
+    }
+    out->map_size = (size_t)st.st_size;
+    out->base = mmap(NULL, out->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (out->base == MAP_FAILED) {
+        out->base = NULL;
+        snprintf(out->reason, sizeof out->reason, "mmap: %s", strerror(errno));
+        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "miss for '%s': %s", path,
+                               out->reason);
+    }
+    p = (const unsigned char *)out->base;
+    status = npu__cache_verify(p, out->map_size, expected, out->reason, sizeof out->reason);
+    if (status != NPU_OK) {
+        munmap(out->base, out->map_size);
+        out->base = NULL;
+        out->map_size = 0;
+        return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss for '%s': %s", path, out->reason);
+    }
+    out->payload = p + NPU__CACHE_HEADER;
+    out->payload_size = out->map_size - NPU__CACHE_HEADER;
+    npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes)", path, out->payload_size);
+    return NPU_OK;
+}
+
+/* Unmaps a hit; a zeroed or missed mapping is fine. */
+static void npu__cache_close(npu__cache_mapping *m)
+{
+    if (m == NULL) return;
+    if (m->base != NULL) munmap(m->base, m->map_size);
+    m->base = NULL;
+    m->map_size = 0;
+    m->payload = NULL;
+    m->payload_size = 0;
+}
+
+#endif /* NPU_NO_LEVEL_ZERO (13b-13d) */
+
+/* ---- 13e. Batching and the cache in the compile path ---------------------
+ * Owns: npu_model_compile_graph / _ir and their size queries. Decides the
+ * batch mode (l0.h "Batching"), computes the cache key (l0.h "Model cache"),
+ * and runs one "form" of the model: a cache hit is imported, a miss is
+ * compiled (section 11's npu__plain_compile), debatched and stored.
+ * Calls: sections 6-8 (graph writer, IR), 10 (compile, import, export pieces),
+ * 13a-d (metadata, hash, entries). */
+#ifndef NPU_NO_LEVEL_ZERO
+
+/* What analysing the model's inputs and outputs found. */
+typedef struct npu__batch_plan {
+    int batched;        /* an input's batch is not 1 (or inputs disagree) */
+    int64_t n;          /* the original batch: N, NPU_DIM_DYNAMIC, or 1 */
+    int plugin_ok;      /* PLUGIN can debatch it (before trying set_batch/compile) */
+    char why[224];      /* why PLUGIN cannot ("" when it can) */
+} npu__batch_plan;
+
+/* One way of compiling the source. */
+typedef struct npu__form {
+    npu_batch_mode mode;   /* as npu_model_info reports it */
+    int64_t original;      /* npu_model_info.original_batch */
+    int64_t compiled;      /* the batch the payload is written with (PLUGIN: 1); 0: as is */
+} npu__form;
+
+static void npu__batch_text(int64_t n, char *buf, size_t cap)
+{
+    if (n == NPU_DIM_DYNAMIC)
+        snprintf(buf, cap, "dynamic");
+    else
+        snprintf(buf, cap, "%lld", (long long)n);
+}
+
+/* Input / output i of the source with its batch axis ('N' of the layout, else 0). */
+static npu_status npu__src_io(const npu__model_src *s, int output, uint32_t i, npu_tensor_desc *d,
+                              uint32_t *axis)
+{
+    if (s->is_ir) {
+        const npu_ir *ir = (const npu_ir *)s->src;
+        const npu_ir_io *io = output ? npu_ir_output(ir, i) : npu_ir_input(ir, i);
+        if (io == NULL) return NPU_ERR_NOT_FOUND;
+        *d = io->desc;
+        *axis = io->batch_axis < 0 ? 0u : (uint32_t)io->batch_axis;
+        return NPU_OK;
+    } else {
+        const npu_graph *g = (const npu_graph *)s->src;
+        npu_status st = output ? npu_graph_output(g, i, d) : npu_graph_input(g, i, d);
+        if (st == NPU_OK) *axis = npu__batch_axis(d->layout);
+        return st;
+    }
+}
+
+/* Finds the original batch and whether PLUGIN can debatch it. The batch of an
+ * IR counts its npu_ir_set_batch rewrite; its outputs are compared with the
+ * batch the IR text declares. */
+static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
+{
+    uint32_t n_in, n_out, n_states, i, axis = 0;
+    int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
+    int found = 0, mismatch = 0;
+    char a[24], b[24], first_name[64] = "";
+    char why_axis[224] = "", why_scalar[224] = "";
+    npu_tensor_desc d;
+
+    memset(p, 0, sizeof *p);
+    p->n = 1;
+    if (s->is_ir) {
+        const npu_ir *ir = (const npu_ir *)s->src;
+        n_in = npu_ir_input_count(ir);
+        n_out = npu_ir_output_count(ir);
+        n_states = npu_ir_state_count(ir);
+        rewrite = ir->batch;
+    } else {
+        const npu_graph *g = (const npu_graph *)s->src;
+        n_in = npu_graph_input_count(g);
+        n_out = npu_graph_output_count(g);
+        n_states = npu_graph_state_count(g);
+    }
+    for (i = 0; i < n_in; i++) {
+        int64_t v, decl;
+        if (npu__src_io(s, 0, i, &d, &axis) != NPU_OK) continue;
+        if (d.shape.rank == 0 || axis >= d.shape.rank) {
+            if (why_scalar[0] == '\0')
+                snprintf(why_scalar, sizeof why_scalar, "input '%.60s' is a scalar (no batch axis)", d.name);
+            continue;
+        }
+        decl = d.shape.dims[axis];
+        v = rewrite > 0 ? rewrite : decl;
+        if (!found) {
+            found = 1;
+            n = v;
+            declared = decl;
+            npu__strlcpy(first_name, d.name, sizeof first_name);
+        } else if (v != n && !mismatch) {
+            mismatch = 1;
+            npu__batch_text(n, a, sizeof a);
+            npu__batch_text(v, b, sizeof b);
+            snprintf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
+                     a, d.name, b);
+        }
+        if (shown == 1 && v != 1) shown = v;
+        if (axis != 0 && why_axis[0] == '\0')
+            snprintf(why_axis, sizeof why_axis,
+                     "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
+                     (unsigned)axis, d.layout);
+    }
+    p->n = mismatch ? shown : n;
+    p->batched = found && (mismatch || n != 1);
+    if (!p->batched) {
+        p->n = 1;
+        return;
+    }
+    if (mismatch) return;
+    npu__batch_text(n, a, sizeof a);
+    if (n_states > 0) {
+        snprintf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
+        return;
+    }
+    if (why_scalar[0] != '\0') {
+        npu__strlcpy(p->why, why_scalar, sizeof p->why);
+        return;
+    }
+    if (why_axis[0] != '\0') {
+        npu__strlcpy(p->why, why_axis, sizeof p->why);
+        return;
+    }
+    for (i = 0; i < n_out; i++) {
+        if (npu__src_io(s, 1, i, &d, &axis) != NPU_OK) continue;
+        if (d.shape.rank == 0 || axis >= d.shape.rank) {
+            snprintf(p->why, sizeof p->why, "output '%.60s' is a scalar (no batch axis)", d.name);
+            return;
+        }
+        if (axis != 0) {
+            snprintf(p->why, sizeof p->why,
+                     "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
+                     d.name, (unsigned)axis, d.layout);
+            return;
+        }
+        if (d.shape.dims[0] != declared) {
+            npu__batch_text(d.shape.dims[0], b, sizeof b);
+            npu__batch_text(declared, a, sizeof a);
+            snprintf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
+            return;
+        }
+    }
+    p->plugin_ok = 1;
+}
+
+/* Sets the source to batch 1 for PLUGIN (*saved: what to restore). */
+static npu_status npu__src_batch_one(const npu__model_src *s, int64_t *saved)
+{
+    if (s->is_ir) {
+        npu_ir *ir = (npu_ir *)(uintptr_t)s->src;
+        *saved = ir->batch;
+        return npu_ir_set_batch(ir, 1, NULL);
+    }
+    *saved = npu_graph_batch((const npu_graph *)s->src);
+    return npu_graph_set_batch((npu_graph *)(uintptr_t)s->src, 1);
+}
+
+static void npu__src_batch_restore(const npu__model_src *s, npu_context *ctx, int64_t saved)
+{
+    npu_status st;
+    if (s->is_ir)
+        st = npu_ir_set_batch((npu_ir *)(uintptr_t)s->src, saved, NULL);
+    else
+        st = npu_graph_set_batch((npu_graph *)(uintptr_t)s->src, saved);
+    if (st != NPU_OK)
+        npu__log(ctx, NPU_LOG_ERROR, "batching: restoring the caller's batch %lld failed", (long long)saved);
+}
+
+/* ---- the key ---- */
+
+/* A sink that feeds the key (for fields written with the sink helpers). */
+static void npu__key_sink(npu__sink *s, npu__cache_key *k)
+{
+    npu__sink_init(s, NULL, 0);
+    s->feed = npu__cache_key_feed;
+    s->feed_state = k;
+}
+
+/* Structure and constants. A graph: its IR XML as layout A writes it (weight
+ * offsets, no addresses), then every constant's bytes; an IR: its XML text and
+ * its .bin. */
+static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src)
+{
+    if (src->is_ir) {
+        const npu_ir *ir = (const npu_ir *)src->src;
+        if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
+        npu__cache_key_field(k, NPU__KEY_STRUCTURE, ir->xml, ir->xml_len);
+        if (ir->bin_size > SIZE_MAX) return npu__fail(ir->ctx, NPU_ERR_OVERFLOW, "%s: weights too large", ir->label);
+        npu__cache_key_field(k, NPU__KEY_CONSTANT, ir->bin, (size_t)ir->bin_size);
+    } else {
+        const npu_graph *g = (const npu_graph *)src->src;
+        const npu_node *n;
+        npu_payload_options a;
+        npu__writer w;
+        npu__sink s;
+        size_t unused = 0;
+        npu_status st;
+        memset(&a, 0, sizeof a);
+        a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+        st = npu__writer_check(g, &a, &unused, "model cache key");
+        if (st != NPU_OK) return st;
+        npu__key_sink(&s, k);
+        npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
+        npu__writer_init(&w, &s, g, &a);
+        npu__x_graph(&w);
+        npu__cache_key_end(k);
+        for (n = g->first; n != NULL; n = n->next) {
+            if (n->op != NPU__OP_CONSTANT) continue;
+            if (n->a.constant.bytes > SIZE_MAX)
+                return npu__fail(g->ctx, NPU_ERR_OVERFLOW, "model cache key: constant too large");
+            npu__cache_key_field(k, NPU__KEY_CONSTANT, n->a.constant.data, (size_t)n->a.constant.bytes);
+        }
+    }
+    return NPU_OK;
+}
+
+static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/0x%04x", npu__platform_name(d->props.deviceId), (unsigned)d->props.deviceId);
+}
+
+/* Everything that decides the blob, hashed into f. The build flags are
+ * written into the arena and rewound. */
+static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                        const npu_compile_options *o, const npu__form *form,
+                                        npu__cache_fields *f)
+{
+    npu__cache_key k;
+    npu__sink s;
+    const char *flags = NULL;
+    char platform[64], descriptor[NPU__CACHE_DESCRIPTOR_MAX], batch[24];
+    npu_tensor_desc desc;
+    size_t mark = arena->used;
+    uint32_t i, axis, n_in, n_out;
+    npu_status st;
+
+    npu__cache_key_init(&k);
+    st = npu__key_model(&k, src);
+    if (st != NPU_OK) return st;
+    st = npu__src_flags(d, arena, src, o, &flags);
+    if (st != NPU_OK) return st;
+    npu__key_sink(&s, &k);
+    npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
+    npu__sink_str(&s, "flags=");
+    if (flags != NULL) npu__sink_str(&s, flags);
+    npu_arena_rewind(arena, mark);
+    npu__sink_str(&s, "\npayload_layout=");
+    npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o));
+    npu__sink_str(&s, "\nbatch_mode=");
+    npu__sink_u64_dec(&s, (uint64_t)form->mode);
+    npu__sink_str(&s, " original=");
+    npu__sink_i64_dec(&s, form->original);
+    npu__sink_str(&s, " compiled=");
+    npu__sink_i64_dec(&s, form->compiled);
+    if (src->is_ir) {
+        npu__sink_str(&s, " ir_batch=");
+        npu__sink_i64_dec(&s, ((const npu_ir *)src->src)->batch);
+    }
+    npu__sink_str(&s, "\nlayouts=");
+    n_in = src->is_ir ? npu_ir_input_count((const npu_ir *)src->src) : npu_graph_input_count((const npu_graph *)src->src);
+    n_out = src->is_ir ? npu_ir_output_count((const npu_ir *)src->src)
+                       : npu_graph_output_count((const npu_graph *)src->src);
+    for (i = 0; i < n_in + n_out; i++) {
+        if (npu__src_io(src, i >= n_in, i >= n_in ? i - n_in : i, &desc, &axis) != NPU_OK) continue;
+        npu__sink_str(&s, desc.layout);
+        npu__sink_str(&s, ";");
+    }
+    npu__cache_key_end(&k);
+    npu__cache_key_u32(&k, NPU__KEY_COMPILER, d->compiler_version);
+    npu__device_platform(d, platform, sizeof platform);
+    npu__cache_key_field(&k, NPU__KEY_PLATFORM, platform, strlen(platform));
+    npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, (uint32_t)NPU_VERSION);
+    npu__batch_text(form->original, batch, sizeof batch);
+    snprintf(descriptor, sizeof descriptor, "%s '%.64s' %u in %u out batch %s%s", src->is_ir ? "IR" : "graph",
+             src->is_ir ? ((const npu_ir *)src->src)->label : npu_graph_name((const npu_graph *)src->src),
+             (unsigned)n_in, (unsigned)n_out, batch,
+             form->mode == NPU_BATCH_PLUGIN     ? " PLUGIN"
+             : form->mode == NPU_BATCH_COMPILER ? " COMPILER"
+                                                : "");
+    npu__cache_fields_init(f, &k, d->compiler_version, platform, descriptor);
+    return NPU_OK;
+}
+
+/* Exports the model straight into a new entry (blob bytes from the driver's
+ * pointer, then the metadata tail). Failures are logged; the model stays. */
+static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cache_fields *f)
+{
+    npu__cache_writer w;
+    npu__blob_meta meta;
+    const uint8_t *blob = NULL;
+    size_t bsize = 0;
+    npu__sink s;
+    if (m->dev->ext_version < NPU__ZE_VERSION(1, 7) || m->dev->g->pfnGetNativeBinary2 == NULL) {
+        npu__log(m->ctx, NPU_LOG_INFO, "model cache: the driver has no pfnGetNativeBinary2; not storing");
+        return;
+    }
+    if (m->dev->g->pfnGetNativeBinary2(m->graph, &bsize, &blob) != ZE_RESULT_SUCCESS || blob == NULL) {
+        npu__log(m->ctx, NPU_LOG_WARN, "model cache: pfnGetNativeBinary2 failed; not storing");
+        return;
+    }
+    if (npu__cache_writer_begin(&w, m->ctx, dir, f) != NPU_OK) return;
+    npu__sink_init(&s, NULL, 0);
+    s.feed = npu__cache_writer_feed;
+    s.feed_state = &w;
+    npu__sink_put(&s, blob, bsize);
+    npu__model_meta(m, &meta);
+    npu__meta_write(&s, &meta);
+    if (s.overflow) {
+        npu__cache_writer_abort(&w);
+        return;
+    }
+    (void)npu__cache_writer_finish(&w);
+}
+
+/* Imports a hit. The mapping moves into the model when the driver uses it in
+ * place; otherwise it is closed here. */
+static npu_status npu__cache_import(npu_device *d, npu_arena *arena, const npu_compile_options *o,
+                                    npu__cache_mapping *map, npu_model **out)
+{
+    npu_import_options io;
+    int persistent = 0;
+    npu_status st;
+    memset(&io, 0, sizeof io);
+    io.priority = o->priority;
+    io.turbo = o->turbo;
+    st = npu__import(d, arena, map->payload, map->payload_size, &io, 1, &persistent, out);
+    if (st == NPU_OK && persistent) {
+        (*out)->map = map->base;
+        (*out)->map_size = map->map_size;
+        map->base = NULL;
+    }
+    npu__cache_close(map);
+    return st;
+}
+
+/* Compiles (or imports from the cache) one form of the source. The source is
+ * already at the form's batch. */
+static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+{
+    npu__cache_fields fields;
+    npu__cache_mapping map;
+    int use_cache = o != NULL && o->cache_dir != NULL;
+    uint64_t compile_ns = 0;
+    npu_status st;
+    npu_model *m = NULL;
+    size_t mark = arena->used;
+
+    *out = NULL;
+    if (use_cache) {
+        st = npu__cache_fields_for(d, arena, src, o, form, &fields);
+        if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
+        if (npu__cache_open(d->ctx, o->cache_dir, &fields, &map) == NPU_OK) {
+            st = npu__cache_import(d, arena, o, &map, &m);
+            if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
+                npu__model_release(m);
+                npu_arena_rewind(arena, mark);
+                st = NPU_ERR_FORMAT;
+            }
+            if (st == NPU_OK) {
+                m->info.from_cache = 1;
+                m->info.batch_mode = form->mode;
+                m->info.original_batch = form->original;
+                *out = m;
+                return NPU_OK;
+            }
+            if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
+            npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
+                     "recompiling and replacing it", npu_status_string(st));
+        }
+    }
+    st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
+    if (st != NPU_OK) return st;
+    if (form->mode == NPU_BATCH_PLUGIN) {
+        st = form->original == NPU_DIM_DYNAMIC ? npu__model_set_dynamic(m)
+             : form->original > (int64_t)NPU__MAX_BATCH
+                 ? npu__fail(d->ctx, NPU_ERR_LIMIT, "batching: batch %lld exceeds %u", (long long)form->original,
+                             (unsigned)NPU__MAX_BATCH)
+                 : npu__model_set_batch(m, (uint32_t)form->original);
+        if (st != NPU_OK) {
+            npu__model_release(m);
+            npu_arena_rewind(arena, mark);
+            return st;
+        }
+    }
+    m->info.batch_mode = form->mode;
+    m->info.original_batch = form->original;
+    m->info.compile_ns = compile_ns;
+    if (use_cache) npu__cache_store_model(m, o->cache_dir, &fields);
+    *out = m;
+    return NPU_OK;
+}
+
+static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                     const void *out)
+{
+    npu_status st;
+    if (d == NULL || src->src == NULL || out == NULL)
+        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    st = npu__check_compile_opts(d->ctx, o);
+    if (st != NPU_OK) return st;
+    if (d->compiler_version == 0)
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
+                         "import a precompiled blob instead");
+    return NPU_OK;
+}
+
+static npu_status npu__plugin_refused(npu_context *ctx, const npu__batch_plan *p)
+{
+    char b[24];
+    npu__batch_text(p->n, b, sizeof b);
+    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b,
+                     p->why);
+}
+
+static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
+{
+    char b[24];
+    npu__batch_text(p->n, b, sizeof b);
+    npu__log(ctx, NPU_LOG_WARN,
+             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
+             "(COMPILER)",
+             b, why);
+}
+
+static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                   const npu_compile_options *o, npu_model **out)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    npu__form as_is, plugin;
+    int64_t saved = 0;
+    char b[24], why[512];
+    npu_status st;
+
+    if (out != NULL) *out = NULL;
+    st = npu__compile_check(d, src, o, out);
+    if (st != NPU_OK) return st;
+    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    npu__batch_analyze(src, &plan);
+    as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
+    as_is.original = plan.n;
+    as_is.compiled = 0;
+    if (!plan.batched || mode == NPU_BATCH_COMPILER) return npu__compile_form(d, arena, src, o, &as_is, out);
+    if (!plan.plugin_ok) {
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, &plan);
+        npu__auto_fallback(d->ctx, &plan, plan.why);
+        return npu__compile_form(d, arena, src, o, &as_is, out);
+    }
+    npu__batch_text(plan.n, b, sizeof b);
+    st = npu__src_batch_one(src, &saved);
+    if (st != NPU_OK) {
+        snprintf(why, sizeof why, "setting batch 1 failed: %.400s", npu_context_last_error(d->ctx));
+        if (mode == NPU_BATCH_PLUGIN)
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
+                             "debatched: %s", b, why);
+        npu__auto_fallback(d->ctx, &plan, why);
+        return npu__compile_form(d, arena, src, o, &as_is, out);
+    }
+    plugin.mode = NPU_BATCH_PLUGIN;
+    plugin.original = plan.n;
+    plugin.compiled = 1;
+    st = npu__compile_form(d, arena, src, o, &plugin, out);
+    npu__src_batch_restore(src, d->ctx, saved);
+    if (st == NPU_OK) {
+        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
+                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
+                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+        return NPU_OK;
+    }
+    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
+    snprintf(why, sizeof why, "the batch-1 model: %.400s", npu_context_last_error(d->ctx));
+    if (mode == NPU_BATCH_PLUGIN)
+        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
+    npu__auto_fallback(d->ctx, &plan, why);
+    return npu__compile_form(d, arena, src, o, &as_is, out);
+}
+
+static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                        size_t *bytes)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    size_t one = 0, plain = 0;
+    int64_t saved = 0;
+    npu_status st;
+    st = npu__compile_check(d, src, o, bytes);
+    if (st != NPU_OK) return st;
+    *bytes = 0;
+    npu__batch_analyze(src, &plan);
+    if (plan.batched && mode != NPU_BATCH_COMPILER) {
+        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, &plan);
+        if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
+            st = npu__plain_size(d, src, o, &one);
+            npu__src_batch_restore(src, d->ctx, saved);
+            if (st != NPU_OK) return st;
+            if (mode == NPU_BATCH_PLUGIN) {
+                *bytes = one;
+                return NPU_OK;
+            }
+        } else if (mode == NPU_BATCH_PLUGIN) {
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
+        }
+    }
+    /* Unbatched, COMPILER, or AUTO (which may fall back): the model as it is. */
+    st = npu__plain_size(d, src, o, &plain);
+    if (st != NPU_OK) return st;
+    *bytes = one > plain ? one : plain;
+    return NPU_OK;
+}
+
+npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out)
+{
+    npu__model_src s;
+    s.src = graph;
+    s.is_ir = 0;
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+                                        size_t *bytes)
+{
+    npu__model_src s;
+    s.src = graph;
+    s.is_ir = 0;
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+
+npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out)
+{
+    npu__model_src s;
+    s.src = ir;
+    s.is_ir = 1;
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+                                     size_t *bytes)
+{
+    npu__model_src s;
+    s.src = ir;
+    s.is_ir = 1;
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+
+#endif /* NPU_NO_LEVEL_ZERO */

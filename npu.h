@@ -16,8 +16,8 @@
  *   6. Graph builder                    (build a model in C)
  *   7. IR payload writer                (graph -> NGRAPH_LITE buffer)
  *   8. OpenVINO IR loader               (model.xml + model.bin -> payload)
- *   9. Device, model, request           (Level Zero; absent with NPU_NO_LEVEL_ZERO)
- *  10. Batching and the model cache
+ *   9. Device, model, request           (Level Zero; batching and the cache)
+ *  10. Inspecting a blob                (the metadata tail of exported blobs)
  *
  * General rules, valid for every function unless its comment says otherwise:
  * - Functions return npu_status. On failure the context named by the call (or
@@ -265,10 +265,985 @@ typedef struct npu_payload_options {
     uint32_t compiler_version;
 } npu_payload_options;
 
-#include "parts/graph.h"
-#include "parts/irload.h"
-#include "parts/l0.h"
-#include "parts/cache.h"
+/* ==== 6. Graph builder =================================================== */
+/* Build a model in C, op by op, with OpenVINO opset semantics; then write it as
+ * an OpenVINO IR v11 (section 7) for the driver's compiler.
+ *
+ *   npu_graph *g;
+ *   npu_graph_create(&arena, ctx, NULL, &g);
+ *   npu_shape s = {4, {1, 3, 224, 224}};
+ *   npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &s, "NCHW");
+ *   npu_node *w = npu_graph_constant(g, "w", NPU_F32, &ws, weights, sizeof weights);
+ *   npu_node *y = npu_graph_relu(g, npu_graph_convolution(g, x, w, NULL, "conv"), NULL);
+ *   npu_graph_result(g, y, "y");
+ *   if (npu_graph_status(g) != NPU_OK) puts(npu_context_last_error(ctx));
+ *
+ * Errors are sticky. Every op returns its node, or NULL on failure; the graph
+ * keeps the first failure (npu_graph_status) and the context gets a message
+ * naming the op, the node, the input and the shapes ("Add 'sum': input 1 has
+ * shape [2,3], input 0 has shape [4,3]"). A later op given that NULL fails too,
+ * with a message that quotes the first failure, so a whole block of builder
+ * calls can be checked once at the end. The writers (section 7) refuse a graph
+ * whose status is not NPU_OK.
+ *
+ * A failed op leaves the graph exactly as it was: no node is added, the arena
+ * is rewound, and the graph stays usable.
+ *
+ * Type and shape inference runs when an op is added; every node has its output
+ * element type and shape from then on (npu_node_type, npu_node_shape). Each
+ * node has one output.
+ *
+ * Names: every node has a unique name. Pass NULL for an automatic one ("Add_3":
+ * the op and the node's index, with a "_1", "_2" suffix on a clash). A name you
+ * pass must be unique in the graph and shorter than NPU_NAME_MAX bytes. A
+ * Parameter's name is also its input tensor name; a Result's name is its output
+ * name (written as the tensor name of the port that feeds it).
+ *
+ * Dynamic shapes: only the batch axis of a Parameter (or ReadValue variable) may
+ * be NPU_DIM_DYNAMIC: the axis the layout names 'N', or axis 0 without a layout
+ * or without 'N'. Inference carries the dynamic dim through the graph.
+ *
+ * Memory (exact): the graph object takes npu_graph_size(options) bytes. Every
+ * op then takes, from the same arena,
+ *     NPU_ARENA_ROUND(npu_graph_node_size())          the node
+ *   + NPU_ARENA_ROUND(strlen(node name) + 1)          its name (given or automatic)
+ *   + NPU_ARENA_ROUND(n_inputs * sizeof(void *))      Concat with more than 4 inputs
+ *   + NPU_ARENA_ROUND(strlen(variable_id) + 1)        ReadValue
+ * and ops whose attribute becomes a constant input in the IR (Reshape target,
+ * Squeeze/Unsqueeze/Reduce* axes, Transpose perm) add one Constant node with an
+ * automatic name and NPU_ARENA_ROUND(8 * count) bytes for its i64 values (those
+ * values live in the graph's arena; the caller's array is not kept).
+ * The simplest exact recipe: build the graph once in a big arena, read
+ * npu_graph_bytes_used(); the same calls always take the same bytes.
+ *
+ * Threads: a graph and its nodes are used by one thread at a time. Constant data
+ * is never copied: the caller keeps it alive and unchanged while the graph is
+ * written and until the compile call that consumes the payload returns. */
+
+typedef struct npu_graph npu_graph;
+typedef struct npu_node npu_node;
+
+/* Longest node, graph or variable name, including the NUL (the driver's
+ * argument-name field has this size). */
+#define NPU_NAME_MAX 256
+/* Spatial axes of convolution and pooling attributes (input rank - 2). */
+#define NPU_MAX_SPATIAL (NPU_MAX_RANK - 2)
+
+typedef struct npu_graph_options {
+    const char *name;      /* model name (<net name=...>); NULL: "npu_graph" */
+    uint32_t max_nodes;    /* 0: no limit; otherwise adding more nodes gives
+                              NPU_ERR_LIMIT (implicit constants count too) */
+} npu_graph_options;
+
+/* Bytes npu_graph_create takes from an arena with these options (NULL:
+ * defaults). 0 if the name is too long. Thread-safe. */
+size_t npu_graph_size(const npu_graph_options *options);
+/* Bytes each node takes before its name (see "Memory" above). Thread-safe. */
+size_t npu_graph_node_size(void);
+
+/* Creates an empty graph in `arena`; nodes are carved from the same arena as
+ * they are added, so the arena must outlive the graph and must not be rewound
+ * below the graph's allocations while the graph is in use. ctx (may be NULL)
+ * receives the messages. options may be NULL.
+ * Errors: NPU_ERR_INVALID_ARGUMENT (arena or out NULL), NPU_ERR_LIMIT (name too
+ * long), NPU_ERR_ARENA_TOO_SMALL. */
+npu_status npu_graph_create(npu_arena *arena, npu_context *ctx, const npu_graph_options *options,
+                            npu_graph **out);
+
+/* Bytes the graph and all its nodes have taken from the arena so far. */
+size_t npu_graph_bytes_used(const npu_graph *g);
+/* The first failure of any builder op (NPU_OK if none; NPU_ERR_INVALID_ARGUMENT
+ * for a NULL graph) and its message ("" if none; valid as long as the graph). */
+npu_status npu_graph_status(const npu_graph *g);
+const char *npu_graph_first_error(const npu_graph *g);
+/* Forgets the sticky failure (for callers that handled it, e.g. retried the op
+ * in a bigger arena). */
+void npu_graph_clear_status(npu_graph *g);
+/* The model name, the number of nodes (implicit constants included). */
+const char *npu_graph_name(const npu_graph *g);
+uint32_t npu_graph_node_count(const npu_graph *g);
+
+/* Node facts. NULL node: "" / NPU_TYPE_UNDEFINED / NPU_ERR_INVALID_ARGUMENT. */
+const char *npu_node_name(const npu_node *node);
+npu_type npu_node_type(const npu_node *node);
+npu_status npu_node_shape(const npu_node *node, npu_shape *out);
+
+/* ---- Sources and sinks ---- */
+
+/* A model input. layout (may be NULL) as in npu_graph_set_layout. shape is
+ * copied. Dynamic dims: see above. */
+npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
+                              const char *layout);
+/* A constant. `data` (never NULL) holds `bytes` bytes, which must equal
+ * npu_type_size(type) x elements of the static shape (at least one element).
+ * The pointer is kept, not the bytes: see the lifetime rule above. */
+npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
+                             const void *data, size_t bytes);
+/* A model output; outputs are numbered in the order Results are added. */
+npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name);
+
+/* Sets the layout of a Parameter or Result: one letter A-Z or '?' per axis
+ * ("NCHW", "NC", "N?C"), each letter once; NULL or "" clears it. 'N' names the
+ * batch axis. Written to the IR as the port's layout rt_info ("[N,C,H,W]"); for a
+ * Result on its input port. Errors: NPU_ERR_INVALID_ARGUMENT (not a Parameter or
+ * Result, bad letters, length != rank, a Parameter's dynamic dim not on the
+ * new batch axis); the node is unchanged then. Not sticky. */
+npu_status npu_graph_set_layout(npu_node *node, const char *layout);
+
+/* ---- Element-wise and activation ops (opset1; Softmax opset8) ---- */
+
+/* destination_type `to`; same shape. */
+npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, const char *name);
+/* Binary ops with numpy broadcasting; both inputs must have the same type. */
+npu_node *npu_graph_add(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+npu_node *npu_graph_subtract(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+npu_node *npu_graph_multiply(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+npu_node *npu_graph_divide(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+npu_node *npu_graph_maximum(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+npu_node *npu_graph_minimum(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+npu_node *npu_graph_relu(npu_graph *g, npu_node *x, const char *name);
+npu_node *npu_graph_sigmoid(npu_graph *g, npu_node *x, const char *name);
+npu_node *npu_graph_tanh(npu_graph *g, npu_node *x, const char *name);
+npu_node *npu_graph_exp(npu_graph *g, npu_node *x, const char *name);
+npu_node *npu_graph_sqrt(npu_graph *g, npu_node *x, const char *name);
+/* min <= max. */
+npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, const char *name);
+/* axis in [-rank, rank-1]; floating-point types only. */
+npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char *name);
+
+/* MatMul with OpenVINO's rules: a 1-D input is a row (a) or column (b) vector
+ * and its axis is removed from the output (transpose is ignored for it);
+ * transpose_a/b swap the last two axes; batch axes broadcast (numpy). */
+npu_node *npu_graph_matmul(npu_graph *g, npu_node *a, npu_node *b, int transpose_a,
+                           int transpose_b, const char *name);
+
+/* ---- Convolution and pooling (opset1) ---- */
+
+typedef enum npu_auto_pad {
+    NPU_PAD_EXPLICIT = 0,    /* pads_begin / pads_end as given */
+    NPU_PAD_VALID = 1,       /* no padding */
+    NPU_PAD_SAME_UPPER = 2,  /* output = ceil(input / stride); extra pad at the end */
+    NPU_PAD_SAME_LOWER = 3   /* the same, extra pad at the beginning */
+} npu_auto_pad;
+
+/* Arrays hold one value per spatial axis (input rank - 2); a zero-initialized
+ * struct (or NULL) means strides 1, dilations 1, no padding. A stride or
+ * dilation of 0 means 1. With auto_pad other than EXPLICIT the pads are
+ * ignored (and written as 0, as OpenVINO does). */
+typedef struct npu_conv_params {
+    int64_t strides[NPU_MAX_SPATIAL];
+    int64_t dilations[NPU_MAX_SPATIAL];
+    int64_t pads_begin[NPU_MAX_SPATIAL];
+    int64_t pads_end[NPU_MAX_SPATIAL];
+    npu_auto_pad auto_pad;
+} npu_conv_params;
+
+/* x [N, C, spatial...], weights [C_out, C, kernel...]. */
+npu_node *npu_graph_convolution(npu_graph *g, npu_node *x, npu_node *weights,
+                                const npu_conv_params *params, const char *name);
+/* x [N, G*C_in, spatial...], weights [G, C_out, C_in, kernel...]; output
+ * channels G*C_out. */
+npu_node *npu_graph_group_convolution(npu_graph *g, npu_node *x, npu_node *weights,
+                                      const npu_conv_params *params, const char *name);
+
+typedef enum npu_rounding {
+    NPU_ROUND_FLOOR = 0,
+    NPU_ROUND_CEIL = 1
+} npu_rounding;
+
+/* kernel is required (every entry >= 1); strides 0 mean 1. */
+typedef struct npu_pool_params {
+    int64_t kernel[NPU_MAX_SPATIAL];
+    int64_t strides[NPU_MAX_SPATIAL];
+    int64_t pads_begin[NPU_MAX_SPATIAL];
+    int64_t pads_end[NPU_MAX_SPATIAL];
+    npu_rounding rounding_type;
+    int exclude_pad;             /* AvgPool only: padding not counted */
+    npu_auto_pad auto_pad;
+} npu_pool_params;
+
+npu_node *npu_graph_max_pool(npu_graph *g, npu_node *x, const npu_pool_params *params,
+                             const char *name);
+npu_node *npu_graph_avg_pool(npu_graph *g, npu_node *x, const npu_pool_params *params,
+                             const char *name);
+
+/* ---- Shape ops; their arrays become i64 Constant inputs in the IR ---- */
+
+/* axes in [-rank, rank-1], each once; n_axes 0 reduces nothing. */
+npu_node *npu_graph_reduce_mean(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+                                int keep_dims, const char *name);
+npu_node *npu_graph_reduce_sum(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+                               int keep_dims, const char *name);
+/* target: rank values; -1 (at most once) is inferred; with special_zero a 0
+ * copies the input dim at that index. */
+npu_node *npu_graph_reshape(npu_graph *g, npu_node *x, const int64_t *target, size_t rank,
+                            int special_zero, const char *name);
+/* Removes the given axes (each of size 1); n_axes 0 removes every static 1
+ * (then no axes input is written). */
+npu_node *npu_graph_squeeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+                            const char *name);
+/* Inserts size-1 axes; axes index the output (in [-out_rank, out_rank-1]). */
+npu_node *npu_graph_unsqueeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+                              const char *name);
+/* perm: a permutation of 0..rank-1; n 0 reverses the axes. */
+npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, size_t n,
+                              const char *name);
+/* n >= 1 inputs of one type and rank, equal but for `axis`. */
+npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
+                           const char *name);
+
+/* ---- State (opset6 ReadValue / Assign) ---- */
+
+/* Declares state variable `variable_id` (unique, < NPU_NAME_MAX bytes) of this
+ * type and shape and reads it. init (may be NULL) gives the initial value and
+ * must have that type and shape. Each ReadValue is one state of the model. */
+npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char *variable_id,
+                               npu_type type, const npu_shape *shape, const char *name);
+/* Writes `value` to the variable a ReadValue declared (once per variable); value
+ * must have the variable's type and shape. */
+npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *variable_id,
+                           const char *name);
+
+/* ---- Introspection (used by the device section) ---- */
+
+/* Inputs (Parameters) and outputs (Results) in the order they were added, and
+ * state variables (ReadValues) in order. The desc's name points into the graph.
+ * For a state, name is the variable id. bytes counts a dynamic dim as 1.
+ * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_NOT_FOUND (index out of range). */
+uint32_t npu_graph_input_count(const npu_graph *g);
+npu_status npu_graph_input(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
+uint32_t npu_graph_output_count(const npu_graph *g);
+npu_status npu_graph_output(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
+uint32_t npu_graph_state_count(const npu_graph *g);
+npu_status npu_graph_state(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
+
+/* ---- Batch ---- */
+
+/* Sets the batch axis (see "Dynamic shapes") of every Parameter of rank >= 1 to
+ * `batch` (>= 1, or NPU_DIM_DYNAMIC) and re-infers every node in order. On
+ * failure (e.g. a Reshape whose fixed target no longer fits) the graph keeps its
+ * previous shapes and the message names the node. Not sticky. */
+npu_status npu_graph_set_batch(npu_graph *g, int64_t batch);
+/* The batch of the Parameters: their common batch dim, NPU_DIM_DYNAMIC if it
+ * is dynamic in all, 0 if they disagree or there is no Parameter. */
+int64_t npu_graph_batch(const npu_graph *g);
+
+/* ==== 7. IR payload writer =============================================== */
+/* Writes the graph as OpenVINO IR v11, the way OpenVINO's serializer does
+ * (layers in the order Parameters, other ops, Assigns, Results; ids in that
+ * order; ports numbered inputs first; model rt_info is_new_api and
+ * use_indices_for_io_metadata = true).
+ *
+ * Constants (npu_payload_options):
+ *  - layout B (NO_WEIGHTS_COPY, the default): a Constant of at least
+ *    weights_threshold_bytes bytes is written with offset="0" and a
+ *    WeightsPointerAttribute rt_info carrying its address (mp) and byte size
+ *    (ms), in decimal; smaller ones are packed, in layer order and without
+ *    padding, into the payload's constants blob, their offset and size
+ *    pointing there. Time and size of the payload depend on the number of nodes
+ *    and on the small constants only, never on the pointed-at weights.
+ *  - layout A (WEIGHTS_COPY): every Constant is packed in layer order, without
+ *    padding, into the weights section, and the XML has offsets into it.
+ *
+ * All writers follow the size-query convention: dst NULL gives the exact size
+ * in *size; a too-small buffer gives NPU_ERR_BUFFER_TOO_SMALL and the size.
+ * They only read the graph: distinct threads may write one graph at once.
+ * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_STATE (the graph has a sticky
+ * error, or no Result), NPU_ERR_BUFFER_TOO_SMALL, NPU_ERR_OVERFLOW. */
+
+/* The NGRAPH_LITE payload for the driver's compiler. opts must give a
+ * compiler_version (0: NPU_ERR_INVALID_ARGUMENT). */
+npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options *opts, void *dst,
+                                   size_t cap, size_t *size);
+/* Just the IR XML that the payload with these options carries (opts may be
+ * NULL: layout B, threshold 0). With layout A it pairs with npu_graph_write_bin
+ * as a model.xml / model.bin that OpenVINO reads. */
+npu_status npu_graph_write_xml(const npu_graph *g, const npu_payload_options *opts, void *dst,
+                               size_t cap, size_t *size);
+/* Every constant packed in layer order (the layout-A weights, i.e. model.bin). */
+npu_status npu_graph_write_bin(const npu_graph *g, void *dst, size_t cap, size_t *size);
+/* ==== 8. OpenVINO IR loader ============================================== */
+/* Loads an OpenVINO IR (model.xml + model.bin, IR version 10 or 11, as written by
+ * ov::serialize / ovc / mo) and turns it into the NGRAPH_LITE payload the driver's
+ * compiler takes, without copying weights in layout B.
+ *
+ * Where the bytes live:
+ *  - npu_ir_open(): both files are mapped read-only with mmap (the .xml too: it is
+ *    re-read when a payload is written, and mapping keeps the arena independent of
+ *    the file sizes). The mappings are released only by npu_ir_close(). Changing
+ *    or truncating the files while they are mapped is undefined (SIGBUS).
+ *  - npu_ir_load_memory(): the caller's XML text and weights are used in place;
+ *    nothing is copied. Both must stay alive and unchanged while the npu_ir is used
+ *    (and, for layout B, until the compile call that consumes a payload returns).
+ *  - The npu_ir object, its tables and its strings live in the caller's arena.
+ *
+ * Arena use: npu_ir_size()/npu_ir_size_file() give the exact capacity a load
+ * needs. Loading also takes temporary tables (layers and ports, for the edge
+ * checks) from the end of that space and hands them back before returning, so
+ * afterwards the arena keeps npu_ir_arena_bytes(ir) <= the queried size.
+ *
+ * What is checked (every file is treated as hostile): XML well-formedness with
+ * our own scanner (elements, both quote kinds, the five named entities and
+ * numeric character references, comments, CDATA, processing instructions,
+ * self-closing tags; DOCTYPE is refused); the limits below; IR version 10 or 11;
+ * every layer id unique in its graph; every edge naming existing layers and an
+ * existing output port of its from-layer; every Const's element type, shape,
+ * byte size (element count x element size, sub-byte types packed:
+ * ceil(count x bits / 8)) and offset + size within the .bin (overflow-safe).
+ * Nested graphs (<body> of Loop / TensorIterator / If) are scanned the same way;
+ * their Consts are listed and rewritten too. An edge to a missing *input* port of
+ * an existing layer is only logged (NPU_LOG_WARN): real IRs written by OpenVINO's
+ * own tests contain one (loop_2d_add.xml) and the compiler judges the graph.
+ * Errors: NPU_ERR_PARSE for malformed XML or IR structure, NPU_ERR_FORMAT when a
+ * Const does not fit the .bin, NPU_ERR_UNSUPPORTED for IR versions other than 10/11,
+ * unknown element types, string Consts and dynamic-rank inputs/outputs,
+ * NPU_ERR_LIMIT for inputs/outputs of rank > NPU_MAX_RANK. Every message names the
+ * file (or "IR XML"), line and column, and the layer when there is one.
+ *
+ * Element types not in npu_type (u1, u4, i4, f64, string, ...) are loaded: the
+ * input/output description then has type NPU_TYPE_UNDEFINED and element_type
+ * names the IR type ("string"), so the caller (and the compile path) can refuse
+ * it with a clear message. string_parameter.xml therefore loads.
+ *
+ * Threads: an npu_ir is used by one thread at a time while it is being changed
+ * (npu_ir_set_*); npu_ir_write_payload and the accessors only read it and may run
+ * on several threads at once (error messages then go to the shared context). */
+
+/* Limits (exceeding one gives NPU_ERR_PARSE naming the limit, unless noted). */
+#define NPU_IR_MAX_DEPTH 64             /* element nesting depth */
+#define NPU_IR_MAX_NAME 256             /* bytes of an element or attribute name */
+#define NPU_IR_MAX_ATTR_VALUE 65536     /* raw bytes of one attribute value */
+#define NPU_IR_MAX_ATTRS 64             /* attributes on one element */
+#define NPU_IR_MAX_DIMS 32              /* dims of one port or shape attribute */
+#define NPU_IR_MAX_DIM_VALUE ((int64_t)1 << 40) /* largest dimension value */
+#define NPU_IR_MAX_LAYERS (1u << 22)    /* layers, all graphs together */
+#define NPU_IR_MAX_XML_BYTES ((size_t)1 << 30) /* XML text size */
+
+typedef struct npu_ir npu_ir;
+
+/* A model input (top-level Parameter, document order) or output (top-level
+ * Result, document order), as the IR describes it. */
+typedef struct npu_ir_io {
+    npu_tensor_desc desc;       /* desc.name: the layer name. desc.type:
+                                   NPU_TYPE_UNDEFINED when the IR type has no npu_type.
+                                   desc.shape: NPU_DIM_DYNAMIC for "?", "-1" and bounded
+                                   "1..32" dims. desc.layout: from the port's
+                                   rt_info layout="[N,C,H,W]" ("NCHW"), or set by
+                                   npu_ir_set_layout; "" when unknown. desc.bytes:
+                                   dynamic dims count as 1, sub-byte types packed. */
+    const char *tensor_names;   /* the port's names="a,b" attribute, decoded ("" if
+                                   none). Outputs: the names of the port feeding the
+                                   Result. */
+    const char *element_type;   /* the IR type name: "f32", "u1", "string", ... */
+    uint32_t layer_id;
+    int32_t batch_axis;         /* axis npu_ir_set_batch rewrites: where the layout
+                                   has N, else 0; -1 for scalars */
+} npu_ir_io;
+
+/* A Const layer (document order, nested bodies included). */
+typedef struct npu_ir_const {
+    const char *name;           /* layer name */
+    const char *element_type;   /* IR type name */
+    uint32_t layer_id;          /* id within its graph */
+    uint32_t graph;             /* 0: the top-level graph; n: the n-th <body> */
+    uint64_t offset;            /* as in the IR (bytes into the .bin) */
+    uint64_t size;              /* bytes */
+    const void *data;           /* weights base + offset; NULL when there are no
+                                   weights (then size is 0) */
+} npu_ir_const;
+
+/* A variable of ReadValue/Assign layers (first appearance order). */
+typedef struct npu_ir_state {
+    const char *variable_id;
+    uint32_t read_values;       /* ReadValue layers naming it */
+    uint32_t assigns;           /* Assign layers naming it */
+} npu_ir_state;
+
+/* Exact arena capacity npu_ir_load_memory() needs for this XML (one scan, no
+ * memory taken). ctx may be NULL. Errors: those of loading that the XML alone
+ * shows (NPU_ERR_PARSE, NPU_ERR_UNSUPPORTED, NPU_ERR_LIMIT), INVALID_ARGUMENT. */
+npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes);
+
+/* The same for a file: maps xml_path for the scan and unmaps it. NPU_ERR_IO when
+ * the file cannot be opened or mapped. The answer is exact for npu_ir_open of the
+ * same (unchanged) file. */
+npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *bytes);
+
+/* Loads an IR from caller memory. xml/xml_len: the XML text (no terminator
+ * needed). weights/weights_size: the .bin contents (NULL/0 for none). Nothing is
+ * copied: both must outlive the npu_ir (see the top of this section). On failure
+ * the arena is left as it was and *out is NULL. ctx may be NULL (no message); the
+ * object reports later errors into it. */
+npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xml,
+                              size_t xml_len, const void *weights, uint64_t weights_size,
+                              npu_ir **out);
+
+/* Loads xml_path and maps bin_path read-only. bin_path NULL: xml_path with its
+ * ".xml" suffix replaced by ".bin" (or ".bin" appended); a missing .bin then
+ * means "no weights" (any Const with bytes fails with NPU_ERR_FORMAT naming the
+ * path). An explicit bin_path that cannot be opened is NPU_ERR_IO. Call
+ * npu_ir_close() to unmap. On failure nothing stays mapped and the arena is left
+ * as it was. */
+npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path,
+                       const char *bin_path, npu_ir **out);
+
+/* Releases the mappings of npu_ir_open (no-op for npu_ir_load_memory and NULL).
+ * The object and every pointer it returned (names, const data) must not be used
+ * afterwards; its arena memory is the caller's to reuse. Payloads written in
+ * layout B point into the mapping: close only after compiling them. */
+void npu_ir_close(npu_ir *ir);
+
+/* Bytes the loaded object keeps in its arena. */
+size_t npu_ir_arena_bytes(const npu_ir *ir);
+
+/* IR version (10 or 11). */
+uint32_t npu_ir_version(const npu_ir *ir);
+/* The weights the IR was loaded with (mapping base or caller pointer; NULL if none). */
+const void *npu_ir_weights(const npu_ir *ir, uint64_t *size);
+
+/* Counts and entries. Out-of-range indices (and NULL ir) give NULL. Entries live
+ * as long as the npu_ir. */
+uint32_t npu_ir_input_count(const npu_ir *ir);
+const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index);
+uint32_t npu_ir_output_count(const npu_ir *ir);
+const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index);
+uint32_t npu_ir_const_count(const npu_ir *ir);
+const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index);
+uint32_t npu_ir_state_count(const npu_ir *ir);
+const npu_ir_state *npu_ir_state_at(const npu_ir *ir, uint32_t index);
+
+/* Sets the layout of input (is_output 0) or output (is_output 1) `index`, e.g.
+ * "NCHW", "NC", "N...C", "?C" (letters, '?', at most one "..."; without "..."
+ * exactly one character per dim). "" clears it. Moves the batch axis to the N,
+ * or to 0 when there is none. Errors: NPU_ERR_NOT_FOUND (index),
+ * NPU_ERR_INVALID_ARGUMENT (syntax, or rank mismatch: message names the input). */
+npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const char *layout);
+
+/* Debatching support: from now on every payload written rewrites the batch dim
+ * of every top-level Parameter (its <data shape> entry and its output port's
+ * <dim>, at npu_ir_io.batch_axis) to `batch` (>= 1); 0 turns the rewrite off.
+ * Only Parameter layers are rewritten: the compiler re-infers every other shape.
+ * Constants holding the batch (e.g. a Reshape target [8,-1]) are NOT rewritten:
+ * such a model cannot be debatched this way and the compiler will reject it or
+ * give wrong shapes. Scalar inputs are left alone.
+ * *original_batch (may be NULL) gets the batch the IR declares: N when every
+ * input with a batch axis has the same static N, NPU_DIM_DYNAMIC when one of them
+ * is dynamic. Errors: NPU_ERR_SHAPE (two inputs declare different static
+ * batches; the message names both), NPU_ERR_NOT_FOUND (no input has a batch
+ * axis), NPU_ERR_INVALID_ARGUMENT (batch < 0). On error the setting is unchanged. */
+npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch);
+
+/* Writes the NGRAPH_LITE payload (section "Shared by sections 7 and 8"):
+ *  - layout B (NPU_PAYLOAD_NO_WEIGHTS_COPY, the default): header, compiler
+ *    version, constants blob, XML. In the XML every Const of at least
+ *    opts->weights_threshold_bytes bytes gets offset="0" and
+ *    <rt_info><attribute name="WeightsPointerAttribute" version="0" mp="ADDR"
+ *    ms="BYTES"/></rt_info> (mp = weights base + offset as a decimal number; put
+ *    into the Const's existing <rt_info> if it has one); smaller Consts are copied
+ *    into the constants blob (in Const order, unpadded) and their offset points
+ *    into it. Time and size depend on the XML only, never on the .bin size.
+ *  - layout A (NPU_PAYLOAD_WEIGHTS_COPY): the XML unchanged and all weights.
+ * The XML is streamed: no DOM, no memory taken. The batch rewrite of
+ * npu_ir_set_batch applies to both layouts. opts->compiler_version must be
+ * nonzero. dst NULL: *size gets the exact byte count. The payload in layout B
+ * holds addresses into the weights: they must stay mapped (npu_ir_close not
+ * called) until the compile call that consumes it returns.
+ * Errors: NPU_ERR_INVALID_ARGUMENT (ir, size or compiler version), NPU_ERR_BUFFER_TOO_SMALL. */
+npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opts, void *dst,
+                                size_t cap, size_t *size);
+/* ==== 9. Device, model, request ========================================== */
+/* Runs models on the NPU through the Level Zero loader and the driver's graph
+ * extension. The flow follows OpenVINO's C API:
+ *
+ *   OpenVINO                          npu
+ *   ov_core_create                    npu_device_open
+ *   ov_core_compile_model             npu_model_compile_graph / _ir / _payload
+ *   ov_core_import_model              npu_model_import / npu_model_import_file
+ *   ov_compiled_model_export_model    npu_model_export / npu_model_export_file
+ *   ov_compiled_model_create_infer_request   npu_request_create
+ *   ov_infer_request_get_tensor       npu_request_input / npu_request_output
+ *   ov_infer_request_set_tensor       npu_request_set_input_buffer / _output_buffer
+ *   ov_infer_request_infer            npu_request_infer
+ *   ov_infer_request_start_async      npu_request_start
+ *   ov_infer_request_wait_for         npu_request_wait
+ *   query_state / reset               npu_request_state_* (section "States")
+ *
+ *   npu_device *dev;
+ *   npu_device_open(&arena, ctx, NULL, &dev);
+ *   npu_model *m;
+ *   npu_model_compile_graph(dev, &arena, graph, NULL, &m);
+ *   npu_request *r;
+ *   npu_request_create(m, &arena, NULL, &r);
+ *   float *x = npu_request_input(r, 0);     // write the input in place
+ *   npu_request_infer(r);
+ *   const float *y = npu_request_output(r, 0);
+ *   npu_request_destroy(r); npu_model_destroy(m); npu_device_close(dev);
+ *
+ * Objects and their resources. Each object lives in the caller's arena (exact
+ * size queries below) and holds driver objects: destroy in reverse order
+ * (requests, then models, then the device) before reusing the arena memory.
+ * Every failing call releases every driver object it created and leaves its
+ * arena as it was.
+ *
+ * Errors: a failing Level Zero call gives NPU_ERR_DRIVER whose message names the
+ * function and its ze_result_t in hex ("zeCommandListCreate failed:
+ * ze_result_t 0x70000002"). No driver: NPU_ERR_NO_DEVICE (see npu_device_open).
+ *
+ * Threads: a device and a model are shareable: several threads may create
+ * requests and run them at once. A request is used by one thread at a time.
+ * Recording command lists (npu_request_create, npu_request_set_*_buffer) sets
+ * arguments on the model's shared driver graph; the library serializes those
+ * recordings per model with a spin lock, and inference itself touches only the
+ * request's own command lists and fence plus the (thread-safe) command queue.
+ *
+ * Built with NPU_NO_LEVEL_ZERO every function of this section still exists:
+ * those returning npu_status return NPU_ERR_NO_LEVEL_ZERO, pointer getters NULL,
+ * counts 0, size queries 0. */
+
+typedef struct npu_device npu_device;
+typedef struct npu_model npu_model;
+typedef struct npu_request npu_request;
+
+/* Most arguments (inputs + outputs + 2 x states) a model may have. */
+#define NPU_MAX_ARGS 1024
+
+typedef enum npu_priority {
+    NPU_PRIORITY_DEFAULT = 0,    /* the device's (MEDIUM unless the device options say) */
+    NPU_PRIORITY_LOW = 1,        /* ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW */
+    NPU_PRIORITY_MEDIUM = 2,     /* ZE_COMMAND_QUEUE_PRIORITY_NORMAL */
+    NPU_PRIORITY_HIGH = 3        /* ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH */
+} npu_priority;
+
+typedef enum npu_performance_hint {
+    NPU_HINT_DEFAULT = 0,        /* nothing sent to the compiler */
+    NPU_HINT_LATENCY = 1,
+    NPU_HINT_THROUGHPUT = 2
+} npu_performance_hint;
+
+/* ---- Device ---- */
+
+typedef struct npu_device_options {
+    npu_priority priority;   /* priority of the device's command queue */
+    int turbo;               /* nonzero: ask for turbo on the device's queue (needs the
+                                driver's ZE_extension_command_queue_npu; ignored
+                                without it, with an NPU_LOG_INFO message) */
+} npu_device_options;
+
+/* Bytes npu_device_open takes from an arena (exact). Thread-safe. */
+size_t npu_device_size(void);
+
+/* Initializes the Level Zero loader (zeInit with ZE_INIT_FLAG_VPU_ONLY, then
+ * 0), picks the NPU driver (Intel's NPU driver UUID first; otherwise any driver
+ * with a VPU-type device that offers an extension named "ZE_extension_graph*"),
+ * negotiates the graph extension (the highest 1.x offered, at most 1.18), and
+ * creates one context and one command queue. The device keeps `ctx` (may be
+ * NULL) for its messages and for everything created from it.
+ * Errors: NPU_ERR_INVALID_ARGUMENT; NPU_ERR_ARENA_TOO_SMALL; NPU_ERR_NO_DEVICE
+ * (no loader driver, no NPU device or no graph extension; the message says what
+ * was searched and how to run on the software NPU:
+ * ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so); NPU_ERR_DRIVER. */
+npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
+                           npu_device **out);
+
+/* Releases the queue and the context. Every model and request of the device must
+ * have been destroyed first. NULL is a no-op. Not thread-safe with other uses of
+ * the device. */
+void npu_device_close(npu_device *dev);
+
+typedef struct npu_device_properties {
+    char name[256];               /* "Intel(R) AI Boost" */
+    char platform[16];            /* "3720", "4000", "50xx" or "unknown" (from device_id) */
+    uint32_t device_id;           /* PCI device id */
+    uint32_t vendor_id;
+    uint32_t driver_version;      /* ze_driver_properties_t.driverVersion */
+    uint32_t api_version;         /* zeDriverGetApiVersion, (major << 16) | minor */
+    uint32_t graph_ext_version;   /* negotiated graph extension, (major << 16) | minor */
+    uint32_t compiler_version;    /* the driver's compiler, (major << 16) | minor; 0 none */
+    uint32_t max_opset;           /* highest OpenVINO opset the compiler takes */
+    uint64_t memory_total;        /* NPU memory (pfnQueryContextMemory DDR, ext >= 1.5;
+                                     0 when unknown) */
+    uint64_t memory_allocated;    /* ... of it allocated now */
+    uint32_t optimal_requests_latency;     /* OPTIMAL_NUMBER_OF_INFER_REQUESTS, LATENCY: 1 */
+    uint32_t optimal_requests_throughput;  /* THROUGHPUT: 3720 4, 4000 and later 8 */
+    int no_weights_copy;          /* the compiler takes IR layout B (NO_WEIGHTS_COPY) */
+    int host_memory_import;       /* caller buffers can be imported (zero copy) */
+    int is_simulated;             /* the driver is not Intel's NPU driver (e.g. the
+                                     software NPU of sim/) */
+    uint8_t driver_uuid[16];
+} npu_device_properties;
+
+/* Fills `out` (memory figures are read now). Errors: NPU_ERR_INVALID_ARGUMENT,
+ * NPU_ERR_DRIVER. Thread-safe. */
+npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out);
+
+/* OpenVINO's OPTIMAL_NUMBER_OF_INFER_REQUESTS for a hint (DEFAULT = LATENCY).
+ * 0 for a NULL device. */
+uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint);
+
+/* The OpenVINO property names npu_device_get_property understands, NULL-
+ * terminated, static: "FULL_DEVICE_NAME", "DEVICE_ARCHITECTURE",
+ * "NPU_DRIVER_VERSION", "NPU_COMPILER_VERSION", "NPU_DEVICE_TOTAL_MEM_SIZE",
+ * "NPU_DEVICE_ALLOC_MEM_SIZE", "OPTIMAL_NUMBER_OF_INFER_REQUESTS", ... */
+const char *const *npu_device_supported_properties(void);
+
+/* One property as text (what ov_core_get_property prints), size-query
+ * convention: dst NULL gives the bytes needed (with the NUL) in *size.
+ * Errors: NPU_ERR_NOT_FOUND (unknown name), NPU_ERR_BUFFER_TOO_SMALL,
+ * NPU_ERR_DRIVER. */
+npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap,
+                                   size_t *size);
+
+/* ---- Model: compile, import, export ---- */
+
+/* Bytes a model object takes (exact) for a compiled graph with n_args driver
+ * arguments = inputs + outputs + 2 x state variables. */
+size_t npu_model_size(uint32_t n_args);
+
+/* Who handles a batched model (OpenVINO's NPU_BATCH_MODE). See "Batching" below
+ * npu_compile_options. */
+typedef enum npu_batch_mode {
+    NPU_BATCH_AUTO = 0,      /* default: PLUGIN when possible, else COMPILER (logged) */
+    NPU_BATCH_PLUGIN = 1,    /* npu debatches: compile at batch 1, run N command lists */
+    NPU_BATCH_COMPILER = 2   /* the compiler gets the batched model */
+} npu_batch_mode;
+
+typedef struct npu_compile_options {
+    npu_payload_layout payload_layout;   /* DEFAULT: B if the compiler advertises the
+                                            no-weights-copy serializer, else A */
+    uint64_t weights_threshold_bytes;    /* layout B: see npu_payload_options */
+    /* Element type overrides of the compiled inputs / outputs, by index (the
+     * buffers then have that type; the compiler converts). NPU_TYPE_UNDEFINED
+     * entries keep the model's type. Arrays may be NULL. */
+    const npu_type *input_types;
+    uint32_t n_input_types;
+    const npu_type *output_types;
+    uint32_t n_output_types;
+    npu_performance_hint hint;           /* --config PERFORMANCE_HINT */
+    npu_priority priority;               /* MODEL_PRIORITY, and the queue this model's
+                                            requests use (its own queue if it differs
+                                            from the device's) */
+    int turbo;                           /* NPU_TURBO="YES" and a turbo queue */
+    uint32_t tiles;                      /* NPU_TILES; 0: the compiler's choice */
+    int optimization_level;              /* 0: default; 1, 2, 3: optimization-level=0,1,2
+                                            (NPU_COMPILATION_MODE_PARAMS) */
+    const char *extra_config;            /* appended after --config: KEY="VAL" ... */
+    int disable_driver_cache;            /* ZE_GRAPH_FLAG_DISABLE_CACHING (always set
+                                            while cache_dir is in use) */
+    npu_batch_mode batch_mode;           /* graph / IR compiles; see "Batching" */
+    const char *cache_dir;               /* graph / IR compiles: the model cache
+                                            directory (see "Model cache"); NULL: none */
+} npu_compile_options;
+
+/* Batching (graph and IR compiles; npu_model_compile_payload sends the payload
+ * as it is). The batch axis of an input or output is the 'N' of its layout
+ * (npu_graph_set_layout, npu_ir_set_layout, an IR layout rt_info), else axis 0.
+ * A model is batched when an input's batch is not 1 (static N > 1, or dynamic:
+ * NPU_DIM_DYNAMIC / IR "?"); an IR's batch set with npu_ir_set_batch counts.
+ *  - PLUGIN: the model is compiled at batch 1 (a graph through
+ *    npu_graph_set_batch(g, 1), an IR through npu_ir_set_batch(ir, 1); both are
+ *    set back to what they were before the call returns, so the graph or IR is
+ *    modified DURING the call: do not use it from another thread meanwhile).
+ *    Requests then run N command lists per inference, list i bound to slice i
+ *    of every input and output buffer (base + i x bytes / N), all N submitted
+ *    in one zeCommandQueueExecuteCommandLists call with one fence; no copies.
+ *    Needs: every input and output has its batch on the outermost axis (axis 0)
+ *    with the same N, and no state variables. A dynamic batch compiles at batch
+ *    1 and each request runs 1..max_batch lists (npu_request_options.max_batch,
+ *    npu_request_set_batch).
+ *  - COMPILER: the batched model goes to the compiler as it is.
+ *  - AUTO: PLUGIN when the model is batched and can be debatched, otherwise
+ *    COMPILER; falling back is logged (NPU_LOG_WARN, with the batch and the
+ *    reason): inputs with different batches, a batch axis that is not the
+ *    outermost, a scalar input or output, state variables, npu_graph_set_batch
+ *    failing, the compiler rejecting the batch-1 model, or a compiled argument
+ *    without batch 1 on its batch axis.
+ * An explicit PLUGIN never falls back: those cases fail with
+ * NPU_ERR_UNSUPPORTED (or the compiler's NPU_ERR_COMPILE), message naming the
+ * reason. An unbatched model (batch 1) compiles as it is in every mode, states
+ * or not. The original batch (N, or -1 for a dynamic one) and the layouts go
+ * into the metadata of an exported blob (OVNPU batchSize, layouts), so an
+ * imported blob debatches the same way.
+ *
+ * Model cache (cache_dir != NULL). A compile first computes a key: a 128-bit
+ * hash over the model structure (a graph: its IR XML with weight offsets; an
+ * IR: its XML text), the bytes of every constant (never their addresses), the
+ * build flags and options that change the blob (payload layout, layouts, batch
+ * mode, original and compiled batch), the compiler version, the device platform
+ * and npu's version. The entry <cache_dir>/<key>.npucache, if present and
+ * intact, is imported (mapped, used in place by the driver when it can);
+ * otherwise the model is compiled and exported into a new entry (written to a
+ * temporary file, synced and renamed: a reader never sees a torn entry; two
+ * processes storing the same entry at once each rename a complete file).
+ * An entry that is truncated, corrupt, foreign, of another format version or
+ * of another model is discarded, logged (NPU_LOG_WARN), recompiled and
+ * replaced. The cache never fails a compile: a missing directory is created
+ * (one level); an unreadable, read-only or full directory logs a warning and
+ * the model is compiled and used without storing. While a cache directory is
+ * used, the driver's own cache is bypassed (ZE_GRAPH_FLAG_DISABLE_CACHING), as
+ * OpenVINO does. npu_model_get_info tells whether the model came from the
+ * cache. The cache never deletes entries (remove the directory to clear it). */
+
+/* Compiles an NGRAPH_LITE payload the caller built (stamped with the device's
+ * compiler version: npu_device_get_properties). Only the overrides the caller
+ * gives are sent as build flags (the payload is not parsed). The payload must
+ * stay alive until the call returns (layout B: the constants it points at too).
+ * The model takes npu_model_size(n_args) bytes of `arena`.
+ * Errors: NPU_ERR_COMPILE (message: the driver's build log), NPU_ERR_DRIVER,
+ * NPU_ERR_ARENA_TOO_SMALL (the graph is destroyed again), NPU_ERR_UNSUPPORTED (an
+ * argument type the runtime does not know), NPU_ERR_LIMIT (> NPU_MAX_ARGS). */
+npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload,
+                                     size_t size, const npu_compile_options *opts,
+                                     npu_model **out);
+
+/* Writes the graph's payload (layout per opts / the driver, stamped with the
+ * device's compiler version) into `arena` transiently, with the build flags
+ * (every input and output: precision and layout by rank, by index for compilers
+ * >= 5.9, else by name), compiles it and rewinds the payload before the model is
+ * carved: peak arena use is max(payload + flags, model). The graph (and its
+ * constants) must stay alive until the call returns. */
+npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out);
+/* The exact arena capacity (from the arena's current use) that
+ * npu_model_compile_graph needs with these options. */
+npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph,
+                                        const npu_compile_options *opts, size_t *bytes);
+
+/* The same for a loaded IR (section 8). The IR must stay loaded (mapped) until
+ * the call returns. */
+npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out);
+npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir,
+                                     const npu_compile_options *opts, size_t *bytes);
+
+typedef struct npu_import_options {
+    npu_priority priority;   /* as in npu_compile_options */
+    int turbo;
+    /* npu_model_import only: the caller promises to keep the blob alive and
+     * unchanged until npu_model_destroy. Then, when the blob's address and size
+     * are 4096-aligned and the extension is >= 1.13, the driver is told it may
+     * use it in place (ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT). 0 (default): the
+     * blob is needed only during the call. */
+    int blob_persistent;
+} npu_import_options;
+
+/* Imports a compiled blob: a native blob, optionally followed by the "OVNPU"
+ * metadata tail that OpenVINO's export_model and npu_model_export append (the
+ * tail gives the batch size and I/O layouts; a debatched blob comes back
+ * debatched). Errors: NPU_ERR_FORMAT (malformed tail, or the driver rejects the
+ * blob as not native), NPU_ERR_UNSUPPORTED (a tail that marks the blob
+ * encrypted, weights-separated or not ELF), NPU_ERR_DRIVER, NPU_ERR_ARENA_TOO_SMALL. */
+npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
+                            const npu_import_options *opts, npu_model **out);
+
+/* Imports a blob file, mapped read-only. When the blob part is page-aligned in
+ * size and the extension is >= 1.13, the mapping is passed as persistent and
+ * kept until npu_model_destroy; otherwise it is unmapped before returning.
+ * Errors: those of npu_model_import, NPU_ERR_IO (names the file). */
+npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
+                                 const npu_import_options *opts, npu_model **out);
+
+/* Writes the native blob followed by an OVNPU 2.7 metadata tail (batch size and
+ * layouts of the model, the compiler version), the format npu_model_import and
+ * OpenVINO's import_model read. Size-query convention: dst NULL gives the exact
+ * byte count. The blob is copied straight into dst (no scratch memory).
+ * Thread-safe. Errors: NPU_ERR_BUFFER_TOO_SMALL, NPU_ERR_DRIVER. */
+npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size);
+
+/* Writes the export to `path` atomically: a temporary file in the same
+ * directory is sized, mapped, filled, synced and renamed over `path`, and the
+ * directory is synced. On any error the temporary file is removed: `path` is
+ * either the complete old file or the complete new one. Errors: NPU_ERR_IO
+ * (names the file and errno text), NPU_ERR_DRIVER. */
+npu_status npu_model_export_file(npu_model *model, const char *path);
+
+/* Destroys the driver graph (and releases a file mapping). Requests of the model
+ * must have been destroyed. NULL is a no-op. */
+void npu_model_destroy(npu_model *model);
+
+/* Bytes the model object took from its arena. */
+size_t npu_model_arena_bytes(const npu_model *model);
+
+/* The model's inputs, outputs and state variables as the caller sees them
+ * (states and the driver's internal arguments excluded). Shapes and bytes are
+ * per request buffer: with debatching (npu_model_batch > 1) the batch axis holds
+ * the full batch. Names: the tensor name, else the layer name (states: the
+ * variable id). Out-of-range index or NULL model: NULL. Descriptions live as
+ * long as the model. */
+uint32_t npu_model_input_count(const npu_model *model);
+const npu_tensor_desc *npu_model_input(const npu_model *model, uint32_t index);
+uint32_t npu_model_output_count(const npu_model *model);
+const npu_tensor_desc *npu_model_output(const npu_model *model, uint32_t index);
+uint32_t npu_model_state_count(const npu_model *model);
+const npu_tensor_desc *npu_model_state(const npu_model *model, uint32_t index);
+
+/* The batch the runtime debatches into separate command lists (1: none, and
+ * for a dynamic-batch model, whose requests choose: npu_request_set_batch). */
+uint32_t npu_model_batch(const npu_model *model);
+
+/* What happened when the model was created. */
+typedef struct npu_model_info {
+    int from_cache;               /* 1: imported from cache_dir */
+    npu_batch_mode batch_mode;    /* PLUGIN or COMPILER when the model is batched,
+                                     else AUTO (imported blobs: PLUGIN when the
+                                     metadata records a batch) */
+    int64_t original_batch;       /* N (1 if unbatched), or NPU_DIM_DYNAMIC */
+    uint64_t compile_ns;          /* time in the driver's compiler (graph creation
+                                     and argument queries; 0 if imported) */
+    uint64_t import_ns;           /* time importing a blob (0 if compiled) */
+} npu_model_info;
+
+/* Fills *out. Thread-safe. Errors: NPU_ERR_INVALID_ARGUMENT (NULL). */
+npu_status npu_model_get_info(const npu_model *model, npu_model_info *out);
+
+/* ---- Requests ---- */
+
+typedef struct npu_request_options {
+    int cached_inputs;   /* nonzero: input buffers without BIAS_WRITE_COMBINED (use it
+                            when the host reads inputs back; WC memory reads slowly) */
+    uint32_t max_batch;  /* dynamic-batch models: buffers and command lists for this
+                            many batch elements (0: 1; at most 4096). Ignored for
+                            other models. */
+} npu_request_options;
+
+/* Bytes npu_request_create takes from an arena (exact). 0 for a NULL model. */
+size_t npu_request_size(const npu_model *model, const npu_request_options *opts);
+
+/* Creates an inference request: one host buffer per argument (zeMemAllocHost,
+ * 4096-aligned, sizes rounded up to 4096), a fence, and the command lists,
+ * recorded once here (one list, or npu_model_batch() lists for a debatched model,
+ * max_batch lists for a dynamic-batch one;
+ * twice that for a model with states, so that state buffers alternate without
+ * copies). The request reports into the model's context.
+ * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_ARENA_TOO_SMALL, NPU_ERR_DRIVER. */
+npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
+                              npu_request **out);
+
+/* Waits for a running inference, then frees every driver object of the request.
+ * NULL is a no-op. */
+void npu_request_destroy(npu_request *req);
+
+/* Data pointers of input / output `index` (the model's numbering): the caller
+ * writes inputs and reads outputs in place, zero copy. With a caller buffer
+ * attached (below) the caller buffer is returned. Valid until the request is
+ * destroyed or the buffer is replaced. NULL for an out-of-range index. */
+void *npu_request_input(npu_request *req, uint32_t index);
+void *npu_request_output(npu_request *req, uint32_t index);
+
+/* Looks an input / output up by name (exact match). Do it once at setup, not
+ * per inference. Errors: NPU_ERR_NOT_FOUND (names it), NPU_ERR_INVALID_ARGUMENT. */
+npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index);
+npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index);
+
+/* Attaches caller memory as input / output `index` (OpenVINO's set_tensor). size
+ * must be at least the tensor's bytes (dynamic-batch models: max_batch x
+ * desc.bytes). When the driver can import host memory
+ * and ptr and size are 4096-aligned, the memory is imported and used in place
+ * (zero copy; the command lists are re-recorded once, here). Otherwise each
+ * inference copies the tensor's bytes from the buffer before it runs (inputs)
+ * or into it after it finished (outputs): one memcpy of that size per
+ * inference. ptr NULL detaches (back to the request's own buffer). The memory
+ * must stay valid while attached. Not while the request runs (NPU_ERR_STATE).
+ * Errors: NPU_ERR_NOT_FOUND, NPU_ERR_BUFFER_TOO_SMALL, NPU_ERR_DRIVER. */
+npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
+npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
+
+/* Dynamic-batch models: the number of batch elements (1 <= n <= max_batch)
+ * the next inferences compute: n command lists are submitted, over the first n
+ * slices of every input and output buffer (element i at base + i x desc.bytes;
+ * a copy-mode caller buffer copies n x desc.bytes). A new request computes
+ * max_batch. Other models accept only n == npu_model_batch(). Not while an
+ * inference runs. Errors: NPU_ERR_INVALID_ARGUMENT (n out of range, message
+ * gives the range), NPU_ERR_STATE (running). */
+npu_status npu_request_set_batch(npu_request *req, uint32_t n);
+
+/* Runs one inference and waits for it: submit, fence wait, fence reset. No
+ * allocation, formatting or name lookup happens on this path.
+ * Errors: NPU_ERR_STATE (an async inference is running), NPU_ERR_DRIVER. If
+ * the wait itself fails the request stays running: npu_request_wait again. */
+npu_status npu_request_infer(npu_request *req);
+
+/* Submits one inference and returns at once. Errors: NPU_ERR_STATE (already
+ * running), NPU_ERR_DRIVER. */
+npu_status npu_request_start(npu_request *req);
+
+/* Waits up to timeout_ns (UINT64_MAX: forever; 0: poll) for the started
+ * inference. NPU_OK when finished (outputs are ready), NPU_NOT_READY on timeout,
+ * NPU_OK at once if nothing runs. */
+npu_status npu_request_wait(npu_request *req, uint64_t timeout_ns);
+
+/* npu_request_wait(req, 0). */
+npu_status npu_request_poll(npu_request *req);
+
+/* ---- States (ReadValue / Assign variables) ----
+ * A stateful model carries each variable from one inference to the next: the
+ * value its Assign wrote is what its ReadValue reads next time. The request keeps
+ * two buffers per variable and alternates them (two recorded sets of command
+ * lists), so carrying a state costs nothing per inference. A new request starts
+ * with zeroed states. Not while the request runs (NPU_ERR_STATE). */
+uint32_t npu_request_state_count(const npu_request *req);
+/* desc->name is the variable id. Errors: NPU_ERR_NOT_FOUND. */
+npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc);
+/* The buffer the next inference reads (the value after the last one); the caller
+ * may read or write it in place until the next inference. NULL if out of range. */
+void *npu_request_state_data(npu_request *req, uint32_t index);
+/* Copies `size` bytes (the state's bytes exactly) into the state. */
+npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size);
+/* Zero-fills the state. */
+npu_status npu_request_state_reset(npu_request *req, uint32_t index);
+/* ==== 10. Inspecting a blob before import =============================== */
+/* A compiled blob exported by OpenVINO's NPU plugin (`export_model`) or by npu
+ * ends with a versioned metadata tail:
+ *
+ *   [native blob][zero padding][fields][u64 blob data size]["OVNPU"]
+ *
+ * npu reads metadata versions 2.0 to 2.7 (and the known fields of newer 2.x
+ * versions, whose extra fields are skipped); it writes version 2.7. A blob
+ * without the tail (a raw ELF from the driver) is valid too: it has no
+ * metadata. In the OpenVINO-version field npu writes its own version
+ * (NPU_VERSION_MAJOR/MINOR/PATCH), so a blob exported by npu is recognisable;
+ * OpenVINO releases that demand an exact version match will refuse it unless
+ * their version check is disabled. */
+
+/* Most layouts a tail may carry (inputs and outputs together). */
+#define NPU_BLOB_MAX_LAYOUTS 64
+
+typedef struct npu_blob_info {
+    int has_metadata;               /* 1: an OVNPU tail was found; 0: raw blob (the
+                                       fields below are then 0 except blob_size) */
+    uint32_t metadata_version;      /* (major << 16) | minor, e.g. 0x00020007 */
+    uint16_t openvino_version[3];   /* major, minor, patch of the writer (npu writes
+                                       its own version here) */
+    int64_t batch_size;             /* 0: no batch recorded; N > 1: static batch N
+                                       debatched at run time; -1: dynamic batch */
+    uint32_t n_input_layouts;       /* layouts[0 .. n_input_layouts) are inputs' */
+    uint32_t n_output_layouts;      /* then outputs' */
+    char layouts[NPU_BLOB_MAX_LAYOUTS][NPU_LAYOUT_MAX]; /* e.g. "[N,C,H,W]", "" unknown */
+    uint32_t compiler_version;      /* (major << 16) | minor of the compiler; 0 unknown */
+    uint64_t blob_size;             /* bytes of the native blob (with its padding):
+                                       what is handed to the driver on import; the
+                                       whole input when has_metadata is 0 */
+    uint64_t init_count;            /* weights-separated blobs: number of init blobs */
+    int encrypted;                  /* the blob is encrypted */
+    uint32_t blob_type;             /* 0 ELF, 1 LLVM, 2 BYTECODE */
+    uint64_t compatibility_descriptor_size; /* bytes of the 2.6 descriptor (skipped) */
+    int importable;                 /* 1 when npu can import it: not encrypted, no
+                                       init blobs, ELF */
+} npu_blob_info_t;
+
+/* Reads the metadata tail of the blob at data[0 .. size) into *info without
+ * importing it. The input is treated as hostile: every count and length is
+ * checked. ctx may be NULL. data is only read during the call; info is
+ * caller-owned and fully overwritten (zeroed on failure). Thread-safe for
+ * distinct info structs.
+ * A tail npu cannot import but that is well-formed (encrypted, init blobs, not
+ * ELF) is reported with importable = 0, not as an error.
+ * Errors: NPU_ERR_INVALID_ARGUMENT (data or info NULL), NPU_ERR_FORMAT (the tail
+ * is present but malformed: blob data size past the end, counts or lengths past
+ * the end, more than NPU_BLOB_MAX_LAYOUTS layouts or a layout longer than
+ * NPU_LAYOUT_MAX - 1, unknown major version, non-zero bytes in the padding; the
+ * message names the field). */
+npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
+                         npu_blob_info_t *info);
 
 #ifdef __cplusplus
 }
