@@ -140,6 +140,46 @@ static size_t npu__strlcpy(char *dst, const char *src, size_t cap)
     return n;
 }
 
+/* Maps the whole regular file `path` read-only and private (the IR loader, blob
+ * import, the model cache). *map is NULL for an empty file. Returns NULL, or
+ * why it failed (strerror text, or "not a regular file" / "too large to map")
+ * with *err the errno (0 for those two). */
+static const char *npu__map_file(const char *path, void **map, size_t *len, int *err)
+{
+    struct stat sb;
+    const char *why = NULL;
+    int fd;
+    *map = NULL;
+    *len = 0;
+    *err = 0;
+    do {
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        *err = errno;
+        return strerror(*err);
+    }
+    if (fstat(fd, &sb) != 0) {
+        *err = errno;
+        why = strerror(*err);
+    } else if (!S_ISREG(sb.st_mode)) {
+        why = "not a regular file";
+    } else if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
+        why = "too large to map";
+    } else if (sb.st_size > 0) {
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            *err = errno;
+            why = strerror(*err);
+        } else {
+            *map = p;
+            *len = (size_t)sb.st_size;
+        }
+    }
+    close(fd);
+    return why;
+}
+
 /* ==== 2. Arena =========================================================== */
 /* Owns: npu_arena bookkeeping. Calls: section 3 for the "too small" message. */
 
@@ -4449,42 +4489,20 @@ npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xm
     return npu__ir_load(arena, ctx, "IR XML", xml, xml_len, weights, weights_size, out);
 }
 
-/* Maps a whole file read-only. A zero-length file gives *map NULL. */
+/* Maps a whole file read-only (npu__map_file). A zero-length file gives *map
+ * NULL; a missing one, with missing_ok, *missing = 1. */
 static npu_status npu__ir_map(npu_context *ctx, const char *path, int missing_ok, void **map, size_t *len,
                               int *missing)
 {
-    struct stat sb;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    *map = NULL;
-    *len = 0;
+    int err;
+    const char *why = npu__map_file(path, map, len, &err);
     if (missing) *missing = 0;
-    if (fd < 0) {
-        if (missing_ok && errno == ENOENT) {
-            *missing = 1;
-            return NPU_OK;
-        }
-        return npu__fail(ctx, NPU_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    if (why == NULL) return NPU_OK;
+    if (missing_ok && err == ENOENT) {
+        *missing = 1;
+        return NPU_OK;
     }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return npu__fail(ctx, NPU_ERR_IO, "'%s' is not a regular file", path);
-    }
-    if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
-        close(fd);
-        return npu__fail(ctx, NPU_ERR_IO, "'%s' is too large to map", path);
-    }
-    if (sb.st_size > 0) {
-        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-            int e = errno;
-            close(fd);
-            return npu__fail(ctx, NPU_ERR_IO, "cannot map '%s': %s", path, strerror(e));
-        }
-        *map = p;
-        *len = (size_t)sb.st_size;
-    }
-    close(fd);
-    return NPU_OK;
+    return npu__fail(ctx, NPU_ERR_IO, "cannot read '%s': %s", path, why);
 }
 
 static const char *npu__ir_basename(const char *path)
@@ -4699,21 +4717,16 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
 
 /* ==== 9. Level Zero binding ============================================== */
 /* Owns: our own declarations of the Intel NPU graph extension ABI (the Debian
- * loader headers are spec 1.4 and lack it), driver selection, extension
- * negotiation, and the ze_result_t -> npu_status mapping.
- * ==== 10. Device, model, request ==========================================
- * Owns: npu_device, npu_model (compile, import, export), npu_request (buffers,
- * command lists, inference, states). Calls: sections 6-8 for payloads, section
- * 11 (npu__meta_read / npu__meta_write) for the blob metadata tail. */
+ * loader headers are spec 1.4 and lack it), which table entries each extension
+ * version needs, the ze_result_t -> npu_status mapping, the objects of
+ * sections 10-12 and their small shared helpers. Sections 10-12 use it;
+ * section 11 also calls sections 6-8 (payloads) and 13 (npu__meta_read /
+ * npu__meta_write, the blob metadata tail). */
 
 #ifndef NPU_NO_LEVEL_ZERO
 
 #include <ze_api.h>
 
-
-#ifndef __STDC_NO_ATOMICS__
-#define NPU__HAVE_ATOMICS 1
-#endif
 
 /* ---- Graph extension ABI (ze-graph-ext.md sections 1-2; LP64 offsets) ---- */
 
@@ -4747,6 +4760,10 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
 #define NPU__ZE_NPU_COMPILER_OPTIONS 1u
 
 #define NPU__MAX_BATCH 4096u   /* largest batch a model or request debatches into */
+/* Largest buffer of one argument (all batch elements): page rounding of it
+ * cannot overflow a size_t. */
+#define NPU__MAX_ARG_BYTES ((uint64_t)(SIZE_MAX - 4095u) < (UINT64_MAX >> 1) ? (uint64_t)(SIZE_MAX - 4095u) \
+                                                                           : (UINT64_MAX >> 1))
 
 #define NPU__READ_VALUE_PREFIX "vpux_ie_read_value_"
 #define NPU__ASSIGN_PREFIX "vpux_ie_assign_"
@@ -4916,6 +4933,38 @@ static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r
     return npu__fail(ctx, NPU_ERR_DRIVER, "%s failed: ze_result_t 0x%08x", what, (unsigned)r);
 }
 
+/* The highest graph extension version <= `version` whose table entries (the
+ * ones npu calls) are all present in g; 0 when a 1.0 entry is missing. The
+ * rest of the file then tests only the version, never a pointer. */
+static uint32_t npu__ext_usable(const npu__ze_graph_ddi *g, uint32_t version)
+{
+    int minor = (int)(version & 0xffffu);
+#define NPU__NEED(f, since) \
+    if (g->f == NULL && minor >= (since)) minor = (since) - 1
+    NPU__NEED(pfnCreate, 0);
+    NPU__NEED(pfnDestroy, 0);
+    NPU__NEED(pfnGetProperties, 0);
+    NPU__NEED(pfnGetArgumentProperties, 0);
+    NPU__NEED(pfnSetArgumentValue, 0);
+    NPU__NEED(pfnAppendGraphInitialize, 0);
+    NPU__NEED(pfnAppendGraphExecute, 0);
+    NPU__NEED(pfnGetNativeBinary, 0);
+    NPU__NEED(pfnDeviceGetGraphProperties, 0);
+    NPU__NEED(pfnGraphGetArgumentMetadata, 1);
+    NPU__NEED(pfnGetArgumentProperties2, 1);
+    NPU__NEED(pfnGetArgumentProperties3, 2);
+    NPU__NEED(pfnBuildLogGetString, 4);
+    NPU__NEED(pfnCreate2, 5);
+    NPU__NEED(pfnQueryContextMemory, 5);
+    NPU__NEED(pfnGetNativeBinary2, 7);
+    NPU__NEED(pfnGetProperties2, 8);
+    NPU__NEED(pfnGraphInitialize, 8);
+    NPU__NEED(pfnCompilerIsOptionSupported, 11);
+    NPU__NEED(pfnCreate3, 12);
+#undef NPU__NEED
+    return minor < 0 ? 0 : NPU__ZE_VERSION(1, minor);
+}
+
 #define NPU__ZE(ctx, call, name)                                  \
     do {                                                          \
         ze_result_t npu__r = (call);                              \
@@ -4984,9 +5033,7 @@ struct npu_model {
     void *map;                            /* import_file mapping kept for the graph */
     size_t map_size;
     size_t arena_bytes;
-#ifdef NPU__HAVE_ATOMICS
     atomic_flag record_lock;              /* serializes SetArgumentValue + Append */
-#endif
 };
 
 typedef struct npu__req_arg {
@@ -5092,23 +5139,33 @@ static const char *npu__layout_by_rank(uint32_t rank)
     return rank < 6 ? by_rank[rank] : "BLOCKED";
 }
 
+/* fsync()s the directory that holds `path` (making a rename in it durable).
+ * Returns 0 or an errno. */
+static int npu__fsync_dir_of(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    int fd, err = 0;
+    if (n >= sizeof dir) return ENAMETOOLONG;
+    memcpy(dir, n > 0 ? path : ".", n > 0 ? n : 1);
+    dir[n > 0 ? n : 1] = '\0';
+    fd = open(dir, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    if (fsync(fd) != 0 && errno != EINVAL) err = errno;
+    close(fd);
+    return err;
+}
+
 /* Polite spin lock (record_lock); recordings are short and rare. */
 static void npu__model_lock(npu_model *m)
 {
-#ifdef NPU__HAVE_ATOMICS
     while (atomic_flag_test_and_set_explicit(&m->record_lock, memory_order_acquire)) sched_yield();
-#else
-    NPU__UNUSED(m);
-#endif
 }
 
 static void npu__model_unlock(npu_model *m)
 {
-#ifdef NPU__HAVE_ATOMICS
     atomic_flag_clear_explicit(&m->record_lock, memory_order_release);
-#else
-    NPU__UNUSED(m);
-#endif
 }
 
 /* ==== 10. Device ========================================================= */
@@ -5314,6 +5371,10 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
                          "no NPU: zeDriverGetExtensionFunctionAddress(\"%s\") failed: ze_result_t 0x%08x. %s",
                          ext_name, (unsigned)r, npu__no_device_hint);
     }
+    d->ext_version = npu__ext_usable(d->g, d->ext_version);
+    if (d->ext_version == 0)
+        return npu__fail(ctx, NPU_ERR_NO_DEVICE, "no NPU: the \"%s\" table lacks graph extension 1.0 entries. %s",
+                         ext_name, npu__no_device_hint);
     memset(&gp, 0, sizeof gp);
     gp.stype = NPU__ZE_STYPE_DEVICE_GRAPH_PROPERTIES;
     NPU__ZE(ctx, d->g->pfnDeviceGetGraphProperties(d->device, &gp), "pfnDeviceGetGraphProperties");
@@ -5322,7 +5383,7 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
         d->ext_version = gp.graphExtensionVersion;
     d->compiler_version = NPU__ZE_VERSION(gp.compilerVersion.major, gp.compilerVersion.minor);
     d->max_opset = gp.maxOVOpsetVersionSupported;
-    if (d->ext_version >= NPU__ZE_VERSION(1, 11) && d->g->pfnCompilerIsOptionSupported != NULL) {
+    if (d->ext_version >= NPU__ZE_VERSION(1, 11)) {
         r = d->g->pfnCompilerIsOptionSupported(d->device, NPU__ZE_NPU_COMPILER_OPTIONS,
                                                "NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY");
         if (r == ZE_RESULT_SUCCESS)
@@ -5443,7 +5504,7 @@ npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out
     out->host_memory_import = dev->host_import;
     out->is_simulated = dev->is_simulated;
     memcpy(out->driver_uuid, dev->driver_props.uuid.id, 16);
-    if (dev->ext_version >= NPU__ZE_VERSION(1, 5) && dev->g->pfnQueryContextMemory != NULL) {
+    if (dev->ext_version >= NPU__ZE_VERSION(1, 5)) {
         npu__ze_graph_memory_query q = {0, 0};
         NPU__ZE(dev->ctx, dev->g->pfnQueryContextMemory(dev->zctx, NPU__ZE_MEMORY_QUERY_DDR, &q),
                 "pfnQueryContextMemory");
@@ -5464,7 +5525,8 @@ const char *const *npu_device_supported_properties(void) { return npu__device_pr
 npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap, size_t *size)
 {
     npu_device_properties p;
-    char text[320];
+    const char *text = NULL;   /* the value as text, or a number in `number` */
+    uint64_t number = 0;
     npu__sink s;
     npu_status st;
     size_t i;
@@ -5476,31 +5538,40 @@ npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst,
         return npu__fail(dev->ctx, NPU_ERR_NOT_FOUND, "device property '%s' is not supported", name);
     st = npu_device_get_properties(dev, &p);
     if (st != NPU_OK) return st;
-    switch (i) {
-    case 0: snprintf(text, sizeof text, "%s", p.name); break;
-    case 1: snprintf(text, sizeof text, "%s", p.platform); break;
-    case 2: snprintf(text, sizeof text, "%s",
-                     (dev->props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) ? "INTEGRATED" : "DISCRETE");
-        break;
-    case 3: {
-        size_t k;
-        for (k = 0; k < 16; k++) snprintf(text + 2 * k, 3, "%02x", (unsigned)dev->props.uuid.id[k]);
-        break;
-    }
-    case 4: snprintf(text, sizeof text, "LEVEL0"); break;
-    case 5: snprintf(text, sizeof text, "%u", (unsigned)p.driver_version); break;
-    case 6: snprintf(text, sizeof text, "%u", (unsigned)p.compiler_version); break;
-    case 7: snprintf(text, sizeof text, "%u.%u", (unsigned)(p.graph_ext_version >> 16),
-                     (unsigned)(p.graph_ext_version & 0xffffu));
-        break;
-    case 8: snprintf(text, sizeof text, "%u", (unsigned)p.max_opset); break;
-    case 9: snprintf(text, sizeof text, "%llu", (unsigned long long)p.memory_total); break;
-    case 10: snprintf(text, sizeof text, "%llu", (unsigned long long)p.memory_allocated); break;
-    case 11: snprintf(text, sizeof text, "%u", (unsigned)p.optimal_requests_latency); break;
-    default: snprintf(text, sizeof text, "%s", p.is_simulated ? "YES" : "NO"); break;
-    }
     npu__sink_init(&s, dst, cap);
-    npu__sink_put(&s, text, strlen(text) + 1);
+    switch (i) {
+    case 0: text = p.name; break;
+    case 1: text = p.platform; break;
+    case 2: text = (dev->props.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) ? "INTEGRATED" : "DISCRETE"; break;
+    case 3: {
+        static const char hex[] = "0123456789abcdef";
+        size_t k;
+        for (k = 0; k < 32; k++) {
+            unsigned byte = dev->props.uuid.id[k / 2];
+            npu__sink_put(&s, &hex[k % 2 ? byte & 0xfu : byte >> 4], 1);
+        }
+        text = "";
+        break;
+    }
+    case 4: text = "LEVEL0"; break;
+    case 5: number = p.driver_version; break;
+    case 6: number = p.compiler_version; break;
+    case 7:
+        npu__sink_u64_dec(&s, p.graph_ext_version >> 16);
+        npu__sink_str(&s, ".");
+        number = p.graph_ext_version & 0xffffu;
+        break;
+    case 8: number = p.max_opset; break;
+    case 9: number = p.memory_total; break;
+    case 10: number = p.memory_allocated; break;
+    case 11: number = p.optimal_requests_latency; break;
+    default: text = p.is_simulated ? "YES" : "NO"; break;
+    }
+    if (text != NULL)
+        npu__sink_str(&s, text);
+    else
+        npu__sink_u64_dec(&s, number);
+    npu__sink_put(&s, "", 1);
     return npu__sink_finish(&s, dev->ctx, name, size);
 }
 
@@ -5558,6 +5629,10 @@ static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
     snprintf(what, sizeof what, "%u", (unsigned)n);
     st = npu__model_check_debatch(m, what);
     if (st != NPU_OK) return st;
+    for (i = 0; i < m->n_args; i++)
+        if (m->args[i].slice_bytes > NPU__MAX_ARG_BYTES / n)
+            return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %u",
+                             m->args[i].desc.name, (unsigned long long)m->args[i].slice_bytes, (unsigned)n);
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
         if (a->kind >= NPU__ARG_STATE_IN) continue;
@@ -5649,27 +5724,24 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
     npu__ze_graph_argument_properties_3 p;
     npu__ze_graph_argument_metadata md;
     int have_md = 0;
-    uint32_t rank, k, v = d->ext_version, pv = d->ext_version;
+    uint32_t rank, k, v = d->ext_version;
+    /* Argument properties: v3 (1.2+), v2 (1.1) or v1; each is a prefix of v3. */
+    int pv = v >= NPU__ZE_VERSION(1, 2) ? 3 : v >= NPU__ZE_VERSION(1, 1) ? 2 : 1;
+    static const uint32_t stypes[3] = {NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES,
+                                       NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_2,
+                                       NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3};
+    static const char *const fns[3] = {"pfnGetArgumentProperties", "pfnGetArgumentProperties2",
+                                       "pfnGetArgumentProperties3"};
     const char *display;
     npu_type t;
     ze_result_t r;
 
     memset(&p, 0, sizeof p);
-    if (v >= NPU__ZE_VERSION(1, 2) && d->g->pfnGetArgumentProperties3 != NULL) {
-        p.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3;
-        r = d->g->pfnGetArgumentProperties3(m->graph, index, &p);
-        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetArgumentProperties3", r);
-    } else if (v >= NPU__ZE_VERSION(1, 1) && d->g->pfnGetArgumentProperties2 != NULL) {
-        pv = NPU__ZE_VERSION(1, 1);
-        p.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_2;
-        r = d->g->pfnGetArgumentProperties2(m->graph, index, &p);
-        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetArgumentProperties2", r);
-    } else {
-        pv = NPU__ZE_VERSION(1, 0);
-        p.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES;
-        r = d->g->pfnGetArgumentProperties(m->graph, index, &p);
-        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetArgumentProperties", r);
-    }
+    p.stype = stypes[pv - 1];
+    r = (pv == 3 ? d->g->pfnGetArgumentProperties3
+         : pv == 2 ? d->g->pfnGetArgumentProperties2
+                   : d->g->pfnGetArgumentProperties)(m->graph, index, &p);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fns[pv - 1], r);
     p.name[sizeof p.name - 1] = '\0';
     npu__strlcpy(a->ze_name, p.name, sizeof a->ze_name);
     a->kind = p.type == 1 ? NPU__ARG_OUTPUT : NPU__ARG_INPUT;
@@ -5682,7 +5754,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
                          "argument this runtime does not handle", (unsigned)index, p.name);
 
     /* Metadata (ext >= 1.6, as OpenVINO), not for state arguments. */
-    if (v >= NPU__ZE_VERSION(1, 6) && d->g->pfnGraphGetArgumentMetadata != NULL && a->kind < NPU__ARG_STATE_IN) {
+    if (v >= NPU__ZE_VERSION(1, 6) && a->kind < NPU__ARG_STATE_IN) {
         memset(&md, 0, sizeof md);
         md.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA;
         r = d->g->pfnGraphGetArgumentMetadata(m->graph, index, &md);
@@ -5698,7 +5770,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: argument '%s' has element type 0x%02x "
                          "(ze_graph_argument_precision_t), which npu does not support", p.name,
                          (unsigned)p.devicePrecision);
-    if (pv >= NPU__ZE_VERSION(1, 2))
+    if (pv == 3)
         rank = p.dims_count;
     else if (have_md)
         rank = md.shape_size;
@@ -5709,8 +5781,16 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
                          (unsigned)rank);
     a->desc.type = t;
     a->desc.shape.rank = rank;
-    for (k = 0; k < rank; k++) a->desc.shape.dims[k] = (int64_t)p.dims[k];
-    a->desc.bytes = npu_shape_elements(&a->desc.shape) * npu__types[t].size;
+    a->desc.bytes = npu__types[t].size;
+    for (k = 0; k < rank; k++) {
+        a->desc.shape.dims[k] = (int64_t)p.dims[k];
+        /* The dims come from the blob: a product past what one host buffer
+         * can hold (SIZE_MAX minus the page rounding) is refused here, so that
+         * every later size (batch x bytes, page rounding) is checked once. */
+        if (npu__mul_u64(a->desc.bytes, p.dims[k], &a->desc.bytes) || a->desc.bytes > NPU__MAX_ARG_BYTES)
+            return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' is too large: its byte size "
+                             "overflows at dim %u (%u)", p.name, (unsigned)k, (unsigned)p.dims[k]);
+    }
     a->slice_bytes = a->desc.bytes;
     npu__strlcpy(a->desc.layout, npu__layout_from_ze(p.deviceLayout), sizeof a->desc.layout);
     if (strlen(a->desc.layout) != rank) a->desc.layout[0] = '\0';
@@ -5723,7 +5803,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
         display = p.name + sizeof NPU__READ_VALUE_PREFIX - 1;
     } else if (a->kind == NPU__ARG_STATE_OUT) {
         display = p.name + sizeof NPU__ASSIGN_PREFIX - 1;
-    } else if (pv >= NPU__ZE_VERSION(1, 2) && p.associated_tensor_names_count > 0) {
+    } else if (pv == 3 && p.associated_tensor_names_count > 0) {
         p.associated_tensor_names[0][255] = '\0';
         display = p.associated_tensor_names[0];
     } else if (have_md && md.tensor_names_count > 0) {
@@ -5859,13 +5939,13 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     desc2.pInput = (const uint8_t *)c->input;
     desc2.pBuildFlags = c->flags_text;
     desc2.flags = c->flags;
-    if (d->ext_version >= NPU__ZE_VERSION(1, 12) && d->g->pfnCreate3 != NULL) {
+    if (d->ext_version >= NPU__ZE_VERSION(1, 12)) {
         /* No build-log handle: a failure's log comes from
          * pfnBuildLogGetString(NULL, ...), and a successful create leaves no
          * handle to release (nothing can leak if that release failed). */
         fn = "pfnCreate3";
         r = d->g->pfnCreate3(d->zctx, d->device, &desc2, &graph, NULL);
-    } else if (d->ext_version >= NPU__ZE_VERSION(1, 5) && d->g->pfnCreate2 != NULL) {
+    } else if (d->ext_version >= NPU__ZE_VERSION(1, 5)) {
         fn = "pfnCreate2";
         r = d->g->pfnCreate2(d->zctx, d->device, &desc2, &graph);
     } else {
@@ -5903,9 +5983,7 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     m->queue = d->queue;
     m->batch_lists = 1;
     m->info.original_batch = 1;
-#ifdef NPU__HAVE_ATOMICS
     atomic_flag_clear(&m->record_lock);
-#endif
     st = NPU_OK;
     if ((c->priority != NPU_PRIORITY_DEFAULT && npu__ze_priority(c->priority) != d->queue_priority) ||
         (c->turbo && !d->queue_turbo)) {
@@ -6033,12 +6111,19 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
 {
     uint32_t i;
     if (o == NULL) return NPU_OK;
-    if ((unsigned)o->hint > (unsigned)NPU_HINT_THROUGHPUT || (unsigned)o->priority > (unsigned)NPU_PRIORITY_HIGH ||
-        o->optimization_level < 0 || o->optimization_level > 3 ||
-        (unsigned)o->payload_layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY ||
-        (unsigned)o->batch_mode > (unsigned)NPU_BATCH_COMPILER)
-        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: hint, priority, optimization level, "
-                         "payload layout or batch mode out of range");
+    {
+        /* Every enum-like field and its largest value (all start at 0). */
+        const struct { const char *name; int value, max; } range[] = {
+            {"hint", (int)o->hint, NPU_HINT_THROUGHPUT},
+            {"priority", (int)o->priority, NPU_PRIORITY_HIGH},
+            {"optimization_level", o->optimization_level, 3},
+            {"payload_layout", (int)o->payload_layout, NPU_PAYLOAD_WEIGHTS_COPY},
+            {"batch_mode", (int)o->batch_mode, NPU_BATCH_COMPILER}};
+        for (i = 0; i < NPU__COUNT_OF(range); i++)
+            if (range[i].value < 0 || range[i].value > range[i].max)
+                return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: %s is %d (0 to %d)",
+                                 range[i].name, range[i].value, range[i].max);
+    }
     if ((o->input_types == NULL && o->n_input_types > 0) || (o->output_types == NULL && o->n_output_types > 0))
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: type override count without array");
     for (i = 0; i < o->n_input_types; i++)
@@ -6351,13 +6436,12 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     if (d == NULL || arena == NULL || blob == NULL || size == 0 || out == NULL)
         return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_import: NULL argument or empty blob");
     if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
-        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority out of range");
+        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
+                         (int)opts->priority);
     memset(&meta, 0, sizeof meta);
     st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta);
     if (st != NPU_OK) return st;   /* FORMAT (malformed tail) or UNSUPPORTED (encrypted, ...) */
-    if (meta.blob_size == 0 || meta.blob_size > size)
-        return npu__fail(d->ctx, NPU_ERR_FORMAT, "import: blob size %llu in the metadata exceeds the %zu bytes given",
-                         (unsigned long long)meta.blob_size, size);
+    /* The parser guarantees 0 < meta.blob_size <= size. */
     memset(&c, 0, sizeof c);
     c.format = NPU__ZE_GRAPH_FORMAT_NATIVE;
     c.input = blob;
@@ -6405,29 +6489,17 @@ npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob,
 npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
                                  const npu_import_options *opts, npu_model **out)
 {
-    struct stat sb;
     void *map;
     size_t size;
-    int fd, persistent = 0;
+    int err, persistent = 0;
+    const char *why;
     npu_status st;
     if (out != NULL) *out = NULL;
     if (dev == NULL || path == NULL)
         return npu__fail(dev ? dev->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_import_file: NULL argument");
-    fd = open(path, O_RDONLY);
-    if (fd < 0) return npu__fail(dev->ctx, NPU_ERR_IO, "import '%s': %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return npu__fail(dev->ctx, NPU_ERR_IO, "import '%s': %s", path, strerror(e));
-    }
-    if (sb.st_size <= 0 || (uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
-        close(fd);
-        return npu__fail(dev->ctx, NPU_ERR_FORMAT, "import '%s': empty or oversized file", path);
-    }
-    size = (size_t)sb.st_size;
-    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) return npu__fail(dev->ctx, NPU_ERR_IO, "import '%s': mmap: %s", path, strerror(errno));
+    why = npu__map_file(path, &map, &size, &err);
+    if (why != NULL) return npu__fail(dev->ctx, NPU_ERR_IO, "import '%s': %s", path, why);
+    if (map == NULL) return npu__fail(dev->ctx, NPU_ERR_FORMAT, "import '%s': empty file", path);
     st = npu__import(dev, arena, map, size, opts, 1, &persistent, out);
     if (st != NPU_OK) {
         munmap(map, size);
@@ -6449,7 +6521,7 @@ static npu_status npu__native_blob(npu_model *m, const uint8_t **ptr, size_t *si
     ze_result_t r;
     *ptr = NULL;
     *size = 0;
-    if (d->ext_version >= NPU__ZE_VERSION(1, 7) && d->g->pfnGetNativeBinary2 != NULL) {
+    if (d->ext_version >= NPU__ZE_VERSION(1, 7)) {
         r = d->g->pfnGetNativeBinary2(m->graph, size, ptr);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetNativeBinary2", r);
         return NPU_OK;
@@ -6507,11 +6579,10 @@ npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *siz
 
 npu_status npu_model_export_file(npu_model *model, const char *path)
 {
-    char tmp[4096], dir[4096];
+    char tmp[4096];
     size_t size = 0, n;
-    const char *slash;
     void *map = MAP_FAILED;
-    int fd = -1, dfd;
+    int fd = -1, err = 0;
     npu_status st;
     if (model == NULL || path == NULL)
         return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_export_file: NULL argument");
@@ -6524,8 +6595,10 @@ npu_status npu_model_export_file(npu_model *model, const char *path)
     fd = mkstemp(tmp);
     if (fd < 0) return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': cannot create a temporary file: %s", path,
                                  strerror(errno));
-    if (fchmod(fd, 0644) != 0 || ftruncate(fd, (off_t)size) != 0) {
-        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': %s", tmp, strerror(errno));
+    /* posix_fallocate, not ftruncate: the blocks must exist before the mapping
+     * is written, or a full file system raises SIGBUS instead of ENOSPC. */
+    if (fchmod(fd, 0644) != 0 || (err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': %s", tmp, strerror(err ? err : errno));
         goto fail;
     }
     map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -6533,7 +6606,7 @@ npu_status npu_model_export_file(npu_model *model, const char *path)
         st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': mmap: %s", tmp, strerror(errno));
         goto fail;
     }
-    st = npu_model_export(model, map, size, &size);
+    st = npu_model_export(model, map, size, &n);   /* n: size stays the mapped length */
     if (st != NPU_OK) goto fail;
     if (msync(map, size, MS_SYNC) != 0) {
         st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': msync: %s", tmp, strerror(errno));
@@ -6555,20 +6628,7 @@ npu_status npu_model_export_file(npu_model *model, const char *path)
         st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': rename: %s", path, strerror(errno));
         goto fail;
     }
-    slash = strrchr(path, '/');
-    if (slash == NULL) {
-        npu__strlcpy(dir, ".", sizeof dir);
-    } else {
-        n = (size_t)(slash - path);
-        if (n == 0) n = 1;
-        memcpy(dir, path, n);
-        dir[n] = '\0';
-    }
-    dfd = open(dir, O_RDONLY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    (void)npu__fsync_dir_of(path);
     return NPU_OK;
 fail:
     if (map != MAP_FAILED) munmap(map, size);
@@ -6716,6 +6776,10 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
     for (i = 0; i < m->n_args; i++) {
         const npu__arg *a = &m->args[i];
         ze_host_mem_alloc_desc_t hd;
+        if (a->slice_bytes > NPU__MAX_ARG_BYTES / q->n_lists)
+            return npu__fail(q->ctx, NPU_ERR_LIMIT, "request: %s '%s' of %llu bytes is too large for %u batch "
+                             "elements", a->kind == NPU__ARG_OUTPUT ? "output" : "input", a->desc.name,
+                             (unsigned long long)a->slice_bytes, (unsigned)q->n_lists);
         memset(&hd, 0, sizeof hd);
         hd.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
         hd.flags = (a->kind == NPU__ARG_INPUT && !(opts && opts->cached_inputs))
@@ -7127,44 +7191,6 @@ npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const vo
     if (out != NULL) *out = NULL;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
-                                   const npu_compile_options *opts, npu_model **out)
-{
-    NPU__UNUSED(dev);
-    NPU__UNUSED(arena);
-    NPU__UNUSED(graph);
-    NPU__UNUSED(opts);
-    if (out != NULL) *out = NULL;
-    return NPU_ERR_NO_LEVEL_ZERO;
-}
-npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
-                                        size_t *bytes)
-{
-    NPU__UNUSED(dev);
-    NPU__UNUSED(graph);
-    NPU__UNUSED(opts);
-    if (bytes != NULL) *bytes = 0;
-    return NPU_ERR_NO_LEVEL_ZERO;
-}
-npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
-                                const npu_compile_options *opts, npu_model **out)
-{
-    NPU__UNUSED(dev);
-    NPU__UNUSED(arena);
-    NPU__UNUSED(ir);
-    NPU__UNUSED(opts);
-    if (out != NULL) *out = NULL;
-    return NPU_ERR_NO_LEVEL_ZERO;
-}
-npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
-                                     size_t *bytes)
-{
-    NPU__UNUSED(dev);
-    NPU__UNUSED(ir);
-    NPU__UNUSED(opts);
-    if (bytes != NULL) *bytes = 0;
-    return NPU_ERR_NO_LEVEL_ZERO;
-}
 npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
                             const npu_import_options *opts, npu_model **out)
 {
@@ -7427,9 +7453,16 @@ static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *
     return NPU_OK;
 }
 
-static npu_status npu__meta_fail(npu__meta_cursor *c, npu_status st, const char *what)
+/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
+NPU__PRINTF(2, 3)
+static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
 {
-    return npu__fail(c->ctx, st, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return npu__fail(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
                      (unsigned)(c->version & 0xffffu), what);
 }
 
@@ -7439,16 +7472,13 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     uint64_t n_in = 0, n_out = 0, len = 0;
     uint32_t i, total;
     npu_status st;
-    char msg[160];
     if ((st = npu__meta_take(c, 8, &n_in, "nInputLayouts")) != NPU_OK) return st;
     if ((st = npu__meta_take(c, 8, &n_out, "nOutputLayouts")) != NPU_OK) return st;
     if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS ||
         n_in + n_out > NPU__META_MAX_LAYOUTS) {
-        snprintf(msg, sizeof msg,
-                 "%llu input + %llu output layouts exceed the maximum of %u",
-                 (unsigned long long)n_in, (unsigned long long)n_out,
-                 (unsigned)NPU__META_MAX_LAYOUTS);
-        return npu__meta_fail(c, NPU_ERR_FORMAT, msg);
+        return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of %u",
+                              (unsigned long long)n_in, (unsigned long long)n_out,
+                              (unsigned)NPU__META_MAX_LAYOUTS);
     }
     out->n_input_layouts = (uint32_t)n_in;
     out->n_output_layouts = (uint32_t)n_out;
@@ -7458,19 +7488,16 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
         uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;
         if ((st = npu__meta_take(c, 2, &len, "layout length")) != NPU_OK) return st;
         if (len > NPU_LAYOUT_MAX - 1) {
-            snprintf(msg, sizeof msg, "%s layout %u: length %u exceeds the maximum of %u",
+            return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
                      kind, (unsigned)index, (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
-            return npu__meta_fail(c, NPU_ERR_FORMAT, msg);
         }
         if (c->end - c->pos < len) {
-            snprintf(msg, sizeof msg, "%s layout %u: %u characters run past the end", kind,
+            return npu__meta_fail(c, "%s layout %u: %u characters run past the end", kind,
                      (unsigned)index, (unsigned)len);
-            return npu__meta_fail(c, NPU_ERR_FORMAT, msg);
         }
         if (memchr(c->data + c->pos, 0, (size_t)len) != NULL) {
-            snprintf(msg, sizeof msg, "%s layout %u contains a NUL character", kind,
+            return npu__meta_fail(c, "%s layout %u contains a NUL character", kind,
                      (unsigned)index);
-            return npu__meta_fail(c, NPU_ERR_FORMAT, msg);
         }
         memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
         out->layouts[i][len] = '\0';
@@ -7487,7 +7514,6 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     uint64_t v = 0, data_size, i;
     uint32_t minor;
     npu_status st;
-    char msg[160];
 
     memset(out, 0, sizeof *out);
     memset(extra, 0, sizeof *extra);
@@ -7535,18 +7561,15 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         if ((st = npu__meta_take(&c, 8, &extra->init_count, "numberOfInits")) != NPU_OK)
             return st;
         if (extra->init_count > (c.end - c.pos) / 8) {
-            snprintf(msg, sizeof msg, "numberOfInits %llu: the sizes run past the end",
+            return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
                      (unsigned long long)extra->init_count);
-            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
         }
         for (i = 0; i < extra->init_count; i++) {
             if ((st = npu__meta_take(&c, 8, &v, "initSize")) != NPU_OK) return st;
             if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
                 extra->init_bytes > data_size) {
-                snprintf(msg, sizeof msg,
-                         "initSize[%llu]: the init blobs exceed blobDataSize %llu",
+                return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
                          (unsigned long long)i, (unsigned long long)data_size);
-                return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
             }
         }
     }
@@ -7554,9 +7577,8 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         if ((st = npu__meta_take(&c, 8, &v, "batchSize")) != NPU_OK) return st;
         out->batch_size = (int64_t)v;
         if (out->batch_size < -1) {
-            snprintf(msg, sizeof msg, "batchSize %lld is negative",
+            return npu__meta_fail(&c, "batchSize %lld is negative",
                      (long long)out->batch_size);
-            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
         }
     }
     if (minor >= 3 && (st = npu__meta_layouts(&c, out)) != NPU_OK) return st;
@@ -7567,8 +7589,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     if (minor >= 5) {
         if ((st = npu__meta_take(&c, 1, &v, "isEncryptedBlob")) != NPU_OK) return st;
         if (v > 1) {
-            snprintf(msg, sizeof msg, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
-            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
+            return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
         }
         extra->encrypted = (uint8_t)v;
     }
@@ -7577,10 +7598,8 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
                                  "compatibility descriptor length")) != NPU_OK)
             return st;
         if (extra->compat_size > c.end - c.pos) {
-            snprintf(msg, sizeof msg,
-                     "compatibility descriptor of %llu bytes runs past the end",
+            return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
                      (unsigned long long)extra->compat_size);
-            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
         }
         c.pos += (size_t)extra->compat_size;
     }
@@ -7596,11 +7615,9 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     /* Padding of <= 2.3 writers: zeros only. */
     for (; c.pos < c.end; c.pos++) {
         if (c.data[c.pos] != 0) {
-            snprintf(msg, sizeof msg,
-                     "non-zero byte 0x%02x at offset %zu after the last field (only zero "
+            return npu__meta_fail(&c, "non-zero byte 0x%02x at offset %zu after the last field (only zero "
                      "padding may follow)",
                      (unsigned)c.data[c.pos], c.pos);
-            return npu__meta_fail(&c, NPU_ERR_FORMAT, msg);
         }
     }
     return NPU_OK;
@@ -8107,12 +8124,14 @@ static npu__digest npu__cache_checksum(const npu__nh128 *payload_sum, const unsi
     return npu__nh128_final(&h);
 }
 
-/* write() all of it, through short writes and EINTR. Returns 0 or an errno. */
-static int npu__write_all(int fd, const void *data, size_t n)
+/* write() (offset < 0) or pwrite() all of it, through short writes and EINTR.
+ * Returns 0 or an errno. */
+static int npu__write_all(int fd, const void *data, size_t n, off_t offset)
 {
     const unsigned char *p = (const unsigned char *)data;
     while (n > 0) {
-        ssize_t w = write(fd, p, n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n);
+        size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+        ssize_t w = offset < 0 ? write(fd, p, chunk) : pwrite(fd, p, chunk, offset);
         if (w < 0) {
             if (errno == EINTR) continue;
             return errno;
@@ -8120,23 +8139,7 @@ static int npu__write_all(int fd, const void *data, size_t n)
         if (w == 0) return EIO;
         p += (size_t)w;
         n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int npu__pwrite_all(int fd, const void *data, size_t n, off_t offset)
-{
-    const unsigned char *p = (const unsigned char *)data;
-    while (n > 0) {
-        ssize_t w = pwrite(fd, p, n, offset);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return errno;
-        }
-        if (w == 0) return EIO;
-        p += (size_t)w;
-        n -= (size_t)w;
-        offset += (off_t)w;
+        if (offset >= 0) offset += (off_t)w;
     }
     return 0;
 }
@@ -8199,7 +8202,7 @@ typedef struct npu__cache_writer {
 
 static void npu__cache_writer_flush(npu__cache_writer *w)
 {
-    if (w->buffered > 0 && w->error == 0) w->error = npu__write_all(w->fd, w->buffer, w->buffered);
+    if (w->buffered > 0 && w->error == 0) w->error = npu__write_all(w->fd, w->buffer, w->buffered, -1);
     w->buffered = 0;
 }
 
@@ -8221,7 +8224,7 @@ static void npu__cache_writer_feed(void *state, const void *bytes, size_t n)
             memcpy(w->buffer, bytes, n);
             w->buffered = n;
         } else {
-            w->error = npu__write_all(w->fd, bytes, n);
+            w->error = npu__write_all(w->fd, bytes, n, -1);
         }
     }
 }
@@ -8285,7 +8288,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
                                "compiled model",
                                dir, strerror(err));
     /* The header is written last (its sizes and checksum come at the end). */
-    w->error = npu__write_all(w->fd, zeros, sizeof zeros);
+    w->error = npu__write_all(w->fd, zeros, sizeof zeros, -1);
     return NPU_OK;
 }
 
@@ -8296,7 +8299,7 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
 {
     unsigned char hdr[NPU__CACHE_HEADER];
     npu__digest sum;
-    int err, dfd;
+    int err;
     const char *step = "write";
     if (w->fd < 0) return NPU_ERR_IO;
     npu__cache_writer_flush(w);
@@ -8306,7 +8309,7 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
         sum = npu__cache_checksum(&w->sum, hdr);
         npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM, sum.h[0], 8);
         npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM + 8, sum.h[1], 8);
-        err = npu__pwrite_all(w->fd, hdr, NPU__CACHE_FIELDS_END, 0);
+        err = npu__write_all(w->fd, hdr, NPU__CACHE_FIELDS_END, 0);
     }
     if (err == 0 && fsync(w->fd) != 0) {
         err = errno;
@@ -8333,13 +8336,8 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     }
     /* Make the rename durable. Failing here loses at most this entry after a
      * crash; the directory is never torn. */
-    dfd = open(w->dir, O_RDONLY | O_CLOEXEC);
-    if (dfd >= 0) {
-        if (fsync(dfd) != 0 && errno != EINVAL)
-            npu__cache_warn(w->ctx, NPU_LOG_WARN, NPU_OK, "fsync of directory '%s': %s", w->dir,
-                            strerror(errno));
-        close(dfd);
-    }
+    if ((err = npu__fsync_dir_of(w->final_path)) != 0)
+        npu__cache_warn(w->ctx, NPU_LOG_WARN, NPU_OK, "fsync of directory '%s': %s", w->dir, strerror(err));
     npu__log(w->ctx, NPU_LOG_INFO, "model cache: stored '%s' (%llu bytes)", w->final_path,
              (unsigned long long)w->payload_size);
     return NPU_OK;
@@ -8467,10 +8465,9 @@ static npu_status npu__cache_open(npu_context *ctx, const char *dir,
                                   const npu__cache_fields *expected, npu__cache_mapping *out)
 {
     char path[NPU__CACHE_PATH_MAX];
-    struct stat st;
-    const unsigned char *p;
+    const char *why;
     npu_status status;
-    int fd;
+    int err;
     if (out == NULL || expected == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL mapping or fields");
     memset(out, 0, sizeof *out);
@@ -8480,53 +8477,23 @@ static npu_status npu__cache_open(npu_context *ctx, const char *dir,
                  dir == NULL ? "no directory" : "directory path too long");
         return status;
     }
-    do {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        int err = errno;
-        snprintf(out->reason, sizeof out->reason, "%s", err == ENOENT ? "no entry" : strerror(err));
+    why = npu__map_file(path, &out->base, &out->map_size, &err);
+    if (why != NULL) {
+        npu__strlcpy(out->reason, err == ENOENT ? "no entry" : why, sizeof out->reason);
         return npu__cache_warn(ctx, err == ENOENT ? NPU_LOG_INFO : NPU_LOG_WARN,
                                err == ENOENT ? NPU_ERR_NOT_FOUND : NPU_ERR_IO, "miss for '%s': %s",
                                path, out->reason);
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(out->reason, sizeof out->reason, "not a regular file");
-        close(fd);
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "miss for '%s': %s", path,
-                               out->reason);
-    }
-    if (st.st_size < (off_t)NPU__CACHE_HEADER) {
-        snprintf(out->reason, sizeof out->reason, "truncated: %lld bytes, less than the %u-byte header",
-                 (long long)st.st_size, NPU__CACHE_HEADER);
-        close(fd);
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_FORMAT, "miss for '%s': %s", path,
-                               out->reason);
-    }
-    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
-        snprintf(out->reason, sizeof out->reason, "too large to map");
-        close(fd);
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_FORMAT, "miss for '%s': %s", path,
-                               out->reason);
-    }
-    out->map_size = (size_t)st.st_size;
-    out->base = mmap(NULL, out->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (out->base == MAP_FAILED) {
-        out->base = NULL;
-        snprintf(out->reason, sizeof out->reason, "mmap: %s", strerror(errno));
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "miss for '%s': %s", path,
-                               out->reason);
-    }
-    p = (const unsigned char *)out->base;
-    status = npu__cache_verify(p, out->map_size, expected, out->reason, sizeof out->reason);
+    /* An empty file maps to NULL: verify stops at its size. */
+    status = npu__cache_verify((const unsigned char *)out->base, out->map_size, expected, out->reason,
+                               sizeof out->reason);
     if (status != NPU_OK) {
-        munmap(out->base, out->map_size);
+        if (out->base != NULL) munmap(out->base, out->map_size);
         out->base = NULL;
         out->map_size = 0;
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss for '%s': %s", path, out->reason);
     }
-    out->payload = p + NPU__CACHE_HEADER;
+    out->payload = (const unsigned char *)out->base + NPU__CACHE_HEADER;
     out->payload_size = out->map_size - NPU__CACHE_HEADER;
     npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes)", path, out->payload_size);
     return NPU_OK;
@@ -8839,7 +8806,7 @@ static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cac
     const uint8_t *blob = NULL;
     size_t bsize = 0;
     npu__sink s;
-    if (m->dev->ext_version < NPU__ZE_VERSION(1, 7) || m->dev->g->pfnGetNativeBinary2 == NULL) {
+    if (m->dev->ext_version < NPU__ZE_VERSION(1, 7)) {
         npu__log(m->ctx, NPU_LOG_INFO, "model cache: the driver has no pfnGetNativeBinary2; not storing");
         return;
     }
@@ -9058,6 +9025,36 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     return NPU_OK;
 }
 
+#else /* NPU_NO_LEVEL_ZERO: the four entry points below answer through these. */
+
+typedef struct npu__model_src {
+    const void *src;
+    int is_ir;
+} npu__model_src;
+
+static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                   const npu_compile_options *o, npu_model **out)
+{
+    NPU__UNUSED(d);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(src);
+    NPU__UNUSED(o);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+
+static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                        size_t *bytes)
+{
+    NPU__UNUSED(d);
+    NPU__UNUSED(src);
+    NPU__UNUSED(o);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+
+#endif /* NPU_NO_LEVEL_ZERO */
+
 npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
                                    const npu_compile_options *opts, npu_model **out)
 {
@@ -9093,5 +9090,3 @@ npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const np
     s.is_ir = 1;
     return npu__compile_src_size(dev, &s, opts, bytes);
 }
-
-#endif /* NPU_NO_LEVEL_ZERO */

@@ -795,6 +795,12 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
  * arguments on the model's shared driver graph; the library serializes those
  * recordings per model with a spin lock, and inference itself touches only the
  * request's own command lists and fence plus the (thread-safe) command queue.
+ * So, unless a function says otherwise: every npu_device_* and npu_model_*
+ * call (compiles, imports, exports, property and info getters) is thread-safe
+ * on a shared object; every npu_request_* call must not run at the same time
+ * as another call on the same request; npu_*_destroy / npu_device_close must
+ * not run at the same time as any other use of that object. Messages of
+ * concurrent failures share the context (section 4).
  *
  * Built with NPU_NO_LEVEL_ZERO every function of this section still exists:
  * those returning npu_status return NPU_ERR_NO_LEVEL_ZERO, pointer getters NULL,
@@ -835,8 +841,10 @@ size_t npu_device_size(void);
 /* Initializes the Level Zero loader (zeInit with ZE_INIT_FLAG_VPU_ONLY, then
  * 0), picks the NPU driver (Intel's NPU driver UUID first; otherwise any driver
  * with a VPU-type device that offers an extension named "ZE_extension_graph*"),
- * negotiates the graph extension (the highest 1.x offered, at most 1.18), and
- * creates one context and one command queue. The device keeps `ctx` (may be
+ * negotiates the graph extension (the highest 1.x offered, at most 1.18, and
+ * no higher than the device reports or than the driver's function table
+ * implements: a version whose entries are missing from the table is not used),
+ * and creates one context and one command queue. The device keeps `ctx` (may be
  * NULL) for its messages and for everything created from it.
  * Errors: NPU_ERR_INVALID_ARGUMENT; NPU_ERR_ARENA_TOO_SMALL; NPU_ERR_NO_DEVICE
  * (no loader driver, no NPU device or no graph extension; the message says what
@@ -988,9 +996,13 @@ typedef struct npu_compile_options {
  * gives are sent as build flags (the payload is not parsed). The payload must
  * stay alive until the call returns (layout B: the constants it points at too).
  * The model takes npu_model_size(n_args) bytes of `arena`.
- * Errors: NPU_ERR_COMPILE (message: the driver's build log), NPU_ERR_DRIVER,
- * NPU_ERR_ARENA_TOO_SMALL (the graph is destroyed again), NPU_ERR_UNSUPPORTED (an
- * argument type the runtime does not know), NPU_ERR_LIMIT (> NPU_MAX_ARGS). */
+ * Errors: NPU_ERR_INVALID_ARGUMENT (a NULL argument, or an options field out
+ * of range: the message names the field and its value), NPU_ERR_COMPILE
+ * (message: the driver's build log), NPU_ERR_DRIVER, NPU_ERR_ARENA_TOO_SMALL
+ * (the graph is destroyed again), NPU_ERR_UNSUPPORTED (an argument type the
+ * runtime does not know), NPU_ERR_LIMIT (> NPU_MAX_ARGS, or an argument whose
+ * byte size, times its batch, overflows what one host buffer can hold). These
+ * errors hold for every compile and import below. */
 npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload,
                                      size_t size, const npu_compile_options *opts,
                                      npu_model **out);
@@ -1029,16 +1041,20 @@ typedef struct npu_import_options {
 /* Imports a compiled blob: a native blob, optionally followed by the "OVNPU"
  * metadata tail that OpenVINO's export_model and npu_model_export append (the
  * tail gives the batch size and I/O layouts; a debatched blob comes back
- * debatched). Errors: NPU_ERR_FORMAT (malformed tail, or the driver rejects the
- * blob as not native), NPU_ERR_UNSUPPORTED (a tail that marks the blob
- * encrypted, weights-separated or not ELF), NPU_ERR_DRIVER, NPU_ERR_ARENA_TOO_SMALL. */
+ * debatched). Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_FORMAT (malformed tail,
+ * or the driver rejects the blob as not native), NPU_ERR_UNSUPPORTED (a tail
+ * that marks the blob encrypted, weights-separated or not ELF), NPU_ERR_LIMIT
+ * (an argument too large, as for compiles), NPU_ERR_DRIVER,
+ * NPU_ERR_ARENA_TOO_SMALL. */
 npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
                             const npu_import_options *opts, npu_model **out);
 
 /* Imports a blob file, mapped read-only. When the blob part is page-aligned in
  * size and the extension is >= 1.13, the mapping is passed as persistent and
  * kept until npu_model_destroy; otherwise it is unmapped before returning.
- * Errors: those of npu_model_import, NPU_ERR_IO (names the file). */
+ * Errors: those of npu_model_import; NPU_ERR_IO (cannot open or map the file,
+ * or not a regular file; the message names the file); NPU_ERR_FORMAT (empty
+ * file). */
 npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
                                  const npu_import_options *opts, npu_model **out);
 
@@ -1051,9 +1067,11 @@ npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *siz
 
 /* Writes the export to `path` atomically: a temporary file in the same
  * directory is sized, mapped, filled, synced and renamed over `path`, and the
- * directory is synced. On any error the temporary file is removed: `path` is
- * either the complete old file or the complete new one. Errors: NPU_ERR_IO
- * (names the file and errno text), NPU_ERR_DRIVER. */
+ * directory is synced. The file's blocks are allocated before it is written, so
+ * a full file system gives NPU_ERR_IO (ENOSPC), not a crash. On any error the
+ * temporary file is removed: `path` is either the complete old file or the
+ * complete new one. Errors: NPU_ERR_IO (names the file and errno text),
+ * NPU_ERR_DRIVER. */
 npu_status npu_model_export_file(npu_model *model, const char *path);
 
 /* Destroys the driver graph (and releases a file mapping). Requests of the model
@@ -1113,8 +1131,10 @@ size_t npu_request_size(const npu_model *model, const npu_request_options *opts)
  * recorded once here (one list, or npu_model_batch() lists for a debatched model,
  * max_batch lists for a dynamic-batch one;
  * twice that for a model with states, so that state buffers alternate without
- * copies). The request reports into the model's context.
- * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_ARENA_TOO_SMALL, NPU_ERR_DRIVER. */
+ * copies). The request reports into the model's context. Several threads may
+ * create requests of one model at once.
+ * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_ARENA_TOO_SMALL, NPU_ERR_DRIVER,
+ * NPU_ERR_LIMIT (max_batch x an argument's bytes overflows a host buffer). */
 npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
                               npu_request **out);
 

@@ -1,7 +1,8 @@
 /* l0_test_util.h - shared helpers of the Level Zero suites (test_device.c,
- * test_model.c, test_request.c, test_states.c, test_faults.c): arenas, the
- * sim's test extension, live-handle snapshots, small models built with the
- * graph builder, and re-executing the test binary with an environment. */
+ * test_model.c, test_request.c, test_states.c, test_faults.c, test_batch.c,
+ * test_cache.c): arenas, a context that keeps its log, the sim's test
+ * extension, live-handle snapshots, small models built with the graph
+ * builder, and re-executing the test binary with an environment. */
 #ifndef L0_TEST_UTIL_H
 #define L0_TEST_UTIL_H
 
@@ -27,6 +28,46 @@ __attribute__((unused)) static _Alignas(4096) unsigned char tu_mem[TU_ARENA_BYTE
 __attribute__((unused)) static _Alignas(16) unsigned char tu_ctx_mem[8192];
 __attribute__((unused)) static npu_arena tu_arena, tu_ctx_arena;
 __attribute__((unused)) static npu_context *tu_ctx;
+
+/* What the context's logger received ("[level] message" lines), when the
+ * context was made by tu_init_context_logged. */
+__attribute__((unused)) static char tu_log_text[1 << 16];
+__attribute__((unused)) static size_t tu_log_len;
+
+static inline void tu_log_keep(void *user, npu_log_level level, const char *msg)
+{
+    int n;
+    (void)user;
+    if (tu_log_len >= sizeof tu_log_text - 1) return;
+    n = snprintf(tu_log_text + tu_log_len, sizeof tu_log_text - tu_log_len, "[%d] %s\n", (int)level, msg);
+    if (n > 0) tu_log_len += (size_t)n;
+    if (tu_log_len >= sizeof tu_log_text) tu_log_len = sizeof tu_log_text - 1;
+}
+
+static inline void tu_log_clear(void)
+{
+    tu_log_len = 0;
+    tu_log_text[0] = '\0';
+}
+
+static inline void tu_expect_log(const char *what)
+{
+    if (strstr(tu_log_text, what) == NULL) fail_msg("log lacks \"%s\"; log:\n%s", what, tu_log_text);
+}
+
+/* The context (silent, or logging up to log_level into tu_log_text) and the
+ * 16 MiB test arena. */
+static inline void tu_init_context_logged(npu_log_level log_level)
+{
+    npu_context_options co;
+    memset(&co, 0, sizeof co);
+    co.log = tu_log_keep;
+    co.log_level = log_level;
+    tu_log_clear();
+    assert_int_equal(npu_arena_init(&tu_ctx_arena, tu_ctx_mem, sizeof tu_ctx_mem), NPU_OK);
+    assert_int_equal(npu_context_create(&tu_ctx_arena, &co, &tu_ctx), NPU_OK);
+    assert_int_equal(npu_arena_init(&tu_arena, tu_mem, sizeof tu_mem), NPU_OK);
+}
 
 static inline void tu_init_context(void)
 {
@@ -125,14 +166,15 @@ static inline npu_graph *tu_graph_two(npu_arena *ar)
     return g;
 }
 
-/* Accumulator: acc = state + x; state <- acc; output acc. x [1,4] f32. */
-static inline npu_graph *tu_graph_accumulator(npu_arena *ar)
+/* Accumulator: acc = state + x; state <- acc; output acc. x [batch,4] f32
+ * (layout: NULL or e.g. "NC"). */
+static inline npu_graph *tu_graph_accumulator_batch(npu_arena *ar, int64_t batch, const char *layout)
 {
     npu_graph *g = NULL;
-    npu_shape s = {2, {1, 4}};
+    npu_shape s = {2, {batch, 4}};
     npu_node *x, *rv, *sum;
     assert_int_equal(npu_graph_create(ar, tu_ctx, NULL, &g), NPU_OK);
-    x = npu_graph_parameter(g, "x", NPU_F32, &s, NULL);
+    x = npu_graph_parameter(g, "x", NPU_F32, &s, layout);
     rv = npu_graph_read_value(g, NULL, "acc_var", NPU_F32, &s, "rv");
     sum = npu_graph_add(g, rv, x, "sum");
     npu_graph_assign(g, sum, "acc_var", "assign");
@@ -140,6 +182,8 @@ static inline npu_graph *tu_graph_accumulator(npu_arena *ar)
     if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
     return g;
 }
+
+static inline npu_graph *tu_graph_accumulator(npu_arena *ar) { return tu_graph_accumulator_batch(ar, 1, NULL); }
 
 static inline npu_device *tu_open(void)
 {
@@ -154,12 +198,11 @@ static inline void tu_ok(npu_status st, const char *what)
     if (st != NPU_OK) fail_msg("%s: %s: %s", what, npu_status_string(st), npu_context_last_error(tu_ctx));
 }
 
-/* Runs this test binary again with extra environment (NAME=VALUE, NULL-ended)
- * and argv[1] = flag; returns the exit status. */
-static inline int tu_rerun(const char *flag, const char *const *env)
+/* Starts this test binary again with extra environment (NAME=VALUE, NULL-
+ * ended) and argv[1] = flag; returns the child's pid (< 0 on failure). */
+static inline pid_t tu_spawn(const char *flag, const char *const *env)
 {
     pid_t pid;
-    int status = 0;
     fflush(NULL);
     pid = fork();
     if (pid == 0) {
@@ -172,8 +215,18 @@ static inline int tu_rerun(const char *flag, const char *const *env)
         execl(self, self, flag, (char *)NULL);
         _exit(121);
     }
+    return pid;
+}
+
+/* Waits for a tu_spawn child: its exit status, 128 + signal, or -1. */
+static inline int tu_reap(pid_t pid)
+{
+    int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
+
+/* tu_spawn, then tu_reap. */
+static inline int tu_rerun(const char *flag, const char *const *env) { return tu_reap(tu_spawn(flag, env)); }
 
 #endif /* L0_TEST_UTIL_H */

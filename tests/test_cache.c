@@ -18,24 +18,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static char log_text[1 << 16];
-static size_t log_len;
-
-static void log_keep(void *user, npu_log_level level, const char *msg)
-{
-    int n;
-    (void)user;
-    if (log_len >= sizeof log_text - 1) return;
-    n = snprintf(log_text + log_len, sizeof log_text - log_len, "[%d] %s\n", (int)level, msg);
-    if (n > 0) log_len += (size_t)n;
-    if (log_len >= sizeof log_text) log_len = sizeof log_text - 1;
-}
-
-static void expect_log(const char *what)
-{
-    if (strstr(log_text, what) == NULL) fail_msg("log lacks \"%s\"; log:\n%s", what, log_text);
-}
-
 static npu_device *dev;
 static size_t base_mark;
 static char root[256];   /* per-process temp directory */
@@ -44,13 +26,7 @@ static int test_no;
 
 static void open_all(void)
 {
-    npu_context_options co;
-    memset(&co, 0, sizeof co);
-    co.log = log_keep;
-    co.log_level = NPU_LOG_INFO;
-    assert_int_equal(npu_arena_init(&tu_ctx_arena, tu_ctx_mem, sizeof tu_ctx_mem), NPU_OK);
-    assert_int_equal(npu_context_create(&tu_ctx_arena, &co, &tu_ctx), NPU_OK);
-    assert_int_equal(npu_arena_init(&tu_arena, tu_mem, sizeof tu_mem), NPU_OK);
+    tu_init_context_logged(NPU_LOG_INFO);
     dev = tu_open();
     base_mark = npu_arena_used(&tu_arena);
 }
@@ -83,8 +59,7 @@ static int setup_each(void **state)
 {
     (void)state;
     npu_arena_rewind(&tu_arena, base_mark);
-    log_len = 0;
-    log_text[0] = '\0';
+    tu_log_clear();
     snprintf(dir, sizeof dir, "%s/c%d", root, ++test_no);
     return 0;
 }
@@ -186,12 +161,12 @@ static void test_second_compile_is_a_hit_with_identical_outputs(void **state)
     int temps = 0;
     (void)state;
     assert_int_equal(compile_run(g, NULL, 1, y1), 0);
-    expect_log("model cache: miss");
-    expect_log("model cache: stored");
+    tu_expect_log("model cache: miss");
+    tu_expect_log("model cache: stored");
     assert_int_equal(count_files(dir, &temps, entry, sizeof entry), 1);
     assert_int_equal(temps, 0);
     assert_int_equal(compile_run(g, NULL, 1, y2), 1);
-    expect_log("model cache: hit");
+    tu_expect_log("model cache: hit");
     assert_memory_equal(y1, y2, sizeof y1);
     assert_int_equal(count_files(dir, NULL, NULL, 0), 1);
 }
@@ -377,12 +352,11 @@ static void test_every_bad_entry_is_recompiled_and_replaced(void **state)
     assert_int_equal(compile_run(g, &o, 3, y0), 0);
     assert_int_equal(count_files(dir, NULL, entry, sizeof entry), 1);
     for (how = 0; how < 8; how++) {
-        log_len = 0;
-        log_text[0] = '\0';
+        tu_log_clear();
         corrupt(entry, how);
         assert_int_equal(compile_run(g, &o, 3, y), 0); /* recompiled, correct */
-        expect_log("[1] model cache: miss");
-        expect_log(reasons[how]);
+        tu_expect_log("[1] model cache: miss");
+        tu_expect_log(reasons[how]);
         assert_memory_equal(y, y0, sizeof y);
         assert_int_equal(compile_run(g, &o, 3, y), 1); /* replaced by a good entry */
         assert_memory_equal(y, y0, sizeof y);
@@ -393,30 +367,6 @@ static void test_every_bad_entry_is_recompiled_and_replaced(void **state)
 
 /* ---- processes ---- */
 
-static pid_t spawn(const char *flag, const char *const *env)
-{
-    pid_t pid;
-    fflush(NULL);
-    pid = fork();
-    if (pid == 0) {
-        char self[4096];
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        size_t i;
-        if (n <= 0) _exit(120);
-        self[n] = '\0';
-        for (i = 0; env != NULL && env[i] != NULL; i++) putenv((char *)(uintptr_t)env[i]);
-        execl(self, self, flag, (char *)NULL);
-        _exit(121);
-    }
-    return pid;
-}
-
-static int reap(pid_t pid)
-{
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
 
 static void test_concurrent_processes_compile_the_same_model(void **state)
 {
@@ -428,9 +378,9 @@ static void test_concurrent_processes_compile_the_same_model(void **state)
     snprintf(env_dir, sizeof env_dir, "NPU_TEST_CACHE=%s", dir);
     env[0] = env_dir;
     env[1] = NULL;
-    for (i = 0; i < 4; i++) p[i] = spawn("--child-compile", env);
+    for (i = 0; i < 4; i++) p[i] = tu_spawn("--child-compile", env);
     for (i = 0; i < 4; i++) {
-        rc = reap(p[i]);
+        rc = tu_reap(p[i]);
         assert_true(rc == 10 || rc == 11);
     }
     assert_int_equal(count_files(dir, &temps, NULL, 0), 1);
@@ -511,7 +461,7 @@ static void test_writer_killed_mid_write(void **state)
     env[1] = NULL;
     assert_int_equal(mkdir(dir, 0755), 0);
     for (attempt = 0; attempt < 3 && !caught; attempt++) {
-        pid_t p = spawn("--child-big", env);
+        pid_t p = tu_spawn("--child-big", env);
         struct timespec ts = {0, 200000};
         int spins;
         for (spins = 0; spins < 50000; spins++) {
@@ -528,7 +478,7 @@ static void test_writer_killed_mid_write(void **state)
         }
         if (p > 0) {
             if (!caught) kill(p, SIGKILL);
-            (void)reap(p);
+            (void)tu_reap(p);
         }
         if (!caught) {
             /* The child finished first: start over with an empty directory. */
@@ -580,16 +530,15 @@ static void test_unusable_directory_is_a_no_op(void **state)
     /* A path through a regular file: cannot be created or read. */
     snprintf(dir, sizeof dir, "%.900s/sub", file);
     assert_int_equal(compile_run(graph(1), NULL, 1, NULL), 0);
-    expect_log("[1] model cache: cannot create a file in");
+    tu_expect_log("[1] model cache: cannot create a file in");
     assert_int_equal(compile_run(graph(1), NULL, 1, NULL), 0);
     /* A read-only directory (not enforced for root: then it simply works). */
     snprintf(dir, sizeof dir, "%s/c%d-ro", root, test_no);
     assert_int_equal(mkdir(dir, 0555), 0);
-    log_len = 0;
-    log_text[0] = '\0';
+    tu_log_clear();
     assert_int_equal(compile_run(graph(1), NULL, 1, NULL), 0);
     if (geteuid() != 0) {
-        expect_log("[1] model cache: cannot create a file in");
+        tu_expect_log("[1] model cache: cannot create a file in");
         assert_int_equal(count_files(dir, NULL, NULL, 0), 0);
     }
 }

@@ -102,6 +102,33 @@ static void test_property_strings(void **state)
     assert_string_equal(buf, "INTEGRATED");
     tu_ok(npu_device_get_property(d, "NPU_IS_SIMULATED", buf, sizeof buf, &size), "sim");
     assert_string_equal(buf, "YES");
+    {
+        /* Numbers, the "major.minor" version and the UUID as hex text. */
+        char want[64];
+        ze_device_properties_t zp;
+        ze_driver_handle_t drv;
+        ze_device_handle_t zd;
+        uint32_t one = 1, k;
+        tu_ok(npu_device_get_property(d, "NPU_GRAPH_EXTENSION_VERSION", buf, sizeof buf, &size), "ext");
+        snprintf(want, sizeof want, "%u.%u", p.graph_ext_version >> 16, p.graph_ext_version & 0xffffu);
+        assert_string_equal(buf, want);
+        assert_int_equal(size, strlen(want) + 1);
+        tu_ok(npu_device_get_property(d, "NPU_DRIVER_VERSION", buf, sizeof buf, &size), "driver version");
+        snprintf(want, sizeof want, "%u", p.driver_version);
+        assert_string_equal(buf, want);
+        tu_ok(npu_device_get_property(d, "NPU_MAX_OPSET", buf, sizeof buf, &size), "opset");
+        snprintf(want, sizeof want, "%u", p.max_opset);
+        assert_string_equal(buf, want);
+        tu_ok(npu_device_get_property(d, "DEVICE_UUID", buf, sizeof buf, &size), "uuid");
+        assert_int_equal(zeDriverGet(&one, &drv), ZE_RESULT_SUCCESS);
+        one = 1;
+        assert_int_equal(zeDeviceGet(drv, &one, &zd), ZE_RESULT_SUCCESS);
+        memset(&zp, 0, sizeof zp);
+        zp.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+        assert_int_equal(zeDeviceGetProperties(zd, &zp), ZE_RESULT_SUCCESS);
+        for (k = 0; k < 16; k++) snprintf(want + 2 * k, 3, "%02x", (unsigned)zp.uuid.id[k]);
+        assert_string_equal(buf, want);
+    }
     assert_int_equal(npu_device_get_property(d, "NO_SUCH_PROPERTY", buf, sizeof buf, &size), NPU_ERR_NOT_FOUND);
     assert_true(strstr(npu_context_last_error(tu_ctx), "NO_SUCH_PROPERTY") != NULL);
     for (i = 0; names[i] != NULL; i++, n++)

@@ -150,6 +150,11 @@ static void test_compile_options(void **state)
     tu_live_expect(&base);
     o.hint = (npu_performance_hint)7;
     assert_int_equal(npu_model_compile_graph(dev, &tu_arena, g, &o, &m), NPU_ERR_INVALID_ARGUMENT);
+    assert_string_equal(npu_context_last_error(tu_ctx), "compile options: hint is 7 (0 to 2)");
+    o.hint = NPU_HINT_DEFAULT;
+    o.optimization_level = -1;
+    assert_int_equal(npu_model_compile_graph(dev, &tu_arena, g, &o, &m), NPU_ERR_INVALID_ARGUMENT);
+    assert_string_equal(npu_context_last_error(tu_ctx), "compile options: optimization_level is -1 (0 to 3)");
 }
 
 static void test_type_override(void **state)
