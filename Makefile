@@ -138,8 +138,10 @@ tools: $(TOOL_BIN)
 # Benchmarks print figures; none of them is a pass/fail test.
 bench: all $(BENCH_BIN) $(SIM_SO)
 	@for b in $(BENCH_BIN); do echo "== $$b"; env $(TEST_ENV) $$b || exit 1; done
-	@echo "== size of npu.o at -Os (text is the goal: <= 48 KiB)"
-	@$(CC) -std=c11 -Os $(ZE_CFLAGS) -c npu.c -o $(B)/npu-Os.o && size $(B)/npu-Os.o
+	@echo "== size of npu.o at -Os (goal: .text <= 48 KiB = 49152 bytes)"
+	@$(CC) -std=c11 -Os $(ZE_CFLAGS) -c npu.c -o $(B)/npu-Os.o && size -A $(B)/npu-Os.o | grep -E '^(section|\.text|\.rodata|\.data|\.eh_frame|Total)'
+	@$(CC) -std=c11 -Os -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/npu-Os-nolz.o && \
+	  printf 'without Level Zero (-DNPU_NO_LEVEL_ZERO): .text %s bytes\n' "$$(size -A $(B)/npu-Os-nolz.o | awk '$$1==".text"{print $$2}')"
 
 # ---- fuzzing (clang's libFuzzer with ASan + UBSan) --------------------------
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -182,12 +184,13 @@ VALGRIND := valgrind -q --trace-children=yes --error-exitcode=99 --leak-check=fu
 check-valgrind:
 	$(MAKE) B=$(B)/vg check-build
 	$(MAKE) B=$(B)/vg TEST_WRAP="$(VALGRIND)" check-run
-# Coverage of npu.c (line and branch, gcov + lcov). SAN carries
-# --coverage so the sim's .so and every link get libgcov too. -O0 for exact line
+# Coverage of npu.c, in total and per section (line and branch, gcov + lcov).
+# SAN carries --coverage so the sim's .so and every link get libgcov too, with
+# atomic counters (the sim and requests run threads). -O0 for exact line
 # counts; warnings that only -O0 raises do not stop it (make check enforces
 # -Werror). Counters are zeroed after the build: the numbers are one check-run.
 COV_RC := --rc lcov_branch_coverage=1
-COV_MAKE = $(MAKE) B=$(B)/cov OPT="-O0 -g -Wno-error" SAN="--coverage"
+COV_MAKE = $(MAKE) B=$(B)/cov OPT="-O0 -g -Wno-error" SAN="--coverage -fprofile-update=atomic"
 coverage:
 	$(COV_MAKE) check-build
 	lcov -q -z -d $(B)/cov
@@ -196,6 +199,7 @@ coverage:
 	lcov -q $(COV_RC) -e $(B)/cov/all.info '$(CURDIR)/npu.c' -o $(B)/cov/npu.info
 	lcov $(COV_RC) --list $(B)/cov/npu.info
 	lcov $(COV_RC) --summary $(B)/cov/npu.info
+	@awk -f scripts/cov-sections.awk npu.c $(B)/cov/npu.info
 	@echo "coverage: HTML with genhtml --branch-coverage -o $(B)/cov/html $(B)/cov/npu.info"
 
 # The header must compile as C++; the library with gcc and clang, with and
@@ -215,7 +219,7 @@ check-strict:
 	  echo "check-strict: NPU_NO_LEVEL_ZERO build still references Level Zero"; exit 1; fi
 	@echo "check-strict: gcc and clang, with and without Level Zero: no warnings"
 
-check-nomalloc: $(B)/npu.o
+check-nomalloc: $(B)/npu.o check-strict
 	@bad=$$(nm -u $(B)/npu.o $(B)/strict/npu-clang.o | awk '{print $$2}' | \
 	  grep -E '^(malloc|calloc|realloc|free|strdup|strndup|aligned_alloc|posix_memalign|reallocarray)$$' | sort -u | tr '\n' ' '); \
 	if [ -n "$$bad" ]; then echo "check-nomalloc: npu.o references $$bad"; exit 1; fi; \

@@ -144,7 +144,7 @@ static void test_every_corpus_file_loads_or_is_refused_as_documented(void **stat
         npu_ir *ir = NULL;
         npu_status st;
         if (n < 5 || strcmp(e->d_name + n - 4, ".xml") != 0) continue;
-        snprintf(xp, sizeof xp, "%s/%s", dir, e->d_name);
+        if (snprintf(xp, sizeof xp, "%s/%s", dir, e->d_name) >= (int)sizeof xp) fail_msg("path too long: %s", e->d_name);
         bin = index_bin_bytes(e->d_name);
         if (bin < 0) fail_msg("%s is not in INDEX.md", e->d_name);
         bin_for(e->d_name, bin, bp, sizeof bp);

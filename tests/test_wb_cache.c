@@ -656,6 +656,7 @@ static void test_concurrent_writers_never_produce_a_torn_entry(void **state)
                 fill_payload(blob, n, (uint32_t)(w * 1000 + i));
                 if (npu__cache_store(ctx, dir, &f, blob, n) != NPU_OK) _exit(1);
             }
+            free(blob);
             _exit(0);
         }
     }
