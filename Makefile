@@ -67,7 +67,7 @@ FUZZ_SECONDS ?= 60
 
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
         install uninstall clean demo examples tools bench docs fuzz \
-        check-asan check-ubsan check-tsan check-valgrind coverage check-run
+        check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install
 
 all: lib sim tools
 
@@ -225,7 +225,19 @@ check-nomalloc: $(B)/npu.o check-strict
 	if [ -n "$$bad" ]; then echo "check-nomalloc: npu.o references $$bad"; exit 1; fi; \
 	echo "check-nomalloc: npu.o references no heap allocator"
 
-check-build: all tests check-cxx check-strict check-nomalloc
+# make install into a staging dir, then build a program against the installed
+# header and library through pkg-config, as a user would.
+check-install: lib tools
+	@rm -rf $(B)/stage
+	@$(MAKE) --no-print-directory B=$(B) install PREFIX=/usr DESTDIR=$(abspath $(B)/stage) >/dev/null
+	@test -x $(B)/stage/usr/bin/npu-info && test -x $(B)/stage/usr/bin/npu-run
+	@grep -q '^prefix=/usr$$' $(B)/stage/usr/lib/pkgconfig/npu.pc
+	$(CC) -std=c11 -Wall -Werror $(SAN) -o $(B)/stage/hello examples/hello.c \
+	  $$(PKG_CONFIG_SYSROOT_DIR=$(abspath $(B)/stage) PKG_CONFIG_PATH=$(abspath $(B)/stage)/usr/lib/pkgconfig \
+	     $(PKG_CONFIG) --cflags npu) $(B)/stage/usr/lib/libnpu.a $(ZE_LIBS) -lm
+	@echo "check-install: installed header, libraries, tools and npu.pc build a program"
+
+check-build: all tests check-cxx check-strict check-nomalloc check-install
 
 TEST_WRAP ?=
 check: check-build
@@ -248,7 +260,7 @@ install: lib tools
 	install -m 644 $(B)/libnpu.a $(DESTDIR)$(PREFIX)/lib/libnpu.a
 	install -m 755 $(B)/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0
 	ln -sf libnpu.so.0 $(DESTDIR)$(PREFIX)/lib/libnpu.so
-	install -m 644 $(B)/npu.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc
+	sed 's|^prefix=.*|prefix=$(PREFIX)|' $(B)/npu.pc > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/include/npu.h $(DESTDIR)$(PREFIX)/lib/libnpu.a \
