@@ -6589,7 +6589,8 @@ npu_status npu_model_export_file(npu_model *model, const char *path)
     st = npu_model_export(model, NULL, 0, &size);
     if (st != NPU_OK) return st;
     if (npu__strlcpy(tmp, path, sizeof tmp) + 16 >= sizeof tmp)
-        return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': path too long", path);
+        return npu__fail(model->ctx, NPU_ERR_IO, "export '%.200s...': path too long (%zu bytes)", path,
+                         strlen(path));   /* cut: the whole path would push the reason out */
     n = strlen(tmp);
     memcpy(tmp + n, ".tmp.XXXXXX", 12);
     fd = mkstemp(tmp);
