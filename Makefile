@@ -128,7 +128,7 @@ $(B)/tools/%: tools/%.c $(B)/libnpu.a
 	@mkdir -p $(B)/tools
 	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
 
-$(B)/bench/%: bench/%.c $(B)/libnpu.a
+$(B)/bench/%: bench/%.c $(B)/libnpu.a $(wildcard bench/*.h)
 	@mkdir -p $(B)/bench
 	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
 

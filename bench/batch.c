@@ -12,6 +12,7 @@
 #include <ze_api.h>
 
 #include "npu.h"
+#include "bench_util.h"
 #include "sim/npu_sim_ext.h"
 
 #define N 8
@@ -21,24 +22,7 @@
 static _Alignas(4096) unsigned char mem[64u << 20];
 static float w[K * K];
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
+static double now_us(void) { return bench_now_s() * 1e6; }
 
 static npu_sim_test_ext_t *sim_ext(void)
 {
@@ -77,7 +61,7 @@ static double time_infers(npu_request **r, int calls)
             if (npu_request_infer(r[k]) != NPU_OK) return -1;
         t[i] = now_us() - t0;
     }
-    return median(t, ROUNDS);
+    return bench_median(t, ROUNDS);
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "npu.h"
+#include "bench_util.h"
 
 #define ROUNDS 9
 
@@ -21,24 +22,7 @@ static _Alignas(4096) unsigned char mem[256u << 20];
 static float big_w[1024 * 4096];
 static float small_w[64 * 64];
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
+static double now_ms(void) { return bench_now_s() * 1e3; }
 
 static npu_graph *build(npu_arena *a, npu_context *ctx, int64_t k, int64_t n, float *w)
 {
@@ -126,8 +110,8 @@ static int bench(npu_device *dev, npu_arena *a, npu_context *ctx, const char *na
             read_model[i] = model_ms + (t1 - t0);
         }
     }
-    double f = median(feil, ROUNDS), h = median(fil, ROUNDS), hm = median(hit_model, ROUNDS);
-    double rs = median(read_start, ROUNDS), rm = median(read_model, ROUNDS);
+    double f = bench_median(feil, ROUNDS), h = bench_median(fil, ROUNDS), hm = bench_median(hit_model, ROUNDS);
+    double rs = bench_median(read_start, ROUNDS), rm = bench_median(read_model, ROUNDS);
     printf("  %s:\n", name);
     printf("    FEIL (compile + store + request + first inference): %9.3f ms\n", f);
     printf("    FIL  (cache hit + request + first inference):       %9.3f ms  (%.1fx faster)\n", h, f / h);

@@ -9,16 +9,12 @@
 #include "../npu.c"
 
 #include <stdio.h>
+#include "bench_util.h"
 
 #define ENTRY_BYTES (16u << 20)
 #define ROUNDS 30
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+static double now_s(void) { return bench_now_s(); }
 
 static npu__digest nh128_once(const unsigned char *p)
 {
@@ -26,18 +22,6 @@ static npu__digest nh128_once(const unsigned char *p)
     npu__nh128_init(&h, 0);
     npu__nh128_update(&h, p, ENTRY_BYTES);
     return npu__nh128_final(&h);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
 }
 
 int main(void)
@@ -92,7 +76,7 @@ int main(void)
             t_hash[r] = t3 - t2;
         }
     }
-    double hit = median(t_hit, ROUNDS), rd = median(t_read, ROUNDS), hs = median(t_hash, ROUNDS);
+    double hit = bench_median(t_hit, ROUNDS), rd = bench_median(t_read, ROUNDS), hs = bench_median(t_hash, ROUNDS);
     printf("cache_start: 16 MiB entry, median of %d rounds (page cache warm)\n", ROUNDS);
     printf("  cache hit (open+mmap+verify): %8.3f ms\n", hit * 1e3);
     printf("  plain read() into a buffer:   %8.3f ms\n", rd * 1e3);
