@@ -237,7 +237,7 @@ check-install: lib tools
 	     $(PKG_CONFIG) --cflags npu) $(B)/stage/usr/lib/libnpu.a $(ZE_LIBS) -lm
 	@echo "check-install: installed header, libraries, tools and npu.pc build a program"
 
-check-build: all tests check-cxx check-strict check-nomalloc check-install
+check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install
 
 TEST_WRAP ?=
 check: check-build
