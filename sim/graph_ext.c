@@ -228,18 +228,27 @@ static ze_result_t graph_create(ze_context_handle_t hContext, ze_device_handle_t
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t g_Create(ze_context_handle_t hContext, ze_device_handle_t hDevice,
-                            const ze_graph_desc_t *desc, ze_graph_handle_t *phGraph)
+/* As the real driver: a v1 descriptor (pfnCreate, pfnQueryNetworkCreate) becomes
+ * a v2 one with flags 0. */
+static ze_result_t desc_v1_to_v2(const ze_graph_desc_t *desc, ze_graph_desc_2_t *d2)
 {
-    GRAPH_ENTER("pfnCreate", 0);
     if (desc == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if ((uint32_t)desc->stype != ZE_STRUCTURE_TYPE_GRAPH_DESC)
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    /* As the real driver: the v1 descriptor becomes a v2 one with flags 0. */
-    ze_graph_desc_2_t d2 = {ZE_STRUCTURE_TYPE_GRAPH_DESC_2, desc->pNext, desc->format, desc->inputSize,
+    ze_graph_desc_2_t v2 = {ZE_STRUCTURE_TYPE_GRAPH_DESC_2, desc->pNext, desc->format, desc->inputSize,
                             desc->pInput, desc->pBuildFlags, 0};
-    return graph_create(hContext, hDevice, &d2, phGraph, NULL);
+    *d2 = v2;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t g_Create(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                            const ze_graph_desc_t *desc, ze_graph_handle_t *phGraph)
+{
+    GRAPH_ENTER("pfnCreate", 0);
+    ze_graph_desc_2_t d2;
+    ze_result_t rc = desc_v1_to_v2(desc, &d2);
+    return rc != ZE_RESULT_SUCCESS ? rc : graph_create(hContext, hDevice, &d2, phGraph, NULL);
 }
 
 static ze_result_t check_desc2(const ze_graph_desc_2_t *desc)
@@ -760,13 +769,9 @@ static ze_result_t g_QueryNetworkCreate(ze_context_handle_t hContext, ze_device_
                                         const ze_graph_desc_t *desc, ze_graph_query_network_handle_t *phQuery)
 {
     GRAPH_ENTER("pfnQueryNetworkCreate", 3);
-    if (desc == NULL)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if ((uint32_t)desc->stype != ZE_STRUCTURE_TYPE_GRAPH_DESC)
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
-    ze_graph_desc_2_t d2 = {ZE_STRUCTURE_TYPE_GRAPH_DESC_2, desc->pNext, desc->format, desc->inputSize,
-                            desc->pInput, desc->pBuildFlags, 0};
-    return query_network_create(hContext, hDevice, &d2, phQuery);
+    ze_graph_desc_2_t d2;
+    ze_result_t rc = desc_v1_to_v2(desc, &d2);
+    return rc != ZE_RESULT_SUCCESS ? rc : query_network_create(hContext, hDevice, &d2, phQuery);
 }
 
 static ze_result_t g_QueryNetworkCreate2(ze_context_handle_t hContext, ze_device_handle_t hDevice,
