@@ -1,0 +1,105 @@
+/* profile.c - the release profiles (see profile.h and docs/driver-compat.md).
+ *
+ * Values marked "unverified" are placeholders still to be traced in Intel's
+ * source; every other value names its source in docs/driver-compat.md.
+ */
+#include "sim/profile.h"
+
+#include <string.h>
+#include <ze_api.h>
+
+#define SIM_V(a, b) (((uint32_t)(a) << 16) | (uint32_t)(b))
+
+static const sim_profile profiles[] = {
+    {
+        .name = "2024",
+        .driver_release = "v1.10.0",
+        .compiler_release = "npu_ud_2024_44_rc1",
+        .api_version = SIM_V(1, 4),            /* unverified */
+        .driver_version = 1730991600u,         /* unverified: build time of the release */
+        .graph_ext_version = SIM_V(1, 9),      /* extensions submodule a63155ae: CURRENT 1.9 */
+        .cq_ext_version = SIM_V(1, 0),         /* unverified */
+        .profiling_ext = 1,
+        .mutable_cmdlist_ext = 0,              /* unverified */
+        .context_npu_ext = 0,                  /* unverified */
+        .external_memmap_ext = 0,              /* unverified */
+        .memmap_import_stype = 0x24u,          /* unverified */
+        .disk_cache = 1,
+        .compiler_version = SIM_V(6, 1),       /* npu_driver_compiler.h @ npu_ud_2024_44 */
+        .max_opset = 14,                       /* unverified */
+        .serializer_key = SIM_SERIALIZER_NONE, /* no serializer option in the 2024 compiler */
+        .wpa_ptr_key = "mp",                   /* unverified */
+        .wpa_size_key = "ms",                  /* unverified */
+        .bool_reads_true = 0,
+        .read_value_needs_input = 1,
+    },
+    {
+        .name = "2025",
+        .driver_release = "v1.19.0",
+        .compiler_release = "npu_ud_2025_24_rc2",
+        .api_version = SIM_V(1, 13),           /* unverified */
+        .driver_version = 1751630000u,         /* unverified */
+        .graph_ext_version = SIM_V(1, 12),     /* extensions submodule d16f5d09: CURRENT 1.12 */
+        .cq_ext_version = SIM_V(1, 1),         /* unverified */
+        .profiling_ext = 1,
+        .mutable_cmdlist_ext = 1,              /* unverified */
+        .context_npu_ext = 1,                  /* unverified */
+        .external_memmap_ext = 0,              /* unverified */
+        .memmap_import_stype = 0x24u,          /* unverified */
+        .disk_cache = 1,
+        .compiler_version = SIM_V(7, 4),       /* unverified */
+        .max_opset = 15,                       /* unverified */
+        .serializer_key = SIM_SERIALIZER_USE_BASE,
+        .wpa_ptr_key = "mp",                   /* unverified */
+        .wpa_size_key = "ms",                  /* unverified */
+        .bool_reads_true = 0,                  /* unverified */
+        .read_value_needs_input = 0,           /* unverified */
+    },
+    {
+        .name = "2026",
+        .driver_release = "v1.32.1",
+        .compiler_release = "npu_ud_2026_12_1_rc1",
+        .api_version = SIM_V(1, 14),           /* unverified */
+        .driver_version = 1776400000u,         /* unverified */
+        .graph_ext_version = SIM_V(1, 16),     /* extensions submodule 42768cc7: CURRENT 1.16 */
+        .cq_ext_version = SIM_V(1, 1),
+        .profiling_ext = 1,
+        .mutable_cmdlist_ext = 1,
+        .context_npu_ext = 1,
+        .external_memmap_ext = 1,
+        .memmap_import_stype = 0x00020037u,    /* ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC */
+        .disk_cache = 1,
+        .compiler_version = SIM_V(7, 28),      /* unverified */
+        .max_opset = 16,                       /* unverified */
+        .serializer_key = SIM_SERIALIZER_VERSION,
+        .wpa_ptr_key = "mp",
+        .wpa_size_key = "ms",
+        .bool_reads_true = 1,                  /* unverified */
+        .read_value_needs_input = 0,
+    },
+};
+
+#define PROFILE_COUNT (sizeof profiles / sizeof profiles[0])
+
+static const sim_profile *current = &profiles[PROFILE_COUNT - 1];
+
+const sim_profile *sim_profile_current(void) { return current; }
+
+const sim_profile *sim_profile_find(const char *name)
+{
+    for (unsigned i = 0; i < PROFILE_COUNT; i++)
+        if (strcmp(profiles[i].name, name) == 0 || strcmp(profiles[i].driver_release + 1, name) == 0)
+            return &profiles[i];
+    return NULL;
+}
+
+void sim_profile_select(const sim_profile *p)
+{
+    if (p != NULL) current = p;
+}
+
+const sim_profile *sim_profile_all(unsigned *count)
+{
+    *count = (unsigned)PROFILE_COUNT;
+    return profiles;
+}
