@@ -25,6 +25,7 @@
 #include <libxml/tree.h>
 
 #include "sim/plan_internal.h"
+#include "sim/profile.h"
 
 #define MAX_XML_BYTES ((size_t)256 << 20)
 #define MAX_LAYERS 200000
@@ -68,77 +69,89 @@ static int range_ok(uint64_t off, uint64_t size, uint64_t total)
     return off <= total && size <= total - off;
 }
 
-/* Telling the layouts apart. Layout A starts [u16 major][u16 minor][u32 sections = 2];
- * layout B starts with u64 custom_data_offset, which is 48 (the header's own size)
- * because the custom data follows the header. In B the u32 at offset 4 is the
- * high half of that 48, i.e. 0, so it can never read as A's section count 2; and
- * A's first u64 has 2 in its high half, so it can never equal 48. Rule: the u32 at
- * offset 4 is 2 -> A; else the first u64 is 48 -> B (all six fields must then be
- * in bounds and the custom data 4 bytes); anything else is malformed. */
-static int payload_parse(const void *buf, size_t n, uint32_t want_version, payload *pl, sim_log *log)
+/* Which layout a buffer is read as is decided by the build flags alone (the
+ * serializer key in --config, see parse_config), exactly as Intel's compiler
+ * does: it never looks at the buffer to choose. A buffer of the other layout
+ * then fails the first header check, e.g. a layout-B buffer read as A has 48.0
+ * where the version belongs ("Unsupported IR API version! Val: 48.0").
+ *
+ * Layout A checks follow the real base deserializer: version, element count
+ * below 10 (the count itself is not required to be 2), XML size non-zero,
+ * weights inside the buffer. The sim also keeps every read inside the buffer,
+ * where the real one trusts the sizes. Layout B: the real optimized
+ * deserializer checks only the version in the custom data; the sim adds bounds
+ * checks on the six header fields. */
+static int payload_parse(const void *buf, size_t n, uint32_t want_version, int layout_b, payload *pl,
+                         sim_log *log)
 {
     const uint8_t *b = buf;
     memset(pl, 0, sizeof *pl);
-    if (!b || n < 16) {
-        sim_log_add(log, "payload: %zu bytes is too small for an NGRAPH_LITE header", b ? n : 0);
-        return SIM_ERR_COMPILE;
+    if (!b || n < (layout_b ? 48u : 16u)) {
+        sim_log_add(log, "payload: %zu bytes is too small for an NGRAPH_LITE header (layout %c)",
+                    b ? n : 0, layout_b ? 'B' : 'A');
+        return SIM_ERR_INVALID_IR;
     }
     uint32_t version;
-    if (rd32(b + 4) == 2) {
+    if (!layout_b) {
         version = ((uint32_t)rd16(b) << 16) | rd16(b + 2);
+        if (version != want_version) {
+            sim_log_add(log, "Unsupported IR API version! Val: %u.%u (this compiler is %u.%u)",
+                        version >> 16, version & 0xFFFF, want_version >> 16, want_version & 0xFFFF);
+            return SIM_ERR_INVALID_IR;
+        }
+        if (rd32(b + 4) >= 10) {
+            sim_log_add(log, "Bad elements number in IR! (%u)", rd32(b + 4));
+            return SIM_ERR_INVALID_IR;
+        }
         uint64_t xml_size = rd64(b + 8);
         if (xml_size == 0) {
-            sim_log_add(log, "payload: layout A with an empty XML section");
-            return SIM_ERR_COMPILE;
+            sim_log_add(log, "Bad buffer size in IR! (empty XML section)");
+            return SIM_ERR_INVALID_IR;
         }
         if (xml_size > n - 16 || n - 16 - xml_size < 8) {
-            sim_log_add(log, "payload: layout A XML size %" PRIu64 " exceeds the %zu-byte payload",
-                        xml_size, n);
-            return SIM_ERR_COMPILE;
+            sim_log_add(log, "The IR content and size mismatch! (XML size %" PRIu64
+                             " exceeds the %zu-byte payload)", xml_size, n);
+            return SIM_ERR_INVALID_IR;
         }
         uint64_t weights_size = rd64(b + 16 + xml_size);
         if (weights_size > n - 24 - xml_size) {
-            sim_log_add(log, "payload: layout A weights size %" PRIu64 " exceeds the %zu-byte payload",
-                        weights_size, n);
-            return SIM_ERR_COMPILE;
+            sim_log_add(log, "The IR content and size mismatch! (weights size %" PRIu64
+                             " exceeds the %zu-byte payload)", weights_size, n);
+            return SIM_ERR_INVALID_IR;
         }
         pl->xml = (const char *)b + 16;
         pl->xml_size = (size_t)xml_size;
         pl->consts = b + 24 + xml_size;
         pl->consts_size = (size_t)weights_size;
-    } else if (n >= 48 && rd64(b) == 48) {
+    } else {
         uint64_t cd_off = rd64(b), cd_size = rd64(b + 8), c_off = rd64(b + 16),
                  c_size = rd64(b + 24), m_off = rd64(b + 32), m_size = rd64(b + 40);
-        if (cd_size != 4 || !range_ok(cd_off, cd_size, n) || !range_ok(c_off, c_size, n) ||
+        if (cd_size < 4 || !range_ok(cd_off, cd_size, n) || !range_ok(c_off, c_size, n) ||
             !range_ok(m_off, m_size, n) || m_size == 0) {
             sim_log_add(log,
                         "payload: layout B header out of bounds (custom data %" PRIu64 "+%" PRIu64
                         ", constants %" PRIu64 "+%" PRIu64 ", model %" PRIu64 "+%" PRIu64
                         ", payload %zu bytes)",
                         cd_off, cd_size, c_off, c_size, m_off, m_size, n);
-            return SIM_ERR_COMPILE;
+            return SIM_ERR_INVALID_IR;
         }
         version = ((uint32_t)rd16(b + cd_off) << 16) | rd16(b + cd_off + 2);
+        if (version != want_version) {
+            sim_log_add(log, "The API version found in the serialized model is not supported. "
+                             "Found: %u.%u. Expected: %u.%u",
+                        version >> 16, version & 0xFFFF, want_version >> 16, want_version & 0xFFFF);
+            return SIM_ERR_INVALID_IR;
+        }
         pl->xml = (const char *)b + m_off;
         pl->xml_size = (size_t)m_size;
         pl->consts = b + c_off;
         pl->consts_size = (size_t)c_size;
         pl->layout_b = 1;
-    } else {
-        sim_log_add(log, "payload: neither layout A (section count %u, expected 2) nor layout B "
-                         "(first field %" PRIu64 ", expected 48)",
-                    rd32(b + 4), rd64(b));
-        return SIM_ERR_COMPILE;
-    }
-    if (version != want_version) {
-        sim_log_add(log, "payload: compiler version %u.%u does not match the sim compiler %u.%u",
-                    version >> 16, version & 0xFFFF, want_version >> 16, want_version & 0xFFFF);
-        return SIM_ERR_VERSION;
     }
     if (pl->xml_size > MAX_XML_BYTES) {
         sim_log_add(log, "payload: XML of %zu bytes exceeds the sim's %zu-byte limit", pl->xml_size,
                     MAX_XML_BYTES);
-        return SIM_ERR_COMPILE;
+        return SIM_ERR_INVALID_IR;
     }
     return SIM_OK;
 }
@@ -214,7 +227,10 @@ typedef struct variable {
 
 typedef struct cc {
     sim_log *log;
+    const sim_profile *prof;   /* the release whose compiler is emulated */
     payload pl;
+    xmlNodePtr net;            /* the <net> element */
+    int ir_version;            /* 10 or 11 */
     layer *layers;
     int n_layers;
     int *by_id;             /* layer indices sorted by id */
@@ -278,6 +294,19 @@ static int lerr(cc *c, const layer *L, const char *fmt, ...)
     else
         sim_log_add(c->log, "%s", msg);
     return SIM_ERR_COMPILE;
+}
+
+/* lerr with an explicit result code. */
+static int lerr_rc(cc *c, const layer *L, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int lerr_rc(cc *c, const layer *L, int rc, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    lerr(c, L, "%s", msg);
+    return rc;
 }
 
 static int nomem(cc *c)
@@ -1019,17 +1048,24 @@ static int op_parameter(cc *c, layer *L, int opset, int sub)
     return v->tensor == NO_TENSOR ? nomem(c) : SIM_OK;
 }
 
-static int parse_u64_any(const char *s, uint64_t *out)
+/* OpenVINO's get_uint64_attr: std::stoll in base 10 (leading blanks and a sign
+ * allowed), the whole text consumed, not negative. So no hex, and nothing above
+ * INT64_MAX. */
+static int parse_u64_attr(const char *s, uint64_t *out)
 {
-    s = skip_ws(s);
-    if (!*s || *s == '-')
+    if (!s)
+        return 0;
+    const char *t = s;
+    while (isspace((unsigned char)*t))
+        t++;
+    if (!*t)
         return 0;
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10);
-    if (errno || end == s || *skip_ws(end))
+    long long v = strtoll(t, &end, 10);
+    if (errno || end == t || *end || v < 0)
         return 0;
-    *out = v;
+    *out = (uint64_t)v;
     return 1;
 }
 
@@ -1072,17 +1108,30 @@ static int op_const(cc *c, layer *L, int opset, int sub)
     const uint8_t *raw = NULL;
     xmlNodePtr wp = c->pl.layout_b ? weights_pointer(L) : NULL;
     if (wp) {
-        char *mp = get_attr(wp, "mp"), *ms = get_attr(wp, "ms");
+        /* The key names are those of the OpenVINO the compiler was built with. */
+        const char *kp = c->prof->wpa_ptr_key ? c->prof->wpa_ptr_key : "mp";
+        const char *ks = c->prof->wpa_size_key ? c->prof->wpa_size_key : "ms";
         uint64_t addr = 0, size = 0;
-        int ok = mp && ms && parse_u64_any(mp, &addr) && parse_u64_any(ms, &size);
-        xmlFree(mp);
-        xmlFree(ms);
-        if (!ok)
-            return lerr(c, L, "malformed WeightsPointerAttribute (mp/ms)");
+        for (int k = 0; k < 2; k++) {
+            const char *key = k ? ks : kp;
+            char *txt = get_attr(wp, key);
+            int ok = txt && parse_u64_attr(txt, k ? &size : &addr);
+            if (!txt)
+                rc = lerr_rc(c, L, SIM_ERR_READ_MODEL,
+                             "node <attribute> (WeightsPointerAttribute) is missing mandatory "
+                             "attribute: '%s'", key);
+            else if (!ok)
+                rc = lerr_rc(c, L, SIM_ERR_READ_MODEL,
+                             "node <attribute> (WeightsPointerAttribute) has attribute \"%s\" = "
+                             "\"%s\" which is not an unsigned 64 bit integer", key, txt);
+            xmlFree(txt);
+            if (rc)
+                return rc;
+        }
         if (size != need)
-            return lerr(c, L, "Const size mismatch: WeightsPointerAttribute ms=%" PRIu64
+            return lerr(c, L, "Const size mismatch: WeightsPointerAttribute %s=%" PRIu64
                               " but %" PRIu64 " x %s needs %" PRIu64 " bytes",
-                        size, n, sim_prec_name(et), need);
+                        ks, size, n, sim_prec_name(et), need);
         if (need && !addr)
             return lerr(c, L, "WeightsPointerAttribute has a null address");
         /* The address is in this process: the driver's caller serialized it (trusted
@@ -1849,6 +1898,9 @@ static int op_read_value(cc *c, layer *L, int opset, int sub)
     char id[SIM_NAME_MAX], buf[512];
     if (rc)
         return rc;
+    if (L->n_in == 0 && c->prof->read_value_needs_input)
+        return lerr(c, L, "nGraph ReadValue node '%s' has unsupported number of inputs '0' "
+                          "(this compiler needs the init value input)", L->name);
     if (!attr_str(L, "variable_id", id, sizeof id) || !id[0])
         return lerr(c, L, "ReadValue without variable_id");
     uint32_t et = 0;
@@ -1989,9 +2041,23 @@ static const op_def *find_op(const layer *L, int *opset)
 
 /* ==== flags ================================================================== */
 
+/* Which generation of Intel's compiler the profile ships. The generations differ
+ * in the rules below; the serializer key is what tells them apart (sim/profile.h). */
+enum { GEN_2024, GEN_2025, GEN_2026 };
+
+static int generation(const sim_profile *p)
+{
+    switch (p->serializer_key) {
+    case SIM_SERIALIZER_NONE: return GEN_2024;
+    case SIM_SERIALIZER_USE_BASE: return GEN_2025;
+    default: return GEN_2026;
+    }
+}
+
 typedef struct io_setting {
     char key[SIM_NAME_MAX];
-    uint32_t value;
+    uint32_t value;     /* precision or layout code; 0 = keep the model's / by rank */
+    char text[32];      /* the value as written */
 } io_setting;
 
 typedef struct io_list {
@@ -2000,42 +2066,133 @@ typedef struct io_list {
 } io_list;
 
 typedef struct flags {
-    io_list lists[4]; /* inputs_precisions, inputs_layouts, outputs_precisions, outputs_layouts */
+    io_list lists[4];   /* inputs_precisions, inputs_layouts, outputs_precisions, outputs_layouts */
+    int io_present;     /* all four I/O options were given (else none is used) */
+    int layout_b;       /* the serializer the config selects reads layout B */
 } flags;
 
 static const char *const flag_names[4] = {"--inputs_precisions", "--inputs_layouts",
                                           "--outputs_precisions", "--outputs_layouts"};
 
-static const struct { const char *name; uint32_t code; } layouts[] = {
-    {"ANY", 0}, {"SCALAR", 0}, {"NCHW", 1}, {"NHWC", 2}, {"NCDHW", 3}, {"NDHWC", 4}, {"OIHW", 0x40},
-    {"C", 0x60}, {"CHW", 0x80}, {"HW", 0xC0}, {"NC", 0xC1}, {"CN", 0xC2}, {"BLOCKED", 0xC8},
+/* Precision names the compiler's I/O flag parser knows, upper case (it upper-cases
+ * the value before looking it up). sim: the sim's code, 0 = known to the real
+ * compiler but not runnable by the sim; gens: bit per generation. */
+static const struct { const char *name; uint32_t sim; unsigned gens; } io_precisions[] = {
+    {"UNSPECIFIED", 0, 1u << GEN_2024}, {"DYNAMIC", 0, 7u}, {"BOOL", SIM_P_BOOL, 7u},
+    {"BF16", SIM_P_BF16, 7u}, {"FP16", SIM_P_FP16, 7u}, {"FP32", SIM_P_FP32, 7u}, {"FP64", 0, 7u},
+    {"I4", 0, 7u}, {"I8", SIM_P_I8, 7u}, {"I16", 0, 7u}, {"I32", SIM_P_I32, 7u},
+    {"I64", SIM_P_I64, 7u}, {"BIN", 0, 7u}, {"U4", 0, 7u}, {"U8", SIM_P_U8, 7u}, {"U16", 0, 7u},
+    {"U32", 0, 7u}, {"U64", 0, 7u}, {"U2", 0, 6u}, {"NF4", 0, 6u}, {"FP8_E4M3", 0, 6u},
+    {"FP8_E5M2", 0, 6u}, {"FP8_E8M0", 0, 6u},
 };
 
-static const char *const known_other_precisions[] = {
-    "FP64", "FP8_E4M3", "FP8_E5M2", "FP8_E8M0", "NF4", "I4", "I16", "U2", "U4", "U16", "U32",
-    "U64", "BIN", "DYNAMIC", "STRING"};
+/* SUPPORTED_LAYOUTS of the compiler's I/O flag parser (case-sensitive), with the
+ * graph-extension layout code the sim reports (0 = by rank). */
+static const struct { const char *name; uint32_t code; } io_layouts[] = {
+    {"NCDHW", 3}, {"NDHWC", 4}, {"NCHW", 1}, {"NHWC", 2}, {"CHW", 0x80}, {"HWC", 0},
+    {"NC", 0xC1}, {"C", 0x60}, {"**SCALAR**", 0},
+};
 
-static const char *const known_config[] = {
-    "PLATFORM", "COMPILATION_MODE", "COMPILATION_MODE_PARAMS", "COMPILER_TYPE", "DPU_GROUPS",
-    "DMA_ENGINES", "TILES", "MAX_TILES", "STEPPING", "MAX_STEPPING", "BATCH_MODE",
-    "QDQ_OPTIMIZATION", "TURBO", "BACKEND_COMPILATION_PARAMS", "DEFER_WEIGHTS_LOAD",
-    "USE_ELF_COMPILER_BACKEND", "DYNAMIC_SHAPE_TO_STATIC", "BATCH_COMPILER_MODE_SETTINGS",
-    "WEIGHTS_SEPARATION", "COMPILER_DYNAMIC_QUANTIZATION", "PERF_COUNT", "PERFORMANCE_HINT",
-    "PERFORMANCE_HINT_NUM_REQUESTS", "INFERENCE_PRECISION_HINT", "EXECUTION_MODE_HINT",
-    "LOG_LEVEL", "DEVICE_ID", "CACHE_DIR", "MODEL_PRIORITY", "ENABLE_CPU_PINNING"};
+/* --config keys each generation registers (after VPUX_/VPU_ -> NPU_). 2024: the
+ * common + compiler + run-time option sets of its OpenVINO; 2025/2026: the
+ * compiler-in-driver's own list (see notes/compat-compiler.md). */
+static const char *const keys_2024[] = {
+    "PERFORMANCE_HINT", "PERFORMANCE_HINT_NUM_REQUESTS", "INFERENCE_PRECISION_HINT", "PERF_COUNT",
+    "LOG_LEVEL", "NPU_PLATFORM", "DEVICE_ID", "CACHE_DIR", "LOADED_FROM_CACHE", "NPU_BATCH_MODE",
+    "NPU_COMPILER_TYPE", "NPU_COMPILATION_MODE", "NPU_COMPILATION_MODE_PARAMS",
+    "NPU_BACKEND_COMPILATION_PARAMS", "COMPILATION_NUM_THREADS", "NPU_DPU_GROUPS", "NPU_TILES",
+    "NPU_STEPPING", "NPU_MAX_TILES", "NPU_DMA_ENGINES", "NPU_USE_ELF_COMPILER_BACKEND",
+    "NPU_DYNAMIC_SHAPE_TO_STATIC", "EXCLUSIVE_ASYNC_REQUESTS", "NPU_PROFILING_TYPE",
+    "MODEL_PRIORITY", "NPU_CREATE_EXECUTOR", "NUM_STREAMS", "ENABLE_CPU_PINNING", NULL};
+static const char *const keys_2025[] = {
+    "PERFORMANCE_HINT", "PERFORMANCE_HINT_NUM_REQUESTS", "INFERENCE_PRECISION_HINT", "PERF_COUNT",
+    "LOG_LEVEL", "NPU_PLATFORM", "NPU_COMPILER_TYPE", "DEVICE_ID", "NPU_BATCH_MODE",
+    "NPU_COMPILATION_MODE", "NPU_COMPILATION_MODE_PARAMS", "NPU_BACKEND_COMPILATION_PARAMS",
+    "COMPILATION_NUM_THREADS", "NPU_TILES", "NPU_STEPPING", "NPU_MAX_TILES", "NPU_DMA_ENGINES",
+    "NPU_DYNAMIC_SHAPE_TO_STATIC", "EXECUTION_MODE_HINT", "NPU_COMPILER_DYNAMIC_QUANTIZATION",
+    "NPU_BATCH_COMPILER_MODE_SETTINGS", "NPU_QDQ_OPTIMIZATION_AGGRESSIVE", "NPU_QDQ_OPTIMIZATION",
+    "NPU_TURBO", "NPU_USE_BASE_MODEL_SERIALIZER", NULL};
+static const char *const keys_2026[] = {
+    "PERFORMANCE_HINT", "PERFORMANCE_HINT_NUM_REQUESTS", "INFERENCE_PRECISION_HINT", "PERF_COUNT",
+    "LOG_LEVEL", "NPU_PLATFORM", "NPU_COMPILER_TYPE", "DEVICE_ID", "NPU_BATCH_MODE",
+    "NPU_COMPILATION_MODE", "NPU_COMPILATION_MODE_PARAMS", "NPU_BACKEND_COMPILATION_PARAMS",
+    "COMPILATION_NUM_THREADS", "NPU_TILES", "NPU_STEPPING", "NPU_MAX_TILES", "NPU_DMA_ENGINES",
+    "NPU_DYNAMIC_SHAPE_TO_STATIC", "EXECUTION_MODE_HINT", "NPU_COMPILER_DYNAMIC_QUANTIZATION",
+    "NPU_BATCH_COMPILER_MODE_SETTINGS", "NPU_QDQ_OPTIMIZATION_AGGRESSIVE", "NPU_QDQ_OPTIMIZATION",
+    "NPU_TURBO", "NPU_MODEL_SERIALIZER_VERSION", NULL};
 
-static int known_config_key(const char *key)
+static const char *const *config_keys(int gen)
 {
-    if (!strncmp(key, "NPU_", 4))
-        key += 4;
-    else if (!strncmp(key, "VPUX_", 5))
-        key += 5;
-    else if (!strncmp(key, "VPU_", 4))
-        key += 4;
-    for (size_t i = 0; i < sizeof known_config / sizeof known_config[0]; i++)
-        if (!strcmp(key, known_config[i]))
+    return gen == GEN_2024 ? keys_2024 : gen == GEN_2025 ? keys_2025 : keys_2026;
+}
+
+static int key_known(int gen, const char *key)
+{
+    for (const char *const *k = config_keys(gen); *k; k++)
+        if (!strcmp(*k, key))
             return 1;
     return 0;
+}
+
+/* OptionParser<bool>: YES/NO; profiles whose parser also takes true/false/1/0/on/off
+ * (any case) say so with bool_reads_true. Returns 1/0, or -1 when not a boolean. */
+static int parse_option_bool(const sim_profile *prof, const char *v)
+{
+    if (!strcmp(v, "YES"))
+        return 1;
+    if (!strcmp(v, "NO"))
+        return 0;
+    if (prof->bool_reads_true) {
+        if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "on"))
+            return 1;
+        if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "off"))
+            return 0;
+    }
+    return -1;
+}
+
+static const char *const bool_options[] = {"PERF_COUNT", "NPU_TURBO", "NPU_USE_BASE_MODEL_SERIALIZER",
+                                           "NPU_DYNAMIC_SHAPE_TO_STATIC", "NPU_QDQ_OPTIMIZATION",
+                                           "NPU_QDQ_OPTIMIZATION_AGGRESSIVE", NULL};
+
+/* Checks the value of an option the sim understands; 0 = fine, else logs. */
+static int check_option_value(cc *c, int gen, const char *key, const char *val, flags *f)
+{
+    for (const char *const *k = bool_options; *k; k++) {
+        if (strcmp(*k, key))
+            continue;
+        int b = parse_option_bool(c->prof, val);
+        if (b < 0)
+            return lerr_rc(c, NULL, SIM_ERR_OPTIONS, "Value '%s' is not a valid BOOL option (%s)", val,
+                           key);
+        if (!strcmp(key, "NPU_USE_BASE_MODEL_SERIALIZER") && gen == GEN_2025)
+            f->layout_b = !b;
+        return SIM_OK;
+    }
+    if (!strcmp(key, "NPU_MODEL_SERIALIZER_VERSION")) {
+        if (!strcmp(val, "ALL_WEIGHTS_COPY") || !strcmp(val, "NO_WEIGHTS_COPY")) {
+            f->layout_b = val[0] == 'N';
+            return SIM_OK;
+        }
+        if (!strcmp(val, "AUTO"))
+            return lerr_rc(c, NULL, SIM_ERR_OPTIONS,
+                           "The driver-compiler adapter received an unsupported value for the "
+                           "\"ov::intel_npu::model_serializer_version\" config option. Received: AUTO. "
+                           "Supported values: ALL_WEIGHTS_COPY, NO_WEIGHTS_COPY.");
+        return lerr_rc(c, NULL, SIM_ERR_OPTIONS,
+                       "Value '%s' is not a valid MODEL_SERIALIZER_VERSION option", val);
+    }
+    if (!strcmp(key, "NPU_PLATFORM")) {
+        const char *v = strncmp(val, "NPU", 3) ? val : val + 3;
+        static const char *const plats[3][5] = {{"3720", "4000", "AUTO_DETECT", NULL, NULL},
+                                                {"3720", "4000", "5000", "5010", "AUTO_DETECT"},
+                                                {"3720", "4000", "5010", "5020", "AUTO_DETECT"}};
+        for (int i = 0; i < 5 && plats[gen][i]; i++)
+            if (!strcmp(v, plats[gen][i]))
+                return SIM_OK;
+        return lerr_rc(c, NULL, SIM_ERR_OPTIONS, "Unknown value for platform: %s", val);
+    }
+    return SIM_OK;
 }
 
 /* One token: up to whitespace, with "..." kept together (quotes removed). */
@@ -2062,9 +2219,40 @@ static const char *next_token(const char *s, char *tok, size_t cap, int *bad)
     return s;
 }
 
+/* One --config KEY="VALUE" entry, as Config::update would take it. */
+static int parse_config_entry(cc *c, char *entry, flags *f)
+{
+    int gen = generation(c->prof);
+    char *eq = strchr(entry, '=');
+    if (!eq || eq == entry)
+        return lerr_rc(c, NULL, SIM_ERR_OPTIONS, "Failed to parse config options: %s is in bad format!",
+                       entry);
+    *eq = '\0';
+    const char *val = eq + 1;
+    char key[256];
+    if (!strncmp(entry, "VPUX_", 5))
+        join_str(key, sizeof key, "NPU_", entry + 5);
+    else if (!strncmp(entry, "VPU_", 4))
+        join_str(key, sizeof key, "NPU_", entry + 4);
+    else
+        join_str(key, sizeof key, "", entry);
+    if (gen != GEN_2024 && !strcmp(key, "NPU_DPU_GROUPS"))
+        join_str(key, sizeof key, "", "NPU_TILES");
+    /* Since 2025 the compiler drops two run-time options older plugins sent. */
+    if (gen != GEN_2024 && (!strcmp(key, "MODEL_PRIORITY") || !strcmp(key, "CACHE_DIR")))
+        return SIM_OK;
+    if (!key_known(gen, key))
+        return lerr_rc(c, NULL, SIM_ERR_OPTIONS,
+                       "%s[ NOT_FOUND ] Option '%s' is not supported for current configuration",
+                       gen == GEN_2025 ? "Failed to update default config: " : "", key);
+    return check_option_value(c, gen, key, val, f);
+}
+
+/* One I/O option value: "key:VALUE key2:VALUE2". */
 static int parse_io_list(cc *c, int which, const char *value, flags *f)
 {
     io_list *l = &f->lists[which];
+    int gen = generation(c->prof);
     const char *s = value;
     while (*(s = skip_ws(s))) {
         char item[SIM_NAME_MAX + 32];
@@ -2073,53 +2261,61 @@ static int parse_io_list(cc *c, int which, const char *value, flags *f)
             item[n++] = *s++;
         item[n] = '\0';
         char *colon = strrchr(item, ':');
-        if (!colon || colon == item || !colon[1])
-            return lerr(c, NULL, "build flags: malformed entry '%s' in %s (expected key:value)",
-                        item, flag_names[which]);
+        if (!colon)
+            return lerr_rc(c, NULL, SIM_ERR_OPTIONS, "Failed to find delim in option! Value: %s", item);
         *colon = '\0';
         const char *val = colon + 1;
         uint32_t code = 0;
         int found = 0;
         if (which % 2 == 0) {
-            code = prec_from_name(val);
-            found = code != 0;
-            for (size_t i = 0; !found && i < sizeof known_other_precisions / sizeof(char *); i++)
-                if (!strcasecmp(val, known_other_precisions[i]))
-                    return lerr(c, NULL, "build flags: precision %s for '%s' is not supported by "
-                                         "the sim compiler", val, item);
+            for (size_t i = 0; !found && i < sizeof io_precisions / sizeof io_precisions[0]; i++)
+                if (!strcasecmp(val, io_precisions[i].name) && (io_precisions[i].gens >> gen & 1u)) {
+                    code = io_precisions[i].sim;
+                    found = 1;
+                }
+        } else if (strchr(val, '?') || strchr(val, '.')) {
+            found = 1; /* a partial layout is taken as it is */
         } else {
-            for (size_t i = 0; !found && i < sizeof layouts / sizeof layouts[0]; i++)
-                if (!strcasecmp(val, layouts[i].name)) {
-                    code = layouts[i].code;
+            for (size_t i = 0; !found && i < sizeof io_layouts / sizeof io_layouts[0]; i++)
+                if (!strcmp(val, io_layouts[i].name)) {
+                    code = io_layouts[i].code;
                     found = 1;
                 }
         }
         if (!found)
-            return lerr(c, NULL, "build flags: unknown %s '%s' in %s",
-                        which % 2 ? "layout" : "precision", val, flag_names[which]);
+            return lerr_rc(c, NULL, SIM_ERR_OPTIONS, "Failed to find %s for %s (in %s)", val, item,
+                           flag_names[which]);
         io_setting *q = realloc(l->items, (size_t)(l->n + 1) * sizeof *q);
         if (!q)
             return nomem(c);
         l->items = q;
+        memset(&q[l->n], 0, sizeof q[l->n]);
         join_str(q[l->n].key, sizeof q[l->n].key, "", item);
+        join_str(q[l->n].text, sizeof q[l->n].text, "", val);
         q[l->n++].value = code;
     }
     return SIM_OK;
 }
 
+/* pBuildFlags: --inputs_precisions="..." --inputs_layouts="..." --outputs_precisions="..."
+ * --outputs_layouts="..." --config KEY="VALUE" ... The config is applied first, then
+ * the four I/O options, in the real compiler's order. */
 static int parse_flags(cc *c, const char *text, flags *f)
 {
     memset(f, 0, sizeof *f);
-    if (!text)
-        return SIM_OK;
-    const char *s = text;
-    int in_config = 0;
+    int gen = generation(c->prof);
+    const char *io_text[4] = {NULL, NULL, NULL, NULL};
+    char *tok[4] = {NULL, NULL, NULL, NULL};
+    const char *s = text ? text : "";
+    int in_config = 0, rc = SIM_OK;
     char buf[4096];
-    while (*(s = skip_ws(s))) {
+    while (!rc && *(s = skip_ws(s))) {
         int bad;
         s = next_token(s, buf, sizeof buf, &bad);
-        if (bad)
-            return lerr(c, NULL, "build flags: unterminated quote or overlong token");
+        if (bad) {
+            rc = lerr_rc(c, NULL, SIM_ERR_OPTIONS, "build flags: unterminated quote or overlong token");
+            break;
+        }
         if (!strncmp(buf, "--", 2)) {
             in_config = 0;
             if (!strcmp(buf, "--config")) {
@@ -2132,59 +2328,178 @@ static int parse_flags(cc *c, const char *text, flags *f)
                 if (eq && (size_t)(eq - buf) == strlen(flag_names[i]) &&
                     !strncmp(buf, flag_names[i], (size_t)(eq - buf)))
                     which = i;
-            if (which < 0)
-                return lerr(c, NULL, "build flags: unknown or malformed option '%s'", buf);
-            int rc = parse_io_list(c, which, eq + 1, f);
-            if (rc)
-                return rc;
+            if (which < 0) {
+                rc = lerr_rc(c, NULL, SIM_ERR_OPTIONS, "Invalid key in option! Option: %s", buf);
+                break;
+            }
+            free(tok[which]);
+            tok[which] = strdup(eq + 1);
+            if (!tok[which])
+                rc = nomem(c);
+            io_text[which] = tok[which];
         } else if (in_config) {
-            char *eq = strchr(buf, '=');
-            if (!eq || eq == buf)
-                return lerr(c, NULL, "build flags: malformed --config entry '%s' (KEY=\"VALUE\")", buf);
-            *eq = '\0';
-            if (!known_config_key(buf))
-                sim_log_add(c->log, "warning: build flags: --config key %s is unknown and ignored", buf);
+            rc = parse_config_entry(c, buf, f);
         } else {
-            return lerr(c, NULL, "build flags: unexpected token '%s'", buf);
+            rc = lerr_rc(c, NULL, SIM_ERR_OPTIONS, "build flags: unexpected token '%s'", buf);
         }
     }
+    f->io_present = io_text[0] && io_text[1] && io_text[2] && io_text[3];
+    if (!rc && !f->io_present) {
+        if (gen == GEN_2024)
+            rc = lerr_rc(c, NULL, SIM_ERR_OPTIONS, "Mandatory ioInfo options are missing! DescOptions: %s",
+                         text ? text : "");
+        else
+            sim_log_add(c->log, "warning: The ioInfo options are missing! DescOptions: %s",
+                        text ? text : "");
+    }
+    for (int i = 0; !rc && f->io_present && i < 4; i++)
+        rc = parse_io_list(c, i, io_text[i], f);
+    for (int i = 0; i < 4; i++)
+        free(tok[i]);
+    return rc;
+}
+
+/* ---- the net's rt_info and the legacy preprocessing ---- */
+
+/* <net><rt_info><KEY value="..."/></rt_info>: the value text, or NULL when absent. */
+static char *net_rt_value(cc *c, const char *key)
+{
+    xmlNodePtr rt = first_child(c->net, "rt_info");
+    for (xmlNodePtr n = rt ? rt->children : NULL; n; n = n->next)
+        if (n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, key)) {
+            char *v = get_attr(n, "value");
+            if (!v)
+                v = (char *)xmlStrdup((const xmlChar *)"");
+            return v;
+        }
+    return NULL;
+}
+
+/* ov::Any::as<bool> of the rt_info string: *out = value, or *out = dflt when absent.
+ * Older OpenVINO cores read only YES/NO; profiles with bool_reads_true also take
+ * 1/0, true/false, on/off, yes/no in any case. */
+static int net_rt_bool(cc *c, const char *key, int dflt, int *out)
+{
+    char *v = net_rt_value(c, key);
+    *out = dflt;
+    if (!v)
+        return SIM_OK;
+    const char *t = skip_ws(v);
+    int ok = 1;
+    if (!strcmp(t, "YES"))
+        *out = 1;
+    else if (!strcmp(t, "NO"))
+        *out = 0;
+    else if (c->prof->bool_reads_true && (!strcasecmp(t, "true") || !strcmp(t, "1") ||
+                                          !strcasecmp(t, "on") || !strcasecmp(t, "yes")))
+        *out = 1;
+    else if (c->prof->bool_reads_true && (!strcasecmp(t, "false") || !strcmp(t, "0") ||
+                                          !strcasecmp(t, "off") || !strcasecmp(t, "no")))
+        *out = 0;
+    else
+        ok = 0;
+    int rc = ok ? SIM_OK
+                : lerr(c, NULL, "Failed to process model: Could not convert to bool from string %s "
+                                "(net rt_info %s)", t, key);
+    xmlFree(v);
+    return rc;
+}
+
+static const io_setting *find_setting(const io_list *l, const char *key)
+{
+    for (int i = l->n - 1; i >= 0; i--) /* a later entry for the same key wins */
+        if (!strcmp(l->items[i].key, key))
+            return &l->items[i];
+    return NULL;
+}
+
+static void list_keys(const io_list *l, char *out, size_t cap)
+{
+    out[0] = '\0';
+    for (int i = 0; i < l->n; i++) {
+        size_t n = strlen(out);
+        snprintf(out + n, cap - n, "%s%s", i ? ", " : "", l->items[i].key);
+    }
+}
+
+static int apply_setting(cc *c, sim_arg *a, const flags *f, int out, const char *id, uint32_t index)
+{
+    const io_list *pl = &f->lists[out ? 2 : 0], *ll = &f->lists[out ? 3 : 1];
+    const io_setting *ps = find_setting(pl, id), *ls = find_setting(ll, id);
+    if (!ps || !ls) {
+        char avail[512];
+        list_keys(ps ? ll : pl, avail, sizeof avail);
+        return lerr(c, NULL, "Failed to process model: %s has no entry for %s '%s' (%s %u, "
+                             "\"%s\"); available: %s",
+                    flag_names[ps ? (out ? 3 : 1) : (out ? 2 : 0)],
+                    isdigit((unsigned char)id[0]) ? "index" : "name", id, out ? "output" : "input",
+                    index, a->friendly_name, avail[0] ? avail : "(none)");
+    }
+    if (ps->value)
+        a->precision = ps->value;
+    else if (strcasecmp(ps->text, "DYNAMIC") && strcasecmp(ps->text, "UNSPECIFIED"))
+        return lerr(c, NULL, "precision %s for %s '%s' is not supported by the sim compiler", ps->text,
+                    out ? "output" : "input", id);
+    if (ls->value)
+        a->layout = ls->value;
     return SIM_OK;
 }
 
-static int key_matches(const sim_arg *a, const char *key)
+/* The legacy I/O preprocessing (OpenVINO's PrePostProcessor in the real compiler):
+ * only for IR v10 (2024 also when the net's rt_info lacks is_new_api), it gives
+ * each Parameter/Result the precision and layout of the I/O flags, matched by
+ * index when the rt_info has use_indices_for_io_metadata, else by name. For IR
+ * v11 the flags change nothing. The sim records the layout; it does not transpose. */
+static int preprocess(cc *c, sim_plan *p, const flags *f, uint32_t n_params, uint32_t n_in)
 {
-    if (!strcmp(a->name, key) || !strcmp(a->friendly_name, key))
-        return 1;
-    for (uint32_t i = 0; i < a->tensor_name_count; i++)
-        if (!strcmp(a->tensor_names[i], key))
-            return 1;
-    return 0;
-}
-
-/* Applies one list to the first `count` args of the given direction. */
-static int apply_list(cc *c, const io_list *l, int which, sim_arg *args, uint32_t count)
-{
-    for (int i = 0; i < l->n; i++) {
-        const char *key = l->items[i].key;
-        int64_t idx;
-        sim_arg *a = NULL;
-        if (parse_i64(key, &idx) && key[0] != '-' && key[0] != '+') {
-            if (idx >= (int64_t)count)
-                return lerr(c, NULL, "build flags: %s index %" PRId64 " is out of range (%u %s)",
-                            flag_names[which], idx, count, which < 2 ? "inputs" : "outputs");
-            a = &args[idx];
-        } else {
-            for (uint32_t k = 0; k < count && !a; k++)
-                if (key_matches(&args[k], key))
-                    a = &args[k];
-            if (!a)
-                return lerr(c, NULL, "build flags: %s names '%s', which is not an %s",
-                            flag_names[which], key, which < 2 ? "input" : "output");
-        }
-        if (which % 2 == 0)
-            a->precision = l->items[i].value;
+    int gen = generation(c->prof), use_indices, new_api = 0, rc;
+    if ((rc = net_rt_bool(c, "use_indices_for_io_metadata", 0, &use_indices)))
+        return rc;
+    if (gen == GEN_2024 && (rc = net_rt_bool(c, "is_new_api", 0, &new_api)))
+        return rc;
+    int needed = gen == GEN_2024 ? (!new_api || c->ir_version < 11) : c->ir_version < 11;
+    if (!needed) {
+        if (f->io_present)
+            sim_log_add(c->log, "info: IR version >= 11. Preprocessing will be skipped "
+                                "(the I/O precisions and layouts of the build flags are not applied)");
+        return SIM_OK;
+    }
+    int complete = f->io_present;
+    for (int i = 0; i < 4; i++)
+        complete = complete && f->lists[i].n > 0;
+    if (!complete) {
+        sim_log_add(c->log, "warning: The ioInfo options are missing for IR version < 11! "
+                            "Preprocessing will be skipped.");
+        return SIM_OK;
+    }
+    char id[SIM_NAME_MAX + 24];
+    for (uint32_t i = 0; i < n_params; i++) {
+        sim_arg *a = &p->args[i];
+        if (use_indices)
+            snprintf(id, sizeof id, "%u", i);
         else
-            a->layout = l->items[i].value;
+            snprintf(id, sizeof id, "%s", a->friendly_name);
+        if ((rc = apply_setting(c, a, f, 0, id, i)))
+            return rc;
+    }
+    /* Results in IR order, as build_args lists them after the inputs. */
+    uint32_t k = 0;
+    for (int i = 0; i < c->n_layers; i++) {
+        layer *L = &c->layers[i];
+        if (strcasecmp(L->type, "Result") || L->n_in != 1)
+            continue;
+        sim_arg *a = &p->args[n_in + k];
+        if (use_indices) {
+            snprintf(id, sizeof id, "%u", k);
+        } else {
+            layer *src = &c->layers[L->src[0]];
+            snprintf(id, sizeof id, "%s", src->name);
+            if (src->n_out != 1 && !find_setting(&f->lists[3], id))
+                snprintf(id, sizeof id, "%s.%d", src->name, L->src_port[0]);
+        }
+        if ((rc = apply_setting(c, a, f, 1, id, k)))
+            return rc;
+        k++;
     }
     return SIM_OK;
 }
@@ -2535,11 +2850,11 @@ static void cc_free(cc *c)
 }
 
 /* Parses the payload and the XML into c (layers, edges); the doc stays with the caller. */
-static int load(cc *c, const void *payload_buf, size_t size, uint32_t version, int check_ops,
-                xmlDocPtr *doc_out)
+static int load(cc *c, const void *payload_buf, size_t size, uint32_t version, int layout_b,
+                int check_ops, xmlDocPtr *doc_out)
 {
     *doc_out = NULL;
-    int rc = payload_parse(payload_buf, size, version, &c->pl, c->log);
+    int rc = payload_parse(payload_buf, size, version, layout_b, &c->pl, c->log);
     if (rc)
         return rc;
     pthread_once(&xml_once, xml_init);
@@ -2559,22 +2874,25 @@ static int load(cc *c, const void *payload_buf, size_t size, uint32_t version, i
         }
         sim_log_add(c->log, "IR XML is malformed (line %d): %s", e ? e->line : 0, msg);
         xmlFreeParserCtxt(ctx);
-        return SIM_ERR_COMPILE;
+        return SIM_ERR_READ_MODEL;
     }
     xmlFreeParserCtxt(ctx);
     *doc_out = doc;
     xmlNodePtr net = xmlDocGetRootElement(doc);
     if (!is_elem(net, "net"))
-        return lerr(c, NULL, "IR: the root element is not <net>");
+        return lerr_rc(c, NULL, SIM_ERR_READ_MODEL, "IR: the root element is not <net>");
     char *ver = get_attr(net, "version");
     int64_t v = 0;
     int ok = ver && parse_i64(ver, &v) && (v == 10 || v == 11);
     if (!ok) {
-        rc = lerr(c, NULL, "IR: version \"%s\" is not supported (10 or 11)", ver ? ver : "(none)");
+        rc = lerr_rc(c, NULL, SIM_ERR_READ_MODEL, "IR: version \"%s\" is not supported (10 or 11)",
+                     ver ? ver : "(none)");
         xmlFree(ver);
         return rc;
     }
     xmlFree(ver);
+    c->net = net;
+    c->ir_version = (int)v;
     if ((rc = parse_layers(c, net)))
         return rc;
     for (int i = 0; check_ops && i < c->n_layers; i++) { /* name every unsupported layer */
@@ -2618,17 +2936,18 @@ int sim_plan_compile(const void *payload_buf, size_t size, uint32_t compiler_ver
     cc c;
     memset(&c, 0, sizeof c);
     c.log = &log;
+    c.prof = sim_profile_current();
     xmlDocPtr doc = NULL;
     flags f;
     memset(&f, 0, sizeof f);
     sim_plan *p = calloc(1, sizeof *p);
     int rc = p ? SIM_OK : SIM_ERR_NOMEM;
     if (!rc && !out)
-        rc = lerr(&c, NULL, "no output plan pointer");
+        rc = lerr_rc(&c, NULL, SIM_ERR_OPTIONS, "no output plan pointer");
     if (!rc)
         rc = parse_flags(&c, build_flags, &f);
     if (!rc)
-        rc = load(&c, payload_buf, size, compiler_version, 1, &doc);
+        rc = load(&c, payload_buf, size, compiler_version, f.layout_b, 1, &doc);
     if (!rc)
         rc = compile_layers(&c);
     if (!rc)
@@ -2637,11 +2956,7 @@ int sim_plan_compile(const void *payload_buf, size_t size, uint32_t compiler_ver
         uint32_t n_in = 0;
         while (n_in < p->n_args && !p->args[n_in].is_output)
             n_in++;
-        uint32_t n_params = n_in - (uint32_t)c.n_vars;
-        uint32_t n_results = p->n_args - n_in - (uint32_t)c.n_vars;
-        for (int w = 0; w < 4 && !rc; w++)
-            rc = apply_list(&c, &f.lists[w], w, w < 2 ? p->args : p->args + n_in,
-                            w < 2 ? n_params : n_results);
+        rc = preprocess(&c, p, &f, n_in - (uint32_t)c.n_vars, n_in);
         finish_bytes(p);
     }
     if (!rc)
@@ -2665,16 +2980,23 @@ int sim_plan_compile(const void *payload_buf, size_t size, uint32_t compiler_ver
     return SIM_OK;
 }
 
-int sim_plan_query_layers(const void *payload_buf, size_t size, uint32_t compiler_version, char *out,
-                          size_t cap, size_t *needed, char *log_buf, size_t log_cap)
+int sim_plan_query_network(const void *payload_buf, size_t size, uint32_t compiler_version,
+                           const char *build_flags, char *out, size_t cap, size_t *needed,
+                           char *log_buf, size_t log_cap)
 {
     sim_log log;
     sim_log_init(&log, log_buf, log_cap);
     cc c;
     memset(&c, 0, sizeof c);
     c.log = &log;
+    c.prof = sim_profile_current();
     xmlDocPtr doc = NULL;
-    int rc = load(&c, payload_buf, size, compiler_version, 0, &doc);
+    flags f;
+    int rc = parse_flags(&c, build_flags, &f);
+    for (int w = 0; w < 4; w++)
+        free(f.lists[w].items);
+    if (!rc)
+        rc = load(&c, payload_buf, size, compiler_version, f.layout_b, 0, &doc);
     size_t len = 0;
     int fits = out != NULL;
     if (out && cap)
@@ -2707,4 +3029,28 @@ int sim_plan_query_layers(const void *payload_buf, size_t size, uint32_t compile
         xmlFreeDoc(doc);
     cc_free(&c);
     return rc;
+}
+
+int sim_plan_query_layers(const void *payload_buf, size_t size, uint32_t compiler_version, char *out,
+                          size_t cap, size_t *needed, char *log_buf, size_t log_cap)
+{
+    return sim_plan_query_network(payload_buf, size, compiler_version, NULL, out, cap, needed, log_buf,
+                                  log_cap);
+}
+
+int sim_compiler_option_supported(const char *key, const char *value)
+{
+    const sim_profile *prof = sim_profile_current();
+    int gen = generation(prof);
+    if (!key || !key_known(gen, key))
+        return 0;
+    if (!value)
+        return 1;
+    for (const char *const *k = bool_options; *k; k++)
+        if (!strcmp(*k, key))
+            return parse_option_bool(prof, value) >= 0;
+    if (!strcmp(key, "NPU_MODEL_SERIALIZER_VERSION"))
+        return !strcmp(value, "ALL_WEIGHTS_COPY") || !strcmp(value, "NO_WEIGHTS_COPY") ||
+               !strcmp(value, "AUTO");
+    return 1;
 }

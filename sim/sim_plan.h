@@ -48,11 +48,15 @@ typedef struct sim_arg {
     size_t bytes;                     /* buffer size the caller must provide */
 } sim_arg;
 
-/* Compiles an NGRAPH_LITE payload (layout A or B of ze-graph-ext.md §3).
+/* Compiles an NGRAPH_LITE payload (layout A or B of ze-graph-ext.md §3) the way
+ * the compiler of the current release profile (sim/profile.h) does.
  * `compiler_version` is (major << 16) | minor: the payload's stamped version must
- * equal it. `build_flags` may be NULL. On failure returns a non-zero value, writes
- * a NUL-terminated human-readable build log into log[0..log_cap) naming the layer,
- * and sets *out = NULL. On success the log may hold warnings (or be empty). */
+ * equal it. `build_flags` may be NULL (treated as ""). Which payload layout the
+ * buffer is read as comes from the flags only (--config serializer key, see
+ * docs/sim.md), never from the buffer. On failure returns one of the SIM_ERR_*
+ * codes below, writes a NUL-terminated human-readable build log into
+ * log[0..log_cap) naming the layer, and sets *out = NULL. On success the log may
+ * hold warnings (or be empty). */
 int sim_plan_compile(const void *payload, size_t payload_size, uint32_t compiler_version,
                      const char *build_flags, sim_plan **out, char *log, size_t log_cap);
 
@@ -64,9 +68,34 @@ int sim_plan_import(const void *blob, size_t blob_size, sim_plan **out, char *lo
 #define SIM_OK 0
 #define SIM_ERR_NOT_ELF 1
 #define SIM_ERR_BAD_BLOB 2
+/* Compile results and the ze_result_t the real driver returns for each kind
+ * (its compiler wrapper maps the compiler's vcl_result_t, see
+ * notes/compat-compiler.md):
+ *   SIM_ERR_COMPILE     the compiler rejected the model: unsupported op, bad shape,
+ *                       I/O flags that name no input, bad rt_info boolean
+ *                       (VCL_RESULT_ERROR_INVALID_ARGUMENT -> ZE_RESULT_ERROR_INVALID_ARGUMENT)
+ *   SIM_ERR_INVALID_IR  the payload header is invalid: stamped version differs,
+ *                       section sizes out of range, or a layout-B buffer read as A
+ *                       (VCL_RESULT_ERROR_INVALID_IR -> ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
+ *   SIM_ERR_OPTIONS     the build flags were refused: unknown --config key, bad
+ *                       option value, unknown precision or layout in the I/O flags
+ *                       (VCL_RESULT_ERROR_INVALID_ARGUMENT -> ZE_RESULT_ERROR_INVALID_ARGUMENT)
+ *   SIM_ERR_READ_MODEL  OpenVINO could not read the IR XML (malformed XML, wrong
+ *                       root or IR version, missing WeightsPointerAttribute keys)
+ *                       (VCL_RESULT_ERROR_UNKNOWN -> ZE_RESULT_ERROR_UNKNOWN)
+ *   SIM_ERR_NOMEM       out of memory (-> ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY) */
 #define SIM_ERR_COMPILE 3
-#define SIM_ERR_VERSION 4
+#define SIM_ERR_INVALID_IR 4
+#define SIM_ERR_VERSION SIM_ERR_INVALID_IR /* older name */
 #define SIM_ERR_NOMEM 5
+#define SIM_ERR_OPTIONS 6
+#define SIM_ERR_READ_MODEL 7
+
+/* pfnCompilerIsOptionSupported for the current profile's compiler: 1 when `key`
+ * is an option that compiler registers and `value` (NULL = any) parses for it,
+ * else 0. Keys the compiler silently drops from --config (MODEL_PRIORITY and
+ * CACHE_DIR since 2025) are not registered, so they answer 0. */
+int sim_compiler_option_supported(const char *key, const char *value);
 
 /* The plan's native blob (an ELF file holding the plan and a copy of the weights).
  * The memory belongs to the plan and lives as long as it. */
@@ -88,9 +117,14 @@ void sim_plan_destroy(sim_plan *plan);
 /* Query network: writes into out[0..cap) a ';'-separated, NUL-terminated list of
  * the names of the payload's layers that the compiler supports, and sets *needed
  * to the bytes the full list takes (including the NUL). Same errors as compile
- * for a payload that cannot be parsed at all. out may be NULL when cap is 0. */
+ * for a payload that cannot be parsed at all. out may be NULL when cap is 0.
+ * sim_plan_query_layers reads the payload as the flags "" select (layout A);
+ * sim_plan_query_network takes the build flags, so that layout B can be queried. */
 int sim_plan_query_layers(const void *payload, size_t payload_size, uint32_t compiler_version,
                           char *out, size_t cap, size_t *needed, char *log, size_t log_cap);
+int sim_plan_query_network(const void *payload, size_t payload_size, uint32_t compiler_version,
+                           const char *build_flags, char *out, size_t cap, size_t *needed,
+                           char *log, size_t log_cap);
 
 /* Default compiler version the sim reports ((major << 16) | minor). The driver
  * may override it with NPU_SIM_COMPILER_VERSION=major.minor. */
