@@ -19,9 +19,12 @@
 #include <string.h>
 
 #include "sim/kernels.h"
+#include "sim/profile.h"
 #include "sim/sim_plan.h"
 
 #define VER SIM_COMPILER_VERSION_DEFAULT
+/* Build flags that make the 2026 compiler (the default profile) read layout B. */
+#define FLAGS_B "--config NPU_MODEL_SERIALIZER_VERSION=\"NO_WEIGHTS_COPY\""
 #define P_FP32 0x01u
 #define P_FP16 0x02u
 #define P_U8 0x04u
@@ -495,7 +498,7 @@ static void test_layout_b_pointer_attribute_and_consts_blob(void **state)
     char *xml = cnn_xml(oc, ot, 0, ob, extra);
     size_t size;
     uint8_t *pl = payload_b(xml, c.s, c.len, VER, &size);
-    sim_plan *p = compile_ok(pl, size, NULL);
+    sim_plan *p = compile_ok(pl, size, FLAGS_B);
     float x[72], y[4], want[4];
     for (int i = 0; i < 72; i++)
         x[i] = det(i + 1, 2.0f);
@@ -506,29 +509,30 @@ static void test_layout_b_pointer_attribute_and_consts_blob(void **state)
     sim_plan_destroy(p);
     free(pl);
 
-    /* hex address accepted; ms must match the Const's byte size */
+    /* numbers are decimal (OpenVINO's get_uint64_attr): a hex address is refused;
+     * ms must match the Const's byte size */
     snprintf(extra, sizeof extra,
              "<rt_info><attribute name=\"WeightsPointerAttribute\" version=\"0\" mp=\"0x%llx\" "
              "ms=\"432\"/></rt_info>\n", (unsigned long long)(uintptr_t)n.fc_w);
     xml = (free(xml), cnn_xml(oc, ot, 0, ob, extra));
     pl = payload_b(xml, c.s, c.len, VER, &size);
-    sim_plan_destroy(compile_ok(pl, size, NULL));
+    expect_fail(pl, size, FLAGS_B, SIM_ERR_READ_MODEL, "which is not an unsigned 64 bit integer");
     free(pl);
     snprintf(extra, sizeof extra,
              "<rt_info><attribute name=\"WeightsPointerAttribute\" version=\"0\" mp=\"%llu\" "
              "ms=\"400\"/></rt_info>\n", (unsigned long long)(uintptr_t)n.fc_w);
     xml = (free(xml), cnn_xml(oc, ot, 0, ob, extra));
     pl = payload_b(xml, c.s, c.len, VER, &size);
-    expect_fail(pl, size, NULL, SIM_ERR_COMPILE, "layer 'fc_w' (id 7): Const size mismatch");
+    expect_fail(pl, size, FLAGS_B, SIM_ERR_COMPILE, "layer 'fc_w' (id 7): Const size mismatch");
     free(pl);
     /* a Const without pointer whose bytes lie outside the constants blob */
     xml = (free(xml), cnn_xml(oc, ot, c.len, ob, NULL));
     pl = payload_b(xml, c.s, c.len, VER, &size);
-    expect_fail(pl, size, NULL, SIM_ERR_COMPILE, "layer 'fc_w' (id 7): Const bytes");
+    expect_fail(pl, size, FLAGS_B, SIM_ERR_COMPILE, "layer 'fc_w' (id 7): Const bytes");
     free(pl);
     /* wrong version stamped in the custom data */
     pl = payload_b(xml, c.s, c.len, (1u << 16) | 2u, &size);
-    expect_fail(pl, size, NULL, SIM_ERR_VERSION, "version 1.2 does not match");
+    expect_fail(pl, size, FLAGS_B, SIM_ERR_INVALID_IR, "Found: 1.2. Expected: 7.6");
     free(pl);
     free(xml);
     free(c.s);
@@ -889,16 +893,38 @@ static char *add_xml(void)
     return ir_xml(&m, "add");
 }
 
+/* The I/O flags with every precision set to P (keys 0 and 1 for inputs, 0 for the output). */
+#define FLAGS_IO(P)                                                                          \
+    "--inputs_precisions=\"0:" P " 1:" P "\" --inputs_layouts=\"0:NC 1:NC\" "            \
+    "--outputs_precisions=\"0:" P "\" --outputs_layouts=\"0:NC\""
+#define IDX_RT "<rt_info><is_new_api value=\"YES\" /><use_indices_for_io_metadata value=\"YES\" /></rt_info>"
+
+/* A copy of xml with the net's IR version and its (empty) model rt_info replaced. */
+static char *with_net(const char *xml, const char *version, const char *rt_info)
+{
+    buf b = {0};
+    const char *v = strstr(xml, "version=\"11\"");
+    const char *r = strstr(xml, "<rt_info />\n</net>");
+    assert_non_null(v);
+    assert_non_null(r);
+    bput(&b, xml, (size_t)(v - xml));
+    bprintf(&b, "version=\"%s\"", version);
+    bput(&b, v + 12, (size_t)(r - (v + 12)));
+    bprintf(&b, "%s\n</net>\n", rt_info);
+    return b.s;
+}
+
+
 static void test_build_flags_change_io_precisions(void **state)
 {
     (void)state;
     char *xml = add_xml();
-    sim_plan *p = compile_xml(xml, NULL,
-                              "--inputs_precisions=\"0:FP16 1:U8\" --inputs_layouts=\"0:NC\" "
-                              "--outputs_precisions=\"0:FP16\" --outputs_layouts=\"sum_out:CN\" "
-                              "--config NPU_PLATFORM=\"3720\" PERF_COUNT=\"YES\" NPU_FROBNICATE=\"1\"");
-    assert_non_null(strstr(g_log, "NPU_FROBNICATE"));
-    assert_null(strstr(g_log, "PERF_COUNT"));
+    /* IR v10 with use_indices_for_io_metadata: the flags convert by index */
+    char *v10 = with_net(xml, "10", IDX_RT);
+    sim_plan *p = compile_xml(v10, NULL,
+                              "--inputs_precisions=\"0:FP16 1:U8\" --inputs_layouts=\"0:NC 1:NC\" "
+                              "--outputs_precisions=\"0:FP16\" --outputs_layouts=\"0:NC\" "
+                              "--config NPU_PLATFORM=\"3720\" PERF_COUNT=\"YES\"");
     const sim_arg *a = arg(p, 0), *b = arg(p, 1), *y = arg(p, 2);
     assert_int_equal(a->precision, P_FP16);
     assert_int_equal(a->network_precision, P_FP32);
@@ -907,7 +933,7 @@ static void test_build_flags_change_io_precisions(void **state)
     assert_int_equal(b->bytes, 4);
     assert_int_equal(y->precision, P_FP16);
     assert_int_equal(y->meta_type, 5);
-    assert_int_equal(y->layout, 0xC2);
+    assert_int_equal(y->layout, 0xC1);
     uint16_t ah[4], yh[4];
     uint8_t bu[4] = {0, 1, 200, 255};
     float af[4] = {0.5f, -1.25f, 3.0f, 1000.0f};
@@ -918,25 +944,273 @@ static void test_build_flags_change_io_precisions(void **state)
     for (int i = 0; i < 4; i++)
         assert_true(sim_f16_to_f32(yh[i]) == af[i] + (float)bu[i]);
     sim_plan_destroy(p);
+    free(v10);
 
-    /* name-keyed entries and lower-case precisions */
-    p = compile_xml(xml, NULL, "--inputs_precisions=\"b:I32\" --outputs_precisions=\"sum:FP32\"");
+    /* v10 without use_indices: matched by name (a Result by the layer feeding it);
+     * precision names are case-insensitive */
+    v10 = with_net(xml, "10", "");
+    p = compile_xml(v10, NULL,
+                    "--inputs_precisions=\"a:fp32 b:i32\" --inputs_layouts=\"a:NC b:NC\" "
+                    "--outputs_precisions=\"sum:FP32\" --outputs_layouts=\"sum:NC\"");
     assert_int_equal(arg(p, 1)->precision, P_I32);
     assert_int_equal(arg(p, 1)->bytes, 16);
     sim_plan_destroy(p);
-
     size_t n;
-    uint8_t *pl = payload_a(xml, NULL, 0, VER, &n);
-    expect_fail(pl, n, "--inputs_precisions=\"2:FP16\"", SIM_ERR_COMPILE, "index 2 is out of range");
-    expect_fail(pl, n, "--inputs_precisions=\"0:FP64\"", SIM_ERR_COMPILE, "FP64");
-    expect_fail(pl, n, "--inputs_precisions=\"0:WHAT\"", SIM_ERR_COMPILE, "unknown precision");
-    expect_fail(pl, n, "--inputs_precisions=\"0FP16\"", SIM_ERR_COMPILE, "malformed entry");
-    expect_fail(pl, n, "--inputs_precisions=\"0:FP16", SIM_ERR_COMPILE, "unterminated");
-    expect_fail(pl, n, "--bogus=\"1\"", SIM_ERR_COMPILE, "unknown or malformed option");
-    expect_fail(pl, n, "--config NOVALUE", SIM_ERR_COMPILE, "malformed --config");
-    expect_fail(pl, n, "--outputs_layouts=\"nope:NC\"", SIM_ERR_COMPILE, "'nope'");
+    uint8_t *pl = payload_a(v10, NULL, 0, VER, &n);
+    expect_fail(pl, n, FLAGS_IO("FP16"), SIM_ERR_COMPILE, "has no entry for name 'a'");
+    /* precisions the real compiler knows but the sim cannot run */
+    free(pl);
+    free(v10);
+    v10 = with_net(xml, "10", IDX_RT);
+    pl = payload_a(v10, NULL, 0, VER, &n);
+    expect_fail(pl, n, FLAGS_IO("FP64"), SIM_ERR_COMPILE, "precision FP64 for input '0'");
+    free(pl);
+    free(v10);
+
+    /* errors in the flags themselves: INVALID_ARGUMENT in the real driver */
+    pl = payload_a(xml, NULL, 0, VER, &n);
+    expect_fail(pl, n, FLAGS_IO("WHAT"), SIM_ERR_OPTIONS, "Failed to find WHAT for 0");
+    expect_fail(pl, n, "--inputs_precisions=\"0FP16\" --inputs_layouts=\"0:NC\" "
+                       "--outputs_precisions=\"0:FP16\" --outputs_layouts=\"0:NC\"",
+                SIM_ERR_OPTIONS, "Failed to find delim in option! Value: 0FP16");
+    expect_fail(pl, n, "--inputs_precisions=\"0:FP16", SIM_ERR_OPTIONS, "unterminated");
+    expect_fail(pl, n, "--bogus=\"1\"", SIM_ERR_OPTIONS, "Invalid key in option");
+    expect_fail(pl, n, "--config NOVALUE", SIM_ERR_OPTIONS, "is in bad format");
     free(pl);
     free(xml);
+}
+
+/* IR >= 11 skips the preprocessing: the flags are checked, then change nothing. */
+static void test_v11_ignores_io_precisions(void **state)
+{
+    (void)state;
+    char *xml = add_xml();
+    sim_plan *p = compile_xml(xml, NULL,
+                              "--inputs_precisions=\"0:FP16 1:U8\" --inputs_layouts=\"0:NC 1:NC\" "
+                              "--outputs_precisions=\"0:FP64\" --outputs_layouts=\"0:NC\"");
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(arg(p, i)->precision, P_FP32);
+        assert_int_equal(arg(p, i)->bytes, 16);
+    }
+    assert_non_null(strstr(g_log, "Preprocessing will be skipped"));
+    sim_plan_destroy(p);
+    free(xml);
+}
+
+/* v10 flags keyed by index need use_indices_for_io_metadata, else they are names. */
+static void test_v10_index_keys_need_use_indices(void **state)
+{
+    (void)state;
+    char *xml = add_xml(), *v10 = with_net(xml, "10", "<rt_info><is_new_api value=\"YES\" /></rt_info>");
+    size_t n;
+    uint8_t *pl = payload_a(v10, NULL, 0, VER, &n);
+    expect_fail(pl, n, FLAGS_IO("FP32"), SIM_ERR_COMPILE,
+                "--inputs_precisions has no entry for name 'a' (input 0, \"a\"); available: 0, 1");
+    free(pl);
+    free(v10);
+    v10 = with_net(xml, "10", IDX_RT);
+    pl = payload_a(v10, NULL, 0, VER, &n);
+    sim_plan_destroy(compile_ok(pl, n, FLAGS_IO("FP32")));
+    free(pl);
+    free(v10);
+    free(xml);
+}
+
+static void test_layouts_in_flags_are_the_real_set(void **state)
+{
+    (void)state;
+    char *xml = add_xml();
+    size_t n;
+    uint8_t *pl = payload_a(xml, NULL, 0, VER, &n);
+    const char *ok[] = {"NCHW", "NHWC", "NCDHW", "NDHWC", "CHW", "HWC", "NC", "C", "**SCALAR**", "N?", "N..."};
+    const char *bad[] = {"SCALAR", "nc", "CN", "ANY", "BLOCKED", "OIHW", "HW"};
+    char flags[512];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(flags, sizeof flags, "--inputs_precisions=\"0:FP32 1:FP32\" --inputs_layouts=\"0:%s 1:NC\" "
+                 "--outputs_precisions=\"0:FP32\" --outputs_layouts=\"0:NC\"", ok[i]);
+        sim_plan_destroy(compile_ok(pl, n, flags));
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(flags, sizeof flags, "--inputs_precisions=\"0:FP32 1:FP32\" --inputs_layouts=\"0:NC 1:NC\" "
+                 "--outputs_precisions=\"0:FP32\" --outputs_layouts=\"0:%s\"", bad[i]);
+        char want[64];
+        snprintf(want, sizeof want, "Failed to find %s for 0", bad[i]);
+        expect_fail(pl, n, flags, SIM_ERR_OPTIONS, want);
+    }
+    free(pl);
+    free(xml);
+}
+
+static void use_profile(const char *name)
+{
+    const sim_profile *p = sim_profile_find(name);
+    assert_non_null(p);
+    sim_profile_select(p);
+}
+
+/* The serializer is chosen by --config only; the buffer is never sniffed. */
+static void test_serializer_key_selects_the_layout(void **state)
+{
+    (void)state;
+    char *raw = add_xml(), *xml = with_net(raw, "11", IDX_RT);
+    free(raw);
+    size_t na, nb;
+    uint8_t *a = payload_a(xml, NULL, 0, VER, &na), *b = payload_b(xml, NULL, 0, VER, &nb);
+    /* 2026: NPU_MODEL_SERIALIZER_VERSION */
+    use_profile("2026");
+    sim_plan_destroy(compile_ok(a, na, NULL));
+    sim_plan_destroy(compile_ok(b, nb, FLAGS_B));
+    expect_fail(b, nb, NULL, SIM_ERR_INVALID_IR, "Unsupported IR API version! Val: 48.0");
+    expect_fail(b, nb, "--config NPU_MODEL_SERIALIZER_VERSION=\"ALL_WEIGHTS_COPY\"", SIM_ERR_INVALID_IR,
+                "Val: 48.0");
+    expect_fail(a, na, FLAGS_B, SIM_ERR_INVALID_IR, "layout B header out of bounds");
+    expect_fail(b, nb, "--config NPU_MODEL_SERIALIZER_VERSION=\"AUTO\"", SIM_ERR_OPTIONS, "Received: AUTO");
+    expect_fail(b, nb, "--config NPU_USE_BASE_MODEL_SERIALIZER=\"NO\"", SIM_ERR_OPTIONS,
+                "Option 'NPU_USE_BASE_MODEL_SERIALIZER' is not supported");
+    /* 2025: NPU_USE_BASE_MODEL_SERIALIZER, default YES = layout A */
+    use_profile("2025");
+    sim_plan_destroy(compile_ok(a, na, NULL));
+    sim_plan_destroy(compile_ok(b, nb, "--config NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""));
+    expect_fail(b, nb, NULL, SIM_ERR_INVALID_IR, "Unsupported IR API version! Val: 48.0");
+    expect_fail(b, nb, FLAGS_B, SIM_ERR_OPTIONS, "Option 'NPU_MODEL_SERIALIZER_VERSION' is not supported");
+    expect_fail(b, nb, "--config NPU_USE_BASE_MODEL_SERIALIZER=\"maybe\"", SIM_ERR_OPTIONS,
+                "is not a valid BOOL option");
+    /* 2024: only layout A exists */
+    use_profile("2024");
+    const char *io = FLAGS_IO("FP32");
+    sim_plan_destroy(compile_ok(a, na, io));
+    expect_fail(b, nb, io, SIM_ERR_INVALID_IR, "Unsupported IR API version! Val: 48.0");
+    char flags[512];
+    snprintf(flags, sizeof flags, "%s --config NPU_USE_BASE_MODEL_SERIALIZER=\"NO\"", io);
+    expect_fail(b, nb, flags, SIM_ERR_OPTIONS, "Option 'NPU_USE_BASE_MODEL_SERIALIZER' is not supported");
+    use_profile("2026");
+    free(a);
+    free(b);
+    free(xml);
+}
+
+static void test_config_keys_per_compiler(void **state)
+{
+    (void)state;
+    char *raw = add_xml(), *xml = with_net(raw, "11", IDX_RT);
+    free(raw);
+    size_t n;
+    uint8_t *pl = payload_a(xml, NULL, 0, VER, &n);
+    const char *io = FLAGS_IO("FP32");
+    char flags[512];
+#define WITH(cfg) (snprintf(flags, sizeof flags, "%s --config %s", io, cfg), flags)
+    use_profile("2026");
+    expect_fail(pl, n, WITH("NPU_FROBNICATE=\"1\""), SIM_ERR_OPTIONS,
+                "[ NOT_FOUND ] Option 'NPU_FROBNICATE' is not supported for current configuration");
+    sim_plan_destroy(compile_ok(pl, n, WITH("MODEL_PRIORITY=\"HIGH\" CACHE_DIR=\"/tmp/x\"")));
+    sim_plan_destroy(compile_ok(pl, n, WITH("VPUX_TURBO=\"YES\" NPU_DPU_GROUPS=\"2\" PERF_COUNT=\"YES\"")));
+    expect_fail(pl, n, WITH("NPU_PLATFORM=\"9999\""), SIM_ERR_OPTIONS, "Unknown value for platform: 9999");
+    assert_int_equal(sim_compiler_option_supported("NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY"), 1);
+    assert_int_equal(sim_compiler_option_supported("NPU_USE_BASE_MODEL_SERIALIZER", "NO"), 0);
+    assert_int_equal(sim_compiler_option_supported("MODEL_PRIORITY", NULL), 0);
+    assert_int_equal(sim_compiler_option_supported("NPU_TURBO", "YES"), 1);
+    assert_int_equal(sim_compiler_option_supported("NPU_TURBO", "maybe"), 0);
+    use_profile("2025");
+    sim_plan_destroy(compile_ok(pl, n, WITH("NPU_TURBO=\"NO\" MODEL_PRIORITY=\"LOW\"")));
+    assert_int_equal(sim_compiler_option_supported("NPU_USE_BASE_MODEL_SERIALIZER", "NO"), 1);
+    assert_int_equal(sim_compiler_option_supported("NPU_MODEL_SERIALIZER_VERSION", NULL), 0);
+    use_profile("2024");
+    expect_fail(pl, n, WITH("NPU_TURBO=\"NO\""), SIM_ERR_OPTIONS, "Option 'NPU_TURBO' is not supported");
+    sim_plan_destroy(compile_ok(pl, n, WITH("MODEL_PRIORITY=\"LOW\" NPU_DPU_GROUPS=\"2\"")));
+    assert_int_equal(sim_compiler_option_supported("NPU_TURBO", NULL), 0);
+    /* the 2024 compiler needs all four I/O options */
+    expect_fail(pl, n, NULL, SIM_ERR_OPTIONS, "Mandatory ioInfo options are missing");
+    use_profile("2026");
+#undef WITH
+    free(pl);
+    free(xml);
+}
+
+/* rt_info booleans: YES/NO; "true" only where the compiler's OpenVINO reads it. */
+static void test_rt_info_booleans_per_compiler(void **state)
+{
+    (void)state;
+    char *xml = add_xml();
+    char *t = with_net(xml, "11", "<rt_info><is_new_api value=\"true\" />"
+                                  "<use_indices_for_io_metadata value=\"true\" /></rt_info>");
+    char *y = with_net(xml, "11", "<rt_info><is_new_api value=\"YES\" />"
+                                  "<use_indices_for_io_metadata value=\"YES\" /></rt_info>");
+    size_t nt, ny;
+    uint8_t *pt = payload_a(t, NULL, 0, VER, &nt), *py = payload_a(y, NULL, 0, VER, &ny);
+    const char *io = FLAGS_IO("FP32");
+    use_profile("2024");
+    expect_fail(pt, nt, io, SIM_ERR_COMPILE, "Could not convert to bool from string true");
+    sim_plan_destroy(compile_ok(py, ny, io));
+    use_profile("2026");
+    sim_plan_destroy(compile_ok(pt, nt, io));
+    sim_plan_destroy(compile_ok(py, ny, io));
+    free(pt);
+    free(py);
+    free(t);
+    free(y);
+    free(xml);
+}
+
+static void test_read_value_without_input_per_compiler(void **state)
+{
+    (void)state;
+    ir m = {0};
+    layer(&m, 0, "rv", "ReadValue", "opset6",
+          "variable_id=\"v\" variable_type=\"f32\" variable_shape=\"1,2\"", NULL, "FP32:1,2");
+    result(&m, 1, "y", "FP32:1,2");
+    edge(&m, 0, 0, 1, 0);
+    char *xml = ir_xml(&m, "rv");
+    size_t n;
+    uint8_t *pl = payload_a(xml, NULL, 0, VER, &n);
+    const char *io = "--inputs_precisions=\"\" --inputs_layouts=\"\" --outputs_precisions=\"0:FP32\" "
+                     "--outputs_layouts=\"0:NC\"";
+    use_profile("2024");
+    expect_fail(pl, n, io, SIM_ERR_COMPILE, "nGraph ReadValue node 'rv' has unsupported number of inputs '0'");
+    use_profile("2025");
+    sim_plan_destroy(compile_ok(pl, n, io));
+    use_profile("2026");
+    sim_plan_destroy(compile_ok(pl, n, io));
+    free(pl);
+    free(xml);
+}
+
+/* The WeightsPointerAttribute key names are those of the compiler's OpenVINO. */
+static void test_weights_pointer_key_names(void **state)
+{
+    (void)state;
+    static const float w[4] = {1, 2, 3, 4};
+    const char *keys[][2] = {{"mp", "ms"}, {"np", "ns"}, {"ptr", "ms"}, {"mpZ", "msZ"}};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        ir m = {0};
+        param(&m, 0, "x", "f32", "FP32", "1,4");
+        char extra[256];
+        snprintf(extra, sizeof extra,
+                 "\t\t\t<rt_info><attribute name=\"WeightsPointerAttribute\" version=\"0\" %s=\"%llu\" "
+                 "%s=\"16\" /></rt_info>\n", keys[k][0], (unsigned long long)(uintptr_t)w, keys[k][1]);
+        layer_x(&m, 1, "w", "Const", "opset1", "element_type=\"f32\" shape=\"1,4\" offset=\"0\" size=\"16\"",
+                NULL, "FP32:1,4", extra);
+        layer(&m, 2, "sum", "Add", "opset1", NULL, "FP32:1,4;FP32:1,4", "FP32:1,4");
+        result(&m, 3, "out", "FP32:1,4");
+        edge(&m, 0, 0, 2, 0);
+        edge(&m, 1, 0, 2, 1);
+        edge(&m, 2, 2, 3, 0);
+        char *xml = ir_xml(&m, "wpa");
+        size_t n;
+        uint8_t *pl = payload_b(xml, NULL, 0, VER, &n);
+        const sim_profile *prof = sim_profile_current();
+        if (!strcmp(keys[k][0], prof->wpa_ptr_key) && !strcmp(keys[k][1], prof->wpa_size_key)) {
+            sim_plan *p = compile_ok(pl, n, FLAGS_B);
+            float x[4] = {1, 1, 1, 1}, y[4];
+            float *ins[] = {x}, *outs[] = {y};
+            run_f32(p, ins, outs);
+            assert_true(y[3] == 5.0f);
+            sim_plan_destroy(p);
+        } else {
+            expect_fail(pl, n, FLAGS_B, SIM_ERR_READ_MODEL, "is missing mandatory attribute");
+        }
+        free(pl);
+        free(xml);
+    }
 }
 
 /* ---- malformed payloads ------------------------------------------------------------- */
@@ -947,43 +1221,43 @@ static void test_malformed_payloads_are_refused_with_a_log(void **state)
     char *xml = add_xml();
     size_t n;
     uint8_t *pl = payload_a(xml, NULL, 0, VER, &n);
-    expect_fail(pl, 10, NULL, SIM_ERR_COMPILE, "too small");
-    expect_fail(pl, n - 1, NULL, SIM_ERR_COMPILE, "exceeds");   /* weights size field cut */
-    expect_fail(pl, n - 9, NULL, SIM_ERR_COMPILE, "exceeds");   /* XML cut */
+    expect_fail(pl, 10, NULL, SIM_ERR_INVALID_IR, "too small");
+    expect_fail(pl, n - 1, NULL, SIM_ERR_INVALID_IR, "exceeds");   /* weights size field cut */
+    expect_fail(pl, n - 9, NULL, SIM_ERR_INVALID_IR, "exceeds");   /* XML cut */
     uint64_t big = UINT64_MAX - 3;
     memcpy(pl + 8, &big, 8);
-    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "XML size");
+    expect_fail(pl, n, NULL, SIM_ERR_INVALID_IR, "XML size");
     uint64_t zero = 0;
     memcpy(pl + 8, &zero, 8);
-    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "empty XML");
+    expect_fail(pl, n, NULL, SIM_ERR_INVALID_IR, "Bad buffer size in IR!");
     free(pl);
     pl = payload_a(xml, NULL, 0, VER, &n);
     uint64_t ws = 1;
     memcpy(pl + 16 + strlen(xml), &ws, 8);
-    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "weights size");
-    uint32_t three = 3;
-    memcpy(pl + 4, &three, 4);
-    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "neither layout A");
+    expect_fail(pl, n, NULL, SIM_ERR_INVALID_IR, "The IR content and size mismatch!");
+    uint32_t ten = 10;
+    memcpy(pl + 4, &ten, 4);
+    expect_fail(pl, n, NULL, SIM_ERR_INVALID_IR, "Bad elements number in IR!");
     free(pl);
     pl = payload_a(xml, NULL, 0, (6u << 16) | 9u, &n);
-    expect_fail(pl, n, NULL, SIM_ERR_VERSION, "compiler version 6.9 does not match the sim compiler 7.6");
+    expect_fail(pl, n, NULL, SIM_ERR_INVALID_IR, "Unsupported IR API version! Val: 6.9");
     free(pl);
     pl = payload_b(xml, NULL, 0, VER, &n);
-    sim_plan_destroy(compile_ok(pl, n, NULL));
+    sim_plan_destroy(compile_ok(pl, n, FLAGS_B));
     uint64_t bad_model_size = n;
     memcpy(pl + 40, &bad_model_size, 8);
-    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "layout B header out of bounds");
+    expect_fail(pl, n, FLAGS_B, SIM_ERR_INVALID_IR, "layout B header out of bounds");
     free(pl);
-    expect_fail(NULL, 0, NULL, SIM_ERR_COMPILE, "too small");
+    expect_fail(NULL, 0, NULL, SIM_ERR_INVALID_IR, "too small");
 
     /* XML damage */
     char *cut = strdup(xml);
     cut[strlen(cut) / 2] = '\0';
-    expect_xml_fail(cut, NULL, SIM_ERR_COMPILE, "IR XML is malformed");
+    expect_xml_fail(cut, NULL, SIM_ERR_READ_MODEL, "IR XML is malformed");
     free(cut);
-    expect_xml_fail("<net name=\"x\" version=\"7\"><layers/></net>", NULL, SIM_ERR_COMPILE,
+    expect_xml_fail("<net name=\"x\" version=\"7\"><layers/></net>", NULL, SIM_ERR_READ_MODEL,
                     "version \"7\" is not supported");
-    expect_xml_fail("<model/>", NULL, SIM_ERR_COMPILE, "root element");
+    expect_xml_fail("<model/>", NULL, SIM_ERR_READ_MODEL, "root element");
 
     char *t = strdup(xml);
     char *e = strstr(t, "<edge from-layer=\"1\"");   /* drop b -> sum */
@@ -1468,20 +1742,36 @@ static void test_every_corpus_ir_compiles_or_names_the_problem(void **state)
     assert_true(compiled >= 15);
 }
 
+/* Every test starts on the default profile, even after one failed midway. */
+static int default_profile(void **state)
+{
+    (void)state;
+    sim_profile_select(sim_profile_find("2026"));
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layout_a_cnn_matches_reference),
-        cmocka_unit_test(test_layout_b_pointer_attribute_and_consts_blob),
-        cmocka_unit_test(test_read_value_assign_carries_state_across_runs),
-        cmocka_unit_test(test_every_op_infers_shape_and_runs),
-        cmocka_unit_test(test_branches_keep_values_alive),
-        cmocka_unit_test(test_build_flags_change_io_precisions),
-        cmocka_unit_test(test_malformed_payloads_are_refused_with_a_log),
-        cmocka_unit_test(test_elf_round_trip_and_corrupted_blobs),
-        cmocka_unit_test(test_query_lists_supported_layers),
-        cmocka_unit_test(test_concurrent_runs_on_one_plan),
-        cmocka_unit_test(test_every_corpus_ir_compiles_or_names_the_problem),
+        cmocka_unit_test_setup(test_layout_a_cnn_matches_reference, default_profile),
+        cmocka_unit_test_setup(test_layout_b_pointer_attribute_and_consts_blob, default_profile),
+        cmocka_unit_test_setup(test_read_value_assign_carries_state_across_runs, default_profile),
+        cmocka_unit_test_setup(test_every_op_infers_shape_and_runs, default_profile),
+        cmocka_unit_test_setup(test_branches_keep_values_alive, default_profile),
+        cmocka_unit_test_setup(test_build_flags_change_io_precisions, default_profile),
+        cmocka_unit_test_setup(test_v11_ignores_io_precisions, default_profile),
+        cmocka_unit_test_setup(test_v10_index_keys_need_use_indices, default_profile),
+        cmocka_unit_test_setup(test_layouts_in_flags_are_the_real_set, default_profile),
+        cmocka_unit_test_setup(test_serializer_key_selects_the_layout, default_profile),
+        cmocka_unit_test_setup(test_config_keys_per_compiler, default_profile),
+        cmocka_unit_test_setup(test_rt_info_booleans_per_compiler, default_profile),
+        cmocka_unit_test_setup(test_read_value_without_input_per_compiler, default_profile),
+        cmocka_unit_test_setup(test_weights_pointer_key_names, default_profile),
+        cmocka_unit_test_setup(test_malformed_payloads_are_refused_with_a_log, default_profile),
+        cmocka_unit_test_setup(test_elf_round_trip_and_corrupted_blobs, default_profile),
+        cmocka_unit_test_setup(test_query_lists_supported_layers, default_profile),
+        cmocka_unit_test_setup(test_concurrent_runs_on_one_plan, default_profile),
+        cmocka_unit_test_setup(test_every_corpus_ir_compiles_or_names_the_problem, default_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
