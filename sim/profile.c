@@ -26,12 +26,12 @@ static const sim_profile profiles[] = {
         .memmap_import_stype = 0x24u,          /* unverified */
         .disk_cache = 1,
         .compiler_version = SIM_V(6, 1),       /* npu_driver_compiler.h @ npu_ud_2024_44 */
-        .max_opset = 14,                       /* unverified */
-        .serializer_key = SIM_SERIALIZER_NONE, /* no serializer option in the 2024 compiler */
-        .wpa_ptr_key = "mp",                   /* unverified */
-        .wpa_size_key = "ms",                  /* unverified */
-        .bool_reads_true = 0,
-        .read_value_needs_input = 1,
+        .max_opset = 11,                       /* SUPPORTED_OPSET, compiler.cpp @ npu_ud_2024_44_rc1 */
+        .serializer_key = SIM_SERIALIZER_NONE, /* vcl_common.cpp prepareModel @ 2024_44: base layout only */
+        .wpa_ptr_key = NULL,                   /* no layout-B deserializer, so no key is read */
+        .wpa_size_key = NULL,
+        .bool_reads_true = 0,                  /* unverified: YES/NO-only Any reader assumed for OV 0ebff040 */
+        .read_value_needs_input = 1,           /* IE.cpp parseNode(ReadValue v3/v6) @ 2024_44: == 1 input */
     },
     {
         .name = "2025",
@@ -48,12 +48,12 @@ static const sim_profile profiles[] = {
         .memmap_import_stype = 0x24u,          /* unverified */
         .disk_cache = 1,
         .compiler_version = SIM_V(7, 4),       /* unverified */
-        .max_opset = 15,                       /* unverified */
-        .serializer_key = SIM_SERIALIZER_USE_BASE,
-        .wpa_ptr_key = "mp",                   /* unverified */
+        .max_opset = 11,                       /* SUPPORTED_OPSET in npu_compiler @0ccf9bf3 (2025 era) */
+        .serializer_key = SIM_SERIALIZER_USE_BASE, /* vcl_common.cpp prepareModel @0ccf9bf3 */
+        .wpa_ptr_key = "mp",                   /* unverified: POINTER_KEY of OV d72b7615 (mp or mpZ) */
         .wpa_size_key = "ms",                  /* unverified */
         .bool_reads_true = 0,                  /* unverified */
-        .read_value_needs_input = 0,           /* unverified */
+        .read_value_needs_input = 0,           /* IE.cpp ReadValue v6 @0ccf9bf3: 0 or 1 input */
     },
     {
         .name = "2026",
@@ -70,12 +70,12 @@ static const sim_profile profiles[] = {
         .memmap_import_stype = 0x00020037u,    /* ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC */
         .disk_cache = 1,
         .compiler_version = SIM_V(7, 28),      /* unverified */
-        .max_opset = 16,                       /* unverified */
-        .serializer_key = SIM_SERIALIZER_VERSION,
-        .wpa_ptr_key = "mp",
+        .max_opset = 11,                       /* SUPPORTED_OPSET, newest stored npu_compiler compiler.hpp */
+        .serializer_key = SIM_SERIALIZER_VERSION, /* model_preprocessor.cpp prepareModel @3a71fc8b */
+        .wpa_ptr_key = "mp",                   /* unverified for OV b7f9dbfa; "mp"/"ms" is the current name */
         .wpa_size_key = "ms",
         .bool_reads_true = 1,                  /* unverified */
-        .read_value_needs_input = 0,
+        .read_value_needs_input = 0,           /* unverified: assumed as 2025 */
     },
 };
 
