@@ -3054,3 +3054,9 @@ int sim_compiler_option_supported(const char *key, const char *value)
                !strcmp(value, "AUTO");
     return 1;
 }
+
+#ifdef SIM_FUZZ_WEIGHTS_POINTER
+/* The fuzz targets build the sim's plan sources as one translation unit
+ * (tests/fuzz/sim_fuzz.h); the compiler needs the release profiles with it. */
+#include "sim/profile.c"
+#endif
