@@ -2345,12 +2345,10 @@ static int parse_flags(cc *c, const char *text, flags *f)
     }
     f->io_present = io_text[0] && io_text[1] && io_text[2] && io_text[3];
     if (!rc && !f->io_present) {
+        /* Later compilers only log a warning (not part of the build log) and go on. */
         if (gen == GEN_2024)
             rc = lerr_rc(c, NULL, SIM_ERR_OPTIONS, "Mandatory ioInfo options are missing! DescOptions: %s",
                          text ? text : "");
-        else
-            sim_log_add(c->log, "warning: The ioInfo options are missing! DescOptions: %s",
-                        text ? text : "");
     }
     for (int i = 0; !rc && f->io_present && i < 4; i++)
         rc = parse_io_list(c, i, io_text[i], f);
@@ -2458,12 +2456,8 @@ static int preprocess(cc *c, sim_plan *p, const flags *f, uint32_t n_params, uin
     if (gen == GEN_2024 && (rc = net_rt_bool(c, "is_new_api", 0, &new_api)))
         return rc;
     int needed = gen == GEN_2024 ? (!new_api || c->ir_version < 11) : c->ir_version < 11;
-    if (!needed) {
-        if (f->io_present)
-            sim_log_add(c->log, "info: IR version >= 11. Preprocessing will be skipped "
-                                "(the I/O precisions and layouts of the build flags are not applied)");
+    if (!needed) /* "IR version >= 11. Preprocessing will be skipped." (info level, not in the log) */
         return SIM_OK;
-    }
     int complete = f->io_present;
     for (int i = 0; i < 4; i++)
         complete = complete && f->lists[i].n > 0;
