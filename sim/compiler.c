@@ -1119,7 +1119,7 @@ static int op_const(cc *c, layer *L, int opset, int sub)
             if (!txt)
                 rc = lerr_rc(c, L, SIM_ERR_READ_MODEL,
                              "node <attribute> (WeightsPointerAttribute) is missing mandatory "
-                             "attribute: '%s'", key);
+                             "attribute: %s", key);
             else if (!ok)
                 rc = lerr_rc(c, L, SIM_ERR_READ_MODEL,
                              "node <attribute> (WeightsPointerAttribute) has attribute \"%s\" = "

@@ -1179,13 +1179,18 @@ static void test_weights_pointer_key_names(void **state)
     (void)state;
     static const float w[4] = {1, 2, 3, 4};
     const char *keys[][2] = {{"mp", "ms"}, {"np", "ns"}, {"ptr", "ms"}, {"mpZ", "msZ"}};
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    for (size_t k = 0; k < 2 * (sizeof keys / sizeof keys[0]); k++) {
+        /* first on the 2026 compiler (NPU_MODEL_SERIALIZER_VERSION), then on 2025 */
+        int on_2025 = k >= sizeof keys / sizeof keys[0];
+        use_profile(on_2025 ? "2025" : "2026");
+        const char *flags_b = on_2025 ? "--config NPU_USE_BASE_MODEL_SERIALIZER=\"NO\"" : FLAGS_B;
+        const char *const *key = keys[k % (sizeof keys / sizeof keys[0])];
         ir m = {0};
         param(&m, 0, "x", "f32", "FP32", "1,4");
         char extra[256];
         snprintf(extra, sizeof extra,
                  "\t\t\t<rt_info><attribute name=\"WeightsPointerAttribute\" version=\"0\" %s=\"%llu\" "
-                 "%s=\"16\" /></rt_info>\n", keys[k][0], (unsigned long long)(uintptr_t)w, keys[k][1]);
+                 "%s=\"16\" /></rt_info>\n", key[0], (unsigned long long)(uintptr_t)w, key[1]);
         layer_x(&m, 1, "w", "Const", "opset1", "element_type=\"f32\" shape=\"1,4\" offset=\"0\" size=\"16\"",
                 NULL, "FP32:1,4", extra);
         layer(&m, 2, "sum", "Add", "opset1", NULL, "FP32:1,4;FP32:1,4", "FP32:1,4");
@@ -1197,19 +1202,20 @@ static void test_weights_pointer_key_names(void **state)
         size_t n;
         uint8_t *pl = payload_b(xml, NULL, 0, VER, &n);
         const sim_profile *prof = sim_profile_current();
-        if (!strcmp(keys[k][0], prof->wpa_ptr_key) && !strcmp(keys[k][1], prof->wpa_size_key)) {
-            sim_plan *p = compile_ok(pl, n, FLAGS_B);
+        if (!strcmp(key[0], prof->wpa_ptr_key) && !strcmp(key[1], prof->wpa_size_key)) {
+            sim_plan *p = compile_ok(pl, n, flags_b);
             float x[4] = {1, 1, 1, 1}, y[4];
             float *ins[] = {x}, *outs[] = {y};
             run_f32(p, ins, outs);
             assert_true(y[3] == 5.0f);
             sim_plan_destroy(p);
         } else {
-            expect_fail(pl, n, FLAGS_B, SIM_ERR_READ_MODEL, "is missing mandatory attribute");
+            expect_fail(pl, n, flags_b, SIM_ERR_READ_MODEL, "is missing mandatory attribute");
         }
         free(pl);
         free(xml);
     }
+    use_profile("2026");
 }
 
 /* ---- malformed payloads ------------------------------------------------------------- */
