@@ -2963,6 +2963,11 @@ int sim_plan_compile(const void *payload_buf, size_t size, uint32_t compiler_ver
         free(f.lists[w].items);
     if (doc)
         xmlFreeDoc(doc);
+    /* The 2026 compiler reads the model inside the compile call, where any error
+     * other than an invalid-IR one becomes INVALID_ARGUMENT ("Compiler returned
+     * msg"); older ones reported a model OpenVINO cannot read as UNKNOWN. */
+    if (rc == SIM_ERR_READ_MODEL && generation(c.prof) == GEN_2026)
+        rc = SIM_ERR_COMPILE;
     cc_free(&c);
     if (rc) {
         sim_plan_free(p);

@@ -82,7 +82,8 @@ int sim_plan_import(const void *blob, size_t blob_size, sim_plan **out, char *lo
  *                       (VCL_RESULT_ERROR_INVALID_ARGUMENT -> ZE_RESULT_ERROR_INVALID_ARGUMENT)
  *   SIM_ERR_READ_MODEL  OpenVINO could not read the IR XML (malformed XML, wrong
  *                       root or IR version, missing WeightsPointerAttribute keys)
- *                       (VCL_RESULT_ERROR_UNKNOWN -> ZE_RESULT_ERROR_UNKNOWN)
+ *                       (VCL_RESULT_ERROR_UNKNOWN -> ZE_RESULT_ERROR_UNKNOWN); the
+ *                       2026 compiler reports these as SIM_ERR_COMPILE instead
  *   SIM_ERR_NOMEM       out of memory (-> ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY) */
 #define SIM_ERR_COMPILE 3
 #define SIM_ERR_INVALID_IR 4
