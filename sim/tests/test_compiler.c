@@ -1109,6 +1109,7 @@ static void test_config_keys_per_compiler(void **state)
     assert_int_equal(sim_compiler_option_supported("MODEL_PRIORITY", NULL), 0);
     assert_int_equal(sim_compiler_option_supported("NPU_TURBO", "YES"), 1);
     assert_int_equal(sim_compiler_option_supported("NPU_TURBO", "maybe"), 0);
+    assert_int_equal(sim_compiler_option_supported("NPU_DPU_GROUPS", "2"), 1);
     use_profile("2025");
     sim_plan_destroy(compile_ok(pl, n, WITH("NPU_TURBO=\"NO\" MODEL_PRIORITY=\"LOW\"")));
     assert_int_equal(sim_compiler_option_supported("NPU_USE_BASE_MODEL_SERIALIZER", "NO"), 1);
