@@ -2438,6 +2438,15 @@ static int apply_setting(cc *c, sim_arg *a, const flags *f, int out, const char 
     else if (strcasecmp(ps->text, "DYNAMIC") && strcasecmp(ps->text, "UNSPECIFIED"))
         return lerr(c, NULL, "precision %s for %s '%s' is not supported by the sim compiler", ps->text,
                     out ? "output" : "input", id);
+    /* The real compiler adds a transpose when the flags' layout differs from the
+     * model's (by rank: C, NC, CHW, NCHW, NCDHW); the sim does not transpose, so it
+     * refuses that instead of computing on the wrong axes. */
+    static const char *const by_rank[] = {"", "C", "NC", "CHW", "NCHW", "NCDHW"};
+    if (!strchr(ls->text, '?') && !strchr(ls->text, '.') && strcmp(ls->text, "**SCALAR**") &&
+        (a->rank >= 6 || strcmp(ls->text, by_rank[a->rank])))
+        return lerr(c, NULL, "layout %s for %s '%s' differs from the model layout %s: the real compiler "
+                             "would transpose, the sim compiler does not",
+                    ls->text, out ? "output" : "input", id, a->rank < 6 ? by_rank[a->rank] : "BLOCKED");
     if (ls->value)
         a->layout = ls->value;
     return SIM_OK;

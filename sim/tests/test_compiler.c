@@ -964,6 +964,10 @@ static void test_build_flags_change_io_precisions(void **state)
     v10 = with_net(xml, "10", IDX_RT);
     pl = payload_a(v10, NULL, 0, VER, &n);
     expect_fail(pl, n, FLAGS_IO("FP64"), SIM_ERR_COMPILE, "precision FP64 for input '0'");
+    /* a layout that needs a transpose is refused rather than run on the wrong axes */
+    expect_fail(pl, n, "--inputs_precisions=\"0:FP32 1:FP32\" --inputs_layouts=\"0:C 1:NC\" "
+                       "--outputs_precisions=\"0:FP32\" --outputs_layouts=\"0:NC\"",
+                SIM_ERR_COMPILE, "layout C for input '0' differs from the model layout NC");
     free(pl);
     free(v10);
 
