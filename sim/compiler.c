@@ -3065,6 +3065,24 @@ int sim_compiler_option_supported(const char *key, const char *value)
     return 1;
 }
 
+size_t sim_compiler_supported_options(char *out, size_t cap)
+{
+    size_t len = 0, written = 0;
+    for (const char *const *k = config_keys(generation(sim_profile_current())); *k; k++) {
+        size_t n = strlen(*k) + (len ? 1 : 0);
+        if (out && written == len && len + n < cap) {
+            if (len)
+                out[len] = ' ';
+            memcpy(out + len + (len ? 1 : 0), *k, strlen(*k));
+            written += n;
+        }
+        len += n;
+    }
+    if (out && cap)
+        out[written] = '\0';
+    return len + 1;
+}
+
 #ifdef SIM_FUZZ_WEIGHTS_POINTER
 /* The fuzz targets build the sim's plan sources as one translation unit
  * (tests/fuzz/sim_fuzz.h); the compiler needs the release profiles with it. */

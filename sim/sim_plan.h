@@ -98,6 +98,11 @@ int sim_plan_import(const void *blob, size_t blob_size, sim_plan **out, char *lo
  * CACHE_DIR since 2025) are not registered, so they answer 0. */
 int sim_compiler_option_supported(const char *key, const char *value);
 
+/* pfnCompilerGetSupportedOptions: the current profile's compiler option keys,
+ * space-separated, into out[0..cap) (NUL-terminated, cut if cap is too small).
+ * Returns the bytes the whole list takes including the NUL; out may be NULL. */
+size_t sim_compiler_supported_options(char *out, size_t cap);
+
 /* The plan's native blob (an ELF file holding the plan and a copy of the weights).
  * The memory belongs to the plan and lives as long as it. */
 const uint8_t *sim_plan_native(const sim_plan *plan, size_t *size);

@@ -1114,6 +1114,13 @@ static void test_config_keys_per_compiler(void **state)
     assert_int_equal(sim_compiler_option_supported("NPU_TURBO", "YES"), 1);
     assert_int_equal(sim_compiler_option_supported("NPU_TURBO", "maybe"), 0);
     assert_int_equal(sim_compiler_option_supported("NPU_DPU_GROUPS", "2"), 1);
+    char list[1024];
+    size_t need = sim_compiler_supported_options(NULL, 0);
+    assert_true(need > 1 && need <= sizeof list);
+    assert_int_equal(sim_compiler_supported_options(list, sizeof list), need);
+    assert_int_equal(strlen(list) + 1, need);
+    assert_non_null(strstr(list, "NPU_MODEL_SERIALIZER_VERSION"));
+    assert_null(strstr(list, "NPU_USE_BASE_MODEL_SERIALIZER"));
     use_profile("2025");
     sim_plan_destroy(compile_ok(pl, n, WITH("NPU_TURBO=\"NO\" MODEL_PRIORITY=\"LOW\"")));
     assert_int_equal(sim_compiler_option_supported("NPU_USE_BASE_MODEL_SERIALIZER", "NO"), 1);
