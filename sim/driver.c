@@ -28,7 +28,6 @@
 #include "sim/sim_internal.h"
 
 #define SIM_PAGE 4096u
-#define SIM_DRIVER_VERSION 0x00010000u
 #define SIM_MAX_FILL_PATTERN 128u
 
 /* ---- objects ---------------------------------------------------------------- */
@@ -190,6 +189,19 @@ static void read_config(void)
     const char *v = getenv("NPU_SIM_TRACE");
     sim_cfg.trace = v != NULL && strcmp(v, "1") == 0;
 
+    /* The release profile first: every default below comes from it. */
+    const sim_profile *prof = NULL;
+    v = getenv("NPU_SIM_PROFILE");
+    if (v != NULL && *v) {
+        prof = sim_profile_find(v);
+        if (prof == NULL)
+            fprintf(stderr,
+                    "npu-sim: NPU_SIM_PROFILE=%s is not 2024, 2025, 2026 or a driver tag "
+                    "(1.10.0, 1.19.0, 1.32.1); using %s\n",
+                    v, sim_profile_current()->name);
+    }
+    sim_config_apply_profile(prof);
+
     v = getenv("NPU_SIM_PLATFORM");
     if (v != NULL && *v) {
         if (strcmp(v, "3720") == 0) {
@@ -212,7 +224,8 @@ static void read_config(void)
         if (parse_major_minor(v, &major, &minor) && major == 1 && minor <= 18)
             sim_cfg.graph_ext_version = ZE_MAKE_VERSION(1, minor);
         else
-            fprintf(stderr, "npu-sim: NPU_SIM_GRAPH_EXT_VERSION=%s is not 1.0..1.18; using 1.18\n", v);
+            fprintf(stderr, "npu-sim: NPU_SIM_GRAPH_EXT_VERSION=%s is not 1.0..1.18; using %u.%u\n", v,
+                    ZE_MAJOR_VERSION(sim_cfg.graph_ext_version), ZE_MINOR_VERSION(sim_cfg.graph_ext_version));
     }
 
     v = getenv("NPU_SIM_COMPILER_VERSION");
@@ -229,6 +242,9 @@ static void read_config(void)
     v = getenv("NPU_SIM_SKIP_MATH");
     if (v != NULL && strcmp(v, "1") == 0)
         atomic_store(&sim_skip_math, 1);
+
+    /* The real driver sets its disk cache up when it initialises. */
+    sim_cache_init();
 }
 
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
@@ -276,7 +292,7 @@ static ze_result_t sim_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (version == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *version = ZE_API_VERSION_1_4;
+    *version = (ze_api_version_t)SIM_PROFILE()->api_version;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -294,7 +310,7 @@ static ze_result_t sim_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driv
     if (p == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     memcpy(p->uuid.id, sim_driver_uuid, sizeof(p->uuid.id));
-    p->driverVersion = SIM_DRIVER_VERSION;
+    p->driverVersion = SIM_PROFILE()->driver_version;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -309,15 +325,31 @@ static ze_result_t sim_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_d
     return ZE_RESULT_SUCCESS;
 }
 
-/* The advertised extensions follow the configured graph extension version. */
+/* The advertised extensions, in the order of the profile's driver (v1.10/v1.19:
+ * the supportedExts array of api/ze_driver.cpp; v1.32: getSupportedExtensions
+ * of source/driver_handle.cpp): graph at its current version, profiling data,
+ * mutable command list, command queue NPU, context NPU (v1.32), external memmap
+ * (v1.32), then the legacy ZE_extension_graph_1_2 .. _1_8 names. The sim's own
+ * test extension comes last. */
+static void add_ext(ze_driver_extension_properties_t *all, uint32_t *n, const char *name, uint32_t version)
+{
+    if (version == 0)
+        return;
+    snprintf(all[*n].name, sizeof(all[*n].name), "%s", name);
+    all[(*n)++].version = version;
+}
+
 static uint32_t build_extension_list(ze_driver_extension_properties_t *out, uint32_t cap)
 {
-    ze_driver_extension_properties_t all[16];
+    const sim_profile *pr = sim_cfg.profile;
+    ze_driver_extension_properties_t all[20];
     uint32_t n = 0;
-    snprintf(all[n].name, sizeof(all[n].name), "%s", ZE_GRAPH_EXT_NAME);
-    all[n++].version = sim_cfg.graph_ext_version;
-    snprintf(all[n].name, sizeof(all[n].name), "%s", ZE_COMMAND_QUEUE_NPU_EXT_NAME);
-    all[n++].version = ZE_MAKE_VERSION(1, 0);
+    add_ext(all, &n, ZE_GRAPH_EXT_NAME, sim_cfg.graph_ext_version);
+    add_ext(all, &n, SIM_PROFILING_DATA_EXT_NAME, pr->profiling_ext);
+    add_ext(all, &n, SIM_MUTABLE_COMMAND_LIST_EXP_NAME, (uint32_t)pr->mutable_cmdlist_ext);
+    add_ext(all, &n, ZE_COMMAND_QUEUE_NPU_EXT_NAME, pr->cq_ext_version);
+    add_ext(all, &n, SIM_CONTEXT_NPU_EXT_NAME, (uint32_t)pr->context_npu_ext);
+    add_ext(all, &n, SIM_EXTERNAL_MEMMAP_EXT_NAME, (uint32_t)pr->external_memmap_ext);
     uint32_t minor = ZE_MINOR_VERSION(sim_cfg.graph_ext_version);
     for (uint32_t m = 2; m <= 8 && m <= minor; m++) {
         snprintf(all[n].name, sizeof(all[n].name), "%s_1_%u", ZE_GRAPH_EXT_NAME, m);
@@ -343,11 +375,16 @@ static ze_result_t sim_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver
     if (pCount == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     uint32_t total = build_extension_list(NULL, 0);
-    if (*pCount == 0 || props == NULL) {
+    if (*pCount == 0) {
         *pCount = total;
         return ZE_RESULT_SUCCESS;
     }
     uint32_t n = *pCount < total ? *pCount : total;
+    if (props == NULL) {
+        /* As the real driver: the count is clamped first, then the pointer checked. */
+        *pCount = n;
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    }
     build_extension_list(props, n);
     *pCount = n;
     return ZE_RESULT_SUCCESS;
@@ -361,8 +398,16 @@ static ze_result_t sim_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hD
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (name == NULL || ppFunctionAddress == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (strcmp(name, SIM_PROFILING_DATA_EXT_NAME) == 0 && SIM_PROFILE()->profiling_ext) {
+        *ppFunctionAddress = (void *)sim_profiling_table();
+        return ZE_RESULT_SUCCESS;
+    }
     if (strcmp(name, ZE_COMMAND_QUEUE_NPU_EXT_NAME) == 0) {
         *ppFunctionAddress = (void *)sim_cq_npu_table();
+        return ZE_RESULT_SUCCESS;
+    }
+    if (strcmp(name, SIM_CONTEXT_NPU_EXT_NAME) == 0 && SIM_PROFILE()->context_npu_ext) {
+        *ppFunctionAddress = (void *)sim_context_npu_table();
         return ZE_RESULT_SUCCESS;
     }
     if (strcmp(name, NPU_SIM_TEST_EXT_NAME) == 0) {
@@ -375,7 +420,8 @@ static ze_result_t sim_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hD
         return ZE_RESULT_SUCCESS;
     }
     *ppFunctionAddress = NULL;
-    return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    /* v1.10.0 ends with ZE_RESULT_ERROR_UNKNOWN; later releases with INVALID_ARGUMENT. */
+    return sim_driver_release() < SIM_RELEASE(1, 19) ? ZE_RESULT_ERROR_UNKNOWN : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
 /* ---- device ------------------------------------------------------------------------ */
@@ -548,9 +594,14 @@ static ze_result_t sim_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hD
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (p == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    /* Caller host memory can be imported (ze_external_memory_import_system_memory_t). */
-    p->memoryAllocationImportTypes = (ze_external_memory_type_flags_t)ZE_EXTERNAL_MEMORY_TYPE_FLAG_STANDARD_ALLOCATION;
-    p->memoryAllocationExportTypes = 0;
+    /* Device::getGetExternalMemoryProperties: dma-buf both ways (which the sim
+     * does not implement), plus STANDARD_ALLOCATION import (v1.32) when the
+     * driver can import caller pages. */
+    uint32_t import_types = ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
+    if (SIM_PROFILE()->memmap_import_stype != 0)
+        import_types |= ZE_EXTERNAL_MEMORY_TYPE_FLAG_STANDARD_ALLOCATION;
+    p->memoryAllocationImportTypes = (ze_external_memory_type_flags_t)import_types;
+    p->memoryAllocationExportTypes = (ze_external_memory_type_flags_t)ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
     p->imageImportTypes = 0;
     p->imageExportTypes = 0;
     return ZE_RESULT_SUCCESS;
@@ -754,12 +805,17 @@ out:
     return rc;
 }
 
+/* As the real zeMemAllocHost: only the FIRST struct of pNext is looked at, and
+ * only the profile's import stype (v1.32: EXTERNAL_MEMMAP_SYSMEM_EXT_DESC
+ * 0x00020037) imports; v1.10/v1.19 have no host-pointer import at all. Any other
+ * struct falls through to a fresh allocation. */
 static const ze_external_memory_import_system_memory_t *find_import(const void *pNext)
 {
-    for (const ze_base_desc_t *d = pNext; d != NULL; d = d->pNext)
-        if ((uint32_t)d->stype == ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_SYSTEM_MEMORY)
-            return (const ze_external_memory_import_system_memory_t *)(const void *)d;
-    return NULL;
+    const ze_base_desc_t *d = pNext;
+    uint32_t stype = SIM_PROFILE()->memmap_import_stype;
+    if (d == NULL || stype == 0 || (uint32_t)d->stype != stype)
+        return NULL;
+    return (const ze_external_memory_import_system_memory_t *)(const void *)d;
 }
 
 static ze_result_t mem_alloc(sim_context *ctx, size_t size, size_t alignment, ze_memory_type_t type,
@@ -770,13 +826,22 @@ static ze_result_t mem_alloc(sim_context *ctx, size_t size, size_t alignment, ze
     const ze_external_memory_import_system_memory_t *imp =
         type == ZE_MEMORY_TYPE_HOST ? find_import(host_pNext) : NULL;
     if (imp != NULL) {
+        /* Context::importUserPtr (source/memory.cpp @v1.32.1): NULL pointer, then
+         * size 0, then an already tracked pointer; the kernel's userptr import
+         * refuses unaligned ranges, which the driver reports as out of device
+         * memory (the page-alignment rule itself is the sim's assumption). */
         uintptr_t p = (uintptr_t)imp->pSystemMemory;
-        if (p == 0 || imp->size == 0 || p % SIM_PAGE != 0 || imp->size % SIM_PAGE != 0)
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        if (p == 0)
+            return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+        if (imp->size == 0)
+            return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+        if (p % SIM_PAGE != 0 || imp->size % SIM_PAGE != 0)
+            return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
         ze_result_t rc = track_alloc(ctx, imp->pSystemMemory, (size_t)imp->size, type, 1);
         if (rc != ZE_RESULT_SUCCESS)
             return rc;
         sim_live_add(NPU_SIM_HANDLE_MEMORY, 1);
+        sim_count_import();
         *pptr = imp->pSystemMemory;
         return ZE_RESULT_SUCCESS;
     }
@@ -1344,16 +1409,24 @@ static ze_result_t sim_zeCommandQueueExecuteCommandLists(ze_command_queue_handle
         fence = fence_of(hFence);
         if (fence == NULL)
             return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (fence->queue != q)
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
     for (uint32_t i = 0; i < numLists; i++) {
         sim_cmdlist *l = list_of(phLists[i]);
         if (l == NULL)
             return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (!l->closed || l->immediate != NULL)
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        if (l->immediate != NULL)
+            return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* the sim's own rule */
+        /* CommandQueue::executeCommandLists: a list that was not closed. */
+        if (!l->closed)
+            return ZE_RESULT_ERROR_UNINITIALIZED;
     }
+    /* The real driver submits the jobs first and only then finds that the fence
+     * belongs to another queue: the work runs, the fence is not attached, and
+     * the call returns INVALID_SYNCHRONIZATION_OBJECT (also in synchronous mode,
+     * without waiting). */
+    int foreign_fence = fence != NULL && fence->queue != q;
+    if (foreign_fence)
+        fence = NULL;
     sim_job *job = calloc(1, sizeof(*job));
     if (job == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -1368,6 +1441,8 @@ static ze_result_t sim_zeCommandQueueExecuteCommandLists(ze_command_queue_handle
     job->fence = fence;
     sim_count_submit(numLists);
     uint64_t ticket = queue_push(q, job);
+    if (foreign_fence)
+        return ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT;
     if (q->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS)
         return queue_wait(q, ticket, UINT64_MAX);
     return ZE_RESULT_SUCCESS;

@@ -45,6 +45,7 @@ struct sim_graph {
     void **args;                /* pointers set by pfnSetArgumentValue* */
     ze_graph_format_t format;
     uint32_t flags;
+    uint32_t prop_flags;        /* pfnGetProperties3 flags: COMPILED, PRE_COMPILED or LOADED_FROM_CACHE */
     char *log;                  /* compiler warnings (may be empty) */
 };
 
@@ -59,8 +60,44 @@ typedef struct sim_query_network {
     size_t size;                /* including the NUL */
 } sim_query_network;
 
-/* The last failed create's log, per thread (pfnBuildLogGetString(NULL, ...)). */
+/* The last failed create's log, per thread (pfnBuildLogGetString(NULL, ...)).
+ * From v1.19 on the driver clears it at the start of every create and also puts
+ * the cache status line there on success; v1.10 only writes it on failure. */
 static _Thread_local char thread_failure_log[SIM_LOG_CAP];
+
+static const char cache_found_line[] = "ZE DynamicCaching cache_status_t: cache_status_t::found\n";
+static const char cache_stored_line[] = "ZE DynamicCaching cache_status_t: cache_status_t::stored\n";
+
+/* What the profile's driver returns for a failed compile (sim_plan.h SIM_ERR_*):
+ * v1.10 throws ZE_RESULT_ERROR_UNKNOWN for any failure of getCompiledBlob;
+ * v1.19 and v1.32 map the compiler's vcl_result_t (vclToL0Err in
+ * source/ext/compiler.cpp): INVALID_ARGUMENT -> INVALID_ARGUMENT, INVALID_IR ->
+ * UNSUPPORTED_FEATURE, OUT_OF_MEMORY -> OUT_OF_HOST_MEMORY, UNKNOWN -> UNKNOWN. */
+static ze_result_t compile_result(int err)
+{
+    if (err == SIM_OK)
+        return ZE_RESULT_SUCCESS;
+    if (sim_driver_release() < SIM_RELEASE(1, 19))
+        return ZE_RESULT_ERROR_UNKNOWN;
+    switch (err) {
+    case SIM_ERR_NOMEM:
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    case SIM_ERR_COMPILE:
+    case SIM_ERR_OPTIONS:
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    case SIM_ERR_INVALID_IR:
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    default:
+        return ZE_RESULT_ERROR_UNKNOWN;
+    }
+}
+
+static void log_append(char *log, const char *line)
+{
+    size_t n = strlen(log);
+    if (n < SIM_LOG_CAP - 1)
+        snprintf(log + n, SIM_LOG_CAP - n, "%s", line);
+}
 
 static sim_graph *graph_of(ze_graph_handle_t h)
 {
@@ -109,16 +146,6 @@ static ze_result_t copy_out_string(const char *text, size_t *pSize, char *out)
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t copy_out_string32(const char *text, uint32_t *pSize, char *out)
-{
-    if (pSize == NULL)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    size_t size = *pSize;
-    ze_result_t rc = copy_out_string(text, &size, out);
-    *pSize = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-    return rc;
-}
-
 /* ---- create / destroy ------------------------------------------------------- */
 static int stype_is(uint32_t stype, uint32_t old_value, uint32_t new_value)
 {
@@ -143,6 +170,9 @@ static ze_result_t graph_create(ze_context_handle_t hContext, ze_device_handle_t
     if (desc->format != ZE_GRAPH_FORMAT_NATIVE && desc->format != ZE_GRAPH_FORMAT_NGRAPH_LITE)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
 
+    int v110 = sim_driver_release() < SIM_RELEASE(1, 19);
+    if (!v110)
+        thread_failure_log[0] = '\0';
     char *log = calloc(1, SIM_LOG_CAP);
     sim_graph *g = calloc(1, sizeof(*g));
     if (log == NULL || g == NULL) {
@@ -152,6 +182,8 @@ static ze_result_t graph_create(ze_context_handle_t hContext, ze_device_handle_t
     }
     ze_result_t rc = ZE_RESULT_SUCCESS;
     sim_plan *plan = NULL;
+    uint32_t prop_flags = desc->format == ZE_GRAPH_FORMAT_NATIVE ? ZE_GRAPH_PROPERTIES_FLAG_PRE_COMPILED
+                                                                 : ZE_GRAPH_PROPERTIES_FLAG_COMPILED;
     if (desc->format == ZE_GRAPH_FORMAT_NATIVE) {
         static const uint8_t elf_magic[4] = {0x7f, 'E', 'L', 'F'};
         if (desc->inputSize < 4 || memcmp(desc->pInput, elf_magic, 4) != 0) {
@@ -165,12 +197,51 @@ static ze_result_t graph_create(ze_context_handle_t hContext, ze_device_handle_t
                 rc = ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
         }
     } else {
-        int err = sim_plan_compile(desc->pInput, desc->inputSize, sim_cfg.compiler_version,
-                                   desc->pBuildFlags, &plan, log, SIM_LOG_CAP);
-        if (err == SIM_ERR_NOMEM)
-            rc = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-        else if (err != SIM_OK)
-            rc = ZE_RESULT_ERROR_UNKNOWN;
+        /* Graph::getBlobContainerNGraphLite: unless DISABLE_CACHING, look the key up
+         * in the disk cache first; a hit skips the compiler entirely (the cached
+         * blob is used even if the weights behind a layout-B payload's addresses
+         * changed since). A fresh compile is stored. */
+        int use_cache = !(desc->flags & ZE_GRAPH_FLAG_DISABLE_CACHING) && sim_cache_enabled();
+        sim_cache_key key;
+        int hit = 0;
+        if (use_cache) {
+            sim_cache_compute_key(desc, desc->pBuildFlags, &key);
+            size_t blob_size = 0;
+            void *blob = sim_cache_get(&key, &blob_size);
+            if (blob != NULL) {
+                char ilog[256];
+                int err = sim_plan_import(blob, blob_size, &plan, ilog, sizeof(ilog));
+                free(blob);
+                if (err == SIM_OK) {
+                    hit = 1;
+                    prop_flags = ZE_GRAPH_PROPERTIES_FLAG_LOADED_FROM_CACHE;
+                    sim_count_cache(1);
+                    if (!v110) {
+                        log_append(log, cache_found_line);
+                        snprintf(thread_failure_log, sizeof(thread_failure_log), "%s", cache_found_line);
+                    }
+                } else {
+                    rc = err == SIM_ERR_NOT_ELF ? ZE_RESULT_ERROR_INVALID_NATIVE_BINARY
+                                                : ZE_RESULT_ERROR_INVALID_ARGUMENT;
+                    snprintf(log, SIM_LOG_CAP, "%s", ilog);
+                }
+            }
+        }
+        if (!hit && rc == ZE_RESULT_SUCCESS) {
+            int err = sim_plan_compile(desc->pInput, desc->inputSize, sim_cfg.compiler_version,
+                                       desc->pBuildFlags, &plan, log, SIM_LOG_CAP);
+            rc = compile_result(err);
+            if (rc == ZE_RESULT_SUCCESS && plan != NULL && use_cache) {
+                size_t blob_size = 0;
+                const uint8_t *blob = sim_plan_native(plan, &blob_size);
+                if (sim_cache_put(&key, blob, blob_size))
+                    sim_count_cache(0);
+                if (!v110) {
+                    log_append(log, cache_stored_line);
+                    snprintf(thread_failure_log, sizeof(thread_failure_log), "%s", cache_stored_line);
+                }
+            }
+        }
     }
     if (rc == ZE_RESULT_SUCCESS && plan == NULL)
         rc = ZE_RESULT_ERROR_UNKNOWN;
@@ -217,6 +288,7 @@ static ze_result_t graph_create(ze_context_handle_t hContext, ze_device_handle_t
     g->plan = plan;
     g->format = desc->format;
     g->flags = desc->flags;
+    g->prop_flags = prop_flags;
     g->log = log;
     sim_live_add(NPU_SIM_HANDLE_GRAPH, 1);
     *phGraph = (ze_graph_handle_t)g;
@@ -333,8 +405,7 @@ static ze_result_t g_GetProperties3(ze_graph_handle_t hGraph, ze_graph_propertie
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     p->numGraphArgs = g->arg_count;
     p->initStageRequired = ZE_GRAPH_STAGE_INITIALIZE;
-    p->flags = g->format == ZE_GRAPH_FORMAT_NATIVE ? ZE_GRAPH_PROPERTIES_FLAG_PRE_COMPILED
-                                                   : ZE_GRAPH_PROPERTIES_FLAG_COMPILED;
+    p->flags = g->prop_flags;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -617,7 +688,7 @@ static void fill_device_graph_props(ze_device_graph_properties_2_t *p, int level
     p->compilerVersion.major = (uint16_t)(sim_cfg.compiler_version >> 16);
     p->compilerVersion.minor = (uint16_t)(sim_cfg.compiler_version & 0xffff);
     p->graphFormatsSupported = ZE_GRAPH_FORMAT_NGRAPH_LITE;
-    p->maxOVOpsetVersionSupported = SIM_MAX_OPSET;
+    p->maxOVOpsetVersionSupported = SIM_PROFILE()->max_opset; /* vclCompilerGetProperties supportedOpsets */
     if (level < 2)
         return;
     p->elfVersion = (ze_graph_version_info_t){1, 0, 0};
@@ -651,24 +722,36 @@ static ze_result_t g_DeviceGetGraphProperties2(ze_device_handle_t hDevice, ze_de
     return ZE_RESULT_SUCCESS;
 }
 
-/* Config keys the sim's compiler accepts in --config (it ignores their values,
- * see docs/sim.md). The two serializer keys are left out with
- * NPU_SIM_NO_WEIGHTS_COPY=0 so that clients fall back to IR layout A. */
-static const char compiler_options_base[] =
-    "NPU_PLATFORM NPU_COMPILATION_MODE NPU_COMPILATION_MODE_PARAMS PERFORMANCE_HINT "
-    "NPU_DPU_GROUPS NPU_DMA_ENGINES NPU_TILES NPU_STEPPING NPU_MAX_TILES NPU_BATCH_MODE "
-    "INFERENCE_PRECISION_HINT PERF_COUNT LOG_LEVEL";
-static const char compiler_options_serializer[] = " NPU_MODEL_SERIALIZER_VERSION NPU_USE_BASE_MODEL_SERIALIZER";
+/* Option queries (ext 1.11). The real driver (Compiler::getSupportedOptions /
+ * isOptionSupported in source/ext/compiler.cpp, v1.19 and v1.32) answers DRIVER
+ * options itself (size 0; UNSUPPORTED_FEATURE), refuses other types with
+ * INVALID_ENUMERATION, and hands COMPILER options to the compiler library:
+ * DEPENDENCY_UNAVAILABLE when that library does not export
+ * vclGetCompilerSupportedOptions / vclGetCompilerIsOptionSupported (the 2024
+ * compiler npu_ud_2024_44 exports neither), else the compiler's answer mapped by
+ * vclToL0Err: SUCCESS, or UNSUPPORTED_FEATURE for an option it does not take.
+ * Which keys and values the compiler takes is sim_compiler_option_supported()
+ * (compiler.c). NPU_SIM_NO_WEIGHTS_COPY=0 still hides the two serializer keys.
+ * The list is the compiler's config keys, space-separated. */
+static const char *const option_candidates[] = {
+    "PERFORMANCE_HINT", "PERFORMANCE_HINT_NUM_REQUESTS", "INFERENCE_PRECISION_HINT", "PERF_COUNT",
+    "LOG_LEVEL", "NPU_PLATFORM", "NPU_COMPILER_TYPE", "DEVICE_ID", "NPU_BATCH_MODE",
+    "NPU_COMPILATION_MODE", "NPU_COMPILATION_MODE_PARAMS", "NPU_BACKEND_COMPILATION_PARAMS",
+    "COMPILATION_NUM_THREADS", "NPU_DPU_GROUPS", "NPU_TILES", "NPU_STEPPING", "NPU_MAX_TILES",
+    "NPU_DMA_ENGINES", "NPU_DYNAMIC_SHAPE_TO_STATIC", "EXECUTION_MODE_HINT",
+    "NPU_COMPILER_DYNAMIC_QUANTIZATION", "NPU_BATCH_COMPILER_MODE_SETTINGS",
+    "NPU_QDQ_OPTIMIZATION_AGGRESSIVE", "NPU_QDQ_OPTIMIZATION", "NPU_TURBO",
+    "NPU_USE_BASE_MODEL_SERIALIZER", "NPU_MODEL_SERIALIZER_VERSION", NULL};
 
-static int option_listed(const char *name)
+static int is_serializer_key(const char *key)
 {
-    size_t n = strlen(name);
-    if (n == 0)
-        return 0;
-    for (const char *p = compiler_options_base; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == compiler_options_base || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return 1;
-    return 0;
+    return strcmp(key, "NPU_USE_BASE_MODEL_SERIALIZER") == 0 || strcmp(key, "NPU_MODEL_SERIALIZER_VERSION") == 0;
+}
+
+/* The profile's compiler has no option-query symbols (before the 2025 compiler). */
+static int compiler_lacks_option_queries(void)
+{
+    return SIM_PROFILE()->serializer_key == SIM_SERIALIZER_NONE;
 }
 
 static ze_result_t g_CompilerGetSupportedOptions(ze_device_handle_t hDevice, ze_npu_options_type_t type,
@@ -685,9 +768,19 @@ static ze_result_t g_CompilerGetSupportedOptions(ze_device_handle_t hDevice, ze_
     }
     if (type != ZE_NPU_COMPILER_OPTIONS)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    char list[sizeof(compiler_options_base) + sizeof(compiler_options_serializer)];
-    snprintf(list, sizeof(list), "%s%s", compiler_options_base,
-             sim_cfg.no_weights_copy ? compiler_options_serializer : "");
+    if (compiler_lacks_option_queries())
+        return ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE;
+    char list[1024] = "";
+    size_t used = 0;
+    for (const char *const *k = option_candidates; *k != NULL; k++) {
+        if (!sim_compiler_option_supported(*k, NULL))
+            continue;
+        if (!sim_cfg.no_weights_copy && is_serializer_key(*k))
+            continue;
+        int n = snprintf(list + used, sizeof(list) - used, "%s%s", used ? " " : "", *k);
+        if (n > 0 && (size_t)n < sizeof(list) - used)
+            used += (size_t)n;
+    }
     return copy_out_string(list, pSize, str);
 }
 
@@ -703,22 +796,11 @@ static ze_result_t g_CompilerIsOptionSupported(ze_device_handle_t hDevice, ze_np
         return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     if (type != ZE_NPU_COMPILER_OPTIONS)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (strcmp(option, "NPU_MODEL_SERIALIZER_VERSION") == 0) {
-        if (!sim_cfg.no_weights_copy)
-            return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-        if (value == NULL || strcmp(value, "NO_WEIGHTS_COPY") == 0 || strcmp(value, "ALL_WEIGHTS_COPY") == 0)
-            return ZE_RESULT_SUCCESS;
+    if (compiler_lacks_option_queries())
+        return ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE;
+    if (!sim_cfg.no_weights_copy && is_serializer_key(option))
         return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    }
-    if (strcmp(option, "NPU_USE_BASE_MODEL_SERIALIZER") == 0) {
-        if (!sim_cfg.no_weights_copy)
-            return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-        if (value == NULL || strcmp(value, "NO") == 0 || strcmp(value, "false") == 0 ||
-            strcmp(value, "YES") == 0 || strcmp(value, "true") == 0)
-            return ZE_RESULT_SUCCESS;
-        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-    }
-    return option_listed(option) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    return sim_compiler_option_supported(option, value) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
 }
 
 /* ---- query network ------------------------------------------------------------------------ */
@@ -730,8 +812,9 @@ static ze_result_t query_network_create(ze_context_handle_t hContext, ze_device_
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == NULL || phQuery == NULL || desc->pInput == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    /* QueryNetwork::create: only NGRAPH_LITE (UNSUPPORTED_ENUMERATION otherwise). */
     if (desc->format != ZE_GRAPH_FORMAT_NGRAPH_LITE)
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        return ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION;
     char *log = calloc(1, SIM_LOG_CAP);
     sim_query_network *qn = calloc(1, sizeof(*qn));
     if (log == NULL || qn == NULL) {
@@ -740,22 +823,24 @@ static ze_result_t query_network_create(ze_context_handle_t hContext, ze_device_
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
     size_t needed = 0;
-    int err = sim_plan_query_layers(desc->pInput, desc->inputSize, sim_cfg.compiler_version, NULL, 0, &needed,
-                                    log, SIM_LOG_CAP);
+    int err = sim_plan_query_network(desc->pInput, desc->inputSize, sim_cfg.compiler_version, desc->pBuildFlags,
+                                     NULL, 0, &needed, log, SIM_LOG_CAP);
     if (err == SIM_OK) {
         qn->layers = calloc(1, needed ? needed : 1);
         if (qn->layers == NULL)
             err = SIM_ERR_NOMEM;
         else
-            err = sim_plan_query_layers(desc->pInput, desc->inputSize, sim_cfg.compiler_version, qn->layers,
-                                        needed, &needed, log, SIM_LOG_CAP);
+            err = sim_plan_query_network(desc->pInput, desc->inputSize, sim_cfg.compiler_version,
+                                         desc->pBuildFlags, qn->layers, needed, &needed, log, SIM_LOG_CAP);
     }
     if (err != SIM_OK) {
-        snprintf(thread_failure_log, sizeof(thread_failure_log), "%s", log);
+        /* vclQueryNetworkCreate's result through vclToL0Err (v1.10: UNKNOWN); the
+         * per-thread failure log is not touched by a query. */
+        sim_trace("query network failed: %s", log);
         free(log);
         free(qn->layers);
         free(qn);
-        return err == SIM_ERR_NOMEM ? ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY : ZE_RESULT_ERROR_UNKNOWN;
+        return compile_result(err);
     }
     free(log);
     qn->magic = SIM_MAGIC_QUERY_NETWORK;
@@ -814,15 +899,35 @@ static ze_result_t g_QueryNetworkGetSupportedLayers(ze_graph_query_network_handl
 }
 
 /* ---- build logs ----------------------------------------------------------------------------- */
+/* The real drivers' two-call log copy: a NULL buffer (v1.19+) or a zero size
+ * (v1.10) asks for the size including the NUL; otherwise min(*pSize, size)
+ * bytes are copied as they are, so a short buffer gets no terminating NUL. */
+static ze_result_t copy_log(const char *text, uint32_t *pSize, char *out, int v110)
+{
+    if (pSize == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    size_t need = strlen(text) + 1;
+    uint32_t need32 = need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
+    if (v110 ? *pSize == 0 : out == NULL) {
+        *pSize = need32;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (out == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (*pSize > need32)
+        *pSize = need32;
+    memcpy(out, text, *pSize);
+    return ZE_RESULT_SUCCESS;
+}
+
 static ze_result_t g_BuildLogGetString(ze_graph_handle_t hGraph, uint32_t *pSize, char *pLog)
 {
     GRAPH_ENTER("pfnBuildLogGetString", 4);
-    if (hGraph == NULL)
-        return copy_out_string32(thread_failure_log, pSize, pLog);
-    sim_graph *g = graph_of(hGraph);
-    if (g == NULL)
-        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return copy_out_string32(g->log, pSize, pLog);
+    /* zeGraphBuildLogGetString: with a graph handle the real driver returns
+     * SUCCESS at once and writes nothing, not even *pSize (every release). */
+    if (hGraph != NULL)
+        return ZE_RESULT_SUCCESS;
+    return copy_log(thread_failure_log, pSize, pLog, sim_driver_release() < SIM_RELEASE(1, 19));
 }
 
 static sim_build_log *build_log_of(ze_graph_build_log_handle_t h)
@@ -837,7 +942,7 @@ static ze_result_t g_BuildLogGetString2(ze_graph_build_log_handle_t hLog, uint32
     sim_build_log *b = build_log_of(hLog);
     if (b == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    return copy_out_string32(b->text, pSize, pLog);
+    return copy_log(b->text, pSize, pLog, 0);
 }
 
 static ze_result_t g_BuildLogDestroy(ze_graph_build_log_handle_t hLog)
@@ -870,11 +975,12 @@ static ze_result_t g_QueryContextMemory(ze_context_handle_t hContext, ze_graph_m
         return ZE_RESULT_SUCCESS;
     case ZE_GRAPH_QUERY_MEMORY_DRIVER_CACHE:
     case ZE_GRAPH_QUERY_MEMORY_PROGRAM_CACHE:
-        q->total = 0; /* the sim has no compilation cache */
-        q->allocated = 0;
+        /* Context::queryContextMemory: the disk cache's bytes and its limit. */
+        q->total = sim_cache_max_size();
+        q->allocated = sim_cache_size();
         return ZE_RESULT_SUCCESS;
     default:
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
 }
 
@@ -931,6 +1037,87 @@ static ze_result_t cq_SetWorkloadType(ze_command_queue_handle_t hQueue, ze_comma
 static const ze_command_queue_npu_dditable_ext_t cq_npu_table = {
     .pfnSetWorkloadType = cq_SetWorkloadType,
 };
+
+/* ---- advertised but not implemented: profiling data, context NPU ------------ */
+static ze_result_t prof_PoolCreate(ze_graph_handle_t g, uint32_t count, void **out)
+{
+    SIM_ENTER("pfnProfilingPoolCreate");
+    (void)g, (void)count, (void)out;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static ze_result_t prof_PoolDestroy(void *pool)
+{
+    SIM_ENTER("pfnProfilingPoolDestroy");
+    (void)pool;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static ze_result_t prof_QueryCreate(void *pool, uint32_t index, void **out)
+{
+    SIM_ENTER("pfnProfilingQueryCreate");
+    (void)pool, (void)index, (void)out;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static ze_result_t prof_QueryDestroy(void *query)
+{
+    SIM_ENTER("pfnProfilingQueryDestroy");
+    (void)query;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static ze_result_t prof_QueryGetData(void *query, uint32_t type, uint32_t *pSize, uint8_t *pData)
+{
+    SIM_ENTER("pfnProfilingQueryGetData");
+    (void)query, (void)type, (void)pSize, (void)pData;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static ze_result_t prof_DeviceGetProperties(ze_device_handle_t dev, void *props)
+{
+    SIM_ENTER("pfnDeviceGetProfilingDataProperties");
+    (void)dev, (void)props;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static ze_result_t prof_LogGetString(void *query, uint32_t *pSize, char *out)
+{
+    SIM_ENTER("pfnProfilingLogGetString");
+    (void)query, (void)pSize, (void)out;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static const sim_profiling_dditable profiling_table = {
+    prof_PoolCreate, prof_PoolDestroy, prof_QueryCreate, prof_QueryDestroy,
+    prof_QueryGetData, prof_DeviceGetProperties, prof_LogGetString,
+};
+
+const sim_profiling_dditable *sim_profiling_table(void)
+{
+    return &profiling_table;
+}
+
+static ze_result_t ctx_SetProperties(ze_context_handle_t hContext, void *props)
+{
+    SIM_ENTER("pfnSetProperties");
+    (void)hContext, (void)props;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static ze_result_t ctx_ReleaseMemory(ze_context_handle_t hContext)
+{
+    SIM_ENTER("pfnReleaseMemory");
+    (void)hContext;
+    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+}
+
+static const sim_context_npu_dditable context_npu_table = {ctx_SetProperties, ctx_ReleaseMemory};
+
+const sim_context_npu_dditable *sim_context_npu_table(void)
+{
+    return &context_npu_table;
+}
 
 const ze_command_queue_npu_dditable_ext_t *sim_cq_npu_table(void)
 {

@@ -17,9 +17,11 @@
 
 #include "sim/sim_internal.h"
 
+/* Until zeInit reads the configuration: the default profile's values (2026). */
 sim_config sim_cfg = {
-    .graph_ext_version = ZE_MAKE_VERSION(1, 18),
-    .compiler_version = SIM_COMPILER_VERSION_DEFAULT,
+    .profile = NULL,
+    .graph_ext_version = ZE_MAKE_VERSION(1, 16),
+    .compiler_version = (7u << 16) | 28u,
     .platform = 3720,
     .device_id = 0x7D1D,
     .no_weights_copy = 1,
@@ -33,6 +35,38 @@ static atomic_uint_fast64_t submit_count;
 static atomic_uint_fast64_t submitted_list_count;
 static atomic_uint_fast64_t graph_execute_count;
 static atomic_int_fast64_t live_handles[NPU_SIM_HANDLE_KIND_COUNT];
+static atomic_uint_fast64_t import_count;
+static atomic_uint_fast64_t cache_hit_count;
+static atomic_uint_fast64_t cache_store_count;
+
+void sim_config_apply_profile(const sim_profile *p)
+{
+    if (p == NULL)
+        p = sim_profile_current();
+    sim_profile_select(p);
+    sim_cfg.profile = p;
+    sim_cfg.graph_ext_version = p->graph_ext_version;
+    sim_cfg.compiler_version = p->compiler_version;
+}
+
+uint32_t sim_driver_release(void)
+{
+    const sim_profile *p = sim_cfg.profile != NULL ? sim_cfg.profile : sim_profile_current();
+    unsigned major = 0, minor = 0;
+    if (sscanf(p->driver_release, "v%u.%u", &major, &minor) != 2)
+        return 0;
+    return SIM_RELEASE(major, minor);
+}
+
+void sim_count_import(void)
+{
+    atomic_fetch_add(&import_count, 1);
+}
+
+void sim_count_cache(int hit)
+{
+    atomic_fetch_add(hit ? &cache_hit_count : &cache_store_count, 1);
+}
 
 void sim_live_add(npu_sim_handle_kind kind, int delta)
 {
@@ -160,6 +194,29 @@ static void ext_reset_counters(void)
     atomic_store(&submit_count, 0);
     atomic_store(&submitted_list_count, 0);
     atomic_store(&graph_execute_count, 0);
+    atomic_store(&import_count, 0);
+    atomic_store(&cache_hit_count, 0);
+    atomic_store(&cache_store_count, 0);
+}
+
+static uint64_t ext_get_import_count(void)
+{
+    return atomic_load(&import_count);
+}
+
+static uint64_t ext_get_cache_hit_count(void)
+{
+    return atomic_load(&cache_hit_count);
+}
+
+static uint64_t ext_get_cache_store_count(void)
+{
+    return atomic_load(&cache_store_count);
+}
+
+static const char *ext_get_profile_name(void)
+{
+    return sim_cfg.profile != NULL ? sim_cfg.profile->name : sim_profile_current()->name;
 }
 
 static void ext_set_skip_math(int skip)
@@ -177,6 +234,10 @@ static const npu_sim_test_ext_t test_ext = {
     .pfnGetGraphExecuteCount = ext_get_graph_execute_count,
     .pfnResetCounters = ext_reset_counters,
     .pfnSetSkipMath = ext_set_skip_math,
+    .pfnGetImportCount = ext_get_import_count,
+    .pfnGetCacheHitCount = ext_get_cache_hit_count,
+    .pfnGetCacheStoreCount = ext_get_cache_store_count,
+    .pfnGetProfileName = ext_get_profile_name,
 };
 
 const npu_sim_test_ext_t *sim_test_ext_table(void)

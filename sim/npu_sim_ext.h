@@ -65,12 +65,27 @@ typedef struct npu_sim_test_ext {
     uint64_t (*pfnGetSubmittedListCount)(void);
     uint64_t (*pfnGetGraphExecuteCount)(void);
 
-    /* Resets the call, submit and execute counters (not the live handles). */
+    /* Resets the call, submit, execute, import and cache counters (not the live
+     * handles). */
     void (*pfnResetCounters)(void);
 
     /* 1: graph executions skip the arithmetic (for measuring host overhead);
      * 0: compute normally. Same as NPU_SIM_SKIP_MATH=1 at start-up. */
     void (*pfnSetSkipMath)(int skip);
+
+    /* Host-memory imports that zeMemAllocHost performed (a pNext import struct
+     * of the stype the release profile's driver matches). An import struct the
+     * driver does not recognise gets a fresh allocation instead, as on the real
+     * driver, and is not counted: zero copy silently did not happen. */
+    uint64_t (*pfnGetImportCount)(void);
+
+    /* Graph creates served from the driver's compile cache (LOADED_FROM_CACHE),
+     * and compiled blobs stored into it. */
+    uint64_t (*pfnGetCacheHitCount)(void);
+    uint64_t (*pfnGetCacheStoreCount)(void);
+
+    /* Name of the release profile in use ("2024", "2025", "2026"). */
+    const char *(*pfnGetProfileName)(void);
 } npu_sim_test_ext_t;
 
 #ifdef __cplusplus

@@ -16,11 +16,15 @@
 #include <ze_api.h>
 
 #include "sim/npu_sim_ext.h"
+#include "sim/profile.h"
 #include "sim/sim_plan.h"
 #include "sim/ze_graph_types.h"
 
 /* ---- configuration (read once, at the first successful zeInit) ---------- */
+/* Defaults come from the release profile (NPU_SIM_PROFILE, sim/profile.h); the
+ * older NPU_SIM_* variables override single fields on top of it. */
 typedef struct sim_config {
+    const sim_profile *profile;  /* the selected release profile */
     uint32_t graph_ext_version;  /* ZE_MAKE_VERSION(1, n), n in 0..18 */
     uint32_t compiler_version;   /* (major << 16) | minor */
     uint32_t platform;           /* 3720, 4000 or 5010 */
@@ -30,6 +34,17 @@ typedef struct sim_config {
 } sim_config;
 
 extern sim_config sim_cfg;
+
+/* The profile in use (the default one before zeInit). */
+#define SIM_PROFILE() (sim_cfg.profile != NULL ? sim_cfg.profile : sim_profile_current())
+
+/* The profile's linux-npu-driver release as SIM_RELEASE(major, minor). */
+#define SIM_RELEASE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
+uint32_t sim_driver_release(void);
+
+/* Makes `p` the current profile and resets the profile-derived fields of
+ * sim_cfg (graph_ext_version, compiler_version) to its values. */
+void sim_config_apply_profile(const sim_profile *p);
 extern atomic_int sim_skip_math;
 
 /* ---- entry-point guard --------------------------------------------------- */
@@ -46,6 +61,8 @@ ze_result_t sim_enter(const char *name);
 void sim_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void sim_live_add(npu_sim_handle_kind kind, int delta);
+void sim_count_import(void);
+void sim_count_cache(int hit);
 void sim_count_submit(uint32_t lists);
 void sim_count_graph_execute(void);
 const npu_sim_test_ext_t *sim_test_ext_table(void);
@@ -168,6 +185,62 @@ void sim_graph_run(sim_graph *g, void **args);
 
 const ze_graph_dditable_ext_t *sim_graph_table(void);
 const ze_command_queue_npu_dditable_ext_t *sim_cq_npu_table(void);
+
+/* Extensions the real driver advertises that the sim advertises too (per
+ * profile) without implementing them: their tables hold functions that return
+ * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. Layouts follow ze_graph_profiling_ext.h
+ * (7 entries) and ze_context_npu_ext.h (2 entries). */
+#define SIM_PROFILING_DATA_EXT_NAME "ZE_extension_profiling_data"
+#define SIM_MUTABLE_COMMAND_LIST_EXP_NAME "ZE_experimental_mutable_command_list"
+#define SIM_CONTEXT_NPU_EXT_NAME "ZE_extension_context_npu"
+#define SIM_EXTERNAL_MEMMAP_EXT_NAME "ZE_extension_external_memmap_sysmem"
+/* ze_external_memmap_sysmem_ext_desc_t (same layout as
+ * ze_external_memory_import_system_memory_t: stype, pNext, pointer, size). */
+#define SIM_STYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC 0x00020037u
+
+typedef struct sim_profiling_dditable {
+    ze_result_t (*pfnProfilingPoolCreate)(ze_graph_handle_t, uint32_t, void **);
+    ze_result_t (*pfnProfilingPoolDestroy)(void *);
+    ze_result_t (*pfnProfilingQueryCreate)(void *, uint32_t, void **);
+    ze_result_t (*pfnProfilingQueryDestroy)(void *);
+    ze_result_t (*pfnProfilingQueryGetData)(void *, uint32_t, uint32_t *, uint8_t *);
+    ze_result_t (*pfnDeviceGetProfilingDataProperties)(ze_device_handle_t, void *);
+    ze_result_t (*pfnProfilingLogGetString)(void *, uint32_t *, char *);
+} sim_profiling_dditable;
+
+typedef struct sim_context_npu_dditable {
+    ze_result_t (*pfnSetProperties)(ze_context_handle_t, void *);
+    ze_result_t (*pfnReleaseMemory)(ze_context_handle_t);
+} sim_context_npu_dditable;
+
+const sim_profiling_dditable *sim_profiling_table(void);
+const sim_context_npu_dditable *sim_context_npu_table(void);
+
+/* ---- the driver's compile cache (disk_cache.c) ---------------------------- */
+/* Modelled on the real driver's DiskCache of the profile's release: one file per
+ * key in ZE_INTEL_NPU_CACHE_DIR, else $XDG_CACHE_HOME/ze_intel_npu_cache, else
+ * $HOME/.cache/ze_intel_npu_cache; at most ZE_INTEL_NPU_CACHE_SIZE bytes
+ * (default 1 GiB for v1.10, 4 GiB later), least recently accessed files evicted
+ * first. The key covers the driver and compiler identity, the format, the build
+ * flags, the graph flags and the input bytes, or (v1.32) the first-in-pNext
+ * ze_graph_input_hash_t instead of the input bytes. */
+typedef struct sim_cache_key {
+    char name[40];              /* file name: hex digest */
+} sim_cache_key;
+
+/* 0 when the cache is off (profile without one, or the directory could not be
+ * created). Initialised once, at the first call. */
+int sim_cache_enabled(void);
+/* (Re)reads the cache variables for the current profile (zeInit does it). */
+void sim_cache_init(void);
+void sim_cache_compute_key(const ze_graph_desc_2_t *desc, const char *build_flags, sim_cache_key *key);
+/* A hit returns a malloc'ed copy of the cached native blob (checksum checked
+ * where the release checks it; a bad entry is removed and misses). */
+void *sim_cache_get(const sim_cache_key *key, size_t *size);
+/* Returns 1 when the entry was written. */
+int sim_cache_put(const sim_cache_key *key, const void *blob, size_t size);
+uint64_t sim_cache_size(void);      /* bytes in the cache directory */
+uint64_t sim_cache_max_size(void);  /* 0 when off */
 
 /* ---- time ---------------------------------------------------------------- */
 uint64_t sim_now_ns(void);
