@@ -53,7 +53,7 @@ TEST_ENV :=
 else
 TEST_ENV := ZE_ENABLE_ALT_DRIVERS=$(abspath $(SIM_SO))
 endif
-TEST_ENV += NPU_TEST_DATA=$(abspath tests/data) NPU_SHARED_DATA=$(abspath ../shared/data)
+TEST_ENV += NPU_TEST_DATA=$(abspath tests/data) NPU_SHARED_DATA=$(abspath ../shared/data) ZE_INTEL_NPU_CACHE_DIR=$(abspath $(B))/ze-npu-cache/run-$(shell date +%s%N)
 
 BENCH_SRC    := $(sort $(wildcard bench/*.c))
 BENCH_BIN    := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
