@@ -975,7 +975,10 @@ static ze_result_t g_QueryContextMemory(ze_context_handle_t hContext, ze_graph_m
         return ZE_RESULT_SUCCESS;
     case ZE_GRAPH_QUERY_MEMORY_DRIVER_CACHE:
     case ZE_GRAPH_QUERY_MEMORY_PROGRAM_CACHE:
-        /* Context::queryContextMemory: the disk cache's bytes and its limit. */
+        /* Context::queryContextMemory: v1.10 knows DDR only; later releases
+         * report the disk cache's bytes and its limit. */
+        if (sim_driver_release() < SIM_RELEASE(1, 19))
+            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
         q->total = sim_cache_max_size();
         q->allocated = sim_cache_size();
         return ZE_RESULT_SUCCESS;
