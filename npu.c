@@ -2193,6 +2193,8 @@ int64_t npu_graph_batch(const npu_graph *g)
  * Calls: section 5 (sinks, payload containers). Every writer runs twice, once
  * counting (dst NULL) and once writing, through the same code. */
 
+#define NPU__VERSION_7_0 (7u << 16)
+
 typedef struct npu__writer {
     npu__sink *s;
     const npu_graph *g;
@@ -2200,7 +2202,42 @@ typedef struct npu__writer {
     uint64_t threshold;        /* layout B: constants below go to the blob */
     uint64_t offset;           /* next constant's offset in the blob / weights */
     uint32_t cat_base[NPU__CAT_COUNT];
+    uint32_t extra_base;       /* first id after the graph's own layers */
+    int rv_init;               /* write a zero Const as the init input of every
+                                  ReadValue without one (compilers before 7.0) */
+    const char *wpa_ptr, *wpa_size; /* WeightsPointerAttribute key names */
 } npu__writer;
+
+/* The WeightsPointerAttribute key names the compiler reads: those of the
+ * OpenVINO it was built with (ptr; np/ns; mpZ/msZ; mp/ms across OpenVINO
+ * versions). Every compiler that has a layout-B serializer option (2025
+ * npu_ud_2025_24 and later) is taken to read mp/ms, as the software NPU's
+ * release profiles record (sim/profile.c); a compiler without the option never
+ * gets layout B from the compile path. */
+static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const char **size_key)
+{
+    (void)compiler_version;
+    *ptr_key = "mp";
+    *size_key = "ms";
+}
+
+/* Bytes of the zero init Const written for ReadValue n (0: none written). */
+static uint64_t npu__rv_init_bytes(const npu__writer *w, const npu_node *n)
+{
+    uint64_t b;
+    uint32_t i;
+    if (!w->rv_init || n->op != NPU__OP_READ_VALUE || n->n_inputs != 0) return 0;
+    for (i = 0; i < n->shape.rank; i++)
+        if (n->shape.dims[i] < 0) return 0;
+    if (npu__mul_u64(npu__shape_elements_dyn1(&n->shape), npu__types[n->type].size, &b)) return 0;
+    return b;
+}
+
+/* The output port id of n (after its input ports). */
+static uint32_t npu__out_port(const npu__writer *w, const npu_node *n)
+{
+    return n->n_inputs + (npu__rv_init_bytes(w, n) > 0 ? 1u : 0u);
+}
 
 static uint32_t npu__layer_id(const npu__writer *w, const npu_node *n)
 {
@@ -2525,8 +2562,8 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
             npu__x(s, "<rt_info>\n");
             npu__x_tabs(s, 4);
             npu__x(s, "<attribute name=\"WeightsPointerAttribute\" version=\"0\"");
-            npu__x_attr_u64(s, "mp", (uint64_t)(uintptr_t)n->a.constant.data);
-            npu__x_attr_u64(s, "ms", n->a.constant.bytes);
+            npu__x_attr_u64(s, w->wpa_ptr, (uint64_t)(uintptr_t)n->a.constant.data);
+            npu__x_attr_u64(s, w->wpa_size, n->a.constant.bytes);
             npu__x(s, " />\n");
             npu__x_tabs(s, 3);
             npu__x(s, "</rt_info>\n");
@@ -2539,18 +2576,19 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
         info->attrs(s, n);
         npu__x(s, " />\n");
     }
-    if (n->n_inputs > 0) {
+    if (n->n_inputs > 0 || npu__out_port(w, n) > 0) {
         npu__x_tabs(s, 3);
         npu__x(s, "<input>\n");
         for (i = 0; i < n->n_inputs; i++)
             npu__x_port(s, i, n->inputs[i], NULL, n->op == NPU__OP_RESULT ? n->layout : NULL);
+        if (n->n_inputs == 0) npu__x_port(s, 0, n, NULL, NULL);   /* the zero init input */
         npu__x_tabs(s, 3);
         npu__x(s, "</input>\n");
     }
     if (n->op != NPU__OP_RESULT) {
         npu__x_tabs(s, 3);
         npu__x(s, "<output>\n");
-        npu__x_port(s, n->n_inputs, n, n, n->op == NPU__OP_PARAMETER ? n->layout : NULL);
+        npu__x_port(s, npu__out_port(w, n), n, n, n->op == NPU__OP_PARAMETER ? n->layout : NULL);
         npu__x_tabs(s, 3);
         npu__x(s, "</output>\n");
     }
@@ -2577,6 +2615,77 @@ static void npu__writer_init(npu__writer *w, npu__sink *s, const npu_graph *g,
         w->cat_base[c] = base;
         base += g->cat_count[c];
     }
+    w->extra_base = base;
+    npu__wpa_keys(opts ? opts->compiler_version : 0, &w->wpa_ptr, &w->wpa_size);
+}
+
+/* The zero init Consts (npu__writer.rv_init): layers, after the graph's own. */
+static void npu__x_rv_inits(npu__writer *w)
+{
+    npu__sink *s = w->s;
+    const npu_node *n;
+    uint32_t k = 0;
+    unsigned cat;
+    NPU__FOR_EACH_LAYER(w->g, cat, n) {
+        uint64_t bytes = npu__rv_init_bytes(w, n);
+        if (bytes == 0) continue;
+        npu__x_tabs(s, 2);
+        npu__x(s, "<layer id=\"");
+        npu__sink_u64_dec(s, w->extra_base + k++);
+        npu__x(s, "\" name=\"");
+        npu__sink_xml_escaped(s, n->name, strlen(n->name));
+        npu__x(s, "/init\" type=\"Const\" version=\"opset1\">\n");
+        npu__x_tabs(s, 3);
+        npu__x(s, "<data");
+        npu__x_attr_str(s, "element_type", npu__types[n->type].ov_name);
+        npu__x_attr_list(s, "shape", n->shape.dims, n->shape.rank, ", ");
+        npu__x_attr_u64(s, "offset", w->offset);
+        npu__x_attr_u64(s, "size", bytes);
+        npu__x(s, " />\n");
+        npu__x_tabs(s, 3);
+        npu__x(s, "<output>\n");
+        npu__x_port(s, 0, n, NULL, NULL);
+        npu__x_tabs(s, 3);
+        npu__x(s, "</output>\n");
+        npu__x_tabs(s, 2);
+        npu__x(s, "</layer>\n");
+        if (npu__add_u64(w->offset, bytes, &w->offset)) s->overflow = 1;
+    }
+}
+
+static void npu__x_rv_init_edges(npu__writer *w)
+{
+    npu__sink *s = w->s;
+    const npu_node *n;
+    uint32_t k = 0;
+    unsigned cat;
+    NPU__FOR_EACH_LAYER(w->g, cat, n) {
+        if (npu__rv_init_bytes(w, n) == 0) continue;
+        npu__x(s, "\t\t<edge from-layer=\"");
+        npu__sink_u64_dec(s, w->extra_base + k++);
+        npu__x(s, "\" from-port=\"0\" to-layer=\"");
+        npu__sink_u64_dec(s, npu__layer_id(w, n));
+        npu__x(s, "\" to-port=\"0\" />\n");
+    }
+}
+
+/* Zero bytes of the init Consts, in their order (the end of the weights). */
+static uint64_t npu__put_rv_inits(npu__writer *w)
+{
+    static const unsigned char zeros[256];
+    const npu_node *n;
+    uint64_t total = 0;
+    unsigned cat;
+    NPU__FOR_EACH_LAYER(w->g, cat, n) {
+        uint64_t bytes = npu__rv_init_bytes(w, n);
+        if (npu__add_u64(total, bytes, &total)) w->s->overflow = 1;
+        while (bytes > 0) {
+            size_t k = bytes < sizeof zeros ? (size_t)bytes : sizeof zeros;
+            npu__sink_put(w->s, zeros, k);
+            bytes -= k;
+        }
+    }
+    return total;
 }
 
 static void npu__x_graph(npu__writer *w)
@@ -2591,6 +2700,7 @@ static void npu__x_graph(npu__writer *w)
     npu__x_attr_str(s, "name", g->name);
     npu__x(s, " version=\"11\">\n\t<layers>\n");
     NPU__FOR_EACH_LAYER(g, cat, n) npu__x_layer(w, n);
+    npu__x_rv_inits(w);
     npu__x(s, "\t</layers>\n\t<edges>\n");
     NPU__FOR_EACH_LAYER(g, cat, n) {
         for (i = 0; i < n->n_inputs; i++) {
@@ -2598,7 +2708,7 @@ static void npu__x_graph(npu__writer *w)
             npu__x(s, "\t\t<edge from-layer=\"");
             npu__sink_u64_dec(s, npu__layer_id(w, src));
             npu__x(s, "\" from-port=\"");
-            npu__sink_u64_dec(s, src->n_inputs);
+            npu__sink_u64_dec(s, npu__out_port(w, src));
             npu__x(s, "\" to-layer=\"");
             npu__sink_u64_dec(s, npu__layer_id(w, n));
             npu__x(s, "\" to-port=\"");
@@ -2606,8 +2716,11 @@ static void npu__x_graph(npu__writer *w)
             npu__x(s, "\" />\n");
         }
     }
-    npu__x(s, "\t</edges>\n\t<rt_info>\n\t\t<is_new_api value=\"true\" />\n"
-              "\t\t<use_indices_for_io_metadata value=\"true\" />\n\t</rt_info>\n</net>\n");
+    npu__x_rv_init_edges(w);
+    /* OpenVINO's VCL serializer sets both on every model (bool rt_info, which
+     * ov::Any writes as YES/NO; older compilers read only those). */
+    npu__x(s, "\t</edges>\n\t<rt_info>\n\t\t<is_new_api value=\"YES\" />\n"
+              "\t\t<use_indices_for_io_metadata value=\"YES\" />\n\t</rt_info>\n</net>\n");
 }
 
 /* Constants in layer order: all of them (weights), or those below the
@@ -2693,15 +2806,25 @@ npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options
                          "compiler version (NPU_COMPILER_VERSION(major, minor))");
     npu__sink_init(&s, dst, cap);
     npu__writer_init(&w, &s, g, opts);
+    /* The 2024 compiler (6.x) requires ReadValue's init input; layout A only
+     * (no compiler before 7.0 takes layout B). */
+    w.rv_init = !w.pointer_layout && opts->compiler_version < NPU__VERSION_7_0;
     npu__payload_begin(&p, &s, opts->layout, opts->compiler_version);
     if (w.pointer_layout) npu__put_constants(&w, 1);
     npu__payload_mark_xml(&p);
     npu__x_graph(&w);
     npu__payload_end_xml(&p);
     if (!w.pointer_layout) {
-        uint64_t total = npu__constants_bytes(g, &overflow);
+        uint64_t total = npu__constants_bytes(g, &overflow), inits;
+        npu__sink s0;
+        npu__writer w0 = w;
+        npu__sink_init(&s0, NULL, 0);
+        w0.s = &s0;
+        inits = npu__put_rv_inits(&w0);
+        if (npu__add_u64(total, inits, &total)) overflow = 1;
         npu__sink_le(&s, total, 8);   /* the weights section: size, then the bytes */
         npu__put_constants(&w, 0);
+        npu__put_rv_inits(&w);
         if (overflow) s.overflow = 1;
     }
     return npu__sink_finish(&s, g->ctx, "npu_graph_write_payload", size);
@@ -3275,7 +3398,7 @@ enum { NPU__K_OTHER = 0, NPU__K_PARAM, NPU__K_CONST, NPU__K_RESULT, NPU__K_READ,
 enum {
     NPU__R_OTHER = 0, NPU__R_NET, NPU__R_LAYERS, NPU__R_LAYER, NPU__R_DATA, NPU__R_LRT, NPU__R_IN,
     NPU__R_OUT, NPU__R_PORT, NPU__R_DIM, NPU__R_PRT, NPU__R_PRT_ATTR, NPU__R_BODY, NPU__R_EDGES,
-    NPU__R_EDGE
+    NPU__R_EDGE, NPU__R_NRT, NPU__R_NRT_ITEM
 };
 
 enum { NPU__W_COUNT = 0, NPU__W_FILL, NPU__W_EDGES, NPU__W_WRITE };
@@ -3382,6 +3505,8 @@ typedef struct npu__irw {
     int layout_b;
     uint64_t threshold, blob_running;
     int64_t batch;
+    int net_rt_done;              /* WRITE: the net rt_info entries are written */
+    const char *wpa_ptr, *wpa_size;
 } npu__irw;
 
 static void npu__irw_set_where(npu__irw *w)
@@ -3592,9 +3717,13 @@ static void npu__irw_emit_wpa(npu__irw *w, const npu__irl *l)
     const npu_ir *ir = w->ir;
     uint64_t mp = 0;
     if (ir->bin != NULL) mp = (uint64_t)(uintptr_t)(ir->bin + l->offset);
-    npu__sink_str(w->sink, "<attribute name=\"WeightsPointerAttribute\" version=\"0\" mp=\"");
+    npu__sink_str(w->sink, "<attribute name=\"WeightsPointerAttribute\" version=\"0\" ");
+    npu__sink_str(w->sink, w->wpa_ptr);
+    npu__sink_str(w->sink, "=\"");
     npu__sink_u64_dec(w->sink, mp);
-    npu__sink_str(w->sink, "\" ms=\"");
+    npu__sink_str(w->sink, "\" ");
+    npu__sink_str(w->sink, w->wpa_size);
+    npu__sink_str(w->sink, "=\"");
     npu__sink_u64_dec(w->sink, l->size);
     npu__sink_str(w->sink, "\"/>");
 }
@@ -3980,6 +4109,7 @@ static unsigned char npu__irw_role(const npu__irw *w, unsigned parent, const npu
     switch (parent) {
     case NPU__R_NET:
     case NPU__R_BODY:
+        if (parent == NPU__R_NET && NPU__IS("rt_info")) return NPU__R_NRT;
         if (NPU__IS("layers")) return NPU__R_LAYERS;
         if (NPU__IS("edges")) return NPU__R_EDGES;
         return NPU__R_OTHER;
@@ -3999,12 +4129,20 @@ static unsigned char npu__irw_role(const npu__irw *w, unsigned parent, const npu
         return NPU__R_OTHER;
     case NPU__R_PRT: return NPU__IS("attribute") ? NPU__R_PRT_ATTR : NPU__R_OTHER;
     case NPU__R_EDGES: return NPU__IS("edge") ? NPU__R_EDGE : NPU__R_OTHER;
+    case NPU__R_NRT: return NPU__R_NRT_ITEM;
     default: return NPU__R_OTHER;
     }
 #undef NPU__IS
 }
 
 static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t); /* 8c */
+
+static void npu__irw_emit_net_rt(npu__irw *w, int element)
+{
+    if (element) npu__sink_str(w->sink, "<rt_info>");
+    npu__sink_str(w->sink, "<is_new_api value=\"YES\"/><use_indices_for_io_metadata value=\"YES\"/>");
+    if (element) npu__sink_str(w->sink, "</rt_info>");
+}
 
 static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
 {
@@ -4097,6 +4235,30 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
     case NPU__R_EDGE:
         st = npu__irw_edge(w, t);
         break;
+    case NPU__R_NRT:
+        /* The net rt_info gets is_new_api and use_indices_for_io_metadata
+         * (below IR 11 the compiler matches the I/O of the build flags by name
+         * unless it finds the latter), as OpenVINO's serializer sets them. */
+        if (w->mode != NPU__W_WRITE || w->net_rt_done) break;
+        w->net_rt_done = 1;
+        if (t->self_closing) {
+            npu__irw_emit_upto(w, t->begin);
+            npu__irw_emit_net_rt(w, 1);
+            w->copied = t->end;
+        } else {
+            npu__irw_emit_upto(w, t->end);
+            npu__irw_emit_net_rt(w, 0);
+        }
+        break;
+    case NPU__R_NRT_ITEM:
+        /* Our entries replace the file's own (one value per key). */
+        if (w->mode == NPU__W_WRITE && t->self_closing &&
+            (npu__xml_eq(x, t->name, t->name_len, "is_new_api") ||
+             npu__xml_eq(x, t->name, t->name_len, "use_indices_for_io_metadata"))) {
+            npu__irw_emit_upto(w, t->begin);
+            w->copied = t->end;
+        }
+        break;
     default:
         break;
     }
@@ -4142,6 +4304,13 @@ static npu_status npu__irw_end(npu__irw *w, const npu__xtok *t)
                                  NPU_IR_MAX_DIMS);
         break;
     case NPU__R_BODY: w->scope_depth--; break;
+    case NPU__R_NET:
+        if (w->mode == NPU__W_WRITE && !w->net_rt_done) {
+            npu__irw_emit_upto(w, t->begin);
+            npu__irw_emit_net_rt(w, 1);
+            w->net_rt_done = 1;
+        }
+        break;
     default: break;
     }
     return NPU_OK;
@@ -4707,6 +4876,7 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
     w.sink = &sink;
     w.layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     w.threshold = o.weights_threshold_bytes;
+    npu__wpa_keys(o.compiler_version, &w.wpa_ptr, &w.wpa_size);
     w.batch = ir->batch;
     st = npu__irw_run(&w);
     if (st != NPU_OK) return st;
@@ -4746,8 +4916,14 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
 #define NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3 0xDu
 #define NPU__ZE_STYPE_GRAPH_DESC_2 0xEu
 #define NPU__ZE_STYPE_GRAPH_PROPERTIES_2 0x10u
-/* Host-memory import (NPU extension header; not in spec 1.4). */
-#define NPU__ZE_STYPE_IMPORT_SYSTEM_MEMORY 0x24u
+/* Host-memory import: ZE_STRUCTURE_TYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC of the
+ * "ZE_extension_external_memmap_sysmem" extension (loader headers; driver
+ * 1.32.1 ze_memory.cpp matches only this stype and otherwise allocates fresh
+ * memory). */
+#define NPU__ZE_STYPE_IMPORT_SYSTEM_MEMORY 0x00020037u
+#define NPU__ZE_MEMMAP_EXT_NAME "ZE_extension_external_memmap_sysmem"
+/* ze_graph_input_hash_t (graph extension 1.14), chained in the graph desc's pNext. */
+#define NPU__ZE_STYPE_GRAPH_INPUT_HASH 0x8u
 #define NPU__ZE_EXTERNAL_MEMORY_STANDARD_ALLOCATION 0x100u
 
 #define NPU__ZE_GRAPH_FORMAT_NATIVE 0x1u
@@ -4758,6 +4934,9 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
 #define NPU__ZE_GRAPH_STAGE_INITIALIZE 0x2u
 #define NPU__ZE_MEMORY_QUERY_DDR 1u
 #define NPU__ZE_NPU_COMPILER_OPTIONS 1u
+#define NPU__SER_NONE 0       /* the compiler knows only layout A */
+#define NPU__SER_USE_BASE 1   /* NPU_USE_BASE_MODEL_SERIALIZER="NO" selects B (2025) */
+#define NPU__SER_VERSION 2    /* NPU_MODEL_SERIALIZER_VERSION="NO_WEIGHTS_COPY" (2026) */
 
 #define NPU__MAX_BATCH 4096u   /* largest batch a model or request debatches into */
 /* Largest buffer of one argument (all batch elements): page rounding of it
@@ -4858,6 +5037,12 @@ typedef struct npu__ze_cq_desc_npu_ext_2 { /* 1.1 */
     const void *pNext;
     uint32_t options;                      /* TURBO = 0x1 */
 } npu__ze_cq_desc_npu_ext_2;
+
+typedef struct npu__ze_graph_input_hash {   /* ze_graph_input_hash_t, 1.14 */
+    uint32_t stype;                         /* 0x8 */
+    void *pNext;
+    uint64_t hash;
+} npu__ze_graph_input_hash;
 
 typedef struct npu__ze_import_system_memory {
     uint32_t stype;
@@ -5007,7 +5192,9 @@ struct npu_device {
     uint32_t compiler_version;
     uint32_t max_opset;
     int no_weights_copy;
-    int host_import;
+    uint16_t export_ov[3];        /* OpenVINO version an export writes */
+    int serializer_key;           /* NPU__SER_*: how the compiler is told layout B */
+    int host_import;              /* the driver offers NPU__ZE_MEMMAP_EXT_NAME */
     int is_simulated;
     ze_driver_properties_t driver_props;
     ze_device_properties_t props;
@@ -5135,7 +5322,10 @@ static uint32_t npu__rank_from_layout(uint32_t code, const uint32_t *dims)
 
 static const char *npu__layout_by_rank(uint32_t rank)
 {
-    static const char *const by_rank[] = {"SCALAR", "C", "NC", "CHW", "NCHW", "NCDHW"};
+    /* Rank 0 is the literal "**SCALAR**", asterisks included (OpenVINO's
+     * rankToLegacyLayoutString; the compiler's SUPPORTED_LAYOUTS refuses a
+     * plain "SCALAR"). */
+    static const char *const by_rank[] = {"**SCALAR**", "C", "NC", "CHW", "NCHW", "NCDHW"};
     return rank < 6 ? by_rank[rank] : "BLOCKED";
 }
 
@@ -5184,13 +5374,14 @@ static const char npu__no_device_hint[] =
  * name starting with "ZE_extension_graph". *version 0 if none. Also notes the
  * command-queue NPU extension. */
 static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_handle_t drv, char *name, uint32_t *version,
-                                        uint32_t *cq_version)
+                                        uint32_t *cq_version, int *memmap)
 {
     ze_driver_extension_properties_t ext[NPU__MAX_EXTENSIONS];
     uint32_t n = 0, i;
     ze_result_t r;
     *version = 0;
     *cq_version = 0;
+    *memmap = 0;
     name[0] = '\0';
     r = zeDriverGetExtensionProperties(drv, &n, NULL);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
@@ -5208,6 +5399,8 @@ static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_handle_t drv
             }
         } else if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
             *cq_version = ext[i].version;
+        } else if (strcmp(ext[i].name, NPU__ZE_MEMMAP_EXT_NAME) == 0) {
+            *memmap = 1;
         }
     }
     return NPU_OK;
@@ -5272,7 +5465,7 @@ static npu_status npu__select_driver(npu_device *d, char *ext_name)
             ze_driver_properties_t dp;
             ze_device_handle_t dev = NULL;
             uint32_t version = 0, cq = 0;
-            int intel;
+            int intel, memmap = 0;
             memset(&dp, 0, sizeof dp);
             dp.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
             r = zeDriverGetProperties(drivers[i], &dp);
@@ -5283,13 +5476,14 @@ static npu_status npu__select_driver(npu_device *d, char *ext_name)
             st = npu__probe_device(ctx, drivers[i], pass == 1, &dev);
             if (st != NPU_OK) return st;
             if (dev == NULL) continue;
-            st = npu__probe_extensions(ctx, drivers[i], ext_name, &version, &cq);
+            st = npu__probe_extensions(ctx, drivers[i], ext_name, &version, &cq, &memmap);
             if (st != NPU_OK) return st;
             if (version == 0) continue;
             d->driver = drivers[i];
             d->device = dev;
             d->driver_props = dp;
             d->is_simulated = !intel;
+            d->host_import = memmap;
             d->ext_version = version < NPU__ZE_GRAPH_EXT_MAX ? version : NPU__ZE_GRAPH_EXT_MAX;
             d->cq_ext_version = cq;
             return NPU_OK;
@@ -5345,6 +5539,23 @@ static void npu__device_release(npu_device *d)
     d->zctx = NULL;
 }
 
+/* Whether the driver's compiler takes --config key (with `value`, or any value
+ * when NULL). Graph extension >= 1.11 asks the compiler; anything but SUCCESS
+ * (UNSUPPORTED_FEATURE, DEPENDENCY_UNAVAILABLE, UNKNOWN, ...) means "not
+ * supported", as in OpenVINO's ZeGraphExtWrappers::isOptionSupported. Older
+ * extensions cannot ask: -1. */
+static int npu__option_query(const npu_device *d, const char *key, const char *value)
+{
+    if (d->ext_version < NPU__ZE_VERSION(1, 11)) return -1;
+    return d->g->pfnCompilerIsOptionSupported(d->device, NPU__ZE_NPU_COMPILER_OPTIONS, key, value) ==
+           ZE_RESULT_SUCCESS;
+}
+
+static int npu__option_supported(const npu_device *d, const char *key, const char *value)
+{
+    return npu__option_query(d, key, value) == 1;
+}
+
 static npu_status npu__device_init(npu_device *d, const npu_device_options *opts)
 {
     npu_context *ctx = d->ctx;
@@ -5383,24 +5594,16 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
         d->ext_version = gp.graphExtensionVersion;
     d->compiler_version = NPU__ZE_VERSION(gp.compilerVersion.major, gp.compilerVersion.minor);
     d->max_opset = gp.maxOVOpsetVersionSupported;
-    if (d->ext_version >= NPU__ZE_VERSION(1, 11)) {
-        r = d->g->pfnCompilerIsOptionSupported(d->device, NPU__ZE_NPU_COMPILER_OPTIONS,
-                                               "NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY");
-        if (r == ZE_RESULT_SUCCESS)
-            d->no_weights_copy = 1;
-        else if (r != ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
-            return npu__ze_fail(ctx, "pfnCompilerIsOptionSupported", r);
-    }
-    {
-        ze_device_external_memory_properties_t em;
-        memset(&em, 0, sizeof em);
-        em.stype = ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES;
-        r = zeDeviceGetExternalMemoryProperties(d->device, &em);
-        if (r == ZE_RESULT_SUCCESS)
-            d->host_import = (em.memoryAllocationImportTypes & NPU__ZE_EXTERNAL_MEMORY_STANDARD_ALLOCATION) != 0;
-        else if (r != ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
-            return npu__ze_fail(ctx, "zeDeviceGetExternalMemoryProperties", r);
-    }
+    /* Layout B needs the compiler to be told so in --config: the 2025 key
+     * NPU_USE_BASE_MODEL_SERIALIZER="NO" or the 2026 key
+     * NPU_MODEL_SERIALIZER_VERSION="NO_WEIGHTS_COPY" (OpenVINO's
+     * driver_compiler_adapter.cpp useBaseModelSerializer checks them in this
+     * order). Without either, only layout A exists. */
+    if (npu__option_supported(d, "NPU_USE_BASE_MODEL_SERIALIZER", "NO"))
+        d->serializer_key = NPU__SER_USE_BASE;
+    else if (npu__option_supported(d, "NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY"))
+        d->serializer_key = NPU__SER_VERSION;
+    d->no_weights_copy = d->serializer_key != NPU__SER_NONE;
     /* Queue ordinal: the group whose flags are exactly COMPUTE, else the first
      * with COMPUTE, else 0. */
     NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, NULL),
@@ -5430,6 +5633,12 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
         d->zctx = NULL;
         return npu__ze_fail(ctx, "zeContextCreate", r);
     }
+    d->export_ov[0] = NPU_EXPORT_OPENVINO_MAJOR;
+    d->export_ov[1] = NPU_EXPORT_OPENVINO_MINOR;
+    d->export_ov[2] = NPU_EXPORT_OPENVINO_PATCH;
+    if (opts != NULL && (opts->export_openvino_version[0] | opts->export_openvino_version[1] |
+                         opts->export_openvino_version[2]) != 0)
+        for (i = 0; i < 3; i++) d->export_ov[i] = opts->export_openvino_version[i];
     d->queue_priority = npu__ze_priority(opts ? opts->priority : NPU_PRIORITY_DEFAULT);
     d->queue_turbo = opts != NULL && opts->turbo;
     st = npu__create_queue(d, d->queue_priority, d->queue_turbo, &d->queue);
@@ -5905,6 +6114,8 @@ typedef struct npu__create_args {
     npu_priority priority;
     int turbo;
     size_t transient_mark;    /* rewind here after create (payload/flags in arena) */
+    int has_hash;             /* chain a ze_graph_input_hash_t (ext >= 1.14) */
+    uint64_t hash;
 } npu__create_args;
 
 /* Reads the calling thread's last create-failure log (ext >= 1.4) into buf. */
@@ -5927,6 +6138,7 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     npu_context *ctx = d->ctx;
     npu__ze_graph_handle_t graph = NULL;
     npu__ze_graph_desc_2 desc2;
+    npu__ze_graph_input_hash ih;
     const char *fn;
     npu_model *m;
     npu_status st;
@@ -5939,6 +6151,12 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     desc2.pInput = (const uint8_t *)c->input;
     desc2.pBuildFlags = c->flags_text;
     desc2.flags = c->flags;
+    if (c->has_hash) {
+        memset(&ih, 0, sizeof ih);
+        ih.stype = NPU__ZE_STYPE_GRAPH_INPUT_HASH;
+        ih.hash = c->hash;
+        desc2.pNext = &ih;
+    }
     if (d->ext_version >= NPU__ZE_VERSION(1, 12)) {
         /* No build-log handle: a failure's log comes from
          * pfnBuildLogGetString(NULL, ...), and a successful create leaves no
@@ -6020,7 +6238,18 @@ typedef struct npu__io_list {
     const void *src;
     const npu_type *overrides;
     uint32_t n_overrides;
+    int layout_b;         /* inputs list only: the payload is layout B (serializer key) */
+    uint32_t ir_version;  /* inputs list only: IR version of the XML (0: unknown) */
 } npu__io_list;
+
+static void npu__flags_io_open(npu__sink *s, const char *dir, int layouts, int *first_opt)
+{
+    if (!*first_opt) npu__sink_str(s, " ");
+    *first_opt = 0;
+    npu__sink_str(s, "--");
+    npu__sink_str(s, dir);
+    npu__sink_str(s, layouts ? "_layouts=\"" : "_precisions=\"");
+}
 
 static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, int layouts, int by_index,
                           int *first_opt)
@@ -6036,15 +6265,10 @@ static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, 
             if (!npu__type_valid(t)) t = desc.type;
         }
         if (!layouts && !npu__type_valid(t)) continue;
-        if (written == 0) {
-            if (!*first_opt) npu__sink_str(s, " ");
-            *first_opt = 0;
-            npu__sink_str(s, "--");
-            npu__sink_str(s, dir);
-            npu__sink_str(s, layouts ? "_layouts=\"" : "_precisions=\"");
-        } else {
+        if (written == 0)
+            npu__flags_io_open(s, dir, layouts, first_opt);
+        else
             npu__sink_str(s, " ");
-        }
         written++;
         if (by_index || l->get == NULL)
             npu__sink_u64_dec(s, i);
@@ -6053,7 +6277,150 @@ static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, 
         npu__sink_str(s, ":");
         npu__sink_str(s, layouts ? npu__layout_by_rank(desc.shape.rank) : npu__types[t].ov_precision);
     }
-    if (written > 0) npu__sink_str(s, "\"");
+    /* The compiler requires all four lists, even empty (vcl_common.cpp
+     * prepareBuildFlags: "Mandatory ioInfo options are missing!"). */
+    if (written == 0 && l->get != NULL) npu__flags_io_open(s, dir, layouts, first_opt);
+    if (written > 0 || l->get != NULL) npu__sink_str(s, "\"");
+}
+
+/* Why `name` cannot be written into the build flags by name, or NULL. The
+ * compiler splits the flags into sections at "--inputs_precisions",
+ * "--config" and the like, takes a list between the first and the last '"',
+ * splits it at white space and each element at its last ':' (2024
+ * vcl_common.cpp parseSingleOption; OpenVINO writes names unescaped). */
+static const char *npu__flags_name_problem(const char *name)
+{
+    const unsigned char *p;
+    if (name == NULL || name[0] == '\0') return "it is empty";
+    for (p = (const unsigned char *)name; *p != '\0'; p++) {
+        if (*p <= 0x20 || *p == 0x7f) return "it contains white space or a control character";
+        if (*p == '"') return "it contains a '\"'";
+    }
+    if (strstr(name, "--") != NULL) return "it contains \"--\" (the compiler splits the flags at \"--<option>\")";
+    return NULL;
+}
+
+/* Checks what npu__flags_write cannot check: I/O names (compilers before 5.9
+ * identify I/O by name) and the keys of extra_config. */
+static npu_status npu__flags_check(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
+                                   const npu__io_list *outl)
+{
+    uint32_t i, k;
+    /* Type overrides reach the compiler only as --inputs_precisions /
+     * --outputs_precisions, and it converts (preprocessing) only for IR v10;
+     * for IR v11 it skips preprocessing and ignores them (npu_compiler
+     * model_preprocessor). A silent no-op is refused. */
+    for (k = 0; k < 2; k++) {
+        const npu__io_list *l = k == 0 ? in : outl;
+        for (i = 0; l->overrides != NULL && i < l->n_overrides; i++) {
+            npu_tensor_desc desc;
+            npu_type t = l->overrides[i];
+            if (t == NPU_TYPE_UNDEFINED) continue;
+            memset(&desc, 0, sizeof desc);
+            if (l->get != NULL && (i >= l->count || l->get(l->src, i, &desc) != NPU_OK)) continue;
+            if (l->get != NULL && desc.type == t) continue;
+            if (in->ir_version != 10)
+                return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                                 "compile options: %s %u type override to %s: the compiler converts types only "
+                                 "for IR v10 models (this model is %s); add a Convert to the model instead "
+                                 "(npu_graph_convert)",
+                                 k == 0 ? "input" : "output", (unsigned)i, npu__types[t].ov_precision,
+                                 in->ir_version == 0 && l->get == NULL ? "a payload of unknown IR version"
+                                 : in->ir_version == 0 ? "built with the graph builder, IR v11" : "IR v11");
+        }
+    }
+    if (d->compiler_version < NPU__ZE_VERSION(5, 9)) {
+        for (k = 0; k < 2; k++) {
+            const npu__io_list *l = k == 0 ? in : outl;
+            for (i = 0; l->get != NULL && i < l->count; i++) {
+                npu_tensor_desc desc;
+                const char *why;
+                memset(&desc, 0, sizeof desc);
+                if (l->get(l->src, i, &desc) != NPU_OK) continue;
+                why = npu__flags_name_problem(desc.name);
+                if (why != NULL)
+                    return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                                     "build flags: %s %u \"%.64s\" cannot be named in the build flags of "
+                                     "compiler %u.%u (it identifies inputs and outputs by name): %s",
+                                     k == 0 ? "input" : "output", (unsigned)i, desc.name ? desc.name : "",
+                                     (unsigned)(d->compiler_version >> 16),
+                                     (unsigned)(d->compiler_version & 0xffffu), why);
+            }
+        }
+    }
+    if (o != NULL && o->extra_config != NULL) {
+        /* KEY="VALUE" pairs separated by spaces, as the compiler's config
+         * parser reads them; every key must be one the compiler supports
+         * (OpenVINO refuses an unsupported option the caller set: "Option ...
+         * is not supported for current configuration"). */
+        const char *p = o->extra_config;
+        int pass = 0;   /* the whole string's syntax first, then the keys */
+        for (;;) {
+            char key[128];
+            size_t n = 0;
+            const char *v;
+            int q;
+            while (*p == ' ') p++;
+            if (*p == '\0') {
+                if (pass++ == 1) break;
+                p = o->extra_config;
+                continue;
+            }
+            while (((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') ||
+                    p[n] == '_' || p[n] == '.') && n < sizeof key - 1)
+                n++;
+            if (n == 0 || p[n] != '=' || p[n + 1] != '"' || (v = strchr(p + n + 2, '"')) == NULL ||
+                (v[1] != ' ' && v[1] != '\0'))
+                return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT,
+                                 "compile options: extra_config \"%.80s\": expected KEY=\"VALUE\" pairs "
+                                 "separated by spaces (no '\"' inside a value)", o->extra_config);
+            if (pass == 0) {
+                p = v + 1;
+                continue;
+            }
+            memcpy(key, p, n);
+            key[n] = '\0';
+            q = npu__option_query(d, key, NULL);
+            if (q == 0)
+                return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                                 "compile options: extra_config key %s is not supported by the driver's compiler "
+                                 "(%u.%u); an unknown key fails the compile", key,
+                                 (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu));
+            if (q < 0)
+                npu__log(d->ctx, NPU_LOG_DEBUG, "extra_config key %s sent unchecked (graph extension < 1.11)", key);
+            p = v + 1;
+        }
+    }
+    return NPU_OK;
+}
+
+static void npu__join(char *dst, size_t cap, const char *a, const char *b)
+{
+    size_t n = npu__strlcpy(dst, a, cap);
+    if (n < cap) npu__strlcpy(dst + n, b, cap - n);
+}
+
+/* Whether --config key goes to this compiler: asked through
+ * pfnCompilerIsOptionSupported (graph extension >= 1.11), else the compiler
+ * version that introduced it (min_version; 0: always). A dropped key is logged
+ * once, in the writing pass. This is OpenVINO's rule: unsupported options are
+ * removed, never sent (an unknown key fails the whole compile). */
+static int npu__cfg_ok(const npu__sink *s, const npu_device *d, const char *key, uint32_t min_version)
+{
+    int q = npu__option_query(d, key, NULL);
+    if (q < 0) q = min_version == 0 || d->compiler_version >= min_version;
+    if (!q && s->dst != NULL)
+        npu__log(d->ctx, NPU_LOG_INFO, "build flags: the compiler (%u.%u) does not support %s; not sent",
+                 (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
+    return q;
+}
+
+static void npu__cfg_open(npu__sink *s, int *first, int *config)
+{
+    if (!*config) npu__sink_str(s, *first ? "--config" : " --config");
+    npu__sink_str(s, " ");
+    *first = 0;
+    *config = 1;
 }
 
 static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
@@ -6061,48 +6428,68 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
 {
     static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
     static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
-    int first = 1, by_index = d->compiler_version >= NPU__ZE_VERSION(5, 9);
+    static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
+    int first = 1, config = 0, by_index = d->compiler_version >= NPU__ZE_VERSION(5, 9);
     const char *pre = npu__cfg_prefix(d->compiler_version);
+    char key[64];
     npu__flags_io(s, in, "inputs", 0, by_index, &first);
     if (in->get) npu__flags_io(s, in, "inputs", 1, by_index, &first);
     npu__flags_io(s, outl, "outputs", 0, by_index, &first);
     if (outl->get) npu__flags_io(s, outl, "outputs", 1, by_index, &first);
+    if (in->layout_b && d->serializer_key != NPU__SER_NONE) {
+        npu__cfg_open(s, &first, &config);
+        npu__sink_str(s, d->serializer_key == NPU__SER_USE_BASE ? "NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
+                                                                : "NPU_MODEL_SERIALIZER_VERSION=\"NO_WEIGHTS_COPY\"");
+    }
     if (o == NULL) return;
-    if (o->hint == NPU_HINT_DEFAULT && o->priority == NPU_PRIORITY_DEFAULT && !o->turbo && o->tiles == 0 &&
-        o->optimization_level == 0 && (o->extra_config == NULL || o->extra_config[0] == '\0'))
-        return;
-    npu__sink_str(s, first ? "--config" : " --config");
-    if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT) {
-        npu__sink_str(s, " PERFORMANCE_HINT=\"");
+    if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT &&
+        npu__cfg_ok(s, d, "PERFORMANCE_HINT", 0)) {
+        npu__cfg_open(s, &first, &config);
+        npu__sink_str(s, "PERFORMANCE_HINT=\"");
         npu__sink_str(s, hints[o->hint]);
         npu__sink_str(s, "\"");
     }
-    if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH) {
-        npu__sink_str(s, " MODEL_PRIORITY=\"");
-        npu__sink_str(s, prios[o->priority]);
+    if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH &&
+        npu__cfg_ok(s, d, "MODEL_PRIORITY", 0)) {
+        npu__cfg_open(s, &first, &config);
+        npu__sink_str(s, "MODEL_PRIORITY=\"");
+        /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
+        if (d->compiler_version != 0 && d->compiler_version < NPU__ZE_VERSION(5, 2))
+            npu__sink_str(s, legacy_prios[o->priority]);
+        else
+            npu__sink_str(s, prios[o->priority]);
         npu__sink_str(s, "\"");
     }
     if (o->turbo) {
-        npu__sink_str(s, " ");
-        npu__sink_str(s, pre);
-        npu__sink_str(s, "TURBO=\"YES\"");
+        npu__join(key, sizeof key, pre, "TURBO");
+        if (npu__cfg_ok(s, d, key, NPU__ZE_VERSION(7, 21))) {
+            npu__cfg_open(s, &first, &config);
+            npu__sink_str(s, key);
+            npu__sink_str(s, "=\"YES\"");
+        }
     }
     if (o->tiles > 0) {
-        npu__sink_str(s, " ");
-        npu__sink_str(s, pre);
-        npu__sink_str(s, "TILES=\"");
-        npu__sink_u64_dec(s, o->tiles);
-        npu__sink_str(s, "\"");
+        npu__join(key, sizeof key, pre, "TILES");
+        if (npu__cfg_ok(s, d, key, NPU__ZE_VERSION(5, 4))) {
+            npu__cfg_open(s, &first, &config);
+            npu__sink_str(s, key);
+            npu__sink_str(s, "=\"");
+            npu__sink_u64_dec(s, o->tiles);
+            npu__sink_str(s, "\"");
+        }
     }
     if (o->optimization_level >= 1 && o->optimization_level <= 3) {
-        npu__sink_str(s, " ");
-        npu__sink_str(s, pre);
-        npu__sink_str(s, "COMPILATION_MODE_PARAMS=\"optimization-level=");
-        npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
-        npu__sink_str(s, "\"");
+        npu__join(key, sizeof key, pre, "COMPILATION_MODE_PARAMS");
+        if (npu__cfg_ok(s, d, key, NPU__ZE_VERSION(5, 7))) {
+            npu__cfg_open(s, &first, &config);
+            npu__sink_str(s, key);
+            npu__sink_str(s, "=\"optimization-level=");
+            npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
+            npu__sink_str(s, "\"");
+        }
     }
     if (o->extra_config != NULL && o->extra_config[0] != '\0') {
-        npu__sink_str(s, " ");
+        npu__cfg_open(s, &first, &config);
         npu__sink_str(s, o->extra_config);
     }
 }
@@ -6144,7 +6531,10 @@ static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_co
 {
     npu__sink s;
     char *buf;
+    npu_status st;
     *text = NULL;
+    st = npu__flags_check(d, o, in, outl);
+    if (st != NPU_OK) return st;
     npu__sink_init(&s, NULL, 0);
     npu__flags_write(&s, d, o, in, outl);
     if (s.overflow) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "build flags: size overflow");
@@ -6166,8 +6556,20 @@ static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o,
     return NPU_ARENA_ROUND(s.len + 1);
 }
 
+struct npu__model_src;
+/* NH128 (section 13b) over the payload, the build flags and every weight byte
+ * the payload points at: the driver's disk cache key for a layout-B payload. */
+static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
+                                const struct npu__model_src *src);
+
+/* layout_b: the payload holds weight addresses. The driver's disk cache keys
+ * on the payload bytes (driver 1.32.1), so new weights at the same addresses
+ * would get a stale blob: chain a ze_graph_input_hash_t over payload + flags +
+ * weights (graph extension >= 1.14, src known), else disable the driver's
+ * cache for this compile. */
 static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payload, size_t size,
-                               const char *flags, const npu_compile_options *o, size_t mark, npu_model **out)
+                               const char *flags, const npu_compile_options *o, size_t mark, int layout_b,
+                               const struct npu__model_src *src, npu_model **out)
 {
     npu__create_args c;
     memset(&c, 0, sizeof c);
@@ -6178,10 +6580,52 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
     /* Our cache replaces the driver's (OpenVINO does the same with CACHE_DIR). */
     c.flags = (o != NULL && (o->disable_driver_cache || o->cache_dir != NULL)) ? NPU__ZE_GRAPH_FLAG_DISABLE_CACHING
                                                                                 : 0u;
+    if (layout_b && c.flags == 0) {
+        if (src != NULL && d->ext_version >= NPU__ZE_VERSION(1, 14)) {
+            c.has_hash = 1;
+            c.hash = npu__input_hash(payload, size, flags, src);
+        } else {
+            c.flags = NPU__ZE_GRAPH_FLAG_DISABLE_CACHING;
+            npu__log(d->ctx, NPU_LOG_DEBUG, "compile: layout B %s: the driver's compile cache is disabled",
+                     src == NULL ? "payload of unknown weights" : "before graph extension 1.14");
+        }
+    }
     c.priority = o ? o->priority : NPU_PRIORITY_DEFAULT;
     c.turbo = o ? o->turbo : 0;
     c.transient_mark = mark;
     return npu__model_create(d, arena, &c, out);
+}
+
+/* What a caller-made payload is: layout B (its first word is the 48-byte
+ * header's custom_data_offset, 48; layout A starts with the compiler version
+ * and the section count 2) and the IR version of its XML (0: not found). */
+static void npu__payload_probe(const unsigned char *p, size_t size, int *layout_b, uint32_t *ir_version)
+{
+    uint64_t xo = 0, xn = 0;
+    size_t i, end;
+    *layout_b = 0;
+    *ir_version = 0;
+    if (size < 48) return;
+    if (npu__le_get(p, 8) == 48u) {
+        *layout_b = 1;
+        xo = npu__le_get(p + 32, 8);
+        xn = npu__le_get(p + 40, 8);
+    } else {
+        xo = 16;
+        xn = npu__le_get(p + 8, 8);
+    }
+    if (xo >= size || xn > size - xo) return;
+    end = (size_t)(xo + (xn < 4096 ? xn : 4096));
+    for (i = (size_t)xo; i + 4 < end; i++) {
+        if (memcmp(p + i, "<net", 4) != 0) continue;
+        for (; i + 10 < end && p[i] != '>'; i++) {
+            if (memcmp(p + i, " version=\"", 10) != 0) continue;
+            for (i += 10; i < end && p[i] >= '0' && p[i] <= '9' && *ir_version < 1000; i++)
+                *ir_version = *ir_version * 10 + (uint32_t)(p[i] - '0');
+            return;
+        }
+        return;
+    }
 }
 
 npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload, size_t size,
@@ -6205,16 +6649,36 @@ npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const vo
         outl.overrides = opts->output_types;
         outl.n_overrides = opts->n_output_types;
     }
+    npu__payload_probe((const unsigned char *)payload, size, &in.layout_b, &in.ir_version);
+    if (in.layout_b && dev->serializer_key == NPU__SER_NONE)
+        return npu__fail(dev->ctx, NPU_ERR_UNSUPPORTED,
+                         "npu_model_compile_payload: the payload is layout B (weights by pointer), but the driver's "
+                         "compiler has no serializer option to be told so; write it as layout A");
     mark = arena->used;
     st = npu__flags_alloc(dev, arena, opts, &in, &outl, &flags);
     if (st != NPU_OK) return st;
-    return npu__compile(dev, arena, payload, size, flags, opts, mark, out);
+    return npu__compile(dev, arena, payload, size, flags, opts, mark, in.layout_b, NULL, out);
 }
 
-static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compile_options *o)
+/* The payload layout a compile uses (ir_version 0: a graph, IR v11). Layout B
+ * only where the compiler has a serializer option to be told so (checked at
+ * device open), and never for IR v10 (OpenVINO's
+ * determineModelSerializerVersion forces the copying layout below IR 11);
+ * otherwise A, with the reason logged unless quiet. */
+static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compile_options *o, uint32_t ir_version,
+                                           int quiet)
 {
-    if (o != NULL && o->payload_layout != NPU_PAYLOAD_DEFAULT) return o->payload_layout;
-    return d->no_weights_copy ? NPU_PAYLOAD_NO_WEIGHTS_COPY : NPU_PAYLOAD_WEIGHTS_COPY;
+    npu_payload_layout want = (o != NULL && o->payload_layout != NPU_PAYLOAD_DEFAULT) ? o->payload_layout
+                                                                                      : NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    const char *why = NULL;
+    if (want == NPU_PAYLOAD_WEIGHTS_COPY) return want;
+    if (d->serializer_key == NPU__SER_NONE)
+        why = "the driver's compiler offers neither NPU_MODEL_SERIALIZER_VERSION nor NPU_USE_BASE_MODEL_SERIALIZER";
+    else if (ir_version != 0 && ir_version < 11)
+        why = "the model is IR v10 (OpenVINO uses the copying layout below IR 11)";
+    if (why == NULL) return NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    if (!quiet) npu__log(d->ctx, NPU_LOG_INFO, "compile: payload layout A (weights copied): %s", why);
+    return NPU_PAYLOAD_WEIGHTS_COPY;
 }
 
 static npu_status npu__graph_in(const void *src, uint32_t i, npu_tensor_desc *out)
@@ -6268,6 +6732,11 @@ typedef struct npu__model_src {
     int is_ir;
 } npu__model_src;
 
+static uint32_t npu__src_ir_version(const npu__model_src *m)
+{
+    return m->is_ir ? npu_ir_version((const npu_ir *)m->src) : 0;
+}
+
 static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po, void *dst, size_t cap,
                                    size_t *size)
 {
@@ -6302,6 +6771,7 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
         outl->overrides = o->output_types;
         outl->n_overrides = o->n_output_types;
     }
+    in->ir_version = npu__src_ir_version(m);
 }
 
 /* Arena bytes one compile of `src` as it is now takes: max(payload + build
@@ -6315,12 +6785,13 @@ static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, cons
     size_t psize = 0, transient, model;
     npu_status st;
     memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o);
+    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
     po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
     po.compiler_version = d->compiler_version;
     st = npu__src_payload(src, &po, NULL, 0, &psize);
     if (st != NPU_OK) return st;
     npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     transient = NPU_ARENA_ROUND(psize) + npu__flags_size(d, o, &in, &outl);
     model = npu_model_size(n_args);
     *bytes = transient > model ? transient : model;
@@ -6343,7 +6814,7 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     npu_status st;
     *out = NULL;
     memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o);
+    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 0);
     po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
     po.compiler_version = d->compiler_version;
     st = npu__src_payload(src, &po, NULL, 0, &psize);
@@ -6354,6 +6825,7 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     st = npu__src_payload(src, &po, payload, psize, &psize);
     if (st == NPU_OK) {
         npu__src_lists(src, o, &in, &outl, &n_args);
+        in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
         st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
     }
     if (st != NPU_OK) {
@@ -6363,7 +6835,8 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
              po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
     t0 = npu__now_ns();
-    st = npu__compile(d, arena, payload, psize, flags, o, mark, out);
+    st = npu__compile(d, arena, payload, psize, flags, o, mark, po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY, src,
+                      out);
     *compile_ns = npu__now_ns() - t0;
     if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
     return st;
@@ -6377,6 +6850,7 @@ static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__mod
     npu__io_list in, outl;
     uint32_t n_args = 0;
     npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     return npu__flags_alloc(d, arena, o, &in, &outl, flags);
 }
 
@@ -6535,9 +7009,12 @@ static void npu__model_meta(const npu_model *m, npu__blob_meta *meta)
 {
     uint32_t i, n = m->n_inputs + m->n_outputs;
     memset(meta, 0, sizeof *meta);
-    meta->ov_version[0] = NPU_VERSION_MAJOR;   /* npu writes its own version (cache.h) */
-    meta->ov_version[1] = NPU_VERSION_MINOR;
-    meta->ov_version[2] = NPU_VERSION_PATCH;
+    /* Version 2.3: the newest every OpenVINO 2025.x that knows layouts and
+     * every 2026.x reads (2025's create_metadata refuses a newer minor; 2.7
+     * only since 2026-08). The OpenVINO version is the device option's
+     * (OpenVINO 2025 imports only a blob of its own version). */
+    meta->version = 2u << 16 | 3u;
+    for (i = 0; i < 3; i++) meta->ov_version[i] = m->dev->export_ov[i];
     meta->batch_size = m->dynamic_batch ? (int64_t)NPU_DIM_DYNAMIC
                        : m->batch_lists > 1 ? (int64_t)m->batch_lists : 0;
     meta->compiler_version = m->dev->compiler_version;
@@ -6976,12 +7453,19 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
         if (r == ZE_RESULT_SUCCESS && p == ptr) {
             ra->imported = p;
         } else {
+            /* A driver that ignores the import descriptor returns fresh memory:
+             * only the caller's own address proves the import happened. */
             if (r == ZE_RESULT_SUCCESS) zeMemFree(d->zctx, p);
-            npu__log(q->ctx, NPU_LOG_INFO, "%s '%s': host memory import failed (0x%08x); copying instead",
-                     output ? "output" : "input", a->desc.name, (unsigned)r);
+            npu__log(q->ctx, NPU_LOG_INFO, "%s '%s': host memory import %s (0x%08x); copying instead",
+                     output ? "output" : "input", a->desc.name,
+                     r == ZE_RESULT_SUCCESS ? "returned another address" : "failed", (unsigned)r);
             ra->user = ptr;
         }
     } else if (ptr != NULL) {
+        npu__log(q->ctx, NPU_LOG_INFO, "%s '%s': %s; copying instead", output ? "output" : "input",
+                 a->desc.name,
+                 !d->host_import ? "the driver does not offer " NPU__ZE_MEMMAP_EXT_NAME
+                                 : "buffer address or size is not a multiple of 4096");
         ra->user = ptr;
     }
     npu__req_copy_tables(q);
@@ -7418,6 +7902,11 @@ npu_status npu_request_state_reset(npu_request *req, uint32_t index)
 #define NPU__META_TRAILER (8u + NPU__META_MAGIC_LEN) /* u64 blobDataSize + magic */
 #define NPU__META_MAJOR 2u
 #define NPU__META_MINOR_NEWEST 7u
+/* npu's record of a dynamic batch where OpenVINO never looks: the first bytes
+ * of the zero padding that <= 2.3 tails carry after the last field (batchSize
+ * itself is then 0, "none", as OpenVINO never writes a negative batch). */
+#define NPU__META_DYN_MARK "npu-dynb"
+#define NPU__META_DYN_MARK_LEN 8u
 #define NPU__META_ALIGN 4096u
 
 /* Everything a tail can say, including the fields npu cannot act on (init
@@ -7613,7 +8102,12 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         extra->newer_minor = 1;
         return NPU_OK;
     }
-    /* Padding of <= 2.3 writers: zeros only. */
+    /* Padding of <= 2.3 writers: zeros only, but for npu's dynamic-batch mark. */
+    if (minor >= 2 && minor <= 3 && out->batch_size == 0 && c.end - c.pos >= NPU__META_DYN_MARK_LEN &&
+        memcmp(c.data + c.pos, NPU__META_DYN_MARK, NPU__META_DYN_MARK_LEN) == 0) {
+        out->batch_size = -1;
+        c.pos += NPU__META_DYN_MARK_LEN;
+    }
     for (; c.pos < c.end; c.pos++) {
         if (c.data[c.pos] != 0) {
             return npu__meta_fail(&c, "non-zero byte 0x%02x at offset %zu after the last field (only zero "
@@ -7677,6 +8171,7 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     uint32_t version = NPU__META_MAJOR << 16 | NPU__META_MINOR_NEWEST;
     uint32_t minor, n_in, n_out, i;
     size_t data_size;
+    int dyn_mark;
     if (meta->version >> 16 == NPU__META_MAJOR && (meta->version & 0xffffu) <= NPU__META_MINOR_NEWEST)
         version = meta->version;
     minor = version & 0xffffu;
@@ -7685,7 +8180,8 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     npu__sink_le(s, version, 4);
     for (i = 0; i < 3; i++) npu__sink_le(s, meta->ov_version[i], 2);
     if (minor >= 1) npu__sink_le(s, 0, 8); /* numberOfInits */
-    if (minor >= 2) npu__sink_le(s, (uint64_t)meta->batch_size, 8);
+    dyn_mark = minor >= 2 && minor <= 3 && meta->batch_size < 0;
+    if (minor >= 2) npu__sink_le(s, dyn_mark ? 0u : (uint64_t)meta->batch_size, 8);
     if (minor >= 3) {
         n_in = meta->n_input_layouts < NPU__META_MAX_LAYOUTS ? meta->n_input_layouts
                                                               : NPU__META_MAX_LAYOUTS;
@@ -7705,6 +8201,12 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     if (minor >= 5) npu__sink_le(s, 0, 1);         /* isEncryptedBlob */
     if (minor >= 6) npu__sink_le(s, 0, 8);         /* empty compatibility descriptor */
     if (minor >= 7) npu__sink_le(s, meta->blob_type, 1);
+    if (minor <= 3) {
+        /* <= 2.3 writers pad so that fields + size + magic fill whole pages. */
+        size_t used = s->len - data_size + (dyn_mark ? NPU__META_DYN_MARK_LEN : 0u) + 8u + NPU__META_MAGIC_LEN;
+        if (dyn_mark) npu__sink_put(s, NPU__META_DYN_MARK, NPU__META_DYN_MARK_LEN);
+        if (used % NPU__META_ALIGN != 0) npu__sink_zeros(s, NPU__META_ALIGN - used % NPU__META_ALIGN);
+    }
     npu__sink_le(s, data_size, 8);
     npu__sink_put(s, NPU__META_MAGIC, NPU__META_MAGIC_LEN);
 }
@@ -7860,6 +8362,27 @@ static npu__digest npu__nh128_final(const npu__nh128 *h)
     d.h[0] = npu__fmix64(a);
     d.h[1] = npu__fmix64(b);
     return d;
+}
+
+static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
+                                const struct npu__model_src *src)
+{
+    npu__nh128 h;
+    npu__digest dg;
+    npu__nh128_init(&h, 0x6e70752d696e6870ull);   /* "npu-inhp" */
+    npu__nh128_update(&h, payload, size);
+    if (flags != NULL) npu__nh128_update(&h, flags, strlen(flags) + 1);
+    if (src->is_ir) {
+        const npu_ir *ir = (const npu_ir *)src->src;
+        if (ir->bin != NULL && ir->bin_size <= SIZE_MAX) npu__nh128_update(&h, ir->bin, (size_t)ir->bin_size);
+    } else {
+        const npu_node *n;
+        for (n = ((const npu_graph *)src->src)->first; n != NULL; n = n->next)
+            if (n->op == NPU__OP_CONSTANT && n->a.constant.bytes <= SIZE_MAX)
+                npu__nh128_update(&h, n->a.constant.data, (size_t)n->a.constant.bytes);
+    }
+    dg = npu__nh128_final(&h);
+    return dg.h[0] ^ dg.h[1];
 }
 
 static int npu__digest_equal(const npu__digest *x, const npu__digest *y)
@@ -8762,7 +9285,7 @@ static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const n
     if (flags != NULL) npu__sink_str(&s, flags);
     npu_arena_rewind(arena, mark);
     npu__sink_str(&s, "\npayload_layout=");
-    npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o));
+    npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o, npu__src_ir_version(src), 1));
     npu__sink_str(&s, "\nbatch_mode=");
     npu__sink_u64_dec(&s, (uint64_t)form->mode);
     npu__sink_str(&s, " original=");

@@ -833,7 +833,16 @@ typedef struct npu_device_options {
     int turbo;               /* nonzero: ask for turbo on the device's queue (needs the
                                 driver's ZE_extension_command_queue_npu; ignored
                                 without it, with an NPU_LOG_INFO message) */
+    /* OpenVINO version (major, minor, patch) that npu_model_export writes into
+     * the OVNPU tail. OpenVINO 2025 imports only a blob whose version equals its
+     * own (unless NPU_DISABLE_VERSION_CHECK); OpenVINO 2026 does not compare it.
+     * All zero: NPU_EXPORT_OPENVINO_MAJOR.MINOR.PATCH (2025.4.0). */
+    uint16_t export_openvino_version[3];
 } npu_device_options;
+
+#define NPU_EXPORT_OPENVINO_MAJOR 2025
+#define NPU_EXPORT_OPENVINO_MINOR 4
+#define NPU_EXPORT_OPENVINO_PATCH 0
 
 /* Bytes npu_device_open takes from an arena (exact). Thread-safe. */
 size_t npu_device_size(void);
@@ -873,8 +882,12 @@ typedef struct npu_device_properties {
     uint64_t memory_allocated;    /* ... of it allocated now */
     uint32_t optimal_requests_latency;     /* OPTIMAL_NUMBER_OF_INFER_REQUESTS, LATENCY: 1 */
     uint32_t optimal_requests_throughput;  /* THROUGHPUT: 3720 4, 4000 and later 8 */
-    int no_weights_copy;          /* the compiler takes IR layout B (NO_WEIGHTS_COPY) */
-    int host_memory_import;       /* caller buffers can be imported (zero copy) */
+    int no_weights_copy;          /* the compiler takes IR layout B: it has the
+                                     serializer option that selects it
+                                     (NPU_MODEL_SERIALIZER_VERSION, 2026, or
+                                     NPU_USE_BASE_MODEL_SERIALIZER, 2025) */
+    int host_memory_import;       /* caller buffers can be imported (zero copy): the
+                                     driver offers ZE_extension_external_memmap_sysmem */
     int is_simulated;             /* the driver is not Intel's NPU driver (e.g. the
                                      software NPU of sim/) */
     uint8_t driver_uuid[16];
@@ -916,12 +929,26 @@ typedef enum npu_batch_mode {
 } npu_batch_mode;
 
 typedef struct npu_compile_options {
-    npu_payload_layout payload_layout;   /* DEFAULT: B if the compiler advertises the
-                                            no-weights-copy serializer, else A */
+    npu_payload_layout payload_layout;   /* DEFAULT or NO_WEIGHTS_COPY: B where the
+                                            compiler has a serializer option (the
+                                            key then goes into --config:
+                                            NPU_MODEL_SERIALIZER_VERSION=
+                                            "NO_WEIGHTS_COPY" or
+                                            NPU_USE_BASE_MODEL_SERIALIZER="NO"),
+                                            A otherwise and for IR v10 (logged at
+                                            NPU_LOG_INFO). With B the driver's
+                                            compile cache gets a hash over the
+                                            payload, flags and weight bytes
+                                            (graph extension >= 1.14) or is
+                                            disabled for the compile. */
     uint64_t weights_threshold_bytes;    /* layout B: see npu_payload_options */
     /* Element type overrides of the compiled inputs / outputs, by index (the
-     * buffers then have that type; the compiler converts). NPU_TYPE_UNDEFINED
-     * entries keep the model's type. Arrays may be NULL. */
+     * buffers then have that type). The compiler converts only IR v10 models
+     * (it skips preprocessing for IR v11): an override that differs from the
+     * model's type of an IR v11 model or a graph fails with
+     * NPU_ERR_UNSUPPORTED (add a Convert to the graph instead);
+     * npu_model_compile_payload accepts overrides only for an IR v10 payload.
+     * NPU_TYPE_UNDEFINED entries keep the model's type. Arrays may be NULL. */
     const npu_type *input_types;
     uint32_t n_input_types;
     const npu_type *output_types;
@@ -934,7 +961,25 @@ typedef struct npu_compile_options {
     uint32_t tiles;                      /* NPU_TILES; 0: the compiler's choice */
     int optimization_level;              /* 0: default; 1, 2, 3: optimization-level=0,1,2
                                             (NPU_COMPILATION_MODE_PARAMS) */
-    const char *extra_config;            /* appended after --config: KEY="VAL" ... */
+    const char *extra_config;            /* appended after --config: KEY="VAL" pairs
+                                            separated by spaces (no '"' inside a
+                                            value: NPU_ERR_INVALID_ARGUMENT); each
+                                            key the compiler does not support
+                                            (pfnCompilerIsOptionSupported, graph
+                                            extension >= 1.11) fails the compile
+                                            with NPU_ERR_UNSUPPORTED naming it.
+                                            hint, priority, turbo, tiles and
+                                            optimization_level are instead left
+                                            out, logged at NPU_LOG_INFO, when the
+                                            compiler does not support them (asked,
+                                            or below compiler 7.21 for NPU_TURBO,
+                                            5.4 for NPU_TILES, 5.7 for the
+                                            optimization level), as OpenVINO does.
+                                            Compilers before 5.9 identify I/O by
+                                            name: a name the build flags cannot
+                                            carry (empty, white space, control
+                                            characters, '"', "--") fails with
+                                            NPU_ERR_UNSUPPORTED. */
     int disable_driver_cache;            /* ZE_GRAPH_FLAG_DISABLE_CACHING (always set
                                             while cache_dir is in use) */
     npu_batch_mode batch_mode;           /* graph / IR compiles; see "Batching" */
@@ -1058,9 +1103,14 @@ npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob,
 npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
                                  const npu_import_options *opts, npu_model **out);
 
-/* Writes the native blob followed by an OVNPU 2.7 metadata tail (batch size and
- * layouts of the model, the compiler version), the format npu_model_import and
- * OpenVINO's import_model read. Size-query convention: dst NULL gives the exact
+/* Writes the native blob followed by an OVNPU 2.3 metadata tail (batch size and
+ * layouts of the model), the format npu_model_import and OpenVINO's
+ * import_model read: 2.3 is the newest version both OpenVINO 2025.x (which
+ * refuses a newer minor, and a blob of another OpenVINO version: see
+ * npu_device_options.export_openvino_version) and 2026.x accept. A dynamic
+ * batch is written as batchSize 0 ("none"; OpenVINO never writes a negative
+ * batch) plus npu's 8-byte mark "npu-dynb" at the start of the tail's zero
+ * padding, which OpenVINO never reads; npu reads it back as batch -1. Size-query convention: dst NULL gives the exact
  * byte count. The blob is copied straight into dst (no scratch memory).
  * Thread-safe. Errors: NPU_ERR_BUFFER_TOO_SMALL, NPU_ERR_DRIVER. */
 npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size);
@@ -1217,12 +1267,13 @@ npu_status npu_request_state_reset(npu_request *req, uint32_t index);
  *   [native blob][zero padding][fields][u64 blob data size]["OVNPU"]
  *
  * npu reads metadata versions 2.0 to 2.7 (and the known fields of newer 2.x
- * versions, whose extra fields are skipped); it writes version 2.7. A blob
+ * versions, whose extra fields are skipped); it writes version 2.3 (earlier npu
+ * releases wrote 2.7 with batch -1 for a dynamic batch: still read). A blob
  * without the tail (a raw ELF from the driver) is valid too: it has no
- * metadata. In the OpenVINO-version field npu writes its own version
- * (NPU_VERSION_MAJOR/MINOR/PATCH), so a blob exported by npu is recognisable;
- * OpenVINO releases that demand an exact version match will refuse it unless
- * their version check is disabled. */
+ * metadata. In the OpenVINO-version field npu writes
+ * npu_device_options.export_openvino_version (default
+ * NPU_EXPORT_OPENVINO_MAJOR.MINOR.PATCH): OpenVINO 2025 imports only a blob of
+ * its own version unless its version check is disabled. */
 
 /* Most layouts a tail may carry (inputs and outputs together). */
 #define NPU_BLOB_MAX_LAYOUTS 64
@@ -1232,7 +1283,7 @@ typedef struct npu_blob_info {
                                        fields below are then 0 except blob_size) */
     uint32_t metadata_version;      /* (major << 16) | minor, e.g. 0x00020007 */
     uint16_t openvino_version[3];   /* major, minor, patch of the writer (npu writes
-                                       its own version here) */
+                                       export_openvino_version here) */
     int64_t batch_size;             /* 0: no batch recorded; N > 1: static batch N
                                        debatched at run time; -1: dynamic batch */
     uint32_t n_input_layouts;       /* layouts[0 .. n_input_layouts) are inputs' */
