@@ -730,19 +730,9 @@ static ze_result_t g_DeviceGetGraphProperties2(ze_device_handle_t hDevice, ze_de
  * vclGetCompilerSupportedOptions / vclGetCompilerIsOptionSupported (the 2024
  * compiler npu_ud_2024_44 exports neither), else the compiler's answer mapped by
  * vclToL0Err: SUCCESS, or UNSUPPORTED_FEATURE for an option it does not take.
- * Which keys and values the compiler takes is sim_compiler_option_supported()
- * (compiler.c). NPU_SIM_NO_WEIGHTS_COPY=0 still hides the two serializer keys.
- * The list is the compiler's config keys, space-separated. */
-static const char *const option_candidates[] = {
-    "PERFORMANCE_HINT", "PERFORMANCE_HINT_NUM_REQUESTS", "INFERENCE_PRECISION_HINT", "PERF_COUNT",
-    "LOG_LEVEL", "NPU_PLATFORM", "NPU_COMPILER_TYPE", "DEVICE_ID", "NPU_BATCH_MODE",
-    "NPU_COMPILATION_MODE", "NPU_COMPILATION_MODE_PARAMS", "NPU_BACKEND_COMPILATION_PARAMS",
-    "COMPILATION_NUM_THREADS", "NPU_DPU_GROUPS", "NPU_TILES", "NPU_STEPPING", "NPU_MAX_TILES",
-    "NPU_DMA_ENGINES", "NPU_DYNAMIC_SHAPE_TO_STATIC", "EXECUTION_MODE_HINT",
-    "NPU_COMPILER_DYNAMIC_QUANTIZATION", "NPU_BATCH_COMPILER_MODE_SETTINGS",
-    "NPU_QDQ_OPTIMIZATION_AGGRESSIVE", "NPU_QDQ_OPTIMIZATION", "NPU_TURBO",
-    "NPU_USE_BASE_MODEL_SERIALIZER", "NPU_MODEL_SERIALIZER_VERSION", NULL};
-
+ * Which keys and values the compiler takes is compiler.c's business
+ * (sim_compiler_supported_options, sim_compiler_option_supported).
+ * NPU_SIM_NO_WEIGHTS_COPY=0 still hides the two serializer keys. */
 static int is_serializer_key(const char *key)
 {
     return strcmp(key, "NPU_USE_BASE_MODEL_SERIALIZER") == 0 || strcmp(key, "NPU_MODEL_SERIALIZER_VERSION") == 0;
@@ -770,18 +760,26 @@ static ze_result_t g_CompilerGetSupportedOptions(ze_device_handle_t hDevice, ze_
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     if (compiler_lacks_option_queries())
         return ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE;
-    char list[1024] = "";
-    size_t used = 0;
-    for (const char *const *k = option_candidates; *k != NULL; k++) {
-        if (!sim_compiler_option_supported(*k, NULL))
-            continue;
-        if (!sim_cfg.no_weights_copy && is_serializer_key(*k))
-            continue;
-        int n = snprintf(list + used, sizeof(list) - used, "%s%s", used ? " " : "", *k);
-        if (n > 0 && (size_t)n < sizeof(list) - used)
-            used += (size_t)n;
+    size_t need = sim_compiler_supported_options(NULL, 0);
+    char *all = calloc(1, need + 1);
+    char *list = calloc(1, need + 1);
+    if (all == NULL || list == NULL) {
+        free(all);
+        free(list);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    return copy_out_string(list, pSize, str);
+    sim_compiler_supported_options(all, need + 1);
+    size_t used = 0;
+    char *save = NULL;
+    for (char *k = strtok_r(all, " ", &save); k != NULL; k = strtok_r(NULL, " ", &save)) {
+        if (!sim_cfg.no_weights_copy && is_serializer_key(k))
+            continue;
+        used += (size_t)snprintf(list + used, need + 1 - used, "%s%s", used ? " " : "", k);
+    }
+    ze_result_t rc = copy_out_string(list, pSize, str);
+    free(all);
+    free(list);
+    return rc;
 }
 
 static ze_result_t g_CompilerIsOptionSupported(ze_device_handle_t hDevice, ze_npu_options_type_t type,
