@@ -1919,6 +1919,84 @@ static void test_disk_cache_hits_and_goes_stale(void **state)
     free(p3.data);
 }
 
+/* Layout B (the "no weights copy" serializer): the payload holds the weights'
+ * ADDRESS (WeightsPointerAttribute mp/ms), not the weights. The driver's key
+ * covers the payload bytes, so new weights written at the same address hit the
+ * blob compiled from the old ones. The client has to disable caching or, from
+ * v1.32 on, chain a ze_graph_input_hash_t computed over the weights. */
+static payload make_payload_b(const float *weights)
+{
+    char xml[8192];
+    int n = snprintf(xml, sizeof(xml), model_xml_fmt, "1", "1", "Multiply", "1", "1", "1", "1", "1");
+    assert_true(n > 0 && (size_t)n < sizeof(xml));
+    const char *at = strstr(xml, "<data element_type=\"f32\" shape=\"1,4\" offset=\"0\" size=\"16\"/>\n");
+    assert_non_null(at);
+    at = strchr(at, '\n') + 1;
+    char rt[256];
+    snprintf(rt, sizeof(rt),
+             "   <rt_info><attribute name=\"WeightsPointerAttribute\" version=\"0\" mp=\"%llu\" ms=\"16\"/></rt_info>\n",
+             (unsigned long long)(uintptr_t)weights);
+    char full[8704];
+    snprintf(full, sizeof(full), "%.*s%s%s", (int)(at - xml), xml, rt, at);
+    uint64_t xs = strlen(full);
+    uint64_t h[6] = {48, 4, 52, 0, 52, xs};
+    payload p;
+    p.size = 52 + (size_t)xs;
+    p.data = malloc(p.size);
+    assert_non_null(p.data);
+    memcpy(p.data, h, 48);
+    uint16_t major = (uint16_t)(E.compiler_version >> 16), minor = (uint16_t)(E.compiler_version & 0xffff);
+    memcpy(p.data + 48, &major, 2);
+    memcpy(p.data + 50, &minor, 2);
+    memcpy(p.data + 52, full, (size_t)xs);
+    return p;
+}
+
+static void test_disk_cache_serves_stale_weights_to_layout_b(void **state)
+{
+    (void)state;
+    if (profile_is("2024"))
+        return; /* the 2024 compiler reads layout A only */
+    const char *flags = profile_is("2025")
+                            ? IO_FLAGS " --config NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
+                            : IO_FLAGS " --config NPU_MODEL_SERIALIZER_VERSION=\"NO_WEIGHTS_COPY\"";
+    static float w[4];
+    for (int i = 0; i < 4; i++)
+        w[i] = 100.0f + (float)i;
+    payload p = make_payload_b(w);
+    float y = 0;
+    E.t->pfnResetCounters();
+    create_run(&p, NULL, 0, flags, &y, ZE_RESULT_SUCCESS);
+    assert_float_equal(y, 1 + 100.0f, 1e-6);
+
+    /* new weights at the same address: the payload bytes are unchanged */
+    for (int i = 0; i < 4; i++)
+        w[i] = -50.0f;
+    uint32_t pf = create_run(&p, NULL, 0, flags, &y, ZE_RESULT_SUCCESS);
+    assert_int_equal(E.t->pfnGetCacheHitCount(), 1);
+    assert_float_equal(y, 1 + 100.0f, 1e-6); /* stale */
+    if (E.ext_minor >= 12)
+        assert_int_equal(pf, ZE_GRAPH_PROPERTIES_FLAG_LOADED_FROM_CACHE);
+
+    /* DISABLE_CACHING compiles the current weights */
+    create_run(&p, NULL, ZE_GRAPH_FLAG_DISABLE_CACHING, flags, &y, ZE_RESULT_SUCCESS);
+    assert_float_equal(y, 1 - 50.0f, 1e-6);
+
+    /* an input hash over the weights: honoured from v1.32 on, ignored before */
+    ze_graph_input_hash_t h = {(ze_structure_type_graph_ext_t)ZE_STRUCTURE_TYPE_GRAPH_INPUT_HASH, NULL, 0};
+    for (int i = 0; i < 4; i++) {
+        uint32_t bits;
+        memcpy(&bits, &w[i], 4);
+        h.hash = h.hash * 1000003u + bits;
+    }
+    create_run(&p, &h, 0, flags, &y, ZE_RESULT_SUCCESS);
+    if (profile_is("2026"))
+        assert_float_equal(y, 1 - 50.0f, 1e-6);
+    else
+        assert_float_equal(y, 1 + 100.0f, 1e-6); /* still the stale entry */
+    free(p.data);
+}
+
 /* ZE_INTEL_NPU_CACHE_SIZE=0: every entry is larger than the limit, so nothing
  * is ever stored and nothing hits. */
 static void test_child_cache_size_zero_stores_nothing(void **state)
@@ -2172,6 +2250,7 @@ static int run_child(const char *group)
             cmocka_unit_test_teardown(test_compile_failure_keeps_a_build_log, check_no_leaks),
             cmocka_unit_test_teardown(test_context_memory_and_compiler_options, check_no_leaks),
             cmocka_unit_test_teardown(test_disk_cache_hits_and_goes_stale, check_no_leaks),
+            cmocka_unit_test_teardown(test_disk_cache_serves_stale_weights_to_layout_b, check_no_leaks),
         };
         return cmocka_run_group_tests_name("child: release profile", tests, setup_env, teardown_env);
     }
@@ -2263,6 +2342,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_fault_by_name_fails_only_that_entry, check_no_leaks),
         cmocka_unit_test_teardown(test_fault_on_every_call_of_an_inference_leaks_nothing, check_no_leaks),
         cmocka_unit_test_teardown(test_disk_cache_hits_and_goes_stale, check_no_leaks),
+        cmocka_unit_test_teardown(test_disk_cache_serves_stale_weights_to_layout_b, check_no_leaks),
         cmocka_unit_test(test_versions_1_4_to_1_18_in_child_processes),
         cmocka_unit_test(test_release_profiles_in_child_processes),
         cmocka_unit_test(test_validation_layer_stays_clean),
