@@ -15,8 +15,10 @@
  * $XDG_CACHE_HOME/ze_intel_npu_cache, else $HOME/.cache/ze_intel_npu_cache,
  * else ./.cache/ze_intel_npu_cache; it is created if missing, and the cache is
  * off when that fails. ZE_INTEL_NPU_CACHE_SIZE sets the limit in bytes (text
- * that does not start with a digit gives 0, so nothing is ever stored). When a
- * new entry would pass the limit, the least recently accessed files go first.
+ * that does not start with a digit gives 0). When a new entry would pass the
+ * limit, the least recently accessed files go first; from v1.19 on an entry
+ * larger than the limit is not stored at all (limit 0: nothing is stored),
+ * while v1.10 evicts what it can and stores it anyway.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -310,6 +312,14 @@ static uint64_t evict(uint64_t need)
             files = nf;
             cap = nc;
         }
+        /* removeLeastUsedFiles keys a std::map by the access time in seconds and
+         * emplaces: of several files accessed in the same second only the first
+         * one the directory scan meets is a candidate. */
+        int seen = 0;
+        for (size_t i = 0; i < count && !seen; i++)
+            seen = files[i].atime == (long)st.st_atim.tv_sec;
+        if (seen)
+            continue;
         files[count].atime = (long)st.st_atim.tv_sec;
         snprintf(files[count].name, sizeof(files[count].name), "%s", e->d_name);
         count++;
@@ -334,10 +344,14 @@ int sim_cache_put(const sim_cache_key *key, const void *blob, size_t size)
 {
     if (!sim_cache_enabled() || blob == NULL)
         return 0;
-    int checksum = SIM_PROFILE()->disk_cache >= 2;
+    int gen = SIM_PROFILE()->disk_cache;
+    int checksum = gen >= 2;
     uint64_t entry = (uint64_t)size + (checksum ? DIGEST_LEN : 0);
     uint64_t used = sim_cache_size();
-    if (entry > cache_limit)
+    /* setBlob: v1.10 has no size check at all (it evicts what it can and writes
+     * anyway); v1.19 skips a blob larger than the limit; v1.32 counts the digest
+     * in. */
+    if ((gen == 2 && (uint64_t)size > cache_limit) || (gen >= 3 && entry > cache_limit))
         return 0;
     if (used + entry > cache_limit)
         evict(used + entry - cache_limit);
