@@ -341,7 +341,7 @@ static void add_ext(ze_driver_extension_properties_t *all, uint32_t *n, const ch
 
 static uint32_t build_extension_list(ze_driver_extension_properties_t *out, uint32_t cap)
 {
-    const sim_profile *pr = sim_cfg.profile;
+    const sim_profile *pr = SIM_PROFILE();
     ze_driver_extension_properties_t all[20];
     uint32_t n = 0;
     add_ext(all, &n, ZE_GRAPH_EXT_NAME, sim_cfg.graph_ext_version);
