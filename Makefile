@@ -243,12 +243,23 @@ TEST_WRAP ?=
 check: check-build
 	@$(MAKE) --no-print-directory check-run
 
+# The compile, import, request and state suites also run against every release
+# profile of the software NPU (driver + compiler of one real release, see
+# sim/profile.c); the other suites run once, on the default profile.
+PROFILES       ?= 2024 2025 2026
+PROFILE_SUITES := $(addprefix $(B)/tests/,test_model test_request test_states test_batch test_cache)
+
 check-run:
 	@fail=0; pass=0; \
 	for t in $(SIMTEST_BIN) $(TEST_BIN) $(WB_BIN); do \
 	  echo "== $$t"; \
 	  if env $(TEST_ENV) $(TEST_WRAP) $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
 	done; \
+	for p in $(PROFILES); do for t in $(PROFILE_SUITES); do \
+	  echo "== $$t (NPU_SIM_PROFILE=$$p)"; \
+	  if env $(TEST_ENV) NPU_SIM_PROFILE=$$p $(TEST_WRAP) $$t; then pass=$$((pass+1)); \
+	  else fail=$$((fail+1)); echo "FAILED: $$t (NPU_SIM_PROFILE=$$p)"; fi; \
+	done; done; \
 	echo "suites: $$pass passed, $$fail failed"; \
 	test $$fail -eq 0
 

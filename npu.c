@@ -3506,6 +3506,9 @@ typedef struct npu__irw {
     uint64_t threshold, blob_running;
     int64_t batch;
     int net_rt_done;              /* WRITE: the net rt_info entries are written */
+    int net_rt_has;               /* WRITE: bit 0 is_new_api, bit 1 use_indices...
+                                     already YES in the file's net rt_info */
+    uint32_t compiler_version;    /* WRITE: the payload's compiler */
     const char *wpa_ptr, *wpa_size;
 } npu__irw;
 
@@ -4140,7 +4143,8 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t); /* 8c */
 static void npu__irw_emit_net_rt(npu__irw *w, int element)
 {
     if (element) npu__sink_str(w->sink, "<rt_info>");
-    npu__sink_str(w->sink, "<is_new_api value=\"YES\"/><use_indices_for_io_metadata value=\"YES\"/>");
+    if (!(w->net_rt_has & 1)) npu__sink_str(w->sink, "<is_new_api value=\"YES\"/>");
+    if (!(w->net_rt_has & 2)) npu__sink_str(w->sink, "<use_indices_for_io_metadata value=\"YES\"/>");
     if (element) npu__sink_str(w->sink, "</rt_info>");
 }
 
@@ -4239,24 +4243,27 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
         /* The net rt_info gets is_new_api and use_indices_for_io_metadata
          * (below IR 11 the compiler matches the I/O of the build flags by name
          * unless it finds the latter), as OpenVINO's serializer sets them. */
-        if (w->mode != NPU__W_WRITE || w->net_rt_done) break;
+        if (w->mode != NPU__W_WRITE || w->net_rt_done || !t->self_closing) break;
         w->net_rt_done = 1;
-        if (t->self_closing) {
-            npu__irw_emit_upto(w, t->begin);
-            npu__irw_emit_net_rt(w, 1);
-            w->copied = t->end;
-        } else {
-            npu__irw_emit_upto(w, t->end);
-            npu__irw_emit_net_rt(w, 0);
-        }
+        npu__irw_emit_upto(w, t->begin);
+        npu__irw_emit_net_rt(w, 1);
+        w->copied = t->end;
         break;
     case NPU__R_NRT_ITEM:
-        /* Our entries replace the file's own (one value per key). */
-        if (w->mode == NPU__W_WRITE && t->self_closing &&
-            (npu__xml_eq(x, t->name, t->name_len, "is_new_api") ||
-             npu__xml_eq(x, t->name, t->name_len, "use_indices_for_io_metadata"))) {
-            npu__irw_emit_upto(w, t->begin);
-            w->copied = t->end;
+        /* A file's own entry stays if it is already YES, else ours replaces
+         * it (one value per key); ours are added at </rt_info>. */
+        if (w->mode == NPU__W_WRITE && !w->net_rt_done && t->self_closing) {
+            int bit = npu__xml_eq(x, t->name, t->name_len, "is_new_api")                    ? 1
+                      : npu__xml_eq(x, t->name, t->name_len, "use_indices_for_io_metadata") ? 2
+                                                                                             : 0;
+            npu__xattr a;
+            if (bit == 0) break;
+            if (npu__xml_attr(x, t, "value", &a) && npu__xml_eq(x, a.value, a.value_len, "YES")) {
+                w->net_rt_has |= bit;
+            } else {
+                npu__irw_emit_upto(w, t->begin);
+                w->copied = t->end;
+            }
         }
         break;
     default:
@@ -4276,6 +4283,15 @@ static npu_status npu__irw_layer_end(npu__irw *w, size_t end)
         else if ((l->kind == NPU__K_READ || l->kind == NPU__K_ASSIGN) && !l->has_data)
             st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
                                l->kind == NPU__K_READ ? "ReadValue" : "Assign");
+        else if (l->kind == NPU__K_READ && l->n_in == 0 && w->mode == NPU__W_WRITE &&
+                 w->compiler_version < NPU__VERSION_7_0)
+            /* The 2024 compiler (6.x) takes a ReadValue only with its init
+             * input (IE.cpp parseNode); the graph writer adds a zero Const, the
+             * IR rewrite cannot. */
+            st = npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED,
+                               "ReadValue without an init input: compiler %u.%u (before 7.0) requires one; give "
+                               "it an initial value (e.g. a zero Const)",
+                               (unsigned)(w->compiler_version >> 16), (unsigned)(w->compiler_version & 0xffffu));
     }
     if (st != NPU_OK) return st;
     w->ldepth--;
@@ -4304,6 +4320,13 @@ static npu_status npu__irw_end(npu__irw *w, const npu__xtok *t)
                                  NPU_IR_MAX_DIMS);
         break;
     case NPU__R_BODY: w->scope_depth--; break;
+    case NPU__R_NRT:
+        if (w->mode == NPU__W_WRITE && !w->net_rt_done) {
+            npu__irw_emit_upto(w, t->begin);
+            npu__irw_emit_net_rt(w, 0);
+            w->net_rt_done = 1;
+        }
+        break;
     case NPU__R_NET:
         if (w->mode == NPU__W_WRITE && !w->net_rt_done) {
             npu__irw_emit_upto(w, t->begin);
@@ -4877,6 +4900,7 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
     w.layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     w.threshold = o.weights_threshold_bytes;
     npu__wpa_keys(o.compiler_version, &w.wpa_ptr, &w.wpa_size);
+    w.compiler_version = o.compiler_version;
     w.batch = ir->batch;
     st = npu__irw_run(&w);
     if (st != NPU_OK) return st;
@@ -4937,6 +4961,12 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
 #define NPU__SER_NONE 0       /* the compiler knows only layout A */
 #define NPU__SER_USE_BASE 1   /* NPU_USE_BASE_MODEL_SERIALIZER="NO" selects B (2025) */
 #define NPU__SER_VERSION 2    /* NPU_MODEL_SERIALIZER_VERSION="NO_WEIGHTS_COPY" (2026) */
+/* The --config keys npu writes itself (npu__cfg_keys), asked once at device open. */
+#define NPU__CFG_HINT 0
+#define NPU__CFG_PRIORITY 1
+#define NPU__CFG_TURBO 2
+#define NPU__CFG_TILES 3
+#define NPU__CFG_MODE_PARAMS 4
 
 #define NPU__MAX_BATCH 4096u   /* largest batch a model or request debatches into */
 /* Largest buffer of one argument (all batch elements): page rounding of it
@@ -5193,6 +5223,9 @@ struct npu_device {
     uint32_t max_opset;
     int no_weights_copy;
     uint16_t export_ov[3];        /* OpenVINO version an export writes */
+    signed char cfg_query[5];     /* NPU__CFG_*: the compiler's answer for that
+                                     --config key at device open (1 yes, 0 no,
+                                     -1 cannot ask: graph extension < 1.11) */
     int serializer_key;           /* NPU__SER_*: how the compiler is told layout B */
     int host_import;              /* the driver offers NPU__ZE_MEMMAP_EXT_NAME */
     int is_simulated;
@@ -5556,6 +5589,18 @@ static int npu__option_supported(const npu_device *d, const char *key, const cha
     return npu__option_query(d, key, value) == 1;
 }
 
+static const char *npu__cfg_prefix(uint32_t compiler_version); /* section 11 */
+
+/* The --config key NPU__CFG_<which> as this compiler spells it. */
+static void npu__cfg_key(const npu_device *d, uint32_t which, char *key, size_t cap)
+{
+    static const char *const names[] = {"PERFORMANCE_HINT", "MODEL_PRIORITY", "TURBO", "TILES",
+                                        "COMPILATION_MODE_PARAMS"};
+    const char *pre = which >= NPU__CFG_TURBO ? npu__cfg_prefix(d->compiler_version) : "";
+    size_t n = npu__strlcpy(key, pre, cap);
+    if (n < cap) npu__strlcpy(key + n, names[which], cap - n);
+}
+
 static npu_status npu__device_init(npu_device *d, const npu_device_options *opts)
 {
     npu_context *ctx = d->ctx;
@@ -5594,16 +5639,6 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
         d->ext_version = gp.graphExtensionVersion;
     d->compiler_version = NPU__ZE_VERSION(gp.compilerVersion.major, gp.compilerVersion.minor);
     d->max_opset = gp.maxOVOpsetVersionSupported;
-    /* Layout B needs the compiler to be told so in --config: the 2025 key
-     * NPU_USE_BASE_MODEL_SERIALIZER="NO" or the 2026 key
-     * NPU_MODEL_SERIALIZER_VERSION="NO_WEIGHTS_COPY" (OpenVINO's
-     * driver_compiler_adapter.cpp useBaseModelSerializer checks them in this
-     * order). Without either, only layout A exists. */
-    if (npu__option_supported(d, "NPU_USE_BASE_MODEL_SERIALIZER", "NO"))
-        d->serializer_key = NPU__SER_USE_BASE;
-    else if (npu__option_supported(d, "NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY"))
-        d->serializer_key = NPU__SER_VERSION;
-    d->no_weights_copy = d->serializer_key != NPU__SER_NONE;
     /* Queue ordinal: the group whose flags are exactly COMPUTE, else the first
      * with COMPUTE, else 0. */
     NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, NULL),
@@ -5643,6 +5678,22 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
     d->queue_turbo = opts != NULL && opts->turbo;
     st = npu__create_queue(d, d->queue_priority, d->queue_turbo, &d->queue);
     if (st != NPU_OK) return st;
+    /* Last: a failing query only means "not supported", so it fails nothing.
+     * Layout B needs the compiler to be told so in --config: the 2025 key
+     * NPU_USE_BASE_MODEL_SERIALIZER="NO" or the 2026 key
+     * NPU_MODEL_SERIALIZER_VERSION="NO_WEIGHTS_COPY" (OpenVINO's
+     * driver_compiler_adapter.cpp useBaseModelSerializer checks them in this
+     * order). Without either, only layout A exists. */
+    if (npu__option_supported(d, "NPU_USE_BASE_MODEL_SERIALIZER", "NO"))
+        d->serializer_key = NPU__SER_USE_BASE;
+    else if (npu__option_supported(d, "NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY"))
+        d->serializer_key = NPU__SER_VERSION;
+    d->no_weights_copy = d->serializer_key != NPU__SER_NONE;
+    for (i = 0; i < 5; i++) {
+        char key[64];
+        npu__cfg_key(d, i, key, sizeof key);
+        d->cfg_query[i] = (signed char)npu__option_query(d, key, NULL);
+    }
     npu__log(ctx, NPU_LOG_INFO, "device: %s (0x%04x), graph extension %u.%u (%s), compiler %u.%u%s",
              d->props.name, (unsigned)d->props.deviceId, (unsigned)(d->ext_version >> 16),
              (unsigned)(d->ext_version & 0xffffu), ext_name, (unsigned)(d->compiler_version >> 16),
@@ -6254,6 +6305,8 @@ static void npu__flags_io_open(npu__sink *s, const char *dir, int layouts, int *
 static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, int layouts, int by_index,
                           int *first_opt)
 {
+    /* A caller-made payload has no descriptions: its layout list stays empty
+     * and only overridden precisions are listed. */
     uint32_t i, n = l->get ? l->count : l->n_overrides, written = 0;
     for (i = 0; i < n; i++) {
         npu_tensor_desc desc;
@@ -6279,8 +6332,8 @@ static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, 
     }
     /* The compiler requires all four lists, even empty (vcl_common.cpp
      * prepareBuildFlags: "Mandatory ioInfo options are missing!"). */
-    if (written == 0 && l->get != NULL) npu__flags_io_open(s, dir, layouts, first_opt);
-    if (written > 0 || l->get != NULL) npu__sink_str(s, "\"");
+    if (written == 0) npu__flags_io_open(s, dir, layouts, first_opt);
+    npu__sink_str(s, "\"");
 }
 
 /* Why `name` cannot be written into the build flags by name, or NULL. The
@@ -6394,20 +6447,16 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
     return NPU_OK;
 }
 
-static void npu__join(char *dst, size_t cap, const char *a, const char *b)
-{
-    size_t n = npu__strlcpy(dst, a, cap);
-    if (n < cap) npu__strlcpy(dst + n, b, cap - n);
-}
-
 /* Whether --config key goes to this compiler: asked through
  * pfnCompilerIsOptionSupported (graph extension >= 1.11), else the compiler
  * version that introduced it (min_version; 0: always). A dropped key is logged
  * once, in the writing pass. This is OpenVINO's rule: unsupported options are
  * removed, never sent (an unknown key fails the whole compile). */
-static int npu__cfg_ok(const npu__sink *s, const npu_device *d, const char *key, uint32_t min_version)
+static int npu__cfg_ok(const npu__sink *s, const npu_device *d, uint32_t which, uint32_t min_version)
 {
-    int q = npu__option_query(d, key, NULL);
+    char key[64];
+    int q = d->cfg_query[which];
+    npu__cfg_key(d, which, key, sizeof key);
     if (q < 0) q = min_version == 0 || d->compiler_version >= min_version;
     if (!q && s->dst != NULL)
         npu__log(d->ctx, NPU_LOG_INFO, "build flags: the compiler (%u.%u) does not support %s; not sent",
@@ -6430,12 +6479,11 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
     static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
     int first = 1, config = 0, by_index = d->compiler_version >= NPU__ZE_VERSION(5, 9);
-    const char *pre = npu__cfg_prefix(d->compiler_version);
     char key[64];
     npu__flags_io(s, in, "inputs", 0, by_index, &first);
-    if (in->get) npu__flags_io(s, in, "inputs", 1, by_index, &first);
+    npu__flags_io(s, in, "inputs", 1, by_index, &first);
     npu__flags_io(s, outl, "outputs", 0, by_index, &first);
-    if (outl->get) npu__flags_io(s, outl, "outputs", 1, by_index, &first);
+    npu__flags_io(s, outl, "outputs", 1, by_index, &first);
     if (in->layout_b && d->serializer_key != NPU__SER_NONE) {
         npu__cfg_open(s, &first, &config);
         npu__sink_str(s, d->serializer_key == NPU__SER_USE_BASE ? "NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
@@ -6443,14 +6491,14 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     }
     if (o == NULL) return;
     if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT &&
-        npu__cfg_ok(s, d, "PERFORMANCE_HINT", 0)) {
+        npu__cfg_ok(s, d, NPU__CFG_HINT, 0)) {
         npu__cfg_open(s, &first, &config);
         npu__sink_str(s, "PERFORMANCE_HINT=\"");
         npu__sink_str(s, hints[o->hint]);
         npu__sink_str(s, "\"");
     }
     if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH &&
-        npu__cfg_ok(s, d, "MODEL_PRIORITY", 0)) {
+        npu__cfg_ok(s, d, NPU__CFG_PRIORITY, 0)) {
         npu__cfg_open(s, &first, &config);
         npu__sink_str(s, "MODEL_PRIORITY=\"");
         /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
@@ -6461,16 +6509,16 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
         npu__sink_str(s, "\"");
     }
     if (o->turbo) {
-        npu__join(key, sizeof key, pre, "TURBO");
-        if (npu__cfg_ok(s, d, key, NPU__ZE_VERSION(7, 21))) {
+        npu__cfg_key(d, NPU__CFG_TURBO, key, sizeof key);
+        if (npu__cfg_ok(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21))) {
             npu__cfg_open(s, &first, &config);
             npu__sink_str(s, key);
             npu__sink_str(s, "=\"YES\"");
         }
     }
     if (o->tiles > 0) {
-        npu__join(key, sizeof key, pre, "TILES");
-        if (npu__cfg_ok(s, d, key, NPU__ZE_VERSION(5, 4))) {
+        npu__cfg_key(d, NPU__CFG_TILES, key, sizeof key);
+        if (npu__cfg_ok(s, d, NPU__CFG_TILES, NPU__ZE_VERSION(5, 4))) {
             npu__cfg_open(s, &first, &config);
             npu__sink_str(s, key);
             npu__sink_str(s, "=\"");
@@ -6479,8 +6527,8 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
         }
     }
     if (o->optimization_level >= 1 && o->optimization_level <= 3) {
-        npu__join(key, sizeof key, pre, "COMPILATION_MODE_PARAMS");
-        if (npu__cfg_ok(s, d, key, NPU__ZE_VERSION(5, 7))) {
+        npu__cfg_key(d, NPU__CFG_MODE_PARAMS, key, sizeof key);
+        if (npu__cfg_ok(s, d, NPU__CFG_MODE_PARAMS, NPU__ZE_VERSION(5, 7))) {
             npu__cfg_open(s, &first, &config);
             npu__sink_str(s, key);
             npu__sink_str(s, "=\"optimization-level=");

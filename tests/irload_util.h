@@ -130,4 +130,46 @@ static IRL_UNUSED int irl_collect_consts(xmlNode *n, xmlNode **out, int max, int
     }
     return k;
 }
+
+/* The XML an IR payload carries for a source XML of `len` bytes: the source
+ * with npu's net rt_info entries (is_new_api and use_indices_for_io_metadata,
+ * YES, as OpenVINO's serializer sets them; issue 11) in the net-level
+ * <rt_info> (a one-tab-indented "<rt_info />" or "<rt_info>" in these files),
+ * or a new <rt_info> before </net>. malloc'd, NUL-terminated; *out_len its
+ * length. */
+static IRL_UNUSED char *irl_with_net_rt(const char *xml, size_t len, size_t *out_len)
+{
+    static const char items[] = "<is_new_api value=\"YES\"/><use_indices_for_io_metadata value=\"YES\"/>";
+    char *src = (char *)malloc(len + 1), *out, *at;
+    size_t cut, skip = 0;
+    const char *ins;
+    char buf[256];
+    memcpy(src, xml, len);
+    src[len] = '\0';
+    if ((at = strstr(src, "\n\t<rt_info />")) != NULL) {
+        cut = (size_t)(at - src) + 2;
+        skip = strlen("<rt_info />");
+        snprintf(buf, sizeof buf, "<rt_info>%s</rt_info>", items);
+        ins = buf;
+    } else if ((at = strstr(src, "\n\t</rt_info>")) != NULL) {
+        cut = (size_t)(at - src) + 2;
+        ins = items;
+    } else {
+        at = strstr(src, "</net>");
+        while (at != NULL && strstr(at + 1, "</net>") != NULL) at = strstr(at + 1, "</net>");
+        if (at == NULL) abort();
+        cut = (size_t)(at - src);
+        snprintf(buf, sizeof buf, "<rt_info>%s</rt_info>", items);
+        ins = buf;
+    }
+    *out_len = len - skip + strlen(ins);
+    out = (char *)malloc(*out_len + 1);
+    memcpy(out, src, cut);
+    memcpy(out + cut, ins, strlen(ins));
+    memcpy(out + cut + strlen(ins), src + cut + skip, len - cut - skip);
+    out[*out_len] = '\0';
+    free(src);
+    return out;
+}
+
 #endif

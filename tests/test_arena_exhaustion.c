@@ -368,7 +368,7 @@ static npu_status try_device(npu_arena *a, void *arg)
 
 static void test_device(void **state)
 {
-    npu_device_options o = {NPU_PRIORITY_HIGH, 1};
+    npu_device_options o = {NPU_PRIORITY_HIGH, 1, {0, 0, 0}};
     (void)state;
     sweep("device", npu_device_size(), try_device, NULL, 1);
     sweep("device (high priority, turbo)", npu_device_size(), try_device, &o, 1);

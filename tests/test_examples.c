@@ -156,7 +156,7 @@ static void test_blob_export_and_import_give_identical_outputs(void **state)
     (void)state;
     snprintf(args, sizeof args, "%s/conv.blob", tmp_dir);
     assert_int_equal(run(NULL, "examples/blob", args), 0);
-    expect("blob: metadata 2.7");
+    expect("blob: metadata 2.3");
     expect("importable 1");
     expect("blob: outputs of the compiled and the imported model are identical");
     expect("blob: OK");

@@ -216,13 +216,17 @@ static void test_payload_a_is_the_file_and_the_weights(void **state)
         char *xml = irl_read(irl_data(files[f].xml, xp, sizeof xp), &len);
         npu_ir *ir = open_ir(files[f].xml, files[f].bin);
         unsigned char *p = payload(ir, NPU_PAYLOAD_WEIGHTS_COPY, 0, &n);
-        size_t i;
+        size_t i, elen;
+        char *want = irl_with_net_rt(xml, len, &elen);
+        free(xml);
+        xml = want;
+        len = elen;
         assert_int_equal(n, 24 + len + files[f].bin);
         assert_int_equal(irl_le(p, 2), CV >> 16);
         assert_int_equal(irl_le(p + 2, 2), CV & 0xffff);
         assert_int_equal(irl_le(p + 4, 4), 2);
         assert_int_equal(irl_le(p + 8, 8), len);
-        assert_memory_equal(p + 16, xml, len);          /* XML unchanged */
+        assert_memory_equal(p + 16, xml, len);          /* XML unchanged but for the net rt_info */
         assert_int_equal(irl_le(p + 16 + len, 8), files[f].bin);
         for (i = 0; i < files[f].bin; i++) assert_int_equal(p[24 + len + i], irl_byte(i));
         free(p);
@@ -406,6 +410,13 @@ static void test_batch_rewrite_static_batch_and_layout_axis(void **state)
     char *x, xp[512];
     size_t len;
     char *file = irl_read(irl_data("irl_mlp_v10.xml", xp, sizeof xp), &len);
+    {
+        size_t elen;
+        char *want = irl_with_net_rt(file, len, &elen);
+        free(file);
+        file = want;
+        len = elen;
+    }
     (void)state;
     assert_int_equal(npu_ir_version(ir), 10);
     assert_string_equal(npu_ir_input(ir, 0)->desc.layout, "");
@@ -488,8 +499,13 @@ static void test_memory_load_copies_nothing_and_matches_the_file(void **state)
     assert_int_equal(npu_ir_load_memory(&arena, ctx, xml, len, bin, 10704, &ir), NPU_OK);
     assert_ptr_equal(npu_ir_const_at(ir, 3)->data, bin + 464);
     pa = payload(ir, NPU_PAYLOAD_WEIGHTS_COPY, 0, &na);
-    assert_int_equal(na, 24 + len + 10704);
-    assert_memory_equal(pa + 16, xml, len);
+    {
+        size_t elen;
+        char *want = irl_with_net_rt(xml, len, &elen);
+        assert_int_equal(na, 24 + elen + 10704);
+        assert_memory_equal(pa + 16, want, elen);
+        free(want);
+    }
     assert_int_equal(check_b(ir, 0), 0);
     pb = payload(ir, NPU_PAYLOAD_NO_WEIGHTS_COPY, 0, &nb);
     assert_true(nb < na);
