@@ -2206,7 +2206,34 @@ typedef struct npu__writer {
     int rv_init;               /* write a zero Const as the init input of every
                                   ReadValue without one (compilers before 7.0) */
     const char *wpa_ptr, *wpa_size; /* WeightsPointerAttribute key names */
+    /* Type overrides of the compile options (npu_compile_options input_types /
+     * output_types): a Parameter gets the new type and a Convert to the model's
+     * type behind it; a Result a Convert from the model's type in front of it
+     * (what OpenVINO's PrePostProcessor adds). Convert layer ids: extra_base +
+     * input index, extra_base + inputs + output index; the ReadValue inits
+     * follow from rv_base. */
+    const npu_type *in_over, *out_over;
+    uint32_t n_in_over, n_out_over;
+    uint32_t rv_base;
 } npu__writer;
+
+/* The type a Parameter or Result is overridden to, or NPU_TYPE_UNDEFINED. */
+static npu_type npu__w_over(const npu__writer *w, const npu_node *n)
+{
+    npu_type t = NPU_TYPE_UNDEFINED, model = n->type;
+    if (n->op == NPU__OP_PARAMETER && w->in_over != NULL && n->cat_index < w->n_in_over)
+        t = w->in_over[n->cat_index];
+    else if (n->op == NPU__OP_RESULT && w->out_over != NULL && n->cat_index < w->n_out_over)
+        t = w->out_over[n->cat_index];
+    if (n->op == NPU__OP_RESULT && n->n_inputs > 0) model = n->inputs[0]->type;
+    if (t == NPU_TYPE_UNDEFINED || (unsigned)t >= (unsigned)NPU_TYPE_COUNT || t == model) return NPU_TYPE_UNDEFINED;
+    return t;
+}
+
+static uint32_t npu__w_conv_id(const npu__writer *w, const npu_node *n)
+{
+    return w->extra_base + (n->op == NPU__OP_RESULT ? w->g->cat_count[NPU__CAT_PARAMETER] : 0u) + n->cat_index;
+}
 
 /* The WeightsPointerAttribute key names the compiler reads: those of the
  * OpenVINO it was built with (ptr; np/ns; mpZ/msZ; mp/ms across OpenVINO
@@ -2494,8 +2521,9 @@ static void npu__x_layout_rt_info(npu__sink *s, const char *layout)
 
 /* One <port>; `names_of`: the node whose tensor names this output carries
  * (NULL for input ports). */
-static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const npu_node *names_of,
-                        const char *layout)
+/* A port of tensor's shape; its precision is `type` (npu__x_port: tensor's). */
+static void npu__x_port_t(npu__sink *s, uint32_t id, const npu_node *tensor, npu_type type,
+                          const npu_node *names_of, const char *layout)
 {
     uint32_t i;
     int has_names = 0;
@@ -2503,7 +2531,7 @@ static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const
     npu__x(s, "<port id=\"");
     npu__sink_u64_dec(s, id);
     npu__x(s, "\" precision=\"");
-    npu__x(s, npu__types[tensor->type].ov_precision);
+    npu__x(s, npu__types[type].ov_precision);
     npu__x(s, "\"");
     if (names_of != NULL) {
         const npu_node *r;
@@ -2533,6 +2561,12 @@ static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const
     if (layout != NULL && layout[0] != '\0') npu__x_layout_rt_info(s, layout);
     npu__x_tabs(s, 4);
     npu__x(s, "</port>\n");
+}
+
+static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const npu_node *names_of,
+                        const char *layout)
+{
+    npu__x_port_t(s, id, tensor, tensor->type, names_of, layout);
 }
 
 static void npu__x_layer(npu__writer *w, const npu_node *n)
@@ -2570,6 +2604,12 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
         } else if (npu__add_u64(w->offset, n->a.constant.bytes, &w->offset)) {
             s->overflow = 1;
         }
+    } else if (n->op == NPU__OP_PARAMETER && npu__w_over(w, n) != NPU_TYPE_UNDEFINED) {
+        npu__x_tabs(s, 3);
+        npu__x(s, "<data");
+        npu__x_attr_list(s, "shape", n->shape.dims, n->shape.rank, ",");
+        npu__x_attr_str(s, "element_type", npu__types[npu__w_over(w, n)].ov_name);
+        npu__x(s, " />\n");
     } else if (info->attrs != NULL) {
         npu__x_tabs(s, 3);
         npu__x(s, "<data");
@@ -2580,7 +2620,10 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
         npu__x_tabs(s, 3);
         npu__x(s, "<input>\n");
         for (i = 0; i < n->n_inputs; i++)
-            npu__x_port(s, i, n->inputs[i], NULL, n->op == NPU__OP_RESULT ? n->layout : NULL);
+            if (n->op == NPU__OP_RESULT && npu__w_over(w, n) != NPU_TYPE_UNDEFINED)
+                npu__x_port_t(s, i, n->inputs[i], npu__w_over(w, n), NULL, n->layout);
+            else
+                npu__x_port(s, i, n->inputs[i], NULL, n->op == NPU__OP_RESULT ? n->layout : NULL);
         if (n->n_inputs == 0) npu__x_port(s, 0, n, NULL, NULL);   /* the zero init input */
         npu__x_tabs(s, 3);
         npu__x(s, "</input>\n");
@@ -2588,7 +2631,9 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
     if (n->op != NPU__OP_RESULT) {
         npu__x_tabs(s, 3);
         npu__x(s, "<output>\n");
-        npu__x_port(s, npu__out_port(w, n), n, n, n->op == NPU__OP_PARAMETER ? n->layout : NULL);
+        npu__x_port_t(s, npu__out_port(w, n), n,
+                      npu__w_over(w, n) != NPU_TYPE_UNDEFINED ? npu__w_over(w, n) : n->type, n,
+                      n->op == NPU__OP_PARAMETER ? n->layout : NULL);
         npu__x_tabs(s, 3);
         npu__x(s, "</output>\n");
     }
@@ -2616,7 +2661,71 @@ static void npu__writer_init(npu__writer *w, npu__sink *s, const npu_graph *g,
         base += g->cat_count[c];
     }
     w->extra_base = base;
+    w->rv_base = base + g->cat_count[NPU__CAT_PARAMETER] + g->cat_count[NPU__CAT_RESULT];
     npu__wpa_keys(opts ? opts->compiler_version : 0, &w->wpa_ptr, &w->wpa_size);
+}
+
+/* The Convert layers of the type overrides (npu__writer.in_over/out_over). */
+static void npu__x_converts(npu__writer *w)
+{
+    npu__sink *s = w->s;
+    const npu_node *n;
+    unsigned cat;
+    NPU__FOR_EACH_LAYER(w->g, cat, n) {
+        npu_type t = npu__w_over(w, n), from, to;
+        const npu_node *tensor = n->op == NPU__OP_RESULT ? n->inputs[0] : n;
+        if (t == NPU_TYPE_UNDEFINED) continue;
+        from = n->op == NPU__OP_PARAMETER ? t : tensor->type;
+        to = n->op == NPU__OP_PARAMETER ? n->type : t;
+        npu__x_tabs(s, 2);
+        npu__x(s, "<layer id=\"");
+        npu__sink_u64_dec(s, npu__w_conv_id(w, n));
+        npu__x(s, "\" name=\"");
+        npu__sink_xml_escaped(s, n->name, strlen(n->name));
+        npu__x(s, "/convert\" type=\"Convert\" version=\"opset1\">\n");
+        npu__x_tabs(s, 3);
+        npu__x(s, "<data");
+        npu__x_attr_str(s, "destination_type", npu__types[to].ov_name);
+        npu__x(s, " />\n");
+        npu__x_tabs(s, 3);
+        npu__x(s, "<input>\n");
+        npu__x_port_t(s, 0, tensor, from, NULL, NULL);
+        npu__x_tabs(s, 3);
+        npu__x(s, "</input>\n");
+        npu__x_tabs(s, 3);
+        npu__x(s, "<output>\n");
+        npu__x_port_t(s, 1, tensor, to, NULL, NULL);
+        npu__x_tabs(s, 3);
+        npu__x(s, "</output>\n");
+        npu__x_tabs(s, 2);
+        npu__x(s, "</layer>\n");
+    }
+}
+
+static void npu__x_edge(npu__sink *s, uint32_t from, uint32_t from_port, uint32_t to, uint32_t to_port)
+{
+    npu__x(s, "\t\t<edge from-layer=\"");
+    npu__sink_u64_dec(s, from);
+    npu__x(s, "\" from-port=\"");
+    npu__sink_u64_dec(s, from_port);
+    npu__x(s, "\" to-layer=\"");
+    npu__sink_u64_dec(s, to);
+    npu__x(s, "\" to-port=\"");
+    npu__sink_u64_dec(s, to_port);
+    npu__x(s, "\" />\n");
+}
+
+/* Where a consumer of src reads from: src's output, or the Convert behind an
+ * overridden Parameter. */
+static void npu__w_source(const npu__writer *w, const npu_node *src, uint32_t *layer, uint32_t *port)
+{
+    if (src->op == NPU__OP_PARAMETER && npu__w_over(w, src) != NPU_TYPE_UNDEFINED) {
+        *layer = npu__w_conv_id(w, src);
+        *port = 1;
+    } else {
+        *layer = npu__layer_id(w, src);
+        *port = npu__out_port(w, src);
+    }
 }
 
 /* The zero init Consts (npu__writer.rv_init): layers, after the graph's own. */
@@ -2631,7 +2740,7 @@ static void npu__x_rv_inits(npu__writer *w)
         if (bytes == 0) continue;
         npu__x_tabs(s, 2);
         npu__x(s, "<layer id=\"");
-        npu__sink_u64_dec(s, w->extra_base + k++);
+        npu__sink_u64_dec(s, w->rv_base + k++);
         npu__x(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
         npu__x(s, "/init\" type=\"Const\" version=\"opset1\">\n");
@@ -2662,7 +2771,7 @@ static void npu__x_rv_init_edges(npu__writer *w)
     NPU__FOR_EACH_LAYER(w->g, cat, n) {
         if (npu__rv_init_bytes(w, n) == 0) continue;
         npu__x(s, "\t\t<edge from-layer=\"");
-        npu__sink_u64_dec(s, w->extra_base + k++);
+        npu__sink_u64_dec(s, w->rv_base + k++);
         npu__x(s, "\" from-port=\"0\" to-layer=\"");
         npu__sink_u64_dec(s, npu__layer_id(w, n));
         npu__x(s, "\" to-port=\"0\" />\n");
@@ -2700,20 +2809,21 @@ static void npu__x_graph(npu__writer *w)
     npu__x_attr_str(s, "name", g->name);
     npu__x(s, " version=\"11\">\n\t<layers>\n");
     NPU__FOR_EACH_LAYER(g, cat, n) npu__x_layer(w, n);
+    npu__x_converts(w);
     npu__x_rv_inits(w);
     npu__x(s, "\t</layers>\n\t<edges>\n");
     NPU__FOR_EACH_LAYER(g, cat, n) {
+        int over = npu__w_over(w, n) != NPU_TYPE_UNDEFINED;
+        if (over && n->op == NPU__OP_PARAMETER) npu__x_edge(s, npu__layer_id(w, n), 0, npu__w_conv_id(w, n), 0);
         for (i = 0; i < n->n_inputs; i++) {
-            const npu_node *src = n->inputs[i];
-            npu__x(s, "\t\t<edge from-layer=\"");
-            npu__sink_u64_dec(s, npu__layer_id(w, src));
-            npu__x(s, "\" from-port=\"");
-            npu__sink_u64_dec(s, npu__out_port(w, src));
-            npu__x(s, "\" to-layer=\"");
-            npu__sink_u64_dec(s, npu__layer_id(w, n));
-            npu__x(s, "\" to-port=\"");
-            npu__sink_u64_dec(s, i);
-            npu__x(s, "\" />\n");
+            uint32_t from, port;
+            npu__w_source(w, n->inputs[i], &from, &port);
+            if (over && n->op == NPU__OP_RESULT) {
+                npu__x_edge(s, from, port, npu__w_conv_id(w, n), 0);
+                from = npu__w_conv_id(w, n);
+                port = 1;
+            }
+            npu__x_edge(s, from, port, npu__layer_id(w, n), i);
         }
     }
     npu__x_rv_init_edges(w);
@@ -2791,8 +2901,9 @@ npu_status npu_graph_write_bin(const npu_graph *g, void *dst, size_t cap, size_t
     return npu__sink_finish(&s, g->ctx, "npu_graph_write_bin", size);
 }
 
-npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options *opts, void *dst,
-                                   size_t cap, size_t *size)
+/* npu_graph_write_payload with the type overrides of a compile (NULL: none). */
+static npu_status npu__graph_payload(const npu_graph *g, const npu_payload_options *opts,
+                                     const npu_compile_options *co, void *dst, size_t cap, size_t *size)
 {
     npu__sink s;
     npu__writer w;
@@ -2806,6 +2917,12 @@ npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options
                          "compiler version (NPU_COMPILER_VERSION(major, minor))");
     npu__sink_init(&s, dst, cap);
     npu__writer_init(&w, &s, g, opts);
+    if (co != NULL) {
+        w.in_over = co->input_types;
+        w.n_in_over = co->input_types ? co->n_input_types : 0;
+        w.out_over = co->output_types;
+        w.n_out_over = co->output_types ? co->n_output_types : 0;
+    }
     /* The 2024 compiler (6.x) requires ReadValue's init input; layout A only
      * (no compiler before 7.0 takes layout B). */
     w.rv_init = !w.pointer_layout && opts->compiler_version < NPU__VERSION_7_0;
@@ -2828,6 +2945,12 @@ npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options
         if (overflow) s.overflow = 1;
     }
     return npu__sink_finish(&s, g->ctx, "npu_graph_write_payload", size);
+}
+
+npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options *opts, void *dst,
+                                   size_t cap, size_t *size)
+{
+    return npu__graph_payload(g, opts, NULL, dst, cap, size);
 }
 
 /* ==== 8. IR loader ======================================================= */
@@ -6291,6 +6414,7 @@ typedef struct npu__io_list {
     uint32_t n_overrides;
     int layout_b;         /* inputs list only: the payload is layout B (serializer key) */
     uint32_t ir_version;  /* inputs list only: IR version of the XML (0: unknown) */
+    int converts;         /* inputs list only: the payload converts the overrides */
 } npu__io_list;
 
 static void npu__flags_io_open(npu__sink *s, const char *dir, int layouts, int *first_opt)
@@ -6362,7 +6486,8 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
     /* Type overrides reach the compiler only as --inputs_precisions /
      * --outputs_precisions, and it converts (preprocessing) only for IR v10;
      * for IR v11 it skips preprocessing and ignores them (npu_compiler
-     * model_preprocessor). A silent no-op is refused. */
+     * model_preprocessor). A graph's payload carries Convert layers instead;
+     * for an IR v11 file or payload a silent no-op is refused. */
     for (k = 0; k < 2; k++) {
         const npu__io_list *l = k == 0 ? in : outl;
         for (i = 0; l->overrides != NULL && i < l->n_overrides; i++) {
@@ -6372,14 +6497,12 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
             memset(&desc, 0, sizeof desc);
             if (l->get != NULL && (i >= l->count || l->get(l->src, i, &desc) != NPU_OK)) continue;
             if (l->get != NULL && desc.type == t) continue;
-            if (in->ir_version != 10)
+            if (in->ir_version != 10 && !in->converts)
                 return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
                                  "compile options: %s %u type override to %s: the compiler converts types only "
-                                 "for IR v10 models (this model is %s); add a Convert to the model instead "
-                                 "(npu_graph_convert)",
+                                 "for IR v10 models (this model is %s); add a Convert to the model instead",
                                  k == 0 ? "input" : "output", (unsigned)i, npu__types[t].ov_precision,
-                                 in->ir_version == 0 && l->get == NULL ? "a payload of unknown IR version"
-                                 : in->ir_version == 0 ? "built with the graph builder, IR v11" : "IR v11");
+                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11");
         }
     }
     if (d->compiler_version < NPU__ZE_VERSION(5, 9)) {
@@ -6785,11 +6908,13 @@ static uint32_t npu__src_ir_version(const npu__model_src *m)
     return m->is_ir ? npu_ir_version((const npu_ir *)m->src) : 0;
 }
 
-static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po, void *dst, size_t cap,
-                                   size_t *size)
+/* A graph's payload converts the type overrides of o itself (Convert layers);
+ * an IR's leaves them to the compiler (IR v10 only, see npu__flags_check). */
+static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po,
+                                   const npu_compile_options *o, void *dst, size_t cap, size_t *size)
 {
     return m->is_ir ? npu_ir_write_payload((const npu_ir *)m->src, po, dst, cap, size)
-                    : npu_graph_write_payload((const npu_graph *)m->src, po, dst, cap, size);
+                    : npu__graph_payload((const npu_graph *)m->src, po, o, dst, cap, size);
 }
 
 static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o, npu__io_list *in,
@@ -6820,6 +6945,7 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
         outl->n_overrides = o->n_output_types;
     }
     in->ir_version = npu__src_ir_version(m);
+    in->converts = !m->is_ir;
 }
 
 /* Arena bytes one compile of `src` as it is now takes: max(payload + build
@@ -6836,7 +6962,7 @@ static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, cons
     po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
     po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
     po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, NULL, 0, &psize);
+    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
     if (st != NPU_OK) return st;
     npu__src_lists(src, o, &in, &outl, &n_args);
     in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
@@ -6865,12 +6991,12 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 0);
     po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
     po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, NULL, 0, &psize);
+    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
     if (st != NPU_OK) return st;
     mark = arena->used;
     payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
     if (payload == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    st = npu__src_payload(src, &po, payload, psize, &psize);
+    st = npu__src_payload(src, &po, o, payload, psize, &psize);
     if (st == NPU_OK) {
         npu__src_lists(src, o, &in, &outl, &n_args);
         in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;

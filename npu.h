@@ -943,11 +943,12 @@ typedef struct npu_compile_options {
                                             disabled for the compile. */
     uint64_t weights_threshold_bytes;    /* layout B: see npu_payload_options */
     /* Element type overrides of the compiled inputs / outputs, by index (the
-     * buffers then have that type). The compiler converts only IR v10 models
-     * (it skips preprocessing for IR v11): an override that differs from the
-     * model's type of an IR v11 model or a graph fails with
-     * NPU_ERR_UNSUPPORTED (add a Convert to the graph instead);
-     * npu_model_compile_payload accepts overrides only for an IR v10 payload.
+     * buffers then have that type). A graph's payload gets a Convert layer
+     * behind each overridden Parameter and in front of each overridden Result
+     * (as OpenVINO's PrePostProcessor adds them), since the compiler skips
+     * preprocessing for IR v11. An IR file or a caller payload is converted by
+     * the compiler only if it is IR v10; an override that differs from the
+     * model's type of an IR v11 file or payload fails with NPU_ERR_UNSUPPORTED.
      * NPU_TYPE_UNDEFINED entries keep the model's type. Arrays may be NULL. */
     const npu_type *input_types;
     uint32_t n_input_types;

@@ -190,11 +190,11 @@ static void test_ir_v10_gets_rt_info_and_layout_a(void **state)
     assert_int_equal(npu_ir_version(ir), 10);
     tu_log_clear();
     tu_ok(npu_model_compile_ir(d, &tu_arena, ir, NULL, &m), "compile IR v10");
-    tu_expect_log("the model is IR v10");
+    tu_ok(npu_device_get_properties(d, &info), "info");
+    if (info.no_weights_copy) tu_expect_log("the model is IR v10");   /* else: no serializer option */
     tu_expect_log("layout A, flags:");
     npu_model_destroy(m);
     /* The payload's XML carries both net rt_info entries, as YES. */
-    tu_ok(npu_device_get_properties(d, &info), "info");
     memset(&po, 0, sizeof po);
     po.layout = NPU_PAYLOAD_WEIGHTS_COPY;
     po.compiler_version = info.compiler_version;
@@ -211,25 +211,57 @@ static void test_ir_v10_gets_rt_info_and_layout_a(void **state)
 
 /* ---- row 4: type overrides convert or are refused ---- */
 
-static void test_type_override_on_ir11_is_refused(void **state)
+static void test_type_overrides_convert_or_are_refused(void **state)
 {
+    static char xml[1 << 15];
+    static unsigned char bin[256];
     npu_device *d;
     npu_compile_options o;
-    npu_type in_t[1] = {NPU_U8};
+    npu_type in_t[1] = {NPU_U8}, out_t[1] = {NPU_F16};
     npu_model *m = NULL;
+    npu_request *r = NULL;
+    npu_graph *g;
+    npu_ir *ir = NULL;
+    npu_payload_options po;
+    size_t nx = 0, nb = 0;
+    const uint8_t x[4] = {1, 2, 3, 4};
+    const uint16_t want[4] = {0x3d00, 0x0000, 0x3800, 0x4a00}; /* relu(x*w+b): 1.25, 0, 0.5, 12 */
+    uint16_t y[4];
     (void)state;
     setup_logged();
     d = tu_open();
     memset(&o, 0, sizeof o);
     o.input_types = in_t;
     o.n_input_types = 1;
-    assert_int_equal(npu_model_compile_graph(d, &tu_arena, tu_graph_affine(&tu_arena, 1), &o, &m),
-                     NPU_ERR_UNSUPPORTED);
-    assert_null(m);
+    o.output_types = out_t;
+    o.n_output_types = 1;
+    /* A graph: Convert layers in the payload make the compiled I/O u8 / f16
+     * (the IR v11 compiler would ignore --inputs_precisions). */
+    g = tu_graph_affine(&tu_arena, 1);
+    tu_log_clear();
+    m = compile_graph(d, g, &o);
+    assert_int_equal(npu_model_input(m, 0)->type, NPU_U8);
+    assert_int_equal(npu_model_output(m, 0)->type, NPU_F16);
+    tu_ok(npu_request_create(m, &tu_arena, NULL, &r), "request");
+    memcpy(npu_request_input(r, 0), x, sizeof x);
+    tu_ok(npu_request_infer(r), "infer");
+    memcpy(y, npu_request_output(r, 0), sizeof y);
+    assert_memory_equal(y, want, sizeof y);
+    npu_request_destroy(r);
+    npu_model_destroy(m);
+    /* The same model as an IR v11 file: the compiler would not convert and
+     * npu cannot rewrite the file: refused. */
+    memset(&po, 0, sizeof po);
+    po.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+    tu_ok(npu_graph_write_xml(g, &po, xml, sizeof xml, &nx), "xml");
+    tu_ok(npu_graph_write_bin(g, bin, sizeof bin, &nb), "bin");
+    tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, xml, nx, bin, nb, &ir), "ir");
+    assert_int_equal(npu_model_compile_ir(d, &tu_arena, ir, &o, &m), NPU_ERR_UNSUPPORTED);
     assert_non_null(strstr(npu_context_last_error(tu_ctx), "input 0 type override to U8"));
     /* An override equal to the model's type changes nothing and is accepted. */
     in_t[0] = NPU_F32;
-    m = compile_graph(d, tu_graph_affine(&tu_arena, 1), &o);
+    out_t[0] = NPU_F32;
+    tu_ok(npu_model_compile_ir(d, &tu_arena, ir, &o, &m), "compile IR, overrides = model types");
     npu_model_destroy(m);
 }
 
@@ -602,7 +634,7 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_explicit_layout_b_without_the_option),
             cmocka_unit_test(test_rank0_layout_is_star_scalar),
             cmocka_unit_test(test_ir_v10_gets_rt_info_and_layout_a),
-            cmocka_unit_test(test_type_override_on_ir11_is_refused),
+            cmocka_unit_test(test_type_overrides_convert_or_are_refused),
             cmocka_unit_test(test_unsupported_config_keys_are_dropped_or_refused),
             cmocka_unit_test(test_host_import_uses_the_memmap_extension),
             cmocka_unit_test(test_layout_b_is_not_served_stale_from_the_driver_cache),
