@@ -2521,9 +2521,12 @@ static void npu__x_layout_rt_info(npu__sink *s, const char *layout)
 
 /* One <port>; `names_of`: the node whose tensor names this output carries
  * (NULL for input ports). */
-/* A port of tensor's shape; its precision is `type` (npu__x_port: tensor's). */
+/* A port of tensor's shape; its precision is `type` (npu__x_port: tensor's).
+ * names_of: a Parameter's name and the names of the Results it feeds, or just
+ * a Result's name (the Convert in front of an overridden Result carries it);
+ * w (may be NULL) leaves out overridden Results. */
 static void npu__x_port_t(npu__sink *s, uint32_t id, const npu_node *tensor, npu_type type,
-                          const npu_node *names_of, const char *layout)
+                          const npu_node *names_of, const char *layout, const npu__writer *w)
 {
     uint32_t i;
     int has_names = 0;
@@ -2535,12 +2538,13 @@ static void npu__x_port_t(npu__sink *s, uint32_t id, const npu_node *tensor, npu
     npu__x(s, "\"");
     if (names_of != NULL) {
         const npu_node *r;
-        if (names_of->op == NPU__OP_PARAMETER) {
+        if (names_of->op == NPU__OP_PARAMETER || names_of->op == NPU__OP_RESULT) {
             npu__x(s, " names=\"");
             npu__x_tensor_name(s, names_of->name);
             has_names = 1;
         }
-        for (r = names_of->first_result; r != NULL; r = r->next_result) {
+        for (r = names_of->op == NPU__OP_RESULT ? NULL : names_of->first_result; r != NULL; r = r->next_result) {
+            if (w != NULL && npu__w_over(w, r) != NPU_TYPE_UNDEFINED) continue;
             npu__x(s, has_names ? "," : " names=\"");
             npu__x_tensor_name(s, r->name);
             has_names = 1;
@@ -2566,7 +2570,7 @@ static void npu__x_port_t(npu__sink *s, uint32_t id, const npu_node *tensor, npu
 static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const npu_node *names_of,
                         const char *layout)
 {
-    npu__x_port_t(s, id, tensor, tensor->type, names_of, layout);
+    npu__x_port_t(s, id, tensor, tensor->type, names_of, layout, NULL);
 }
 
 static void npu__x_layer(npu__writer *w, const npu_node *n)
@@ -2621,7 +2625,7 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
         npu__x(s, "<input>\n");
         for (i = 0; i < n->n_inputs; i++)
             if (n->op == NPU__OP_RESULT && npu__w_over(w, n) != NPU_TYPE_UNDEFINED)
-                npu__x_port_t(s, i, n->inputs[i], npu__w_over(w, n), NULL, n->layout);
+                npu__x_port_t(s, i, n->inputs[i], npu__w_over(w, n), NULL, n->layout, NULL);
             else
                 npu__x_port(s, i, n->inputs[i], NULL, n->op == NPU__OP_RESULT ? n->layout : NULL);
         if (n->n_inputs == 0) npu__x_port(s, 0, n, NULL, NULL);   /* the zero init input */
@@ -2633,7 +2637,7 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
         npu__x(s, "<output>\n");
         npu__x_port_t(s, npu__out_port(w, n), n,
                       npu__w_over(w, n) != NPU_TYPE_UNDEFINED ? npu__w_over(w, n) : n->type, n,
-                      n->op == NPU__OP_PARAMETER ? n->layout : NULL);
+                      n->op == NPU__OP_PARAMETER ? n->layout : NULL, w);
         npu__x_tabs(s, 3);
         npu__x(s, "</output>\n");
     }
@@ -2689,12 +2693,13 @@ static void npu__x_converts(npu__writer *w)
         npu__x(s, " />\n");
         npu__x_tabs(s, 3);
         npu__x(s, "<input>\n");
-        npu__x_port_t(s, 0, tensor, from, NULL, NULL);
+        npu__x_port_t(s, 0, tensor, from, NULL, NULL, NULL);
         npu__x_tabs(s, 3);
         npu__x(s, "</input>\n");
         npu__x_tabs(s, 3);
         npu__x(s, "<output>\n");
-        npu__x_port_t(s, 1, tensor, to, NULL, NULL);
+        /* The output names move to the Convert, as PrePostProcessor does. */
+        npu__x_port_t(s, 1, tensor, to, n->op == NPU__OP_RESULT ? n : NULL, NULL, NULL);
         npu__x_tabs(s, 3);
         npu__x(s, "</output>\n");
         npu__x_tabs(s, 2);

@@ -243,6 +243,13 @@ static void test_type_overrides_convert_or_are_refused(void **state)
     assert_int_equal(npu_model_input(m, 0)->type, NPU_U8);
     assert_int_equal(npu_model_output(m, 0)->type, NPU_F16);
     tu_ok(npu_request_create(m, &tu_arena, NULL, &r), "request");
+    {   /* the names stay: the output's moves to the Convert in front of it */
+        uint32_t idx = 9;
+        tu_ok(npu_request_find_input(r, "x", &idx), "find input x");
+        assert_int_equal(idx, 0);
+        tu_ok(npu_request_find_output(r, "y", &idx), "find output y");
+        assert_int_equal(idx, 0);
+    }
     memcpy(npu_request_input(r, 0), x, sizeof x);
     tu_ok(npu_request_infer(r), "infer");
     memcpy(y, npu_request_output(r, 0), sizeof y);
