@@ -190,6 +190,19 @@ static int parse_config(options *o, const char *arg)
     return rc;
 }
 
+/* "NPU" or "NPU.<platform>" against the opened device ("50xx" matches 5010). */
+static int device_matches(const char *want, const char *have)
+{
+    if (strncasecmp(want, "NPU", 3) != 0) return -1;
+    if (want[3] == '\0') return 1;
+    if (want[3] != '.') return -1;
+    want += 4;
+    if (strcmp(want, have) == 0) return 1;
+    size_t n = strlen(have);
+    if (n == 4 && strcmp(have + 2, "xx") == 0 && strlen(want) == 4 && strncmp(want, have, 2) == 0) return 1;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { OPT_BATCH_MODE = 256, OPT_HINT, OPT_WCOPY, OPT_WTHRESH, OPT_JSON, OPT_VERSION,
@@ -267,6 +280,8 @@ static int parse_args(int argc, char **argv, options *o)
         if (!fail_json) usage(stderr);
         return report_error(2, "-m model.xml is required");
     }
+    if (o->device && device_matches(o->device, "") < 0)
+        return report_error(2, "-d %s: only NPU or NPU.<platform> (e.g. NPU.3720) is known", o->device);
     if (o->ip && parse_type(o->ip) == NPU_TYPE_UNDEFINED) return report_error(2, "unknown precision '%s' for -ip", o->ip);
     if (o->op && parse_type(o->op) == NPU_TYPE_UNDEFINED) return report_error(2, "unknown precision '%s' for -op", o->op);
     return 0;
@@ -367,19 +382,6 @@ static int apply_precisions(const options *o, const npu_ir *ir, npu_type *in, np
         (is_output ? out : in)[index] = t;
         p += item + (p[item] == ',');
     }
-    return 0;
-}
-
-/* "NPU" or "NPU.<platform>" against the opened device ("50xx" matches 5010). */
-static int device_matches(const char *want, const char *have)
-{
-    if (strncasecmp(want, "NPU", 3) != 0) return -1;
-    if (want[3] == '\0') return 1;
-    if (want[3] != '.') return -1;
-    want += 4;
-    if (strcmp(want, have) == 0) return 1;
-    size_t n = strlen(have);
-    if (n == 4 && strcmp(have + 2, "xx") == 0 && strlen(want) == 4 && strncmp(want, have, 2) == 0) return 1;
     return 0;
 }
 
@@ -484,7 +486,6 @@ int main(int argc, char **argv)
     }
     if (o.device) {
         int m = device_matches(o.device, props.platform);
-        if (m < 0) { rc = report_error(2, "-d %s: only NPU or NPU.<platform> is known", o.device); goto out; }
         if (m == 0) {
             rc = report_error(1,
                               "-d %s: the opened NPU is platform %s. npu compiles through the Level Zero "
