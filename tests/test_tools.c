@@ -449,6 +449,9 @@ static void test_run_runs_a_model_cache_entry(void **state)
     assert_int_equal(run(NULL, "npu-run", "-m %s -n 3", g.gl_pathv[0]), 0);
     expect_out("is an npu cache entry");
     expect_out("FIL (import)");
+    assert_int_equal(run(NULL, "npu-info", "--check-blob %s", g.gl_pathv[0]), 0);
+    expect_out("an npu cache entry)");
+    expect_out("will import: yes");
 
     /* A truncated entry: one line, exit 1. */
     char cmd[PATH_MAX * 2];
@@ -457,6 +460,10 @@ static void test_run_runs_a_model_cache_entry(void **state)
     globfree(&g);
     assert_int_equal(run(NULL, "npu-run", "-m %s/trunc.npucache", tmp_dir), 1);
     expect_one_error_line("truncated or corrupt npu cache entry");
+    assert_int_equal(run(NULL, "npu-info", "--check-blob %s/trunc.npucache --json", tmp_dir), 1);
+    expect_json();
+    expect_out("\"cache_entry\": true");
+    expect_err("truncated or corrupt npu cache entry");
 }
 
 /* ---- npu-info ---- */

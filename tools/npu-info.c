@@ -9,7 +9,7 @@
  *                               (scripts use it to choose between the NPU and the sim)
  *   npu-info --diagnose         run the checks below even when an NPU opens;
  *                               exit 0 when all pass, 1 when one fails
- *   npu-info --check-blob FILE  will this blob import on this device and driver?
+ *   npu-info --check-blob FILE  will this blob (or npu cache entry) import here?
  *                               exit 0 yes, 1 no (the reason is printed), 2 I/O
  *   npu-info --version | --help
  *
@@ -608,11 +608,29 @@ static int check_blob(const char *path)
         free(data);
         return fail_usage("cannot create a context");
     }
+    const unsigned char *blob = data;
+    size_t blob_bytes = size;
+    int is_entry = 0;
     if (size == 0) {
         snprintf(reason, sizeof reason, "empty file: not a blob");
         goto report;
     }
-    ist = npu_blob_info(ctx, data, size, &info);
+    /* An npu cache entry (<key>.npucache): the exported blob follows its header
+     * (u32 header size at 12, u64 payload size at 48). */
+    is_entry = size >= 64 && memcmp(data, "NPUCACHE", 8) == 0;
+    if (is_entry) {
+        uint32_t header;
+        uint64_t payload;
+        memcpy(&header, data + 12, 4);
+        memcpy(&payload, data + 48, 8);
+        if (header < 272 || header > size || payload == 0 || payload > size - header) {
+            snprintf(reason, sizeof reason, "a truncated or corrupt npu cache entry");
+            goto report;
+        }
+        blob = data + header;
+        blob_bytes = (size_t)payload;
+    }
+    ist = npu_blob_info(ctx, blob, blob_bytes, &info);
     if (ist != NPU_OK) {
         snprintf(reason, sizeof reason, "malformed OVNPU metadata tail: %s", npu_context_last_error(ctx));
         goto report;
@@ -652,7 +670,7 @@ static int check_blob(const char *path)
         snprintf(reason, sizeof reason, "out of memory");
         goto report;
     }
-    if (npu_model_import(dev, &model_arena, data, size, NULL, &model) != NPU_OK) {
+    if (npu_model_import(dev, &model_arena, blob, blob_bytes, NULL, &model) != NPU_OK) {
         snprintf(reason, sizeof reason, "the driver refuses it: %s", npu_context_last_error(ctx));
         goto report;
     }
@@ -662,7 +680,8 @@ report:
     if (json) {
         printf("{\"npu_version\": \"%s\", ", npu_version_string());
         json_kv("file", path, 0);
-        printf(", \"bytes\": %zu, \"will_import\": %s", size, will ? "true" : "false");
+        printf(", \"bytes\": %zu, \"cache_entry\": %s, \"will_import\": %s", size, is_entry ? "true" : "false",
+               will ? "true" : "false");
         if (!will) json_kv("error", reason, 1);
         if (ist == NPU_OK) {
             printf(", \"metadata\": {\"present\": %s", info.has_metadata ? "true" : "false");
@@ -692,7 +711,7 @@ report:
         }
         printf("], \"exit_code\": %d}\n", will ? 0 : 1);
     } else {
-        printf("blob: %s (%zu bytes)\n", path, size);
+        printf("blob: %s (%zu bytes%s)\n", path, size, is_entry ? ", an npu cache entry" : "");
         if (ist == NPU_OK && info.has_metadata) {
             printf("  metadata:         OVNPU %u.%u, written by %u.%u.%u\n", info.metadata_version >> 16,
                    info.metadata_version & 0xffff, info.openvino_version[0], info.openvino_version[1],
