@@ -427,6 +427,8 @@ static void test_run_refuses_bad_inputs_with_one_line(void **state)
     expect_one_error_line("is a directory");
     assert_int_equal(run(NULL, "npu-run", "-m %s/fifo.blob", tmp_dir), 1);
     expect_one_error_line("not a regular file");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -w %s/fifo.blob -q", tmp_dir, tmp_dir), 1);
+    expect_one_error_line("not a regular file");
     assert_int_equal(run(NULL, "npu-run", "-m %s/foreign.blob -q", tmp_dir), 1);
     expect_one_error_line("import failed");
     assert_int_equal(run(NULL, "npu-run", "-m %s/notir.xml -q", tmp_dir), 1);

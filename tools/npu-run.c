@@ -342,6 +342,14 @@ int main(int argc, char **argv)
     size_t entry_map_size = 0;
     if (check_model_file(o.model) != 0) return 1;
     from_blob = !is_ir(o.model);
+    if (!from_blob) {   /* the weights too: given, or the .bin beside the .xml if present */
+        char bin[4096];
+        struct stat sb;
+        size_t n = strlen(o.model);
+        if (ends_with(o.model, ".xml")) n -= 4;
+        snprintf(bin, sizeof bin, "%.*s.bin", (int)n, o.model);
+        if (o.weights ? check_model_file(o.weights) != 0 : stat(bin, &sb) == 0 && check_model_file(bin) != 0) return 1;
+    }
 
     if (npu_device_open(&dev_arena, ctx, NULL, &dev) != NPU_OK) { failed = "npu_device_open"; goto out; }
     npu_device_properties props;
