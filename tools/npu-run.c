@@ -5,7 +5,13 @@
  *
  * See usage() below for the options. The model is an OpenVINO IR pair (by the
  * .xml extension or a leading '<') or a compiled blob (anything else: a native
- * blob, optionally with the OVNPU metadata tail of an export).
+ * blob, optionally with the OVNPU metadata tail of an export, as npu-compile
+ * writes; or an entry of npu's model cache, <cache_dir>/<key>.npucache, whose
+ * exported blob starts after its 4096-byte header).
+ *
+ * Exit status: 0 ran; 1 the model could not be loaded or run (a missing file,
+ * a directory or FIFO given as the model, an IR or blob the library refuses);
+ * 2 usage error. A FIFO is refused before it is opened, so it never blocks.
  *
  * Timings: "load" is the compile (IR) or import (blob) call; "first inference"
  * is the first synchronous inference after it. Their sum is FEIL (first-ever
@@ -19,7 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "npu.h"
 
 #define MAX_INPUT_FILES 64
@@ -41,7 +51,7 @@ static void usage(FILE *f, const char *argv0)
 {
     fprintf(f,
             "usage: %s -m model.xml|model.blob [options]\n"
-            "  -m, --model PATH        OpenVINO IR (.xml) or compiled blob\n"
+            "  -m, --model PATH        OpenVINO IR (.xml), compiled blob, or .npucache entry\n"
             "  -w, --weights PATH      IR weights (default: the .xml's .bin)\n"
             "  -i, --input PATH        raw input bytes, one file per input, in input order\n"
             "                          (repeat -i); default: random values (see --seed)\n"
@@ -82,6 +92,58 @@ static int is_ir(const char *path)
     while (c == ' ' || c == '\n' || c == '\r' || c == '\t') c = fgetc(f);
     if (f) fclose(f);
     return c == '<';
+}
+
+/* The model path must name a regular file: opening a FIFO would block, a
+ * directory is an easy slip. One line on stderr; 0 if fine. */
+static int check_model_file(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        fprintf(stderr, "npu-run: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "npu-run: %s: %s\n", path, S_ISDIR(sb.st_mode) ? "is a directory, not a model" : "not a regular file");
+        return -1;
+    }
+    return 0;
+}
+
+/* An npu cache entry (npu.c section 13d): "NPUCACHE", u32 format version at 8,
+ * u32 header size at 12, u64 payload size at 48; the payload (an exported
+ * blob) follows the header. Maps it; 1 with blob and size set when the file is an
+ * entry, 0 when it is not, -1 (after a message) when it is a broken one. */
+static int map_cache_entry(const char *path, void **map, size_t *map_size, const void **blob, size_t *size)
+{
+    unsigned char head[64];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return 0;   /* the import reports it */
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (got < sizeof head || memcmp(head, "NPUCACHE", 8) != 0) return 0;
+    uint32_t header;
+    uint64_t payload;
+    memcpy(&header, head + 12, 4);
+    memcpy(&payload, head + 48, 8);
+    struct stat sb;
+    if (stat(path, &sb) != 0 || header < 272 || payload == 0 || (uint64_t)sb.st_size < header ||
+        payload > (uint64_t)sb.st_size - header) {
+        fprintf(stderr, "npu-run: %s: a truncated or corrupt npu cache entry\n", path);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    void *p = fd < 0 ? MAP_FAILED : mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (fd >= 0) close(fd);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "npu-run: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    *map = p;
+    *map_size = (size_t)sb.st_size;
+    *blob = (const unsigned char *)p + header;
+    *size = (size_t)payload;
+    return 1;
 }
 
 static void *aligned_block(size_t bytes, npu_arena *arena)
@@ -274,8 +336,20 @@ int main(int argc, char **argv)
     npu_model *model = NULL;
     npu_request **req = NULL;
     double *lat = NULL;
-    int rc = 1, n_req = 0, from_blob = !is_ir(o.model);
+    int rc = 1, n_req = 0, from_blob;
     const char *failed = NULL;
+    void *entry_map = NULL;
+    size_t entry_map_size = 0;
+    if (check_model_file(o.model) != 0) return 1;
+    from_blob = !is_ir(o.model);
+    if (!from_blob) {   /* the weights too: given, or the .bin beside the .xml if present */
+        char bin[4096];
+        struct stat sb;
+        size_t n = strlen(o.model);
+        if (ends_with(o.model, ".xml")) n -= 4;
+        snprintf(bin, sizeof bin, "%.*s.bin", (int)n, o.model);
+        if (o.weights ? check_model_file(o.weights) != 0 : stat(bin, &sb) == 0 && check_model_file(bin) != 0) return 1;
+    }
 
     if (npu_device_open(&dev_arena, ctx, NULL, &dev) != NPU_OK) { failed = "npu_device_open"; goto out; }
     npu_device_properties props;
@@ -299,7 +373,17 @@ int main(int argc, char **argv)
             fprintf(stderr, "npu-run: --batch-mode and --cache-dir apply to IR models; ignored for a blob\n");
         model_mem = aligned_block(npu_model_size(NPU_MAX_ARGS), &model_arena);
         npu_import_options io = {0};
-        if (npu_model_import_file(dev, &model_arena, o.model, &io, &model) != NPU_OK) { failed = "import"; goto out; }
+        const void *entry;
+        size_t entry_size;
+        int is_entry = map_cache_entry(o.model, &entry_map, &entry_map_size, &entry, &entry_size);
+        if (is_entry < 0) goto out;
+        if (is_entry) {
+            if (verbose) printf("model: %s is an npu cache entry: importing its blob\n", o.model);
+            if (npu_model_import(dev, &model_arena, entry, entry_size, &io, &model) != NPU_OK) { failed = "import"; goto out; }
+        } else if (npu_model_import_file(dev, &model_arena, o.model, &io, &model) != NPU_OK) {
+            failed = "import";
+            goto out;
+        }
         t_load = now_ms() - t_load0;
     } else {
         size_t bytes;
@@ -454,6 +538,7 @@ out:
     npu_model_destroy(model);
     npu_ir_close(ir);
     npu_device_close(dev);
+    if (entry_map) munmap(entry_map, entry_map_size);
     free(req);
     free(lat);
     free(req_mem);
