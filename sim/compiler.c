@@ -2095,7 +2095,7 @@ static const struct { const char *name; uint32_t code; } io_layouts[] = {
 
 /* --config keys each generation registers (after VPUX_/VPU_ -> NPU_). 2024: the
  * common + compiler + run-time option sets of its OpenVINO; 2025/2026: the
- * compiler-in-driver's own list (see notes/compat-compiler.md). */
+ * compiler-in-driver's own list (see docs/driver-compat.md). */
 static const char *const keys_2024[] = {
     "PERFORMANCE_HINT", "PERFORMANCE_HINT_NUM_REQUESTS", "INFERENCE_PRECISION_HINT", "PERF_COUNT",
     "LOG_LEVEL", "NPU_PLATFORM", "DEVICE_ID", "CACHE_DIR", "LOADED_FROM_CACHE", "NPU_BATCH_MODE",

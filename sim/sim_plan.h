@@ -70,7 +70,7 @@ int sim_plan_import(const void *blob, size_t blob_size, sim_plan **out, char *lo
 #define SIM_ERR_BAD_BLOB 2
 /* Compile results and the ze_result_t the real driver returns for each kind
  * (its compiler wrapper maps the compiler's vcl_result_t, see
- * notes/compat-compiler.md):
+ * docs/driver-compat.md):
  *   SIM_ERR_COMPILE     the compiler rejected the model: unsupported op, bad shape,
  *                       I/O flags that name no input, bad rt_info boolean
  *                       (VCL_RESULT_ERROR_INVALID_ARGUMENT -> ZE_RESULT_ERROR_INVALID_ARGUMENT)

@@ -1,7 +1,7 @@
 /* test_real_driver.c - what npu sends to Intel's real driver and compiler
  * (issue 11 and issue 13 item 4), checked against the software NPU's release
  * profiles (NPU_SIM_PROFILE=2024|2025|2026, see sim/profile.c). One test per
- * rule of notes/compat-library.md; a test that needs another profile re-runs
+ * rule of docs/driver-compat.md; a test that needs another profile re-runs
  * this binary with that profile in its environment ("--child NAME").
  *
  * The build flags are read from npu's NPU_LOG_DEBUG line
