@@ -237,9 +237,11 @@ class IR:
         for s, sp, d, dp in self.edges:
             o.append(f'\t\t<edge from-layer="{s}" from-port="{sp}" to-layer="{d}" to-port="{dp}" />')
         o.append("\t</edges>")
-        o += ["\t<rt_info>", '\t\t<Runtime_version value="2024.6.0-17404-4c0f47d2335-releases/2024/6" />',
-              "\t\t<conversion_parameters>", '\t\t\t<framework value="numpy (scripts/train_digits.py)" />',
-              '\t\t\t<is_python_object value="False" />', "\t\t</conversion_parameters>", "\t</rt_info>", "</net>"]
+        # ovc records Runtime_version here too; this file was not written by
+        # OpenVINO, so it names its writer instead of an OpenVINO release.
+        o += ["\t<rt_info>", "\t\t<conversion_parameters>",
+              '\t\t\t<framework value="numpy (scripts/train_digits.py)" />', "\t\t</conversion_parameters>",
+              "\t</rt_info>", "</net>"]
         return "\n".join(o) + "\n"
 
 
