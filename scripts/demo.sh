@@ -1,6 +1,8 @@
 #!/bin/sh
 # `make demo`: installs what is missing, builds, and runs examples/demo.c on the
 # NPU if the Level Zero loader finds one by itself, else on the software NPU.
+# The demo classifies the held-out digits with the trained IR in data/digits/
+# (committed; scripts/train_digits.py remakes it, but the demo needs no Python).
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh
@@ -17,6 +19,7 @@ else
     echo "npu demo: no NPU found; running on the software NPU (ZE_ENABLE_ALT_DRIVERS=$ZE_ENABLE_ALT_DRIVERS)"
 fi
 
-# A fresh cache, so that the first start compiles and the second one loads.
+# A fresh cache, so that the first start compiles and the second one loads
+# (the exported blob goes there too).
 rm -rf build/demo-cache
-build/examples/demo --cache-dir build/demo-cache
+build/examples/demo --data data/digits --cache-dir build/demo-cache

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -18,6 +19,7 @@
 #include "npu.h"
 
 static char build_dir[PATH_MAX];
+static char digits_dir[PATH_MAX + 32];   /* <source tree>/data/digits */
 static char tmp_dir[] = "/tmp/npu-test-examples-XXXXXX";
 static char out[1 << 16];
 
@@ -97,6 +99,18 @@ static int setup(void **state)
             if (slash == NULL) return -1;
             *slash = '\0';
         }
+    }
+    /* The source tree: the first parent of the build dir holding data/digits. */
+    char dir_buf[PATH_MAX];
+    snprintf(dir_buf, sizeof dir_buf, "%s", build_dir);
+    for (;;) {
+        snprintf(digits_dir, sizeof digits_dir, "%s/data/digits", dir_buf);
+        char xml[PATH_MAX + 64];
+        snprintf(xml, sizeof xml, "%s/digits.xml", digits_dir);
+        if (access(xml, R_OK) == 0) break;
+        char *slash = strrchr(dir_buf, '/');
+        if (slash == NULL || slash == dir_buf) return -1;
+        *slash = '\0';
     }
     if (mkdtemp(tmp_dir) == NULL) return -1;
     write_ir_pair();
@@ -184,18 +198,80 @@ static void test_stateful_accumulates_and_obeys_set_and_reset(void **state)
     expect("stateful: OK");
 }
 
-static void test_demo_matches_the_cpu_reference_and_starts_from_the_cache(void **state)
+/* The number after `prefix` and the one after the next '/' ("354/360"). */
+static void fraction_after(const char *prefix, int *num, int *den)
 {
-    char args[PATH_MAX];
+    const char *p = strstr(out, prefix);
+    if (p == NULL) fail_msg("expected output \"%s\" missing", prefix);
+    assert_int_equal(sscanf(p + strlen(prefix), "%d/%d", num, den), 2);
+}
+
+static void test_demo_classifies_the_held_out_digits_and_restarts_from_the_blob(void **state)
+{
+    char args[PATH_MAX * 2];
     (void)state;
-    snprintf(args, sizeof args, "--cache-dir %s/demo-cache", tmp_dir);
+    snprintf(args, sizeof args, "--data %s --cache-dir %s/demo-cache", digits_dir, tmp_dir);
     assert_int_equal(run(NULL, "examples/demo", args), 0);
-    expect("(start 1: compile + first inference)");
+    expect("(start 1: load IR + compile + first inference)");
     expect("(start 2: loaded from the cache + first inference)");
-    expect("demo: batch 4, debatched by npu (PLUGIN)");
-    assert_int_equal(count_of("demo: image "), 4);
-    expect("matches the CPU reference");
+    expect("demo: batch 8, debatched by npu (PLUGIN)");
+    int correct, n, agree, n2, same, n3;
+    fraction_after("demo: accuracy ", &correct, &n);
+    char split[PATH_MAX + 64];
+    snprintf(split, sizeof split, "%s/test_split.u8", digits_dir);
+    struct stat st;
+    assert_int_equal(stat(split, &st), 0);
+    assert_int_equal(n, st.st_size / 64);     /* the whole held-out split */
+    assert_true(correct * 100 >= 95 * n);     /* the goal: >= 95% */
+    /* The sim computes in f32 from the f16 weights: the same argmax as the
+     * training script's float64 reference, image for image. */
+    fraction_after("demo: agrees with the training script's predictions on ", &agree, &n2);
+    assert_int_equal(n2, n);
+    assert_int_equal(agree, n);
+    expect("demo: confusion matrix (rows: true digit, columns: predicted)");
+    assert_int_equal(count_of("\n  9: "), 1);
+    expect("demo: latency per batch of 8 over ");
+    fraction_after("demo: blob restart: ", &same, &n3);
+    assert_int_equal(n3, n);
+    assert_int_equal(same, n);
     expect("demo: OK");
+}
+
+/* The committed PGM images classify (IR path, batch 1, on the sim) to the
+ * classes data/digits/expected.txt gives, which the training script computed. */
+static void test_demo_classifies_the_committed_pgm_images_as_expected(void **state)
+{
+    static char args[1 << 14];
+    static char files[32][PATH_MAX + 320];
+    int want[32], nfiles = 0, pos;
+    (void)state;
+    char path[PATH_MAX + 64], line[PATH_MAX];
+    snprintf(path, sizeof path, "%s/expected.txt", digits_dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    pos = snprintf(args, sizeof args, "--data %s --classify", digits_dir);
+    while (fgets(line, sizeof line, f)) {
+        char name[256];
+        int label, predicted;
+        if (line[0] == '#') continue;
+        assert_int_equal(sscanf(line, "%255s %d %d", name, &label, &predicted), 3);
+        assert_true(nfiles < 32);
+        snprintf(files[nfiles], sizeof files[nfiles], "%s/%s", digits_dir, name);
+        want[nfiles++] = predicted;
+        pos += snprintf(args + pos, sizeof args - (size_t)pos, " %s", files[nfiles - 1]);
+        assert_true(pos < (int)sizeof args);
+    }
+    fclose(f);
+    assert_true(nfiles >= 10);
+    assert_int_equal(run(NULL, "examples/demo", args), 0);
+    for (int i = 0; i < nfiles; i++) {
+        const char *p = strstr(out, files[i]);
+        int got = -1;
+        if (p == NULL) fail_msg("no answer for %s", files[i]);
+        assert_int_equal(sscanf(p + strlen(files[i]), ": digit %d (p=", &got), 1);
+        if (got != want[i]) fail_msg("%s: digit %d, expected.txt says %d", files[i], got, want[i]);
+    }
+    assert_int_equal(count_of(": digit "), nfiles);
 }
 
 static void test_npu_info_lists_the_device_and_its_properties(void **state)
@@ -315,7 +391,8 @@ int main(void)
         cmocka_unit_test(test_blob_export_and_import_give_identical_outputs),
         cmocka_unit_test(test_async_threads_share_one_model),
         cmocka_unit_test(test_stateful_accumulates_and_obeys_set_and_reset),
-        cmocka_unit_test(test_demo_matches_the_cpu_reference_and_starts_from_the_cache),
+        cmocka_unit_test(test_demo_classifies_the_held_out_digits_and_restarts_from_the_blob),
+        cmocka_unit_test(test_demo_classifies_the_committed_pgm_images_as_expected),
         cmocka_unit_test(test_npu_info_lists_the_device_and_its_properties),
         cmocka_unit_test(test_npu_info_quiet_fails_without_a_driver),
         cmocka_unit_test(test_npu_run_reports_json_for_an_ir),
