@@ -5102,22 +5102,6 @@ static npu_type npu__type_from_ze(uint32_t prec)
     return NPU_TYPE_UNDEFINED;
 }
 
-static const char *npu__layout_from_ze(uint32_t code)
-{
-    switch (code) {
-    case 0x1: return "NCHW";
-    case 0x2: return "NHWC";
-    case 0x3: return "NCDHW";
-    case 0x4: return "NDHWC";
-    case 0x60: return "C";
-    case 0x80: return "CHW";
-    case 0xC0: return "HW";
-    case 0xC1: return "NC";
-    case 0xC2: return "CN";
-    default: return "";
-    }
-}
-
 static uint32_t npu__rank_from_layout(uint32_t code, const uint32_t *dims)
 {
     uint32_t r;
@@ -5792,8 +5776,10 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
                              "overflows at dim %u (%u)", p.name, (unsigned)k, (unsigned)p.dims[k]);
     }
     a->slice_bytes = a->desc.bytes;
-    npu__strlcpy(a->desc.layout, npu__layout_from_ze(p.deviceLayout), sizeof a->desc.layout);
-    if (strlen(a->desc.layout) != rank) a->desc.layout[0] = '\0';
+    /* The driver's deviceLayout only follows the rank (NCHW for 4-D): it is not
+     * a layout the model has, so the caller sees "" until the source or the
+     * blob metadata gives one (npu__model_source_layouts, _apply_layouts). */
+    a->desc.layout[0] = '\0';
     a->batch_axis = 0;
 
     /* Caller-facing name: the first tensor name, else the friendly name, else

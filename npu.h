@@ -1085,8 +1085,10 @@ size_t npu_model_arena_bytes(const npu_model *model);
  * (states and the driver's internal arguments excluded). Shapes and bytes are
  * per request buffer: with debatching (npu_model_batch > 1) the batch axis holds
  * the full batch. Names: the tensor name, else the layer name (states: the
- * variable id). Out-of-range index or NULL model: NULL. Descriptions live as
- * long as the model. */
+ * variable id). Layouts: only one the model was given (the graph's, the IR's
+ * or the blob metadata's); "" when unknown, never one derived from the rank or
+ * the driver's deviceLayout. Out-of-range index or NULL model: NULL.
+ * Descriptions live as long as the model. */
 uint32_t npu_model_input_count(const npu_model *model);
 const npu_tensor_desc *npu_model_input(const npu_model *model, uint32_t index);
 uint32_t npu_model_output_count(const npu_model *model);
