@@ -301,7 +301,9 @@ typedef struct npu_payload_options {
  *
  * Dynamic shapes: only the batch axis of a Parameter (or ReadValue variable) may
  * be NPU_DIM_DYNAMIC: the axis the layout names 'N', or axis 0 without a layout
- * or without 'N'. Inference carries the dynamic dim through the graph.
+ * or without 'N'. Inference carries the dynamic dim through the graph. Only a
+ * dynamic dim on an axis a layout names 'N' is debatched by npu; without one the
+ * compiler gets the dynamic model as it is (see "Batching").
  *
  * Memory (exact): the graph object takes npu_graph_size(options) bytes. Every
  * op then takes, from the same arena,
