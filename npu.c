@@ -5450,22 +5450,6 @@ static npu_type npu__type_from_ze(uint32_t prec)
     return NPU_TYPE_UNDEFINED;
 }
 
-static const char *npu__layout_from_ze(uint32_t code)
-{
-    switch (code) {
-    case 0x1: return "NCHW";
-    case 0x2: return "NHWC";
-    case 0x3: return "NCDHW";
-    case 0x4: return "NDHWC";
-    case 0x60: return "C";
-    case 0x80: return "CHW";
-    case 0xC0: return "HW";
-    case 0xC1: return "NC";
-    case 0xC2: return "CN";
-    default: return "";
-    }
-}
-
 static uint32_t npu__rank_from_layout(uint32_t code, const uint32_t *dims)
 {
     uint32_t r;
@@ -6180,8 +6164,10 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
                              "overflows at dim %u (%u)", p.name, (unsigned)k, (unsigned)p.dims[k]);
     }
     a->slice_bytes = a->desc.bytes;
-    npu__strlcpy(a->desc.layout, npu__layout_from_ze(p.deviceLayout), sizeof a->desc.layout);
-    if (strlen(a->desc.layout) != rank) a->desc.layout[0] = '\0';
+    /* The driver's deviceLayout only follows the rank (NCHW for 4-D): it is not
+     * a layout the model has, so the caller sees "" until the source or the
+     * blob metadata gives one (npu__model_source_layouts, _apply_layouts). */
+    a->desc.layout[0] = '\0';
     a->batch_axis = 0;
 
     /* Caller-facing name: the first tensor name, else the friendly name, else
@@ -6833,7 +6819,13 @@ npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const vo
     mark = arena->used;
     st = npu__flags_alloc(dev, arena, opts, &in, &outl, &flags);
     if (st != NPU_OK) return st;
-    return npu__compile(dev, arena, payload, size, flags, opts, mark, in.layout_b, NULL, out);
+    st = npu__compile(dev, arena, payload, size, flags, opts, mark, in.layout_b, NULL, out);
+    if (st == NPU_OK) {
+        (*out)->info.requested_mode = opts != NULL ? opts->batch_mode : NPU_BATCH_AUTO;
+        snprintf((*out)->info.batch_reason, sizeof (*out)->info.batch_reason,
+                 "a caller-built payload is compiled as it is (npu does not look for a batch in it)");
+    }
+    return st;
 }
 
 /* The payload layout a compile uses (ir_version 0: a graph, IR v11). Layout B
@@ -7127,6 +7119,16 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         m->info.batch_mode = NPU_BATCH_PLUGIN;
         m->info.original_batch = meta.batch_size;
     }
+    if (meta.batch_size == NPU_DIM_DYNAMIC)
+        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a dynamic "
+                 "batch; debatched into 1..max_batch command lists (PLUGIN)");
+    else if (meta.batch_size > 1)
+        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records batch "
+                 "%lld; debatched into %lld command lists (PLUGIN)", (long long)meta.batch_size,
+                 (long long)meta.batch_size);
+    else
+        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
+                 "run as it is");
     m->info.import_ns = npu__now_ns() - t0;
     *out = m;
     return NPU_OK;
@@ -9226,10 +9228,13 @@ static void npu__cache_close(npu__cache_mapping *m)
 
 /* What analysing the model's inputs and outputs found. */
 typedef struct npu__batch_plan {
-    int batched;        /* an input's batch is not 1 (or inputs disagree) */
+    int batched;        /* an input whose layout names N has a batch other than 1
+                           (or such inputs disagree) */
     int64_t n;          /* the original batch: N, NPU_DIM_DYNAMIC, or 1 */
+    int no_layout;      /* no input's layout names N: the batch is unknown */
     int plugin_ok;      /* PLUGIN can debatch it (before trying set_batch/compile) */
-    char why[224];      /* why PLUGIN cannot ("" when it can) */
+    char why[224];      /* why PLUGIN cannot ("" when it can); with no_layout: why
+                           the batch is unknown */
 } npu__batch_plan;
 
 /* One way of compiling the source. */
@@ -9239,6 +9244,11 @@ typedef struct npu__form {
     int64_t compiled;      /* the batch the payload is written with (PLUGIN: 1); 0: as is */
 } npu__form;
 
+/* Bumped whenever the rule deciding the batch changes, so that a cache entry
+ * made under an older decision is never taken for one made under this one.
+ * 2: the batch axis only from a layout naming N (no axis-0 default). */
+#define NPU__BATCH_RULE 2
+
 static void npu__batch_text(int64_t n, char *buf, size_t cap)
 {
     if (n == NPU_DIM_DYNAMIC)
@@ -9247,9 +9257,10 @@ static void npu__batch_text(int64_t n, char *buf, size_t cap)
         snprintf(buf, cap, "%lld", (long long)n);
 }
 
-/* Input / output i of the source with its batch axis ('N' of the layout, else 0). */
+/* Input / output i of the source with its batch axis: the 'N' of its layout
+ * (*has_n 1), else 0 (*has_n 0: the port has no batch axis for batching). */
 static npu_status npu__src_io(const npu__model_src *s, int output, uint32_t i, npu_tensor_desc *d,
-                              uint32_t *axis)
+                              uint32_t *axis, int *has_n)
 {
     if (s->is_ir) {
         const npu_ir *ir = (const npu_ir *)s->src;
@@ -9257,25 +9268,37 @@ static npu_status npu__src_io(const npu__model_src *s, int output, uint32_t i, n
         if (io == NULL) return NPU_ERR_NOT_FOUND;
         *d = io->desc;
         *axis = io->batch_axis < 0 ? 0u : (uint32_t)io->batch_axis;
-        return NPU_OK;
     } else {
         const npu_graph *g = (const npu_graph *)s->src;
         npu_status st = output ? npu_graph_output(g, i, d) : npu_graph_input(g, i, d);
-        if (st == NPU_OK) *axis = npu__batch_axis(d->layout);
-        return st;
+        if (st != NPU_OK) return st;
+        *axis = npu__batch_axis(d->layout);
     }
+    *has_n = strchr(d->layout, 'N') != NULL && *axis < d->shape.rank;
+    return NPU_OK;
 }
 
-/* Finds the original batch and whether PLUGIN can debatch it. The batch of an
- * IR counts its npu_ir_set_batch rewrite; its outputs are compared with the
- * batch the IR text declares. */
+/* The fix named in every "no layout" message. */
+static const char *npu__layout_fix(const npu__model_src *s)
+{
+    return s->is_ir ? "give every input and output a layout with N on axis 0 (npu_ir_set_layout, or the IR's "
+                      "layout rt_info; npu-run --layout)"
+                    : "give every input and output a layout with N on axis 0 (npu_graph_parameter's layout, "
+                      "npu_graph_set_layout)";
+}
+
+/* Finds the original batch and whether PLUGIN can debatch it. Only a layout
+ * naming N gives a batch axis (no axis-0 default: a softmax over axis 0 of a
+ * layout-less model must see all of axis 0). The batch of an IR counts its
+ * npu_ir_set_batch rewrite; its outputs are compared with the batch the IR
+ * text declares. */
 static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
 {
-    uint32_t n_in, n_out, n_states, i, axis = 0;
+    uint32_t n_in, n_out, n_states, i, k, axis = 0;
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
-    int found = 0, mismatch = 0;
+    int found = 0, mismatch = 0, has_n = 0;
     char a[24], b[24], first_name[64] = "";
-    char why_axis[224] = "", why_scalar[224] = "";
+    char why_axis[224] = "", why_missing[224] = "", why_dynamic[160] = "";
     npu_tensor_desc d;
 
     memset(p, 0, sizeof *p);
@@ -9294,10 +9317,15 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     }
     for (i = 0; i < n_in; i++) {
         int64_t v, decl;
-        if (npu__src_io(s, 0, i, &d, &axis) != NPU_OK) continue;
-        if (d.shape.rank == 0 || axis >= d.shape.rank) {
-            if (why_scalar[0] == '\0')
-                snprintf(why_scalar, sizeof why_scalar, "input '%.60s' is a scalar (no batch axis)", d.name);
+        if (npu__src_io(s, 0, i, &d, &axis, &has_n) != NPU_OK) continue;
+        if (!has_n) {
+            if (why_missing[0] == '\0')
+                snprintf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
+                         d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
+            for (k = 0; k < d.shape.rank && why_dynamic[0] == '\0'; k++)
+                if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
+                    snprintf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
+                             "no layout naming N", d.name, (unsigned)k);
             continue;
         }
         decl = d.shape.dims[axis];
@@ -9320,20 +9348,25 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
                      "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
                      (unsigned)axis, d.layout);
     }
+    if (!found) {
+        p->no_layout = 1;
+        snprintf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
+                 why_missing, why_missing[0] ? ")" : "", why_dynamic);
+        return;
+    }
     p->n = mismatch ? shown : n;
-    p->batched = found && (mismatch || n != 1);
+    p->batched = mismatch || n != 1;
     if (!p->batched) {
         p->n = 1;
         return;
     }
     if (mismatch) return;
-    npu__batch_text(n, a, sizeof a);
     if (n_states > 0) {
         snprintf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
         return;
     }
-    if (why_scalar[0] != '\0') {
-        npu__strlcpy(p->why, why_scalar, sizeof p->why);
+    if (why_missing[0] != '\0') {
+        npu__strlcpy(p->why, why_missing, sizeof p->why);
         return;
     }
     if (why_axis[0] != '\0') {
@@ -9341,9 +9374,10 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         return;
     }
     for (i = 0; i < n_out; i++) {
-        if (npu__src_io(s, 1, i, &d, &axis) != NPU_OK) continue;
-        if (d.shape.rank == 0 || axis >= d.shape.rank) {
-            snprintf(p->why, sizeof p->why, "output '%.60s' is a scalar (no batch axis)", d.name);
+        if (npu__src_io(s, 1, i, &d, &axis, &has_n) != NPU_OK) continue;
+        if (!has_n) {
+            snprintf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
+                     d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
             return;
         }
         if (axis != 0) {
@@ -9451,6 +9485,7 @@ static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const n
     npu_tensor_desc desc;
     size_t mark = arena->used;
     uint32_t i, axis, n_in, n_out;
+    int has_n;
     npu_status st;
 
     npu__cache_key_init(&k);
@@ -9465,7 +9500,9 @@ static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const n
     npu_arena_rewind(arena, mark);
     npu__sink_str(&s, "\npayload_layout=");
     npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o, npu__src_ir_version(src), 1));
-    npu__sink_str(&s, "\nbatch_mode=");
+    npu__sink_str(&s, "\nbatch_rule=");
+    npu__sink_u64_dec(&s, (uint64_t)NPU__BATCH_RULE);
+    npu__sink_str(&s, " batch_mode=");
     npu__sink_u64_dec(&s, (uint64_t)form->mode);
     npu__sink_str(&s, " original=");
     npu__sink_i64_dec(&s, form->original);
@@ -9480,7 +9517,7 @@ static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const n
     n_out = src->is_ir ? npu_ir_output_count((const npu_ir *)src->src)
                        : npu_graph_output_count((const npu_graph *)src->src);
     for (i = 0; i < n_in + n_out; i++) {
-        if (npu__src_io(src, i >= n_in, i >= n_in ? i - n_in : i, &desc, &axis) != NPU_OK) continue;
+        if (npu__src_io(src, i >= n_in, i >= n_in ? i - n_in : i, &desc, &axis, &has_n) != NPU_OK) continue;
         npu__sink_str(&s, desc.layout);
         npu__sink_str(&s, ";");
     }
@@ -9624,22 +9661,41 @@ static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, c
     return NPU_OK;
 }
 
-static npu_status npu__plugin_refused(npu_context *ctx, const npu__batch_plan *p)
+/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
+ * the fix. */
+static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
 {
     char b[24];
+    int layout = strstr(p->why, "layout naming N") != NULL;
+    if (p->no_layout)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
+                         p->why, npu__layout_fix(s));
     npu__batch_text(p->n, b, sizeof b);
-    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b,
-                     p->why);
+    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
+                     p->why, layout ? "; " : "", layout ? npu__layout_fix(s) : "");
 }
 
 static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
 {
     char b[24];
     npu__batch_text(p->n, b, sizeof b);
-    npu__log(ctx, NPU_LOG_WARN,
+    npu__log(ctx, NPU_LOG_INFO,
              "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
              "(COMPILER)",
              b, why);
+}
+
+/* npu__compile_form, then the decision into npu_model_info. */
+static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                       const npu_compile_options *o, const npu__form *form, const char *reason,
+                                       npu_model **out)
+{
+    npu_status st = npu__compile_form(d, arena, src, o, form, out);
+    if (st == NPU_OK) {
+        (*out)->info.requested_mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+        npu__strlcpy((*out)->info.batch_reason, reason, sizeof (*out)->info.batch_reason);
+    }
+    return st;
 }
 
 static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
@@ -9649,7 +9705,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu__batch_plan plan;
     npu__form as_is, plugin;
     int64_t saved = 0;
-    char b[24], why[512];
+    char b[24], why[512], reason[512]; /* cut to NPU_BATCH_REASON_MAX in the info */
     npu_status st;
 
     if (out != NULL) *out = NULL;
@@ -9660,13 +9716,37 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
     as_is.original = plan.n;
     as_is.compiled = 0;
-    if (!plan.batched || mode == NPU_BATCH_COMPILER) return npu__compile_form(d, arena, src, o, &as_is, out);
-    if (!plan.plugin_ok) {
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, &plan);
-        npu__auto_fallback(d->ctx, &plan, plan.why);
-        return npu__compile_form(d, arena, src, o, &as_is, out);
-    }
     npu__batch_text(plan.n, b, sizeof b);
+    if (plan.no_layout) {
+        /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        snprintf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
+        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
+                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
+                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
+        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
+            npu__strlcpy(why, npu_context_last_error(d->ctx), sizeof why);
+            return npu__fail(d->ctx, st, "%.300s (npu did not debatch the model: %.150s; %s)", why, plan.why,
+                             npu__layout_fix(src));
+        }
+        return st;
+    }
+    if (!plan.batched) {
+        snprintf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    if (mode == NPU_BATCH_COMPILER) {
+        snprintf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    if (!plan.plugin_ok) {
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        npu__auto_fallback(d->ctx, &plan, plan.why);
+        snprintf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, plan.why);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
     st = npu__src_batch_one(src, &saved);
     if (st != NPU_OK) {
         snprintf(why, sizeof why, "setting batch 1 failed: %.400s", npu_context_last_error(d->ctx));
@@ -9674,12 +9754,16 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
             return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
                              "debatched: %s", b, why);
         npu__auto_fallback(d->ctx, &plan, why);
-        return npu__compile_form(d, arena, src, o, &as_is, out);
+        snprintf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, why);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
     }
     plugin.mode = NPU_BATCH_PLUGIN;
     plugin.original = plan.n;
     plugin.compiled = 1;
-    st = npu__compile_form(d, arena, src, o, &plugin, out);
+    snprintf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
+             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
     npu__src_batch_restore(src, d->ctx, saved);
     if (st == NPU_OK) {
         npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
@@ -9692,7 +9776,9 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     if (mode == NPU_BATCH_PLUGIN)
         return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
     npu__auto_fallback(d->ctx, &plan, why);
-    return npu__compile_form(d, arena, src, o, &as_is, out);
+    snprintf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
+             b, why);
+    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
 }
 
 static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
@@ -9707,8 +9793,9 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     if (st != NPU_OK) return st;
     *bytes = 0;
     npu__batch_analyze(src, &plan);
+    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
     if (plan.batched && mode != NPU_BATCH_COMPILER) {
-        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, &plan);
+        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
         if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
             st = npu__plain_size(d, src, o, &one);
             npu__src_batch_restore(src, d->ctx, saved);
@@ -9721,7 +9808,8 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
             return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
         }
     }
-    /* Unbatched, COMPILER, or AUTO (which may fall back): the model as it is. */
+    /* Unbatched or batch unknown, COMPILER, or AUTO (which may fall back): the
+     * model as it is. */
     st = npu__plain_size(d, src, o, &plain);
     if (st != NPU_OK) return st;
     *bytes = one > plain ? one : plain;

@@ -301,7 +301,9 @@ typedef struct npu_payload_options {
  *
  * Dynamic shapes: only the batch axis of a Parameter (or ReadValue variable) may
  * be NPU_DIM_DYNAMIC: the axis the layout names 'N', or axis 0 without a layout
- * or without 'N'. Inference carries the dynamic dim through the graph.
+ * or without 'N'. Inference carries the dynamic dim through the graph. Only a
+ * dynamic dim on an axis a layout names 'N' is debatched by npu; without one the
+ * compiler gets the dynamic model as it is (see "Batching").
  *
  * Memory (exact): the graph object takes npu_graph_size(options) bytes. Every
  * op then takes, from the same arena,
@@ -989,10 +991,14 @@ typedef struct npu_compile_options {
 } npu_compile_options;
 
 /* Batching (graph and IR compiles; npu_model_compile_payload sends the payload
- * as it is). The batch axis of an input or output is the 'N' of its layout
- * (npu_graph_set_layout, npu_ir_set_layout, an IR layout rt_info), else axis 0.
- * A model is batched when an input's batch is not 1 (static N > 1, or dynamic:
- * NPU_DIM_DYNAMIC / IR "?"); an IR's batch set with npu_ir_set_batch counts.
+ * as it is). Batching never changes a model's numbers: the batch axis comes
+ * only from a layout that names 'N' (npu_graph_set_layout, npu_ir_set_layout, an
+ * IR port's layout rt_info), as OpenVINO's ov::get_batch. Axis 0 of a model
+ * without such a layout is never taken for a batch (a softmax, normalisation or
+ * attention over axis 0 would break): the model is compiled as it is.
+ * A model is batched when an input whose layout names N has a batch other than 1
+ * (static N > 1, or dynamic: NPU_DIM_DYNAMIC / IR "?"); an IR's batch set with
+ * npu_ir_set_batch counts (on a layout-less IR that is a plain reshape of axis 0).
  *  - PLUGIN: the model is compiled at batch 1 (a graph through
  *    npu_graph_set_batch(g, 1), an IR through npu_ir_set_batch(ir, 1); both are
  *    set back to what they were before the call returns, so the graph or IR is
@@ -1000,29 +1006,33 @@ typedef struct npu_compile_options {
  *    Requests then run N command lists per inference, list i bound to slice i
  *    of every input and output buffer (base + i x bytes / N), all N submitted
  *    in one zeCommandQueueExecuteCommandLists call with one fence; no copies.
- *    Needs: every input and output has its batch on the outermost axis (axis 0)
- *    with the same N, and no state variables. A dynamic batch compiles at batch
- *    1 and each request runs 1..max_batch lists (npu_request_options.max_batch,
- *    npu_request_set_batch).
+ *    Needs: every non-state input and output has a layout naming N, on its
+ *    outermost axis (axis 0), all with the same N, and no state variables. A
+ *    dynamic batch compiles at batch 1 and each request runs 1..max_batch lists
+ *    (npu_request_options.max_batch, npu_request_set_batch).
  *  - COMPILER: the batched model goes to the compiler as it is.
- *  - AUTO: PLUGIN when the model is batched and can be debatched, otherwise
- *    COMPILER; falling back is logged (NPU_LOG_WARN, with the batch and the
- *    reason): inputs with different batches, a batch axis that is not the
- *    outermost, a scalar input or output, state variables, npu_graph_set_batch
- *    failing, the compiler rejecting the batch-1 model, or a compiled argument
- *    without batch 1 on its batch axis.
+ *  - AUTO: PLUGIN when the model is batched and can be debatched, otherwise the
+ *    model as it is (COMPILER when batched). Not debatching is logged
+ *    (NPU_LOG_INFO, with the batch and the reason): no input's layout names N,
+ *    an input or output without a layout naming N, inputs with different
+ *    batches, a batch axis that is not the outermost, state variables,
+ *    npu_graph_set_batch failing, the compiler rejecting the batch-1 model, or a
+ *    compiled argument without batch 1 on its batch axis.
  * An explicit PLUGIN never falls back: those cases fail with
  * NPU_ERR_UNSUPPORTED (or the compiler's NPU_ERR_COMPILE), message naming the
- * reason. An unbatched model (batch 1) compiles as it is in every mode, states
- * or not. The original batch (N, or -1 for a dynamic one) and the layouts go
- * into the metadata of an exported blob (OVNPU batchSize, layouts), so an
- * imported blob debatches the same way.
+ * reason and, for a missing layout, the fix. PLUGIN on a model where no input's
+ * layout names N fails too (its batch is unknown). A model whose inputs' layouts
+ * name N with batch 1 compiles as it is in every mode, states or not.
+ * npu_model_get_info reports the decision (batch_mode, requested_mode,
+ * batch_reason). The original batch (N, or -1 for a dynamic one) and the
+ * layouts go into the metadata of an exported blob (OVNPU batchSize, layouts),
+ * so an imported blob debatches the same way.
  *
  * Model cache (cache_dir != NULL). A compile first computes a key: a 128-bit
  * hash over the model structure (a graph: its IR XML with weight offsets; an
  * IR: its XML text), the bytes of every constant (never their addresses), the
- * build flags and options that change the blob (payload layout, layouts, batch
- * mode, original and compiled batch), the compiler version, the device platform
+ * build flags and options that change the blob (payload layout, layouts, the
+ * batch decision: mode, original and compiled batch), the compiler version, the device platform
  * and npu's version. The entry <cache_dir>/<key>.npucache, if present and
  * intact, is imported (mapped, used in place by the driver when it can);
  * otherwise the model is compiled and exported into a new entry (written to a
@@ -1136,8 +1146,10 @@ size_t npu_model_arena_bytes(const npu_model *model);
  * (states and the driver's internal arguments excluded). Shapes and bytes are
  * per request buffer: with debatching (npu_model_batch > 1) the batch axis holds
  * the full batch. Names: the tensor name, else the layer name (states: the
- * variable id). Out-of-range index or NULL model: NULL. Descriptions live as
- * long as the model. */
+ * variable id). Layouts: only one the model was given (the graph's, the IR's
+ * or the blob metadata's); "" when unknown, never one derived from the rank or
+ * the driver's deviceLayout. Out-of-range index or NULL model: NULL.
+ * Descriptions live as long as the model. */
 uint32_t npu_model_input_count(const npu_model *model);
 const npu_tensor_desc *npu_model_input(const npu_model *model, uint32_t index);
 uint32_t npu_model_output_count(const npu_model *model);
@@ -1149,19 +1161,33 @@ const npu_tensor_desc *npu_model_state(const npu_model *model, uint32_t index);
  * for a dynamic-batch model, whose requests choose: npu_request_set_batch). */
 uint32_t npu_model_batch(const npu_model *model);
 
+/* Longest npu_model_info.batch_reason, including the NUL. */
+#define NPU_BATCH_REASON_MAX 256
+
 /* What happened when the model was created. */
 typedef struct npu_model_info {
     int from_cache;               /* 1: imported from cache_dir */
-    npu_batch_mode batch_mode;    /* PLUGIN or COMPILER when the model is batched,
-                                     else AUTO (imported blobs: PLUGIN when the
+    npu_batch_mode batch_mode;    /* the mode that ran: PLUGIN (debatched) or
+                                     COMPILER (the batched model compiled as it
+                                     is) when the model is batched, else AUTO (no
+                                     batch known: no input's layout names N, or
+                                     N is 1; imported blobs: PLUGIN when the
                                      metadata records a batch) */
-    int64_t original_batch;       /* N (1 if unbatched), or NPU_DIM_DYNAMIC */
+    int64_t original_batch;       /* N (1 if unbatched or unknown), or NPU_DIM_DYNAMIC */
     uint64_t compile_ns;          /* time in the driver's compiler (graph creation
                                      and argument queries; 0 if imported) */
     uint64_t import_ns;           /* time importing a blob (0 if compiled) */
+    npu_batch_mode requested_mode; /* npu_compile_options.batch_mode of the compile
+                                     (AUTO for imports and NULL options) */
+    char batch_reason[NPU_BATCH_REASON_MAX]; /* why batch_mode, in words: e.g. "no
+                                     input has a layout naming N (input 'x' has
+                                     none); compiled as it is", "output 'y' has no
+                                     layout naming N; ...", "batch 4 debatched into
+                                     4 command lists (PLUGIN)". Never empty. */
 } npu_model_info;
 
-/* Fills *out. Thread-safe. Errors: NPU_ERR_INVALID_ARGUMENT (NULL). */
+/* Fills *out (a copy: no pointers into the model). Thread-safe. Errors:
+ * NPU_ERR_INVALID_ARGUMENT (NULL). */
 npu_status npu_model_get_info(const npu_model *model, npu_model_info *out);
 
 /* ---- Requests ---- */

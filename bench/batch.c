@@ -45,7 +45,8 @@ static npu_graph *build(npu_arena *a, npu_context *ctx, int64_t batch)
     if (npu_graph_create(a, ctx, NULL, &g) != NPU_OK) return NULL;
     npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
     npu_node *wn = npu_graph_constant(g, "w", NPU_F32, &ws, w, sizeof w);
-    npu_graph_result(g, npu_graph_relu(g, npu_graph_matmul(g, x, wn, 0, 0, "mm"), "r"), "y");
+    /* N on the input and the output: PLUGIN needs both (npu.h "Batching"). */
+    npu_graph_set_layout(npu_graph_result(g, npu_graph_relu(g, npu_graph_matmul(g, x, wn, 0, 0, "mm"), "r"), "y"), "NC");
     return npu_graph_status(g) == NPU_OK ? g : NULL;
 }
 

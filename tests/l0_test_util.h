@@ -136,7 +136,8 @@ static inline npu_graph *tu_graph_affine(npu_arena *a, int64_t batch)
     w = npu_graph_constant(g, "w", NPU_F32, &ws, tu_w, sizeof tu_w);
     b = npu_graph_constant(g, "b", NPU_F32, &ws, tu_b, sizeof tu_b);
     y = npu_graph_relu(g, npu_graph_add(g, npu_graph_multiply(g, x, w, NULL), b, NULL), "relu");
-    npu_graph_result(g, y, "y");
+    /* N on the input and the output: batching needs both (npu.h "Batching"). */
+    assert_int_equal(npu_graph_set_layout(npu_graph_result(g, y, "y"), "NC"), NPU_OK);
     if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
     return g;
 }

@@ -170,10 +170,10 @@ static npu_graph *graph_mismatched(void)
     npu_shape sa = {2, {4, 3}}, sb = {2, {2, 3}};
     npu_node *a, *b;
     assert_int_equal(npu_graph_create(&tu_arena, tu_ctx, NULL, &g), NPU_OK);
-    a = npu_graph_parameter(g, "a", NPU_F32, &sa, NULL);
-    b = npu_graph_parameter(g, "b", NPU_F32, &sb, NULL);
-    npu_graph_result(g, npu_graph_relu(g, a, "ra"), "ya");
-    npu_graph_result(g, npu_graph_relu(g, b, "rb"), "yb");
+    a = npu_graph_parameter(g, "a", NPU_F32, &sa, "NC");
+    b = npu_graph_parameter(g, "b", NPU_F32, &sb, "NC");
+    tu_ok(npu_graph_set_layout(npu_graph_result(g, npu_graph_relu(g, a, "ra"), "ya"), "NC"), "layout");
+    tu_ok(npu_graph_set_layout(npu_graph_result(g, npu_graph_relu(g, b, "rb"), "yb"), "NC"), "layout");
     if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
     return g;
 }
@@ -184,13 +184,15 @@ static void check_fallback(const npu_graph *g, const char *reason)
     npu_model *m = NULL;
     npu_model_info info;
     size_t used = npu_arena_used(&tu_arena);
-    /* AUTO: COMPILER, and the log says why, with the batch. */
+    /* AUTO: COMPILER, and the log (INFO) and the info say why, with the batch. */
     tu_log_clear();
     m = compile_ok(g, NPU_BATCH_AUTO);
     assert_int_equal(npu_model_batch(m), 1);
     tu_ok(npu_model_get_info(m, &info), "info");
     assert_int_equal(info.batch_mode, NPU_BATCH_COMPILER);
-    tu_expect_log("[1] batch mode AUTO: the batch-");
+    assert_int_equal(info.requested_mode, NPU_BATCH_AUTO);
+    if (strstr(info.batch_reason, reason) == NULL) fail_msg("batch_reason lacks \"%s\": %s", reason, info.batch_reason);
+    tu_expect_log("[2] batch mode AUTO: the batch-");
     tu_expect_log("the compiler handles the batch (COMPILER)");
     tu_expect_log(reason);
     npu_model_destroy(m);
@@ -289,10 +291,11 @@ static npu_graph *graph_fixed_reshape(void)
     static const int64_t target[2] = {4, 4};
     npu_graph *g = NULL;
     npu_shape s = {2, {4, 4}};
-    npu_node *x;
+    npu_node *x, *y;
     assert_int_equal(npu_graph_create(&tu_arena, tu_ctx, NULL, &g), NPU_OK);
     x = npu_graph_parameter(g, "x", NPU_F32, &s, "NC");
-    npu_graph_result(g, npu_graph_relu(g, npu_graph_reshape(g, x, target, 2, 0, "rs"), "r"), "y");
+    y = npu_graph_result(g, npu_graph_relu(g, npu_graph_reshape(g, x, target, 2, 0, "rs"), "r"), "y");
+    tu_ok(npu_graph_set_layout(y, "NC"), "layout");
     if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
     return g;
 }

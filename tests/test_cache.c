@@ -78,7 +78,10 @@ static npu_graph *graph(int64_t batch)
     x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
     w = npu_graph_constant(g, "w", NPU_F32, &ws, weights, sizeof weights);
     b = npu_graph_constant(g, "b", NPU_F32, &ws, bias, sizeof bias);
-    npu_graph_result(g, npu_graph_relu(g, npu_graph_add(g, npu_graph_multiply(g, x, w, NULL), b, NULL), "r"), "y");
+    /* N on the input and the output: batching needs both (npu.h "Batching"). */
+    tu_ok(npu_graph_set_layout(npu_graph_result(g, npu_graph_relu(g, npu_graph_add(g, npu_graph_multiply(g, x, w, NULL),
+                                                                                   b, NULL), "r"), "y"), "NC"),
+          "layout");
     if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
     return g;
 }

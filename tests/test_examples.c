@@ -326,16 +326,28 @@ static void test_npu_run_batch_mode_and_cache_dir(void **state)
 {
     char args[PATH_MAX * 2];
     (void)state;
-    snprintf(args, sizeof args, "-m %s/mlp.xml -n 5 -b 4 --batch-mode plugin --cache-dir %s/run-cache", tmp_dir,
-             tmp_dir);
+    /* The IR names N on its input only: PLUGIN needs the output's too. */
+    snprintf(args, sizeof args, "-m %s/mlp.xml -n 5 -b 4 --batch-mode plugin", tmp_dir);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 1);
+    expect("output 'y' has no layout naming N");
+    expect("npu-run --layout");
+    snprintf(args, sizeof args, "-m %s/mlp.xml -n 5 -b 4 --batch-mode plugin --cache-dir %s/run-cache --layout [N,C]",
+             tmp_dir, tmp_dir);
     assert_int_equal(run(NULL, "tools/npu-run", args), 0);
     expect("batch: 4, debatched by npu (PLUGIN)");
+    expect("batch mode: PLUGIN (asked: PLUGIN): batch 4");
     expect("FEIL (compile): load ");
     /* The second run imports the compiled model from the cache: FIL. */
     assert_int_equal(run(NULL, "tools/npu-run", args), 0);
     expect("(from the cache in ");
     expect("batch: 4, debatched by npu (PLUGIN)");
     expect("FIL (cache hit): load ");
+    /* Per-name entries, as benchmark_app's -layout. */
+    snprintf(args, sizeof args, "-m %s/mlp.xml -n 2 -b 4 --layout x[NC],y[N,C]", tmp_dir);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("batch mode: PLUGIN (asked: AUTO)");
+    expect("iterations: 2 in ");
+    expect("batch 4");
     snprintf(args, sizeof args, "-m %s/mlp.xml -n 5 -b 4 --batch-mode compiler --cache-dir %s/run-cache --json",
              tmp_dir, tmp_dir);
     assert_int_equal(run(NULL, "tools/npu-run", args), 0);
@@ -379,6 +391,31 @@ static void test_npu_run_rejects_bad_usage(void **state)
     expect("usage:");
     assert_int_equal(run(NULL, "tools/npu-run", "-m x.xml --hint fast"), 2);
     expect("bad value 'fast'");
+    assert_int_equal(run(NULL, "tools/npu-run", "-m x.xml --layout x[NC"), 2);
+    expect("expected name[LAYOUT] or [LAYOUT]");
+}
+
+/* A weights input [490,608,1,1] without a layout is not a batch of 490: not
+ * debatched, and neither the batch nor the throughput multiply by 490. */
+static void test_npu_run_weight_input_is_not_a_batch(void **state)
+{
+    const char *root = getenv("NPU_SHARED_DATA");
+    char args[PATH_MAX * 2];
+    (void)state;
+    if (root == NULL) skip();
+    snprintf(args, sizeof args, "%s/ovir/conv_with_rt_info.xml", root);
+    if (access(args, R_OK) != 0) skip();
+    snprintf(args, sizeof args, "-m %s/ovir/conv_with_rt_info.xml -n 1 -r 1", root);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("batch mode: none (asked: AUTO): no input has a layout naming N");
+    expect("input  0 'Parameter_69' f32 [490,608,1,1] \n");
+    expect(", 1 request, batch 1\n");
+    if (strstr(out, "frames/s") != NULL) fail_msg("a batch was claimed:\n%s", out);
+    /* A layout naming C only is no batch either. */
+    snprintf(args, sizeof args, "-m %s/ovir/conv_with_rt_info.xml -n 1 -r 1 --layout Parameter_69[OIHW] --json", root);
+    assert_int_equal(run(NULL, "tools/npu-run", args), 0);
+    expect("\"batch\": 1,");
+    expect("\"batch_mode\": \"none\"");
 }
 
 int main(void)
@@ -399,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_npu_run_batch_mode_and_cache_dir),
         cmocka_unit_test(test_npu_run_imports_a_blob_and_reads_input_files),
         cmocka_unit_test(test_npu_run_rejects_bad_usage),
+        cmocka_unit_test(test_npu_run_weight_input_is_not_a_batch),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

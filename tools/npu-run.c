@@ -42,6 +42,7 @@ typedef struct options {
     int requests;          /* 0: the device's optimum for the hint */
     long batch;            /* 0: as the model says */
     const char *batch_mode, *cache_dir;
+    const char *layout;    /* --layout as given (benchmark_app's -layout) */
     npu_performance_hint hint;
     int json, quiet;
     unsigned long seed;
@@ -60,6 +61,11 @@ static void usage(FILE *f, const char *argv0)
             "  -r, --requests N        requests in flight (default: optimal for the hint)\n"
             "  -b, --batch N           IR only: set the batch of every input to N\n"
             "      --batch-mode auto|plugin|compiler   who handles the batch\n"
+            "      --layout SPEC       IR only: layouts of inputs/outputs, benchmark_app style:\n"
+            "                          name[N,C,H,W] or name[NCHW], comma-separated\n"
+            "                          (in1[NCHW],in2[NC]); [N,C] alone: every input and output.\n"
+            "                          npu debatches only where every input and output\n"
+            "                          has a layout naming N\n"
             "      --cache-dir DIR     import from / store into this model cache\n"
             "      --hint latency|throughput           performance hint\n"
             "      --seed N            seed of the random inputs (default 1)\n"
@@ -255,9 +261,79 @@ static void json_string(const char *s)
     putchar('"');
 }
 
+/* Does `name` name this IR port: its layer name or one of its tensor names? */
+static int port_named(const npu_ir_io *io, const char *name, size_t len)
+{
+    if (strlen(io->desc.name) == len && strncmp(io->desc.name, name, len) == 0) return 1;
+    for (const char *t = io->tensor_names; *t;) {
+        size_t n = strcspn(t, ",");
+        if (n == len && strncmp(t, name, len) == 0) return 1;
+        t += n;
+        if (*t == ',') t++;
+    }
+    return 0;
+}
+
+/* --layout, benchmark_app's -layout syntax: entries name[LAYOUT] separated by
+ * commas, or a lone [LAYOUT] for every input and output. LAYOUT is "NCHW" or
+ * "N,C,H,W" (one-letter names) or anything npu_ir_set_layout takes ("N...C").
+ * ir NULL: only checks the syntax. Returns 0, or -1 after a message. */
+static int apply_layouts(npu_ir *ir, const char *spec)
+{
+    const char *p = spec;
+    if (*p == '\0') return -1;
+    while (*p) {
+        const char *open = strchr(p, '['), *close = open ? strchr(open, ']') : NULL;
+        char layout[64];
+        size_t k = 0, name_len;
+        if (open == NULL || close == NULL) {
+            fprintf(stderr, "npu-run: --layout '%s': expected name[LAYOUT] or [LAYOUT]\n", spec);
+            return -1;
+        }
+        name_len = (size_t)(open - p);
+        for (const char *c = open + 1; c < close; c++) {
+            if (*c == ',' || *c == ' ') continue;
+            if (k + 1 >= sizeof layout) {
+                fprintf(stderr, "npu-run: --layout '%s': layout too long\n", spec);
+                return -1;
+            }
+            layout[k++] = *c;
+        }
+        layout[k] = '\0';
+        if (ir != NULL) {
+            int found = 0;
+            for (int out = 0; out < 2; out++) {
+                uint32_t n = out ? npu_ir_output_count(ir) : npu_ir_input_count(ir);
+                for (uint32_t i = 0; i < n; i++) {
+                    const npu_ir_io *io = out ? npu_ir_output(ir, (uint32_t)i) : npu_ir_input(ir, (uint32_t)i);
+                    if (name_len > 0 && !port_named(io, p, name_len)) continue;
+                    found = 1;
+                    if (npu_ir_set_layout(ir, out, i, layout) != NPU_OK) return -1;  /* message: the context */
+                }
+            }
+            if (!found) {
+                fprintf(stderr, "npu-run: --layout: the model has no input or output '%.*s'\n", (int)name_len, p);
+                return -1;
+            }
+        }
+        p = close + 1;
+        if (*p == ',') p++;
+        else if (*p != '\0') {
+            fprintf(stderr, "npu-run: --layout '%s': expected ',' after ']'\n", spec);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static const char *mode_name(npu_batch_mode m)
+{
+    return m == NPU_BATCH_PLUGIN ? "PLUGIN" : m == NPU_BATCH_COMPILER ? "COMPILER" : "AUTO";
+}
+
 static int parse_args(int argc, char **argv, options *o)
 {
-    enum { OPT_BATCH_MODE = 256, OPT_CACHE_DIR, OPT_HINT, OPT_JSON, OPT_SEED };
+    enum { OPT_BATCH_MODE = 256, OPT_CACHE_DIR, OPT_HINT, OPT_JSON, OPT_SEED, OPT_LAYOUT };
     static const struct option longs[] = {
         {"model", required_argument, NULL, 'm'},     {"weights", required_argument, NULL, 'w'},
         {"input", required_argument, NULL, 'i'},     {"iterations", required_argument, NULL, 'n'},
@@ -265,6 +341,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"batch", required_argument, NULL, 'b'},     {"batch-mode", required_argument, NULL, OPT_BATCH_MODE},
         {"cache-dir", required_argument, NULL, OPT_CACHE_DIR}, {"hint", required_argument, NULL, OPT_HINT},
         {"json", no_argument, NULL, OPT_JSON},       {"seed", required_argument, NULL, OPT_SEED},
+        {"layout", required_argument, NULL, OPT_LAYOUT},
         {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
@@ -289,6 +366,10 @@ static int parse_args(int argc, char **argv, options *o)
             o->batch_mode = optarg;
             break;
         case OPT_CACHE_DIR: o->cache_dir = optarg; break;
+        case OPT_LAYOUT:
+            if (apply_layouts(NULL, optarg) != 0) goto bad;
+            o->layout = optarg;
+            break;
         case OPT_HINT:
             if (strcmp(optarg, "latency") == 0) o->hint = NPU_HINT_LATENCY;
             else if (strcmp(optarg, "throughput") == 0) o->hint = NPU_HINT_THROUGHPUT;
@@ -369,8 +450,8 @@ int main(int argc, char **argv)
     copts.cache_dir = o.cache_dir;
     if (from_blob) {
         if (o.batch && verbose) fprintf(stderr, "npu-run: -b is ignored for a blob (its batch is compiled in)\n");
-        if ((o.batch_mode || o.cache_dir) && verbose)
-            fprintf(stderr, "npu-run: --batch-mode and --cache-dir apply to IR models; ignored for a blob\n");
+        if ((o.batch_mode || o.cache_dir || o.layout) && verbose)
+            fprintf(stderr, "npu-run: --batch-mode, --cache-dir and --layout apply to IR models; ignored for a blob\n");
         model_mem = aligned_block(npu_model_size(NPU_MAX_ARGS), &model_arena);
         npu_import_options io = {0};
         const void *entry;
@@ -390,6 +471,7 @@ int main(int argc, char **argv)
         if (npu_ir_size_file(ctx, o.model, &bytes) != NPU_OK) { failed = "reading the IR"; goto out; }
         ir_mem = aligned_block(bytes, &ir_arena);
         if (npu_ir_open(&ir_arena, ctx, o.model, o.weights, &ir) != NPU_OK) { failed = "npu_ir_open"; goto out; }
+        if (o.layout && apply_layouts(ir, o.layout) != 0) { failed = "--layout"; goto out; }
         if (o.batch) {
             int64_t original;
             if (npu_ir_set_batch(ir, o.batch, &original) != NPU_OK) { failed = "setting the batch"; goto out; }
@@ -413,6 +495,8 @@ int main(int argc, char **argv)
             printf("batch: %s%lld, %s\n", info.original_batch < 0 ? "dynamic " : "",
                    (long long)(info.original_batch < 0 ? 1 : info.original_batch),
                    info.batch_mode == NPU_BATCH_PLUGIN ? "debatched by npu (PLUGIN)" : "handled by the compiler (COMPILER)");
+        printf("batch mode: %s (asked: %s): %s\n", info.batch_mode == NPU_BATCH_AUTO ? "none" : mode_name(info.batch_mode),
+               mode_name(info.requested_mode), info.batch_reason);
         char shape[128];
         for (uint32_t i = 0; i < npu_model_input_count(model); i++) {
             const npu_tensor_desc *d = npu_model_input(model, i);
@@ -448,13 +532,10 @@ int main(int argc, char **argv)
             else fill_random(dst, d);
         }
     }
-    int64_t batch = 1;
-    if (n_in > 0) {
-        const npu_tensor_desc *d = npu_model_input(model, 0);
-        const char *n_axis = strchr(d->layout, 'N');
-        if (d->shape.rank > 0) batch = d->shape.dims[n_axis ? n_axis - d->layout : 0];
-        if (batch < 1) batch = 1;
-    }
+    /* Frames per inference: the batch the model says it has (a layout naming
+     * N); never axis 0 of a layout-less input (a weights input [490,608,1,1]
+     * is not a batch of 490). */
+    int64_t batch = info.original_batch > 1 ? info.original_batch : 1;
 
     double t_first0 = now_ms();
     if (npu_request_infer(req[0]) != NPU_OK) { failed = "the first inference"; goto out; }
@@ -515,11 +596,15 @@ int main(int argc, char **argv)
         json_string(props.name);
         printf(", \"simulated\": %s, \"load_ms\": %.4f, \"first_inference_ms\": %.4f, \"%s_ms\": %.4f,"
                " \"requests\": %d, \"batch\": %lld, \"iterations\": %zu, \"duration_ms\": %.3f,"
-               " \"throughput_ips\": %.3f, \"throughput_fps\": %.3f,"
-               " \"latency_ms\": {\"min\": %.4f, \"median\": %.4f, \"p90\": %.4f, \"max\": %.4f}}\n",
+               " \"throughput_ips\": %.3f, \"throughput_fps\": %.3f, \"batch_mode\": \"%s\","
+               " \"latency_ms\": {\"min\": %.4f, \"median\": %.4f, \"p90\": %.4f, \"max\": %.4f},"
+               " \"batch_reason\": ",
                props.is_simulated ? "true" : "false", t_load, t_first, fil ? "fil" : "feil", t_load + t_first,
-               n_req, (long long)batch, count, duration, fps, fps * (double)batch, lat[0], median, p90,
+               n_req, (long long)batch, count, duration, fps, fps * (double)batch,
+               info.batch_mode == NPU_BATCH_AUTO ? "none" : mode_name(info.batch_mode), lat[0], median, p90,
                lat[count - 1]);
+        json_string(info.batch_reason);
+        printf("}\n");
     } else {
         printf("%s %s: load %.2f ms + first inference %.3f ms = %.2f ms\n", fil ? "FIL" : "FEIL",
                from_blob ? "(import)" : info.from_cache ? "(cache hit)" : "(compile)", t_load, t_first, t_load + t_first);
