@@ -5852,9 +5852,17 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
     for (i = 0; i < n; i++)
         if (m->args[i].kind == NPU__ARG_OUTPUT) m->order[k++] = i;
     m->n_outputs = k - m->n_inputs;
+    /* The argument table comes from the blob: names may repeat and counts may
+     * not match. Every state input pairs with exactly one assign output of its
+     * name, no name is used by two state inputs, and no slot past n is written. */
+    for (i = 0; i < n; i++) m->args[i].pair = UINT32_MAX;
     for (i = 0; i < n; i++) {
         npu__arg *in = &m->args[i];
         if (in->kind != NPU__ARG_STATE_IN) continue;
+        for (j = 0; j < i; j++)
+            if (m->args[j].kind == NPU__ARG_STATE_IN && strcmp(m->args[j].name, in->name) == 0)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
+                                 "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
         for (j = 0; j < n; j++) {
             npu__arg *o = &m->args[j];
             if (o->kind == NPU__ARG_STATE_OUT && strcmp(o->name, in->name) == 0) break;
@@ -5862,6 +5870,9 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         if (j == n)
             return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
                              in->name, NPU__ASSIGN_PREFIX, in->name);
+        if (m->args[j].pair != UINT32_MAX || k + 2 > n)
+            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': assign output %u is paired twice",
+                             in->name, (unsigned)j);
         if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
             return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
                              in->name);
@@ -5871,9 +5882,11 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         m->order[k++] = j;
         m->n_states++;
     }
-    if (k != n)
-        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: %u assign output(s) without a read_value input",
-                         (unsigned)(n - k));
+    if (k != n) {
+        for (i = 0; i < n && !(m->args[i].kind == NPU__ARG_STATE_OUT && m->args[i].pair == UINT32_MAX); i++) {}
+        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: %u assign output(s) without a read_value input "
+                         "(first: '%s')", (unsigned)(n - k), i < n ? m->args[i].name : "?");
+    }
 
     /* Initialization. */
     if (d->ext_version >= NPU__ZE_VERSION(1, 8)) {
