@@ -2911,6 +2911,14 @@ static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_s
         return 0;
     }
     while (q < x->n && npu__xml_name_char((unsigned char)x->s[q])) {
+        if (x->s[q] == ':') {
+            /* A namespace-aware reader (libxml2, the compiler's) would see the
+             * local name (a:type -> type, <a:layer> -> layer): refused, so that
+             * both readers classify the same elements and attributes. */
+            *st = npu__xml_fail(x, q, NPU_ERR_PARSE, "%s with a namespace prefix ('%.*s'): not allowed in an IR",
+                                what, (int)(q - p + 1), x->s + p);
+            return 0;
+        }
         if ((unsigned char)x->s[q] >= 0x80) {
             size_t k = npu__utf8_len(x->s, q, x->n);
             if (k == 0) {
@@ -2961,6 +2969,25 @@ static int npu__xml_eq(const npu__xml *x, size_t p, size_t len, const char *lit)
 {
     size_t k = strlen(lit);
     return len == k && memcmp(x->s + p, lit, k) == 0;
+}
+
+/* Compares an attribute value, with its entities and character references
+ * decoded as libxml2 decodes them (type="Con&#115;t" is "Const"), to lit. */
+static int npu__xml_val_eq(const npu__xml *x, size_t p, size_t len, const char *lit)
+{
+    size_t i = p, e = p + len, j = 0;
+    while (i < e) {
+        uint32_t cp = (unsigned char)x->s[i];
+        size_t k = 1;
+        if (x->s[i] == '&') {
+            k = npu__xml_entity(x->s, i, e, &cp);
+            if (k == 0) return 0;
+        }
+        if (lit[j] == '\0' || cp != (unsigned char)lit[j]) return 0;
+        i += k;
+        j++;
+    }
+    return lit[j] == '\0';
 }
 
 static int npu__xml_attr(const npu__xml *x, const npu__xtok *t, const char *name, npu__xattr *out)
@@ -3634,11 +3661,11 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
     npu__irw_set_where(w);
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
-    if (npu__xml_eq(&w->x, a.value, a.value_len, "Parameter")) l->kind = NPU__K_PARAM;
-    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Const")) l->kind = NPU__K_CONST;
-    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Result")) l->kind = NPU__K_RESULT;
-    else if (npu__xml_eq(&w->x, a.value, a.value_len, "ReadValue")) l->kind = NPU__K_READ;
-    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Assign")) l->kind = NPU__K_ASSIGN;
+    if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Parameter")) l->kind = NPU__K_PARAM;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Const")) l->kind = NPU__K_CONST;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Result")) l->kind = NPU__K_RESULT;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "ReadValue")) l->kind = NPU__K_READ;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Assign")) l->kind = NPU__K_ASSIGN;
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
                              (unsigned)NPU_IR_MAX_LAYERS);
@@ -4031,6 +4058,15 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
         role = npu__irw_role(w, w->role[depth - 1], t);
     }
     w->role[depth] = role;
+    if (w->mode != NPU__W_EDGES && npu__xml_eq(x, t->name, t->name_len, "attribute")) {
+        /* Constants by pointer: only npu forms the address, from memory it
+         * mapped or was handed; a file's own (mp/ms or any other spelling)
+         * would have the compiler read wherever it points. */
+        npu__xattr a;
+        if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "WeightsPointerAttribute"))
+            return npu__xml_fail(x, t->begin, NPU_ERR_FORMAT, "the file carries a WeightsPointerAttribute "
+                                 "(a weights address); an IR file may not give addresses");
+    }
     switch (role) {
     case NPU__R_LAYER:
         if (w->mode == NPU__W_EDGES) {
@@ -4078,7 +4114,7 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
         if (w->mode == NPU__W_EDGES || !w->port_is_io) break;
         {
             npu__xattr a;
-            if (npu__xml_attr(x, t, "name", &a) && npu__xml_eq(x, a.value, a.value_len, "layout") &&
+            if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "layout") &&
                 npu__xml_attr(x, t, "layout", &a)) {
                 if (!npu__ir_layout_convert(x->s + a.value, a.value_len, l->layout) && w->mode == NPU__W_FILL)
                     npu__log(x->ctx, NPU_LOG_WARN, "%s: layout \"%.*s\" cannot be represented; ignored", x->label,
