@@ -46,6 +46,7 @@
 #include <time.h>
 #include <stdatomic.h>
 #include <dirent.h>
+#include <signal.h>
 
 #define NPU__UNUSED(x) ((void)(x))
 #define NPU__COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -152,8 +153,10 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
     *map = NULL;
     *len = 0;
     *err = 0;
+    /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer;
+     * anything but a regular file is refused right after the fstat. */
     do {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         *err = errno;
@@ -164,6 +167,9 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
         why = strerror(*err);
     } else if (!S_ISREG(sb.st_mode)) {
         why = "not a regular file";
+    } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        *err = errno;
+        why = strerror(*err);
     } else if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
         why = "too large to map";
     } else if (sb.st_size > 0) {
@@ -178,6 +184,43 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
     }
     close(fd);
     return why;
+}
+
+/* Temp files (the cache's and export's) carry their writer's pid: "<prefix>
+ * <pid>-...". Returns 1 when `rest` (the name after the prefix) starts with a
+ * pid whose process no longer exists on this machine, so that the file is an
+ * orphan of a writer that died mid-write. (A writer in another pid namespace
+ * sharing the directory may look dead: its store then fails its rename and
+ * it goes on without storing, which the cache allows.) */
+static int npu__temp_owner_dead(const char *rest)
+{
+    long pid = 0;
+    int digits = 0;
+    while (*rest >= '0' && *rest <= '9' && digits < 10) {
+        pid = pid * 10 + (*rest++ - '0');
+        digits++;
+    }
+    if (digits == 0 || *rest != '-' || pid <= 0 || pid > INT_MAX || (pid_t)pid == getpid()) return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes the regular files of directory `dir` named <prefix><dead pid>-...
+ * (npu__temp_owner_dead). Best effort: returns how many it removed. */
+static unsigned npu__remove_orphans(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t pre = strlen(prefix);
+    unsigned count = 0;
+    if (d == NULL) return 0;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strncmp(e->d_name, prefix, pre) != 0 || !npu__temp_owner_dead(e->d_name + pre)) continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0) count++;
+    }
+    closedir(d);
+    return count;
 }
 
 /* ==== 2. Arena =========================================================== */
@@ -2743,21 +2786,46 @@ typedef struct npu__xml {
     npu_context *ctx;
     const char *label;          /* file name for messages */
     char where[200];            /* " in layer '...' (id N, type T)" or "" */
+    size_t lc_pos, lc_last;     /* line counting resumes here (npu__xml_line): */
+    unsigned long lc_line;      /* lc_pos is on line lc_line, which starts at lc_last */
 } npu__xml;
+
+/* Counts lines from (pos0 on line *line starting at *last) up to pos. */
+static void npu__xml_count_lines(const char *s, size_t pos0, size_t pos, unsigned long *line, size_t *last)
+{
+    while (pos0 < pos) {
+        const char *nl = (const char *)memchr(s + pos0, '\n', pos - pos0);
+        if (nl == NULL) break;
+        pos0 = (size_t)(nl - s) + 1;
+        (*line)++;
+        *last = pos0;
+    }
+}
 
 static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line, unsigned long *col)
 {
-    size_t i, last = 0;
+    size_t last = 0;
     unsigned long l = 1;
     if (pos > x->n) pos = x->n;
-    for (i = 0; i < pos; i++) {
-        if (x->s[i] == '\n') {
-            l++;
-            last = i + 1;
-        }
-    }
+    npu__xml_count_lines(x->s, 0, pos, &l, &last);
     *line = l;
     *col = (unsigned long)(pos - last) + 1;
+}
+
+/* The line of pos for warnings, which come in document order: counting
+ * resumes where the previous call stopped, so that a file with one warning
+ * per line is not scanned once per warning. */
+static unsigned long npu__xml_line(npu__xml *x, size_t pos)
+{
+    if (pos > x->n) pos = x->n;
+    if (x->lc_line == 0 || pos < x->lc_pos) {
+        x->lc_pos = 0;
+        x->lc_last = 0;
+        x->lc_line = 1;
+    }
+    npu__xml_count_lines(x->s, x->lc_pos, pos, &x->lc_line, &x->lc_last);
+    x->lc_pos = pos;
+    return x->lc_line;
 }
 
 NPU__PRINTF(4, 5)
@@ -4320,8 +4388,7 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
                              (unsigned long)v[0], (unsigned long)v[1], (int)(from->name_len > 80 ? 80 : from->name_len),
                              w->x.s + from->name, (unsigned long)v[1], in_body);
     if (npu__ir_find_port(ir, scope, v[2], v[3], 0) == NULL) {
-        unsigned long line, col;
-        npu__xml_linecol(&w->x, t->begin, &line, &col);
+        unsigned long line = npu__xml_line(&w->x, t->begin);
         npu__log(w->x.ctx, NPU_LOG_WARN, "%s line %lu: edge to-layer %lu to-port %lu: layer '%.*s' has no input port %lu",
                  w->x.label, line, (unsigned long)v[2], (unsigned long)v[3],
                  (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
@@ -5186,7 +5253,7 @@ static int npu__fsync_dir_of(const char *path)
     if (n >= sizeof dir) return ENAMETOOLONG;
     memcpy(dir, n > 0 ? path : ".", n > 0 ? n : 1);
     dir[n > 0 ? n : 1] = '\0';
-    fd = open(dir, O_RDONLY | O_CLOEXEC);
+    fd = open(dir, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
     if (fd < 0) return errno;
     if (fsync(fd) != 0 && errno != EINVAL) err = errno;
     close(fd);
@@ -6637,18 +6704,39 @@ npu_status npu_model_export_file(npu_model *model, const char *path)
         return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_export_file: NULL argument");
     st = npu_model_export(model, NULL, 0, &size);
     if (st != NPU_OK) return st;
-    if (npu__strlcpy(tmp, path, sizeof tmp) + 16 >= sizeof tmp)
+    if (npu__strlcpy(tmp, path, sizeof tmp) + 48 >= sizeof tmp)
         return npu__fail(model->ctx, NPU_ERR_IO, "export '%.200s...': path too long (%zu bytes)", path,
                          strlen(path));   /* cut: the whole path would push the reason out */
-    n = strlen(tmp);
-    memcpy(tmp + n, ".tmp.XXXXXX", 12);
-    fd = mkstemp(tmp);
+    {
+        /* The temp file is "<path>.tmp-<pid>-<ns>": an exporter killed
+         * mid-write leaves one, which the next export to the same directory
+         * removes once its pid is gone. Mode 0666: the kernel applies the
+         * umask, as for any file a program creates. */
+        char dir[4096];
+        const char *slash = strrchr(path, '/'), *base = slash != NULL ? slash + 1 : path;
+        struct timespec ts;
+        unsigned attempt;
+        n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+        memcpy(dir, n > 0 ? path : ".", n > 0 ? n : 1);
+        dir[n > 0 ? n : 1] = '\0';
+        snprintf(tmp, sizeof tmp, "%s.tmp-", base);
+        (void)npu__remove_orphans(dir, tmp);
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
+        for (attempt = 0; attempt < 8; attempt++) {
+            snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%llx", path, (long)getpid(),
+                     (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec + attempt);
+            do {
+                fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            } while (fd < 0 && errno == EINTR);
+            if (fd >= 0 || errno != EEXIST) break;
+        }
+    }
     if (fd < 0) return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': cannot create a temporary file: %s", path,
                                  strerror(errno));
     /* posix_fallocate, not ftruncate: the blocks must exist before the mapping
      * is written, or a full file system raises SIGBUS instead of ENOSPC. */
-    if (fchmod(fd, 0644) != 0 || (err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
-        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': %s", tmp, strerror(err ? err : errno));
+    if ((err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': %s", tmp, strerror(err));
         goto fail;
     }
     map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -8222,7 +8310,10 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
             continue;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
-        if (max_age_seconds > 0 && now - st.st_mtime < (time_t)max_age_seconds) continue;
+        /* <prefix><32 hex>-<pid>-...: a dead writer's file goes at once. */
+        if (max_age_seconds > 0 && now - st.st_mtime < (time_t)max_age_seconds &&
+            !(len > pre + 33 && e->d_name[pre + 32] == '-' && npu__temp_owner_dead(e->d_name + pre + 33)))
+            continue;
         if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
             count++;
             npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
@@ -8248,7 +8339,39 @@ typedef struct npu__cache_writer {
     char temp_path[NPU__CACHE_PATH_MAX];
     char final_path[NPU__CACHE_PATH_MAX];
     char dir[NPU__CACHE_PATH_MAX];
+    char reason[NPU_CACHE_NOTE_MAX];  /* why the entry was not stored */
 } npu__cache_writer;
+
+/* Logs why the writer does not store (a warning) and keeps it for
+ * npu_model_info.cache_note; returns status. */
+NPU__PRINTF(3, 4)
+static npu_status npu__cache_writer_warn(npu__cache_writer *w, npu_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->reason, sizeof w->reason, fmt, ap);
+    va_end(ap);
+    npu__log(w->ctx, NPU_LOG_WARN, "model cache: %s", w->reason);
+    return status;
+}
+
+/* mkdir -p: creates dir and its missing parents, each with mode 0777 less
+ * the umask (as mkdir(1) does). Returns 0 or the errno of the first level
+ * that could not be created. */
+static int npu__mkdir_parents(const char *dir)
+{
+    char buf[NPU__CACHE_PATH_MAX];
+    size_t i, n = npu__strlcpy(buf, dir, sizeof buf);
+    if (n >= sizeof buf) return ENAMETOOLONG;
+    for (i = 1; i <= n; i++) {
+        if (i < n && buf[i] != '/') continue;
+        if (i < n && buf[i - 1] == '/') continue;   /* "a//b" */
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return errno;
+        if (i < n) buf[i] = '/';
+    }
+    return 0;
+}
 
 static void npu__cache_writer_flush(npu__cache_writer *w)
 {
@@ -8305,14 +8428,14 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     w->error = 0;
     w->payload_size = 0;
     w->buffered = 0;
+    w->reason[0] = '\0';
     if (dir == NULL || fields == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or fields");
     w->fields = *fields;
     npu__nh128_init(&w->sum, NPU__SEED_CHECKSUM);
     if (npu__strlcpy(w->dir, dir, sizeof w->dir) >= sizeof w->dir ||
         npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_LIMIT,
-                               "directory path '%.64s...' is too long; not storing", dir);
+        return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing", dir);
     npu__cache_clean_temp(NULL, dir, NPU__CACHE_TEMP_AGE, NULL);
     npu__digest_hex(&fields->key, hex);
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
@@ -8324,19 +8447,25 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
                      hex, (long)getpid(), ns, (unsigned long)((uintptr_t)w >> 4 & 0xfffffu),
                      NPU__CACHE_TEMP_SUFFIX);
         if (n < 0 || (size_t)n >= sizeof w->temp_path)
-            return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_LIMIT,
-                                   "directory path '%.64s...' is too long; not storing", dir);
-        w->fd = open(w->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing",
+                                          dir);
+        /* 0666: the kernel applies the umask. */
+        w->fd = open(w->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (w->fd >= 0) break;
         err = errno;
-        if (err == ENOENT && attempt == 0 && mkdir(dir, 0777) == 0) continue;
+        if (err == ENOENT && attempt == 0) {
+            /* The directory (or a parent) is missing: create the path, and
+             * report why not when that fails (EROFS, EACCES, ...). */
+            int mk = npu__mkdir_parents(dir);
+            if (mk == 0) continue;
+            return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create directory '%s': %s; continuing without "
+                                          "storing the compiled model", dir, strerror(mk));
+        }
         if (err != EEXIST && err != EINTR) break;
     }
     if (w->fd < 0)
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO,
-                               "cannot create a file in '%s': %s; continuing without storing the "
-                               "compiled model",
-                               dir, strerror(err));
+        return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create a file in '%s': %s; continuing without "
+                                      "storing the compiled model", dir, strerror(err));
     /* The header is written last (its sizes and checksum come at the end). */
     w->error = npu__write_all(w->fd, zeros, sizeof zeros, -1);
     return NPU_OK;
@@ -8380,9 +8509,8 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     }
     if (err != 0) {
         npu__cache_writer_abort(w);
-        return npu__cache_warn(w->ctx, NPU_LOG_WARN, NPU_ERR_IO,
-                               "cannot store '%s' (%s: %s); continuing without it",
-                               w->final_path, step, strerror(err));
+        return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot store '%s' (%s: %s); continuing without it",
+                                      w->final_path, step, strerror(err));
     }
     /* Make the rename durable. Failing here loses at most this entry after a
      * crash; the directory is never torn. */
@@ -8521,11 +8649,13 @@ static npu_status npu__cache_open(npu_context *ctx, const char *dir,
     if (out == NULL || expected == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL mapping or fields");
     memset(out, 0, sizeof *out);
-    status = npu__cache_entry_path(ctx, dir, &expected->key, path, sizeof path);
+    /* No ctx: a path too long is a miss (and a warning), not the compile's error. */
+    status = npu__cache_entry_path(NULL, dir, &expected->key, path, sizeof path);
     if (status != NPU_OK) {
         snprintf(out->reason, sizeof out->reason, "%s",
                  dir == NULL ? "no directory" : "directory path too long");
-        return status;
+        return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss: %s ('%.64s...')", out->reason,
+                               dir == NULL ? "" : dir);
     }
     why = npu__map_file(path, &out->base, &out->map_size, &err);
     if (why != NULL) {
@@ -8856,15 +8986,21 @@ static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cac
     const uint8_t *blob = NULL;
     size_t bsize = 0;
     npu__sink s;
+    m->info.cache = NPU_CACHE_NOT_STORED;
     if (m->dev->ext_version < NPU__ZE_VERSION(1, 7)) {
-        npu__log(m->ctx, NPU_LOG_INFO, "model cache: the driver has no pfnGetNativeBinary2; not storing");
+        npu__strlcpy(m->info.cache_note, "the driver has no pfnGetNativeBinary2", sizeof m->info.cache_note);
+        npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", m->info.cache_note);
         return;
     }
     if (m->dev->g->pfnGetNativeBinary2(m->graph, &bsize, &blob) != ZE_RESULT_SUCCESS || blob == NULL) {
-        npu__log(m->ctx, NPU_LOG_WARN, "model cache: pfnGetNativeBinary2 failed; not storing");
+        npu__strlcpy(m->info.cache_note, "pfnGetNativeBinary2 failed", sizeof m->info.cache_note);
+        npu__log(m->ctx, NPU_LOG_WARN, "model cache: %s; not storing", m->info.cache_note);
         return;
     }
-    if (npu__cache_writer_begin(&w, m->ctx, dir, f) != NPU_OK) return;
+    if (npu__cache_writer_begin(&w, m->ctx, dir, f) != NPU_OK) {
+        npu__strlcpy(m->info.cache_note, w.reason, sizeof m->info.cache_note);
+        return;
+    }
     npu__sink_init(&s, NULL, 0);
     s.feed = npu__cache_writer_feed;
     s.feed_state = &w;
@@ -8873,9 +9009,14 @@ static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cac
     npu__meta_write(&s, &meta);
     if (s.overflow) {
         npu__cache_writer_abort(&w);
+        npu__strlcpy(m->info.cache_note, "the export overflowed", sizeof m->info.cache_note);
         return;
     }
-    (void)npu__cache_writer_finish(&w);
+    if (npu__cache_writer_finish(&w) != NPU_OK) {
+        npu__strlcpy(m->info.cache_note, w.reason, sizeof m->info.cache_note);
+        return;
+    }
+    m->info.cache = NPU_CACHE_STORED;   /* cache_note keeps why it missed */
 }
 
 /* Imports a hit. The mapping moves into the model when the driver uses it in
@@ -8925,6 +9066,7 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
             }
             if (st == NPU_OK) {
                 m->info.from_cache = 1;
+                m->info.cache = NPU_CACHE_HIT;
                 m->info.batch_mode = form->mode;
                 m->info.original_batch = form->original;
                 *out = m;
@@ -8933,6 +9075,7 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
             if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
             npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
                      "recompiling and replacing it", npu_status_string(st));
+            snprintf(map.reason, sizeof map.reason, "the entry could not be imported (%s)", npu_status_string(st));
         }
     }
     st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
@@ -8952,7 +9095,10 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
     m->info.batch_mode = form->mode;
     m->info.original_batch = form->original;
     m->info.compile_ns = compile_ns;
-    if (use_cache) npu__cache_store_model(m, o->cache_dir, &fields);
+    if (use_cache) {
+        snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %s", map.reason);
+        npu__cache_store_model(m, o->cache_dir, &fields);
+    }
     *out = m;
     return NPU_OK;
 }

@@ -985,8 +985,13 @@ typedef struct npu_compile_options {
  * An entry that is truncated, corrupt, foreign, of another format version or
  * of another model is discarded, logged (NPU_LOG_WARN), recompiled and
  * replaced. The cache never fails a compile: a missing directory is created
- * (one level); an unreadable, read-only or full directory logs a warning and
- * the model is compiled and used without storing. While a cache directory is
+ * with its missing parents (as mkdir -p: mode 0777 less the umask; entries are
+ * 0666 less the umask: choose the umask, or create the directory 0700 first,
+ * to keep a cache private); an unreadable, read-only or full directory logs a
+ * warning and the model is compiled and used without storing
+ * (npu_model_info.cache and cache_note say which and why). A temp file left
+ * by a writer killed mid-write is removed by the next store once its process
+ * is gone (its name carries the pid), or after 60 s. While a cache directory is
  * used, the driver's own cache is bypassed (ZE_GRAPH_FLAG_DISABLE_CACHING), as
  * OpenVINO does. npu_model_get_info tells whether the model came from the
  * cache. The cache never deletes entries (remove the directory to clear it). */
@@ -1070,8 +1075,11 @@ npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *siz
  * directory is synced. The file's blocks are allocated before it is written, so
  * a full file system gives NPU_ERR_IO (ENOSPC), not a crash. On any error the
  * temporary file is removed: `path` is either the complete old file or the
- * complete new one. Errors: NPU_ERR_IO (names the file and errno text),
- * NPU_ERR_DRIVER. */
+ * complete new one. The file is created with mode 0666 less the process's
+ * umask (as fopen would). The temporary file is "<path>.tmp-<pid>-<n>": one left
+ * by an exporter killed mid-write is removed by the next export to the same
+ * path once that process is gone. Errors: NPU_ERR_IO (names the file and errno
+ * text), NPU_ERR_DRIVER. */
 npu_status npu_model_export_file(npu_model *model, const char *path);
 
 /* Destroys the driver graph (and releases a file mapping). Requests of the model
@@ -1099,6 +1107,18 @@ const npu_tensor_desc *npu_model_state(const npu_model *model, uint32_t index);
 uint32_t npu_model_batch(const npu_model *model);
 
 /* What happened when the model was created. */
+/* What the model cache did for a compile (npu_model_info.cache). */
+typedef enum npu_cache_outcome {
+    NPU_CACHE_NOT_USED = 0,       /* no cache_dir (or an import) */
+    NPU_CACHE_HIT,                /* imported from the entry */
+    NPU_CACHE_STORED,             /* missed (cache_note says why), compiled, stored */
+    NPU_CACHE_NOT_STORED          /* compiled; not stored: cache_note says why (the
+                                     directory cannot be created or written, the
+                                     path is too long, the disk is full, ...) */
+} npu_cache_outcome;
+
+#define NPU_CACHE_NOTE_MAX 192
+
 typedef struct npu_model_info {
     int from_cache;               /* 1: imported from cache_dir */
     npu_batch_mode batch_mode;    /* PLUGIN or COMPILER when the model is batched,
@@ -1108,6 +1128,11 @@ typedef struct npu_model_info {
     uint64_t compile_ns;          /* time in the driver's compiler (graph creation
                                      and argument queries; 0 if imported) */
     uint64_t import_ns;           /* time importing a blob (0 if compiled) */
+    npu_cache_outcome cache;      /* graph / IR compiles with a cache_dir */
+    char cache_note[NPU_CACHE_NOTE_MAX]; /* NUL-terminated: STORED: why the entry
+                                     missed ("miss: no entry", "miss: checksum
+                                     mismatch", ...); NOT_STORED: why it was not
+                                     stored (the miss reason is in the log) */
 } npu_model_info;
 
 /* Fills *out. Thread-safe. Errors: NPU_ERR_INVALID_ARGUMENT (NULL). */
