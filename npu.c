@@ -57,6 +57,8 @@ struct npu_context {
     npu_log_fn log;
     void *log_user_data;
     npu_log_level log_level;
+    atomic_flag lock;              /* guards last_status and last_error: threads
+                                      may share a context (npu__fail) */
     char last_error[NPU_ERROR_MAX];
 };
 
@@ -186,6 +188,7 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
     return why;
 }
 
+#ifndef NPU_NO_LEVEL_ZERO   /* the cache and export_file only */
 /* Temp files (the cache's and export's) carry their writer's pid: "<prefix>
  * <pid>-...". Returns 1 when `rest` (the name after the prefix) starts with a
  * pid whose process no longer exists on this machine, so that the file is an
@@ -222,6 +225,7 @@ static unsigned npu__remove_orphans(const char *dir, const char *prefix)
     closedir(d);
     return count;
 }
+#endif /* NPU_NO_LEVEL_ZERO */
 
 /* ==== 2. Arena =========================================================== */
 /* Owns: npu_arena bookkeeping. Calls: section 3 for the "too small" message. */
@@ -332,6 +336,7 @@ npu_status npu_context_create(npu_arena *arena, const npu_context_options *optio
     if (ctx == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     ctx->last_status = NPU_OK;
     ctx->log_level = NPU_LOG_ERROR;
+    atomic_flag_clear(&ctx->lock);
     if (options != NULL) {
         ctx->log = options->log;
         ctx->log_user_data = options->log_user_data;
@@ -341,21 +346,56 @@ npu_status npu_context_create(npu_arena *arena, const npu_context_options *optio
     return NPU_OK;
 }
 
+/* The message lock: held only for a copy of at most NPU_ERROR_MAX bytes. The
+ * context is logically const for readers; the flag is the one mutable part. */
+static void npu__ctx_lock(const npu_context *ctx)
+{
+    npu_context *c = (npu_context *)(uintptr_t)ctx;
+    while (atomic_flag_test_and_set_explicit(&c->lock, memory_order_acquire)) sched_yield();
+}
+
+static void npu__ctx_unlock(const npu_context *ctx)
+{
+    npu_context *c = (npu_context *)(uintptr_t)ctx;
+    atomic_flag_clear_explicit(&c->lock, memory_order_release);
+}
+
 const char *npu_context_last_error(const npu_context *ctx)
 {
     return ctx ? ctx->last_error : "";
 }
 
+npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap)
+{
+    npu_status st;
+    if (ctx == NULL) {
+        if (dst != NULL && cap > 0) dst[0] = '\0';
+        return NPU_ERR_INVALID_ARGUMENT;
+    }
+    npu__ctx_lock(ctx);
+    st = ctx->last_status;
+    if (dst != NULL && cap > 0) npu__strlcpy(dst, ctx->last_error, cap);
+    npu__ctx_unlock(ctx);
+    return st;
+}
+
 npu_status npu_context_last_status(const npu_context *ctx)
 {
-    return ctx ? ctx->last_status : NPU_ERR_INVALID_ARGUMENT;
+    npu_status st;
+    if (ctx == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    npu__ctx_lock(ctx);
+    st = ctx->last_status;
+    npu__ctx_unlock(ctx);
+    return st;
 }
 
 void npu_context_clear_error(npu_context *ctx)
 {
     if (ctx == NULL) return;
+    npu__ctx_lock(ctx);
     ctx->last_status = NPU_OK;
     ctx->last_error[0] = '\0';
+    npu__ctx_unlock(ctx);
 }
 
 static void npu__vlog(npu_context *ctx, npu_log_level level, const char *fmt, va_list ap)
@@ -380,14 +420,19 @@ static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...
 NPU__PRINTF(3, 4)
 static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...)
 {
+    char msg[NPU_ERROR_MAX];
     va_list ap;
     if (ctx == NULL) return status;
+    /* Formatted outside the lock (the arguments may be slow to format), copied
+     * in under it: a thread sharing the context never sees a torn message. */
     va_start(ap, fmt);
-    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    npu__ctx_lock(ctx);
+    memcpy(ctx->last_error, msg, strlen(msg) + 1);
     ctx->last_status = status;
-    if (ctx->log != NULL && ctx->log_level >= NPU_LOG_ERROR)
-        ctx->log(ctx->log_user_data, NPU_LOG_ERROR, ctx->last_error);
+    npu__ctx_unlock(ctx);
+    if (ctx->log != NULL && ctx->log_level >= NPU_LOG_ERROR) ctx->log(ctx->log_user_data, NPU_LOG_ERROR, msg);
     return status;
 }
 
@@ -9055,6 +9100,18 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
 
     *out = NULL;
     if (use_cache) {
+        /* A hit needs less arena than a compile. The capacity a compile needs
+         * is required (and recorded in the peak) either way, so that
+         * npu_model_compile_*_size is exact whatever the cache holds, and a
+         * program sized on a warm cache does not fail on a cold one. */
+        size_t need = 0, end;
+        st = npu__plain_size(d, src, o, &need);
+        if (st != NPU_OK) return st;
+        if (npu__add_size(arena->used, need, &end) || end > arena->capacity)
+            return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
+                             "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
+                             arena->capacity);
+        if (end > arena->peak) arena->peak = end;
         st = npu__cache_fields_for(d, arena, src, o, form, &fields);
         if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
         if (npu__cache_open(d->ctx, o->cache_dir, &fields, &map) == NPU_OK) {
@@ -9075,7 +9132,7 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
             if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
             npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
                      "recompiling and replacing it", npu_status_string(st));
-            snprintf(map.reason, sizeof map.reason, "the entry could not be imported (%s)", npu_status_string(st));
+            snprintf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
         }
     }
     st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
@@ -9096,7 +9153,7 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
     m->info.original_batch = form->original;
     m->info.compile_ns = compile_ns;
     if (use_cache) {
-        snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %s", map.reason);
+        snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
         npu__cache_store_model(m, o->cache_dir, &fields);
     }
     *out = m;
@@ -9162,7 +9219,11 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu__batch_text(plan.n, b, sizeof b);
     st = npu__src_batch_one(src, &saved);
     if (st != NPU_OK) {
-        snprintf(why, sizeof why, "setting batch 1 failed: %.400s", npu_context_last_error(d->ctx));
+        {
+            char msg[401];
+            npu_context_copy_error(d->ctx, msg, sizeof msg);
+            snprintf(why, sizeof why, "setting batch 1 failed: %s", msg);
+        }
         if (mode == NPU_BATCH_PLUGIN)
             return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
                              "debatched: %s", b, why);
@@ -9181,7 +9242,11 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
         return NPU_OK;
     }
     if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    snprintf(why, sizeof why, "the batch-1 model: %.400s", npu_context_last_error(d->ctx));
+    {
+            char msg[401];
+            npu_context_copy_error(d->ctx, msg, sizeof msg);
+            snprintf(why, sizeof why, "the batch-1 model: %s", msg);
+        }
     if (mode == NPU_BATCH_PLUGIN)
         return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
     npu__auto_fallback(d->ctx, &plan, why);

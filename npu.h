@@ -143,8 +143,10 @@ void npu_arena_rewind(npu_arena *arena, size_t mark);
 /* A context keeps the last error message and the optional logger. Objects
  * remember the context they were created with and report into it.
  * Several threads may report into one context: status codes are always exact,
- * but the message is the last writer's. Give each thread its own context when
- * messages matter. */
+ * and the message is always one writer's whole message (a lock inside the
+ * context; no global state), the last one's. Read it with
+ * npu_context_copy_error when other threads may be writing; give each thread
+ * its own context when each needs its own message. */
 typedef struct npu_context npu_context;
 
 typedef enum npu_log_level {
@@ -182,6 +184,13 @@ npu_status npu_context_create(npu_arena *arena, const npu_context_options *optio
 const char *npu_context_last_error(const npu_context *ctx);
 npu_status npu_context_last_status(const npu_context *ctx);
 void npu_context_clear_error(npu_context *ctx);
+
+/* Copies the last error message (cut to cap - 1 bytes, NUL-terminated) into
+ * dst and returns its status, both from the same error even while other
+ * threads report into ctx (npu_context_last_error's text may change while it
+ * is being read). dst may be NULL (cap 0): the status only.
+ * NPU_ERR_INVALID_ARGUMENT (and "" in dst) for a NULL ctx. Thread-safe. */
+npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap);
 
 /* ==== 5. Element types, shapes, tensor descriptions ====================== */
 
@@ -1021,7 +1030,9 @@ npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const vo
 npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
                                    const npu_compile_options *opts, npu_model **out);
 /* The exact arena capacity (from the arena's current use) that
- * npu_model_compile_graph needs with these options. */
+ * npu_model_compile_graph needs with these options. With a cache_dir the
+ * compile needs (and records in the arena's peak) this capacity whether the
+ * entry is present or not: a hit is refused below it too. */
 npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph,
                                         const npu_compile_options *opts, size_t *bytes);
 
