@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
 
 static npu_device *dev;
 static char dir[256];
@@ -152,12 +153,50 @@ static void test_export_respects_the_umask(void **state)
     npu_arena_rewind(&tu_arena, mark);
 }
 
+/* An exporter killed mid-write leaves "<path>.tmp-<pid>-<n>": the next export
+ * to that path removes it once the process is gone (a live one's stays). */
+static void test_export_removes_dead_exporters_temp_files(void **state)
+{
+    char path[300], dead[400], live[400], other[400];
+    npu_model *m = NULL;
+    size_t mark = npu_arena_used(&tu_arena);
+    pid_t p;
+    FILE *f;
+    (void)state;
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, tu_graph_affine(&tu_arena, 1), NULL, &m), "compile");
+    snprintf(path, sizeof path, "%s/orphans.blob", dir);
+    p = fork();
+    if (p == 0) _exit(0);
+    assert_int_equal(waitpid(p, NULL, 0), p);
+    snprintf(dead, sizeof dead, "%s.tmp-%ld-1a2b", path, (long)p);
+    snprintf(live, sizeof live, "%s.tmp-%ld-1a2b", path, (long)getppid());
+    snprintf(other, sizeof other, "%s/another.blob.tmp-%ld-1a2b", dir, (long)p);
+    f = fopen(dead, "w");
+    assert_non_null(f);
+    fclose(f);
+    f = fopen(live, "w");
+    assert_non_null(f);
+    fclose(f);
+    f = fopen(other, "w");
+    assert_non_null(f);
+    fclose(f);
+    tu_ok(npu_model_export_file(m, path), "export");
+    assert_true(access(dead, F_OK) != 0);
+    assert_int_equal(access(live, F_OK), 0);    /* its writer lives */
+    assert_int_equal(access(other, F_OK), 0);   /* another path's */
+    unlink(live);
+    unlink(other);
+    npu_model_destroy(m);
+    npu_arena_rewind(&tu_arena, mark);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fifos_are_refused_without_blocking),
         cmocka_unit_test(test_many_warnings_load_in_linear_time),
         cmocka_unit_test(test_export_respects_the_umask),
+        cmocka_unit_test(test_export_removes_dead_exporters_temp_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
