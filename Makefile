@@ -157,7 +157,7 @@ $(B)/fuzz/%: tests/fuzz/%.c $(NPU_DEPS) $(SIM_SRC) $(wildcard sim/*.h tests/fuzz
 # unit slower than FUZZ_TIMEOUT seconds fails; the input is left in
 # $(B)/fuzz/<name>-crash-* (or -leak-, -timeout-) to replay: $(B)/fuzz/<name> <file>.
 FUZZ_TIMEOUT ?= 30
-fuzz: $(FUZZ_BIN)
+fuzz: $(FUZZ_BIN) $(SIM_SO)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p $(B)/fuzz/corpus-$$n; \
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) -print_final_stats=1 \

@@ -46,6 +46,7 @@
 #include <time.h>
 #include <stdatomic.h>
 #include <dirent.h>
+#include <signal.h>
 
 #define NPU__UNUSED(x) ((void)(x))
 #define NPU__COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -56,6 +57,8 @@ struct npu_context {
     npu_log_fn log;
     void *log_user_data;
     npu_log_level log_level;
+    atomic_flag lock;              /* guards last_status and last_error: threads
+                                      may share a context (npu__fail) */
     char last_error[NPU_ERROR_MAX];
 };
 
@@ -152,8 +155,10 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
     *map = NULL;
     *len = 0;
     *err = 0;
+    /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer;
+     * anything but a regular file is refused right after the fstat. */
     do {
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         *err = errno;
@@ -164,6 +169,9 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
         why = strerror(*err);
     } else if (!S_ISREG(sb.st_mode)) {
         why = "not a regular file";
+    } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+        *err = errno;
+        why = strerror(*err);
     } else if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
         why = "too large to map";
     } else if (sb.st_size > 0) {
@@ -179,6 +187,45 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
     close(fd);
     return why;
 }
+
+#ifndef NPU_NO_LEVEL_ZERO   /* the cache and export_file only */
+/* Temp files (the cache's and export's) carry their writer's pid: "<prefix>
+ * <pid>-...". Returns 1 when `rest` (the name after the prefix) starts with a
+ * pid whose process no longer exists on this machine, so that the file is an
+ * orphan of a writer that died mid-write. (A writer in another pid namespace
+ * sharing the directory may look dead: its store then fails its rename and
+ * it goes on without storing, which the cache allows.) */
+static int npu__temp_owner_dead(const char *rest)
+{
+    long pid = 0;
+    int digits = 0;
+    while (*rest >= '0' && *rest <= '9' && digits < 10) {
+        pid = pid * 10 + (*rest++ - '0');
+        digits++;
+    }
+    if (digits == 0 || *rest != '-' || pid <= 0 || pid > INT_MAX || (pid_t)pid == getpid()) return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes the regular files of directory `dir` named <prefix><dead pid>-...
+ * (npu__temp_owner_dead). Best effort: returns how many it removed. */
+static unsigned npu__remove_orphans(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t pre = strlen(prefix);
+    unsigned count = 0;
+    if (d == NULL) return 0;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (strncmp(e->d_name, prefix, pre) != 0 || !npu__temp_owner_dead(e->d_name + pre)) continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0) count++;
+    }
+    closedir(d);
+    return count;
+}
+#endif /* NPU_NO_LEVEL_ZERO */
 
 /* ==== 2. Arena =========================================================== */
 /* Owns: npu_arena bookkeeping. Calls: section 3 for the "too small" message. */
@@ -289,6 +336,7 @@ npu_status npu_context_create(npu_arena *arena, const npu_context_options *optio
     if (ctx == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     ctx->last_status = NPU_OK;
     ctx->log_level = NPU_LOG_ERROR;
+    atomic_flag_clear(&ctx->lock);
     if (options != NULL) {
         ctx->log = options->log;
         ctx->log_user_data = options->log_user_data;
@@ -298,21 +346,56 @@ npu_status npu_context_create(npu_arena *arena, const npu_context_options *optio
     return NPU_OK;
 }
 
+/* The message lock: held only for a copy of at most NPU_ERROR_MAX bytes. The
+ * context is logically const for readers; the flag is the one mutable part. */
+static void npu__ctx_lock(const npu_context *ctx)
+{
+    npu_context *c = (npu_context *)(uintptr_t)ctx;
+    while (atomic_flag_test_and_set_explicit(&c->lock, memory_order_acquire)) sched_yield();
+}
+
+static void npu__ctx_unlock(const npu_context *ctx)
+{
+    npu_context *c = (npu_context *)(uintptr_t)ctx;
+    atomic_flag_clear_explicit(&c->lock, memory_order_release);
+}
+
 const char *npu_context_last_error(const npu_context *ctx)
 {
     return ctx ? ctx->last_error : "";
 }
 
+npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap)
+{
+    npu_status st;
+    if (ctx == NULL) {
+        if (dst != NULL && cap > 0) dst[0] = '\0';
+        return NPU_ERR_INVALID_ARGUMENT;
+    }
+    npu__ctx_lock(ctx);
+    st = ctx->last_status;
+    if (dst != NULL && cap > 0) npu__strlcpy(dst, ctx->last_error, cap);
+    npu__ctx_unlock(ctx);
+    return st;
+}
+
 npu_status npu_context_last_status(const npu_context *ctx)
 {
-    return ctx ? ctx->last_status : NPU_ERR_INVALID_ARGUMENT;
+    npu_status st;
+    if (ctx == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    npu__ctx_lock(ctx);
+    st = ctx->last_status;
+    npu__ctx_unlock(ctx);
+    return st;
 }
 
 void npu_context_clear_error(npu_context *ctx)
 {
     if (ctx == NULL) return;
+    npu__ctx_lock(ctx);
     ctx->last_status = NPU_OK;
     ctx->last_error[0] = '\0';
+    npu__ctx_unlock(ctx);
 }
 
 static void npu__vlog(npu_context *ctx, npu_log_level level, const char *fmt, va_list ap)
@@ -337,14 +420,19 @@ static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...
 NPU__PRINTF(3, 4)
 static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...)
 {
+    char msg[NPU_ERROR_MAX];
     va_list ap;
     if (ctx == NULL) return status;
+    /* Formatted outside the lock (the arguments may be slow to format), copied
+     * in under it: a thread sharing the context never sees a torn message. */
     va_start(ap, fmt);
-    vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    npu__ctx_lock(ctx);
+    memcpy(ctx->last_error, msg, strlen(msg) + 1);
     ctx->last_status = status;
-    if (ctx->log != NULL && ctx->log_level >= NPU_LOG_ERROR)
-        ctx->log(ctx->log_user_data, NPU_LOG_ERROR, ctx->last_error);
+    npu__ctx_unlock(ctx);
+    if (ctx->log != NULL && ctx->log_level >= NPU_LOG_ERROR) ctx->log(ctx->log_user_data, NPU_LOG_ERROR, msg);
     return status;
 }
 
@@ -2994,21 +3082,46 @@ typedef struct npu__xml {
     npu_context *ctx;
     const char *label;          /* file name for messages */
     char where[200];            /* " in layer '...' (id N, type T)" or "" */
+    size_t lc_pos, lc_last;     /* line counting resumes here (npu__xml_line): */
+    unsigned long lc_line;      /* lc_pos is on line lc_line, which starts at lc_last */
 } npu__xml;
+
+/* Counts lines from (pos0 on line *line starting at *last) up to pos. */
+static void npu__xml_count_lines(const char *s, size_t pos0, size_t pos, unsigned long *line, size_t *last)
+{
+    while (pos0 < pos) {
+        const char *nl = (const char *)memchr(s + pos0, '\n', pos - pos0);
+        if (nl == NULL) break;
+        pos0 = (size_t)(nl - s) + 1;
+        (*line)++;
+        *last = pos0;
+    }
+}
 
 static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line, unsigned long *col)
 {
-    size_t i, last = 0;
+    size_t last = 0;
     unsigned long l = 1;
     if (pos > x->n) pos = x->n;
-    for (i = 0; i < pos; i++) {
-        if (x->s[i] == '\n') {
-            l++;
-            last = i + 1;
-        }
-    }
+    npu__xml_count_lines(x->s, 0, pos, &l, &last);
     *line = l;
     *col = (unsigned long)(pos - last) + 1;
+}
+
+/* The line of pos for warnings, which come in document order: counting
+ * resumes where the previous call stopped, so that a file with one warning
+ * per line is not scanned once per warning. */
+static unsigned long npu__xml_line(npu__xml *x, size_t pos)
+{
+    if (pos > x->n) pos = x->n;
+    if (x->lc_line == 0 || pos < x->lc_pos) {
+        x->lc_pos = 0;
+        x->lc_last = 0;
+        x->lc_line = 1;
+    }
+    npu__xml_count_lines(x->s, x->lc_pos, pos, &x->lc_line, &x->lc_last);
+    x->lc_pos = pos;
+    return x->lc_line;
 }
 
 NPU__PRINTF(4, 5)
@@ -3162,6 +3275,14 @@ static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_s
         return 0;
     }
     while (q < x->n && npu__xml_name_char((unsigned char)x->s[q])) {
+        if (x->s[q] == ':') {
+            /* A namespace-aware reader (libxml2, the compiler's) would see the
+             * local name (a:type -> type, <a:layer> -> layer): refused, so that
+             * both readers classify the same elements and attributes. */
+            *st = npu__xml_fail(x, q, NPU_ERR_PARSE, "%s with a namespace prefix ('%.*s'): not allowed in an IR",
+                                what, (int)(q - p + 1), x->s + p);
+            return 0;
+        }
         if ((unsigned char)x->s[q] >= 0x80) {
             size_t k = npu__utf8_len(x->s, q, x->n);
             if (k == 0) {
@@ -3212,6 +3333,25 @@ static int npu__xml_eq(const npu__xml *x, size_t p, size_t len, const char *lit)
 {
     size_t k = strlen(lit);
     return len == k && memcmp(x->s + p, lit, k) == 0;
+}
+
+/* Compares an attribute value, with its entities and character references
+ * decoded as libxml2 decodes them (type="Con&#115;t" is "Const"), to lit. */
+static int npu__xml_val_eq(const npu__xml *x, size_t p, size_t len, const char *lit)
+{
+    size_t i = p, e = p + len, j = 0;
+    while (i < e) {
+        uint32_t cp = (unsigned char)x->s[i];
+        size_t k = 1;
+        if (x->s[i] == '&') {
+            k = npu__xml_entity(x->s, i, e, &cp);
+            if (k == 0) return 0;
+        }
+        if (lit[j] == '\0' || cp != (unsigned char)lit[j]) return 0;
+        i += k;
+        j++;
+    }
+    return lit[j] == '\0';
 }
 
 static int npu__xml_attr(const npu__xml *x, const npu__xtok *t, const char *name, npu__xattr *out)
@@ -3894,11 +4034,11 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
     npu__irw_set_where(w);
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
-    if (npu__xml_eq(&w->x, a.value, a.value_len, "Parameter")) l->kind = NPU__K_PARAM;
-    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Const")) l->kind = NPU__K_CONST;
-    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Result")) l->kind = NPU__K_RESULT;
-    else if (npu__xml_eq(&w->x, a.value, a.value_len, "ReadValue")) l->kind = NPU__K_READ;
-    else if (npu__xml_eq(&w->x, a.value, a.value_len, "Assign")) l->kind = NPU__K_ASSIGN;
+    if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Parameter")) l->kind = NPU__K_PARAM;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Const")) l->kind = NPU__K_CONST;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Result")) l->kind = NPU__K_RESULT;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "ReadValue")) l->kind = NPU__K_READ;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Assign")) l->kind = NPU__K_ASSIGN;
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
                              (unsigned)NPU_IR_MAX_LAYERS);
@@ -4301,6 +4441,15 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
         role = npu__irw_role(w, w->role[depth - 1], t);
     }
     w->role[depth] = role;
+    if (w->mode != NPU__W_EDGES && npu__xml_eq(x, t->name, t->name_len, "attribute")) {
+        /* Constants by pointer: only npu forms the address, from memory it
+         * mapped or was handed; a file's own (mp/ms or any other spelling)
+         * would have the compiler read wherever it points. */
+        npu__xattr a;
+        if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "WeightsPointerAttribute"))
+            return npu__xml_fail(x, t->begin, NPU_ERR_FORMAT, "the file carries a WeightsPointerAttribute "
+                                 "(a weights address); an IR file may not give addresses");
+    }
     switch (role) {
     case NPU__R_LAYER:
         if (w->mode == NPU__W_EDGES) {
@@ -4348,7 +4497,7 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
         if (w->mode == NPU__W_EDGES || !w->port_is_io) break;
         {
             npu__xattr a;
-            if (npu__xml_attr(x, t, "name", &a) && npu__xml_eq(x, a.value, a.value_len, "layout") &&
+            if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "layout") &&
                 npu__xml_attr(x, t, "layout", &a)) {
                 if (!npu__ir_layout_convert(x->s + a.value, a.value_len, l->layout) && w->mode == NPU__W_FILL)
                     npu__log(x->ctx, NPU_LOG_WARN, "%s: layout \"%.*s\" cannot be represented; ignored", x->label,
@@ -4604,8 +4753,7 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
                              (unsigned long)v[0], (unsigned long)v[1], (int)(from->name_len > 80 ? 80 : from->name_len),
                              w->x.s + from->name, (unsigned long)v[1], in_body);
     if (npu__ir_find_port(ir, scope, v[2], v[3], 0) == NULL) {
-        unsigned long line, col;
-        npu__xml_linecol(&w->x, t->begin, &line, &col);
+        unsigned long line = npu__xml_line(&w->x, t->begin);
         npu__log(w->x.ctx, NPU_LOG_WARN, "%s line %lu: edge to-layer %lu to-port %lu: layer '%.*s' has no input port %lu",
                  w->x.label, line, (unsigned long)v[2], (unsigned long)v[3],
                  (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
@@ -5485,7 +5633,7 @@ static int npu__fsync_dir_of(const char *path)
     if (n >= sizeof dir) return ENAMETOOLONG;
     memcpy(dir, n > 0 ? path : ".", n > 0 ? n : 1);
     dir[n > 0 ? n : 1] = '\0';
-    fd = open(dir, O_RDONLY | O_CLOEXEC);
+    fd = open(dir, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
     if (fd < 0) return errno;
     if (fsync(fd) != 0 && errno != EINVAL) err = errno;
     close(fd);
@@ -6226,9 +6374,17 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
     for (i = 0; i < n; i++)
         if (m->args[i].kind == NPU__ARG_OUTPUT) m->order[k++] = i;
     m->n_outputs = k - m->n_inputs;
+    /* The argument table comes from the blob: names may repeat and counts may
+     * not match. Every state input pairs with exactly one assign output of its
+     * name, no name is used by two state inputs, and no slot past n is written. */
+    for (i = 0; i < n; i++) m->args[i].pair = UINT32_MAX;
     for (i = 0; i < n; i++) {
         npu__arg *in = &m->args[i];
         if (in->kind != NPU__ARG_STATE_IN) continue;
+        for (j = 0; j < i; j++)
+            if (m->args[j].kind == NPU__ARG_STATE_IN && strcmp(m->args[j].name, in->name) == 0)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
+                                 "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
         for (j = 0; j < n; j++) {
             npu__arg *o = &m->args[j];
             if (o->kind == NPU__ARG_STATE_OUT && strcmp(o->name, in->name) == 0) break;
@@ -6236,6 +6392,9 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         if (j == n)
             return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
                              in->name, NPU__ASSIGN_PREFIX, in->name);
+        if (m->args[j].pair != UINT32_MAX || k + 2 > n)
+            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': assign output %u is paired twice",
+                             in->name, (unsigned)j);
         if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
             return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
                              in->name);
@@ -6245,9 +6404,11 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         m->order[k++] = j;
         m->n_states++;
     }
-    if (k != n)
-        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: %u assign output(s) without a read_value input",
-                         (unsigned)(n - k));
+    if (k != n) {
+        for (i = 0; i < n && !(m->args[i].kind == NPU__ARG_STATE_OUT && m->args[i].pair == UINT32_MAX); i++) {}
+        return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: %u assign output(s) without a read_value input "
+                         "(first: '%s')", (unsigned)(n - k), i < n ? m->args[i].name : "?");
+    }
 
     /* Initialization. */
     if (d->ext_version >= NPU__ZE_VERSION(1, 8)) {
@@ -7246,18 +7407,39 @@ npu_status npu_model_export_file(npu_model *model, const char *path)
         return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_export_file: NULL argument");
     st = npu_model_export(model, NULL, 0, &size);
     if (st != NPU_OK) return st;
-    if (npu__strlcpy(tmp, path, sizeof tmp) + 16 >= sizeof tmp)
+    if (npu__strlcpy(tmp, path, sizeof tmp) + 48 >= sizeof tmp)
         return npu__fail(model->ctx, NPU_ERR_IO, "export '%.200s...': path too long (%zu bytes)", path,
                          strlen(path));   /* cut: the whole path would push the reason out */
-    n = strlen(tmp);
-    memcpy(tmp + n, ".tmp.XXXXXX", 12);
-    fd = mkstemp(tmp);
+    {
+        /* The temp file is "<path>.tmp-<pid>-<ns>": an exporter killed
+         * mid-write leaves one, which the next export to the same directory
+         * removes once its pid is gone. Mode 0666: the kernel applies the
+         * umask, as for any file a program creates. */
+        char dir[4096];
+        const char *slash = strrchr(path, '/'), *base = slash != NULL ? slash + 1 : path;
+        struct timespec ts;
+        unsigned attempt;
+        n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+        memcpy(dir, n > 0 ? path : ".", n > 0 ? n : 1);
+        dir[n > 0 ? n : 1] = '\0';
+        snprintf(tmp, sizeof tmp, "%s.tmp-", base);
+        (void)npu__remove_orphans(dir, tmp);
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
+        for (attempt = 0; attempt < 8; attempt++) {
+            snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%llx", path, (long)getpid(),
+                     (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec + attempt);
+            do {
+                fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            } while (fd < 0 && errno == EINTR);
+            if (fd >= 0 || errno != EEXIST) break;
+        }
+    }
     if (fd < 0) return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': cannot create a temporary file: %s", path,
                                  strerror(errno));
     /* posix_fallocate, not ftruncate: the blocks must exist before the mapping
      * is written, or a full file system raises SIGBUS instead of ENOSPC. */
-    if (fchmod(fd, 0644) != 0 || (err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
-        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': %s", tmp, strerror(err ? err : errno));
+    if ((err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': %s", tmp, strerror(err));
         goto fail;
     }
     map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -8877,7 +9059,10 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
             continue;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
-        if (max_age_seconds > 0 && now - st.st_mtime < (time_t)max_age_seconds) continue;
+        /* <prefix><32 hex>-<pid>-...: a dead writer's file goes at once. */
+        if (max_age_seconds > 0 && now - st.st_mtime < (time_t)max_age_seconds &&
+            !(len > pre + 33 && e->d_name[pre + 32] == '-' && npu__temp_owner_dead(e->d_name + pre + 33)))
+            continue;
         if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
             count++;
             npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
@@ -8903,7 +9088,39 @@ typedef struct npu__cache_writer {
     char temp_path[NPU__CACHE_PATH_MAX];
     char final_path[NPU__CACHE_PATH_MAX];
     char dir[NPU__CACHE_PATH_MAX];
+    char reason[NPU_CACHE_NOTE_MAX];  /* why the entry was not stored */
 } npu__cache_writer;
+
+/* Logs why the writer does not store (a warning) and keeps it for
+ * npu_model_info.cache_note; returns status. */
+NPU__PRINTF(3, 4)
+static npu_status npu__cache_writer_warn(npu__cache_writer *w, npu_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->reason, sizeof w->reason, fmt, ap);
+    va_end(ap);
+    npu__log(w->ctx, NPU_LOG_WARN, "model cache: %s", w->reason);
+    return status;
+}
+
+/* mkdir -p: creates dir and its missing parents, each with mode 0777 less
+ * the umask (as mkdir(1) does). Returns 0 or the errno of the first level
+ * that could not be created. */
+static int npu__mkdir_parents(const char *dir)
+{
+    char buf[NPU__CACHE_PATH_MAX];
+    size_t i, n = npu__strlcpy(buf, dir, sizeof buf);
+    if (n >= sizeof buf) return ENAMETOOLONG;
+    for (i = 1; i <= n; i++) {
+        if (i < n && buf[i] != '/') continue;
+        if (i < n && buf[i - 1] == '/') continue;   /* "a//b" */
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return errno;
+        if (i < n) buf[i] = '/';
+    }
+    return 0;
+}
 
 static void npu__cache_writer_flush(npu__cache_writer *w)
 {
@@ -8960,14 +9177,14 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     w->error = 0;
     w->payload_size = 0;
     w->buffered = 0;
+    w->reason[0] = '\0';
     if (dir == NULL || fields == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or fields");
     w->fields = *fields;
     npu__nh128_init(&w->sum, NPU__SEED_CHECKSUM);
     if (npu__strlcpy(w->dir, dir, sizeof w->dir) >= sizeof w->dir ||
         npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_LIMIT,
-                               "directory path '%.64s...' is too long; not storing", dir);
+        return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing", dir);
     npu__cache_clean_temp(NULL, dir, NPU__CACHE_TEMP_AGE, NULL);
     npu__digest_hex(&fields->key, hex);
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
@@ -8979,19 +9196,25 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
                      hex, (long)getpid(), ns, (unsigned long)((uintptr_t)w >> 4 & 0xfffffu),
                      NPU__CACHE_TEMP_SUFFIX);
         if (n < 0 || (size_t)n >= sizeof w->temp_path)
-            return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_LIMIT,
-                                   "directory path '%.64s...' is too long; not storing", dir);
-        w->fd = open(w->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing",
+                                          dir);
+        /* 0666: the kernel applies the umask. */
+        w->fd = open(w->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (w->fd >= 0) break;
         err = errno;
-        if (err == ENOENT && attempt == 0 && mkdir(dir, 0777) == 0) continue;
+        if (err == ENOENT && attempt == 0) {
+            /* The directory (or a parent) is missing: create the path, and
+             * report why not when that fails (EROFS, EACCES, ...). */
+            int mk = npu__mkdir_parents(dir);
+            if (mk == 0) continue;
+            return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create directory '%s': %s; continuing without "
+                                          "storing the compiled model", dir, strerror(mk));
+        }
         if (err != EEXIST && err != EINTR) break;
     }
     if (w->fd < 0)
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO,
-                               "cannot create a file in '%s': %s; continuing without storing the "
-                               "compiled model",
-                               dir, strerror(err));
+        return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create a file in '%s': %s; continuing without "
+                                      "storing the compiled model", dir, strerror(err));
     /* The header is written last (its sizes and checksum come at the end). */
     w->error = npu__write_all(w->fd, zeros, sizeof zeros, -1);
     return NPU_OK;
@@ -9035,9 +9258,8 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     }
     if (err != 0) {
         npu__cache_writer_abort(w);
-        return npu__cache_warn(w->ctx, NPU_LOG_WARN, NPU_ERR_IO,
-                               "cannot store '%s' (%s: %s); continuing without it",
-                               w->final_path, step, strerror(err));
+        return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot store '%s' (%s: %s); continuing without it",
+                                      w->final_path, step, strerror(err));
     }
     /* Make the rename durable. Failing here loses at most this entry after a
      * crash; the directory is never torn. */
@@ -9176,11 +9398,13 @@ static npu_status npu__cache_open(npu_context *ctx, const char *dir,
     if (out == NULL || expected == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL mapping or fields");
     memset(out, 0, sizeof *out);
-    status = npu__cache_entry_path(ctx, dir, &expected->key, path, sizeof path);
+    /* No ctx: a path too long is a miss (and a warning), not the compile's error. */
+    status = npu__cache_entry_path(NULL, dir, &expected->key, path, sizeof path);
     if (status != NPU_OK) {
         snprintf(out->reason, sizeof out->reason, "%s",
                  dir == NULL ? "no directory" : "directory path too long");
-        return status;
+        return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss: %s ('%.64s...')", out->reason,
+                               dir == NULL ? "" : dir);
     }
     why = npu__map_file(path, &out->base, &out->map_size, &err);
     if (why != NULL) {
@@ -9546,15 +9770,21 @@ static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cac
     const uint8_t *blob = NULL;
     size_t bsize = 0;
     npu__sink s;
+    m->info.cache = NPU_CACHE_NOT_STORED;
     if (m->dev->ext_version < NPU__ZE_VERSION(1, 7)) {
-        npu__log(m->ctx, NPU_LOG_INFO, "model cache: the driver has no pfnGetNativeBinary2; not storing");
+        npu__strlcpy(m->info.cache_note, "the driver has no pfnGetNativeBinary2", sizeof m->info.cache_note);
+        npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", m->info.cache_note);
         return;
     }
     if (m->dev->g->pfnGetNativeBinary2(m->graph, &bsize, &blob) != ZE_RESULT_SUCCESS || blob == NULL) {
-        npu__log(m->ctx, NPU_LOG_WARN, "model cache: pfnGetNativeBinary2 failed; not storing");
+        npu__strlcpy(m->info.cache_note, "pfnGetNativeBinary2 failed", sizeof m->info.cache_note);
+        npu__log(m->ctx, NPU_LOG_WARN, "model cache: %s; not storing", m->info.cache_note);
         return;
     }
-    if (npu__cache_writer_begin(&w, m->ctx, dir, f) != NPU_OK) return;
+    if (npu__cache_writer_begin(&w, m->ctx, dir, f) != NPU_OK) {
+        npu__strlcpy(m->info.cache_note, w.reason, sizeof m->info.cache_note);
+        return;
+    }
     npu__sink_init(&s, NULL, 0);
     s.feed = npu__cache_writer_feed;
     s.feed_state = &w;
@@ -9563,9 +9793,14 @@ static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cac
     npu__meta_write(&s, &meta);
     if (s.overflow) {
         npu__cache_writer_abort(&w);
+        npu__strlcpy(m->info.cache_note, "the export overflowed", sizeof m->info.cache_note);
         return;
     }
-    (void)npu__cache_writer_finish(&w);
+    if (npu__cache_writer_finish(&w) != NPU_OK) {
+        npu__strlcpy(m->info.cache_note, w.reason, sizeof m->info.cache_note);
+        return;
+    }
+    m->info.cache = NPU_CACHE_STORED;   /* cache_note keeps why it missed */
 }
 
 /* Imports a hit. The mapping moves into the model when the driver uses it in
@@ -9604,6 +9839,18 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
 
     *out = NULL;
     if (use_cache) {
+        /* A hit needs less arena than a compile. The capacity a compile needs
+         * is required (and recorded in the peak) either way, so that
+         * npu_model_compile_*_size is exact whatever the cache holds, and a
+         * program sized on a warm cache does not fail on a cold one. */
+        size_t need = 0, end;
+        st = npu__plain_size(d, src, o, &need);
+        if (st != NPU_OK) return st;
+        if (npu__add_size(arena->used, need, &end) || end > arena->capacity)
+            return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
+                             "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
+                             arena->capacity);
+        if (end > arena->peak) arena->peak = end;
         st = npu__cache_fields_for(d, arena, src, o, form, &fields);
         if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
         if (npu__cache_open(d->ctx, o->cache_dir, &fields, &map) == NPU_OK) {
@@ -9615,6 +9862,7 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
             }
             if (st == NPU_OK) {
                 m->info.from_cache = 1;
+                m->info.cache = NPU_CACHE_HIT;
                 m->info.batch_mode = form->mode;
                 m->info.original_batch = form->original;
                 *out = m;
@@ -9623,6 +9871,7 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
             if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
             npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
                      "recompiling and replacing it", npu_status_string(st));
+            snprintf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
         }
     }
     st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
@@ -9642,7 +9891,10 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
     m->info.batch_mode = form->mode;
     m->info.original_batch = form->original;
     m->info.compile_ns = compile_ns;
-    if (use_cache) npu__cache_store_model(m, o->cache_dir, &fields);
+    if (use_cache) {
+        snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
+        npu__cache_store_model(m, o->cache_dir, &fields);
+    }
     *out = m;
     return NPU_OK;
 }
@@ -9749,7 +10001,11 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     }
     st = npu__src_batch_one(src, &saved);
     if (st != NPU_OK) {
-        snprintf(why, sizeof why, "setting batch 1 failed: %.400s", npu_context_last_error(d->ctx));
+        {
+            char msg[401];
+            npu_context_copy_error(d->ctx, msg, sizeof msg);
+            snprintf(why, sizeof why, "setting batch 1 failed: %s", msg);
+        }
         if (mode == NPU_BATCH_PLUGIN)
             return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
                              "debatched: %s", b, why);
@@ -9772,7 +10028,11 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
         return NPU_OK;
     }
     if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    snprintf(why, sizeof why, "the batch-1 model: %.400s", npu_context_last_error(d->ctx));
+    {
+            char msg[401];
+            npu_context_copy_error(d->ctx, msg, sizeof msg);
+            snprintf(why, sizeof why, "the batch-1 model: %s", msg);
+        }
     if (mode == NPU_BATCH_PLUGIN)
         return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
     npu__auto_fallback(d->ctx, &plan, why);

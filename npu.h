@@ -143,8 +143,10 @@ void npu_arena_rewind(npu_arena *arena, size_t mark);
 /* A context keeps the last error message and the optional logger. Objects
  * remember the context they were created with and report into it.
  * Several threads may report into one context: status codes are always exact,
- * but the message is the last writer's. Give each thread its own context when
- * messages matter. */
+ * and the message is always one writer's whole message (a lock inside the
+ * context; no global state), the last one's. Read it with
+ * npu_context_copy_error when other threads may be writing; give each thread
+ * its own context when each needs its own message. */
 typedef struct npu_context npu_context;
 
 typedef enum npu_log_level {
@@ -182,6 +184,13 @@ npu_status npu_context_create(npu_arena *arena, const npu_context_options *optio
 const char *npu_context_last_error(const npu_context *ctx);
 npu_status npu_context_last_status(const npu_context *ctx);
 void npu_context_clear_error(npu_context *ctx);
+
+/* Copies the last error message (cut to cap - 1 bytes, NUL-terminated) into
+ * dst and returns its status, both from the same error even while other
+ * threads report into ctx (npu_context_last_error's text may change while it
+ * is being read). dst may be NULL (cap 0): the status only.
+ * NPU_ERR_INVALID_ARGUMENT (and "" in dst) for a NULL ctx. Thread-safe. */
+npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap);
 
 /* ==== 5. Element types, shapes, tensor descriptions ====================== */
 
@@ -1041,8 +1050,13 @@ typedef struct npu_compile_options {
  * An entry that is truncated, corrupt, foreign, of another format version or
  * of another model is discarded, logged (NPU_LOG_WARN), recompiled and
  * replaced. The cache never fails a compile: a missing directory is created
- * (one level); an unreadable, read-only or full directory logs a warning and
- * the model is compiled and used without storing. While a cache directory is
+ * with its missing parents (as mkdir -p: mode 0777 less the umask; entries are
+ * 0666 less the umask: choose the umask, or create the directory 0700 first,
+ * to keep a cache private); an unreadable, read-only or full directory logs a
+ * warning and the model is compiled and used without storing
+ * (npu_model_info.cache and cache_note say which and why). A temp file left
+ * by a writer killed mid-write is removed by the next store once its process
+ * is gone (its name carries the pid), or after 60 s. While a cache directory is
  * used, the driver's own cache is bypassed (ZE_GRAPH_FLAG_DISABLE_CACHING), as
  * OpenVINO does. npu_model_get_info tells whether the model came from the
  * cache. The cache never deletes entries (remove the directory to clear it). */
@@ -1072,7 +1086,9 @@ npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const vo
 npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
                                    const npu_compile_options *opts, npu_model **out);
 /* The exact arena capacity (from the arena's current use) that
- * npu_model_compile_graph needs with these options. */
+ * npu_model_compile_graph needs with these options. With a cache_dir the
+ * compile needs (and records in the arena's peak) this capacity whether the
+ * entry is present or not: a hit is refused below it too. */
 npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph,
                                         const npu_compile_options *opts, size_t *bytes);
 
@@ -1131,8 +1147,11 @@ npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *siz
  * directory is synced. The file's blocks are allocated before it is written, so
  * a full file system gives NPU_ERR_IO (ENOSPC), not a crash. On any error the
  * temporary file is removed: `path` is either the complete old file or the
- * complete new one. Errors: NPU_ERR_IO (names the file and errno text),
- * NPU_ERR_DRIVER. */
+ * complete new one. The file is created with mode 0666 less the process's
+ * umask (as fopen would). The temporary file is "<path>.tmp-<pid>-<n>": one left
+ * by an exporter killed mid-write is removed by the next export to the same
+ * path once that process is gone. Errors: NPU_ERR_IO (names the file and errno
+ * text), NPU_ERR_DRIVER. */
 npu_status npu_model_export_file(npu_model *model, const char *path);
 
 /* Destroys the driver graph (and releases a file mapping). Requests of the model
@@ -1165,6 +1184,18 @@ uint32_t npu_model_batch(const npu_model *model);
 #define NPU_BATCH_REASON_MAX 256
 
 /* What happened when the model was created. */
+/* What the model cache did for a compile (npu_model_info.cache). */
+typedef enum npu_cache_outcome {
+    NPU_CACHE_NOT_USED = 0,       /* no cache_dir (or an import) */
+    NPU_CACHE_HIT,                /* imported from the entry */
+    NPU_CACHE_STORED,             /* missed (cache_note says why), compiled, stored */
+    NPU_CACHE_NOT_STORED          /* compiled; not stored: cache_note says why (the
+                                     directory cannot be created or written, the
+                                     path is too long, the disk is full, ...) */
+} npu_cache_outcome;
+
+#define NPU_CACHE_NOTE_MAX 192
+
 typedef struct npu_model_info {
     int from_cache;               /* 1: imported from cache_dir */
     npu_batch_mode batch_mode;    /* the mode that ran: PLUGIN (debatched) or
@@ -1184,6 +1215,11 @@ typedef struct npu_model_info {
                                      none); compiled as it is", "output 'y' has no
                                      layout naming N; ...", "batch 4 debatched into
                                      4 command lists (PLUGIN)". Never empty. */
+    npu_cache_outcome cache;      /* graph / IR compiles with a cache_dir */
+    char cache_note[NPU_CACHE_NOTE_MAX]; /* NUL-terminated: STORED: why the entry
+                                     missed ("miss: no entry", "miss: checksum
+                                     mismatch", ...); NOT_STORED: why it was not
+                                     stored (the miss reason is in the log) */
 } npu_model_info;
 
 /* Fills *out (a copy: no pointers into the model). Thread-safe. Errors:

@@ -597,6 +597,39 @@ static int group_teardown(void **state)
     return 0;
 }
 
+/* With a cache directory, cold (compiles and stores) and warm (imports the
+ * entry): the size query is exact both ways (warm, it was larger than what
+ * the call took, by what the compile path needs for the payload). */
+static void test_cached_compiles(void **state)
+{
+    char dir[64], cmd[128];
+    npu_compile_options o;
+    npu_graph *g[2];
+    int i, pass;
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/npu-arena-cache-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    memset(&o, 0, sizeof o);
+    o.cache_dir = dir;
+    g[0] = tu_graph_affine(&tu_arena, 1);
+    g[1] = tu_graph_accumulator(&tu_arena);
+    for (i = 0; i < 2; i++) {
+        for (pass = 0; pass < 2; pass++) {   /* cold, then warm */
+            compile_arg c;
+            size_t need = 0;
+            memset(&c, 0, sizeof c);
+            c.graph = g[i];
+            c.opts = &o;
+            c.n_args = i == 0 ? 2 : 4;
+            tu_ok(npu_model_compile_graph_size(dev, g[i], &o, &need), "compile size");
+            sweep_model(pass == 0 ? "compile graph (cache, cold)" : "compile graph (cache, warm)", need,
+                        try_compile_graph, &c);
+        }
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -606,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_ir_memory_and_file),
         cmocka_unit_test(test_device),
         cmocka_unit_test(test_models),
+        cmocka_unit_test(test_cached_compiles),
         cmocka_unit_test(test_requests),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -9,6 +9,8 @@
  * 10,000 inferences in all; under valgrind (detected by its preload library in
  * /proc/self/maps) 1,000, to keep the run short. */
 #include <pthread.h>
+#include <errno.h>
+#include <stdatomic.h>
 
 #include "tests/l0_test_util.h"
 
@@ -249,11 +251,79 @@ static int group_teardown(void **state)
     return 0;
 }
 
+/* Threads sharing one context: each fails over and over with a message made
+ * of its own letter (a missing file "/nonexistent/<letter x 1500>"); a reader
+ * copies the message meanwhile. Every copy is one writer's whole message:
+ * never two letters, never cut. (npu__fail wrote the text unsynchronised: torn
+ * messages in plain runs, a race under TSan.) */
+#define MSG_WRITERS 4
+static npu_context *shared_ctx;
+static atomic_int msg_done;
+
+static void *msg_writer(void *arg)
+{
+    char path[1600];
+    unsigned k;
+    int letter = 'a' + (int)(intptr_t)arg;
+    snprintf(path, sizeof path, "/nonexistent/");
+    memset(path + 13, letter, 1500);
+    path[1513] = '\0';
+    for (k = 0; k < 4000; k++) {
+        size_t need = 0;
+        if (npu_ir_size_file(shared_ctx, path, &need) != NPU_ERR_IO) abort();
+    }
+    atomic_fetch_add(&msg_done, 1);
+    return NULL;
+}
+
+static void check_message(const char *msg)
+{
+    const char *p = strstr(msg, "/nonexistent/");
+    char letter;
+    size_t i;
+    if (msg[0] == '\0') return;
+    if (p == NULL) fail_msg("not a writer's message: %.80s", msg);
+    letter = p[13];
+    for (i = 0; i < 1500; i++)
+        if (p[13 + i] != letter) fail_msg("torn message: '%c' then '%c' at %zu", letter, p[13 + i], i);
+    if (strstr(p + 1513, strerror(ENOENT)) == NULL) fail_msg("cut message: %.40s", p + 1513);
+}
+
+static void test_threads_share_a_context(void **state)
+{
+    static _Alignas(16) unsigned char mem[8192];
+    static char copy[NPU_ERROR_MAX];
+    pthread_t t[MSG_WRITERS];
+    npu_arena a;
+    intptr_t i;
+    unsigned reads = 0;
+    (void)state;
+    assert_int_equal(npu_arena_init(&a, mem, sizeof mem), NPU_OK);
+    assert_int_equal(npu_context_create(&a, NULL, &shared_ctx), NPU_OK);
+    atomic_store(&msg_done, 0);
+    for (i = 0; i < MSG_WRITERS; i++) assert_int_equal(pthread_create(&t[i], NULL, msg_writer, (void *)i), 0);
+    while (atomic_load(&msg_done) < MSG_WRITERS) {
+        npu_status st = npu_context_copy_error(shared_ctx, copy, sizeof copy);
+        assert_true(st == NPU_OK || st == NPU_ERR_IO);
+        if (st == NPU_ERR_IO) check_message(copy);
+        reads++;
+    }
+    for (i = 0; i < MSG_WRITERS; i++) pthread_join(t[i], NULL);
+    assert_int_equal(npu_context_copy_error(shared_ctx, copy, sizeof copy), NPU_ERR_IO);
+    check_message(copy);
+    check_message(npu_context_last_error(shared_ctx));
+    print_message("%u consistent copies while %d threads wrote\n", reads, MSG_WRITERS);
+    assert_int_equal(npu_context_copy_error(shared_ctx, NULL, 0), NPU_ERR_IO);
+    assert_int_equal(npu_context_copy_error(NULL, copy, sizeof copy), NPU_ERR_INVALID_ARGUMENT);
+    assert_string_equal(copy, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eight_threads_share_one_model),
         cmocka_unit_test(test_create_and_destroy_while_others_infer),
+        cmocka_unit_test(test_threads_share_a_context),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -92,6 +92,7 @@ static int (*real_msync)(void *, size_t, int);
 static int (*real_fsync)(int);
 static int (*real_close)(int);
 static int (*real_rename)(const char *, const char *);
+static int (*real_mkdir)(const char *, mode_t);
 static int resolved;
 
 
@@ -100,9 +101,23 @@ static void resolve_libc(void)
 #define RESOLVE(name) *(void **)&real_##name = dlsym(RTLD_NEXT, #name)
     RESOLVE(open); RESOLVE(mkstemp); RESOLVE(opendir); RESOLVE(fstat); RESOLVE(write); RESOLVE(pwrite);
     RESOLVE(posix_fallocate); RESOLVE(fchmod); RESOLVE(mmap); RESOLVE(msync); RESOLVE(fsync); RESOLVE(close);
-    RESOLVE(rename);
+    RESOLVE(rename); RESOLVE(mkdir);
 #undef RESOLVE
     resolved = 1;
+}
+
+/* mkdir from the library fails with this errno when non-zero (a read-only
+ * file system under a missing cache directory). */
+static int mkdir_errno;
+
+NOSAN int mkdir(const char *path, mode_t mode)
+{
+    if (!resolved) return (int)syscall(SYS_mkdirat, AT_FDCWD, path, mode);
+    if (mkdir_errno != 0 && from_library(__builtin_return_address(0))) {
+        errno = mkdir_errno;
+        return -1;
+    }
+    return real_mkdir(path, mode);
 }
 
 NOSAN int open(const char *path, int flags, ...)
@@ -345,7 +360,8 @@ static unsigned export_loop(int err, int short_write)
         }
         if (st == NPU_OK) {
             /* Only the directory's fsync after the rename may fail unnoticed. */
-            if (inj.fired_fn != F_OPEN && inj.fired_fn != F_FSYNC && inj.fired_fn != F_CLOSE)
+            if (inj.fired_fn != F_OPEN && inj.fired_fn != F_FSYNC && inj.fired_fn != F_CLOSE &&
+                inj.fired_fn != F_OPENDIR)   /* the removal of dead exporters' temp files */
                 fail_msg("export succeeded though %s failed (call %u)", fn_names[inj.fired_fn], n);
             assert_int_equal(size, blob_size);
             assert_memory_equal(got, blob, blob_size);
@@ -377,8 +393,9 @@ static void test_export_file_every_call_fails(void **state)
     unsigned calls;
     (void)state;
     calls = export_loop(EIO, 0);
-    /* mkstemp, fchmod, posix_fallocate, mmap, msync, fsync, close, rename and
-     * the directory's open, fsync, close: every one was made to fail. */
+    /* opendir (removing dead exporters' temp files), open, posix_fallocate,
+     * mmap, msync, fsync, close, rename and the directory's open, fsync,
+     * close: every one was made to fail. */
     assert_true(calls >= 11);
     assert_int_equal(export_loop(ENOSPC, 0), calls);
     assert_int_equal(export_loop(EACCES, 0), calls);
@@ -390,7 +407,7 @@ static void test_export_full_disk_names_file_and_errno(void **state)
     (void)state;
     snprintf(path, sizeof path, "%s/full.blob", dir);
     empty_dir(dir);
-    arm(3, ENOSPC, 0);  /* mkstemp, fchmod, posix_fallocate */
+    arm(3, ENOSPC, 0);  /* opendir (removing orphans), open, posix_fallocate */
     assert_int_equal(npu_model_export_file(model, path), NPU_ERR_IO);
     disarm();
     assert_true(inj.fired);
@@ -511,6 +528,32 @@ static void test_cache_load_every_call_fails(void **state)
     cache_loop(EACCES, 0, 1);
 }
 
+/* A missing cache directory on a read-only file system: the warning and the
+ * model's cache note give EROFS (mkdir's errno), not ENOENT (open's). */
+static void test_cache_dir_on_read_only_fs_reports_erofs(void **state)
+{
+    char sub[400];
+    npu_compile_options o;
+    npu_model *m = NULL;
+    npu_model_info info;
+    size_t mark = npu_arena_used(&tu_arena);
+    (void)state;
+    snprintf(sub, sizeof sub, "%s/ro/npu", dir);
+    memset(&o, 0, sizeof o);
+    o.cache_dir = sub;
+    tu_log_clear();
+    mkdir_errno = EROFS;
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, graph, &o, &m), "compile");
+    mkdir_errno = 0;
+    tu_ok(npu_model_get_info(m, &info), "info");
+    assert_int_equal(info.cache, NPU_CACHE_NOT_STORED);
+    assert_non_null(strstr(info.cache_note, strerror(EROFS)));
+    tu_expect_log(strerror(EROFS));
+    npu_model_destroy(m);
+    npu_arena_rewind(&tu_arena, mark);
+    assert_true(access(sub, F_OK) != 0);
+}
+
 static int group_setup(void **state)
 {
     size_t size = 0;
@@ -546,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_cache_store_every_call_fails),
         cmocka_unit_test(test_cache_store_survives_short_writes),
         cmocka_unit_test(test_cache_load_every_call_fails),
+        cmocka_unit_test(test_cache_dir_on_read_only_fs_reports_erofs),
     };
     resolve_libc();
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -354,6 +354,61 @@ static void test_unrepresentable_port_layouts_are_ignored(void **state)
     }
 }
 
+/* Everything the compiler's reader (libxml2) would classify, npu classifies
+ * the same way first: character references are decoded, prefixed names are
+ * refused, and a file never passes a weights address of its own. */
+static void test_no_pointer_or_hidden_const_from_the_file(void **state)
+{
+    static const char *const wpa[] = {
+        "<attribute name=\"WeightsPointerAttribute\" version=\"0\" mp=\"4096\" ms=\"16\"/>",
+        "<attribute name=\"Weights&#80;ointerAttribute\" version=\"0\" mp=\"4096\" ms=\"16\"/>",
+        "<attribute name=\"WeightsPointerAttribute\" np=\"4096\" ns=\"16\"></attribute>",
+        "<attribute name=\"WeightsPointerAttribute\" ptr=\"4096\"/>",
+        "<attribute name=\"WeightsPointerAttribute\" mpZ=\"4096\" msZ=\"16\"/>",
+    };
+    char buf[512];
+    char *x;
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof wpa / sizeof wpa[0]; i++) {
+        snprintf(buf, sizeof buf, "offset=\"0\" size=\"16\"/><rt_info>%s</rt_info>", wpa[i]);
+        x = subst(base, "offset=\"0\" size=\"16\"/>", buf);
+        assert_int_equal(load(x, strlen(x), 16), NPU_ERR_FORMAT);
+        assert_non_null(strstr(npu_context_last_error(ctx), "WeightsPointerAttribute"));
+        free(x);
+        /* on another layer, and on a port's rt_info, too */
+        snprintf(buf, sizeof buf, "type=\"Add\" version=\"opset1\"><rt_info>%s</rt_info>", wpa[i]);
+        x = subst(base, "type=\"Add\" version=\"opset1\">", buf);
+        assert_int_equal(load(x, strlen(x), 16), NPU_ERR_FORMAT);
+        free(x);
+    }
+    /* A Const spelled with a character reference is a Const: its bytes are
+     * bounds-checked (they lay past the 16-byte .bin and loaded with NPU_OK). */
+    x = subst(base, "type=\"Const\" version=\"opset1\"><data element_type=\"f32\" shape=\"1,4\" offset=\"0\"",
+              "type=\"Con&#115;t\" version=\"opset1\"><data element_type=\"f32\" shape=\"1,4\" offset=\"4096\"");
+    assert_int_equal(load(x, strlen(x), 16), NPU_ERR_FORMAT);
+    assert_non_null(strstr(npu_context_last_error(ctx), "beyond the end of the weights"));
+    free(x);
+    x = subst(base, "type=\"Const\"", "type=\"&#x43;onst\"");
+    {
+        npu_arena a;
+        npu_ir *ir = NULL;
+        assert_int_equal(npu_arena_init(&a, arena_mem, sizeof arena_mem), NPU_OK);
+        assert_int_equal(npu_ir_load_memory(&a, ctx, x, strlen(x), weights, 16, &ir), NPU_OK);
+        assert_int_equal(npu_ir_const_count(ir), 1);
+        npu_ir_close(ir);
+    }
+    free(x);
+    /* Prefixed attribute and element names (libxml2 sees their local names). */
+    x = subst(base, "type=\"Const\"", "a:type=\"Const\" type=\"Foo\" xmlns:a=\"urn:x\"");
+    assert_int_equal(load(x, strlen(x), 16), NPU_ERR_PARSE);
+    assert_non_null(strstr(npu_context_last_error(ctx), "namespace prefix"));
+    free(x);
+    x = subst(base, "<layers>", "<n:layers xmlns:n=\"urn:x\"></n:layers><layers>");
+    assert_int_equal(load(x, strlen(x), 16), NPU_ERR_PARSE);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_sub_byte_consts_are_packed),
         cmocka_unit_test(test_body_edges_refer_to_body_layers),
         cmocka_unit_test(test_unrepresentable_port_layouts_are_ignored),
+        cmocka_unit_test(test_no_pointer_or_hidden_const_from_the_file),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -2,6 +2,7 @@
  * inferences; get/set/reset; requests are independent; the state buffers
  * alternate without copies (two recorded list sets, one submit per inference). */
 #include "tests/l0_test_util.h"
+#include "tests/blob_util.h"
 
 static npu_device *dev;
 static npu_model *acc;
@@ -168,6 +169,64 @@ static void test_ir_state_model(void **state)
     npu_arena_rewind(&tu_arena, mark);
 }
 
+/* The accumulator's export with its argument table rewritten (NULL keeps a
+ * name). The sim's order: x (in), read_value_acc_var (in), acc (out),
+ * assign_acc_var (out). */
+static size_t hostile_blob(unsigned char *blob, size_t cap, const char *const names[4])
+{
+    size_t n = 0;
+    bu_blob bb;
+    uint32_t i;
+    tu_ok(npu_model_export(acc, blob, cap, &n), "export");
+    assert_int_equal(bu_open(&bb, blob, n), 0);
+    assert_int_equal(bb.n_args, 4);
+    for (i = 0; i < 4; i++)
+        if (names[i] != NULL) bu_rename(&bb, i, names[i]);
+    bu_seal(&bb);
+    return n;
+}
+
+#define RV "vpux_ie_read_value_"
+#define AS "vpux_ie_assign_"
+
+static void test_hostile_state_tables(void **state)
+{
+    static unsigned char blob[1 << 16];
+    static const char *const same[4] = {NULL, NULL, NULL, NULL};
+    static const char *const two_reads[4] = {RV "acc_var", NULL, NULL, NULL};
+    static const char *const unpaired[4] = {RV "acc_var", NULL, AS "other", NULL};
+    static const char *const no_assign[4] = {NULL, RV "nope", NULL, NULL};
+    static const char *const no_read[4] = {NULL, "y", AS "extra", NULL};
+    size_t mark = npu_arena_used(&tu_arena), n;
+    npu_model *m = NULL;
+    (void)state;
+    /* Two read_value inputs of one name and one assign: pairing both wrote
+     * past the argument table (npu_model_size(4)). */
+    n = hostile_blob(blob, sizeof blob, two_reads);
+    assert_int_equal(npu_model_import(dev, &tu_arena, blob, n, NULL, &m), NPU_ERR_FORMAT);
+    assert_null(m);
+    assert_non_null(strstr(npu_context_last_error(tu_ctx), "'acc_var' has two read_value inputs"));
+    assert_int_equal(npu_arena_used(&tu_arena), mark);
+    /* Equal counts, one assign unpaired: it was accepted with the unpaired
+     * assign bound to argument 0 (the second inference overwrote input 0). */
+    n = hostile_blob(blob, sizeof blob, unpaired);
+    assert_int_equal(npu_model_import(dev, &tu_arena, blob, n, NULL, &m), NPU_ERR_FORMAT);
+    assert_null(m);
+    /* A state input without its assign, and an assign without its input. */
+    n = hostile_blob(blob, sizeof blob, no_assign);
+    assert_int_equal(npu_model_import(dev, &tu_arena, blob, n, NULL, &m), NPU_ERR_UNSUPPORTED);
+    assert_non_null(strstr(npu_context_last_error(tu_ctx), "state 'nope' has no assign output"));
+    n = hostile_blob(blob, sizeof blob, no_read);
+    assert_int_equal(npu_model_import(dev, &tu_arena, blob, n, NULL, &m), NPU_ERR_UNSUPPORTED);
+    assert_non_null(strstr(npu_context_last_error(tu_ctx), "(first: 'extra')"));
+    assert_int_equal(npu_arena_used(&tu_arena), mark);
+    /* The untouched export still imports. */
+    n = hostile_blob(blob, sizeof blob, same);
+    tu_ok(npu_model_import(dev, &tu_arena, blob, n, NULL, &m), "import");
+    npu_model_destroy(m);
+    npu_arena_rewind(&tu_arena, mark);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_set_and_reset),
         cmocka_unit_test(test_requests_are_independent),
         cmocka_unit_test(test_ir_state_model),
+        cmocka_unit_test(test_hostile_state_tables),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
