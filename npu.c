@@ -5507,6 +5507,10 @@ struct npu_device {
     int is_simulated;
     ze_driver_properties_t driver_props;
     ze_device_properties_t props;
+    /* npu_device_open only: arena scratch for the driver's extension list
+     * (NPU__MAX_EXTENSIONS entries, 25 KB: too large for a small thread's
+     * stack); handed back to the arena before npu_device_open returns. */
+    ze_driver_extension_properties_t *ext_scratch;
 };
 
 struct npu_model {
@@ -5653,12 +5657,18 @@ static void npu__model_unlock(npu_model *m)
 
 /* ==== 10. Device ========================================================= */
 
-size_t npu_device_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_device)); }
+#define NPU__MAX_EXTENSIONS 96
+#define NPU__EXT_SCRATCH_BYTES (NPU__MAX_EXTENSIONS * sizeof(ze_driver_extension_properties_t))
+
+/* The device, and while npu_device_open runs, the scratch for the extension
+ * list behind it (handed back before it returns). */
+size_t npu_device_size(void)
+{
+    return NPU_ARENA_ROUND(sizeof(struct npu_device)) + NPU_ARENA_ROUND(NPU__EXT_SCRATCH_BYTES);
+}
 
 #define NPU__MAX_DRIVERS 16
 #define NPU__MAX_DEVICES 16
-#define NPU__MAX_EXTENSIONS 96
-
 static const char npu__no_device_hint[] =
     "To run on the software NPU instead: make sim; then set "
     "ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so (the Level Zero loader then loads it)";
@@ -5666,10 +5676,10 @@ static const char npu__no_device_hint[] =
 /* Finds the graph extension of a driver: the highest 1.x version offered under a
  * name starting with "ZE_extension_graph". *version 0 if none. Also notes the
  * command-queue NPU extension. */
-static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_handle_t drv, char *name, uint32_t *version,
+static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_extension_properties_t *ext,
+                                        ze_driver_handle_t drv, char *name, uint32_t *version,
                                         uint32_t *cq_version, int *memmap)
 {
-    ze_driver_extension_properties_t ext[NPU__MAX_EXTENSIONS];
     uint32_t n = 0, i;
     ze_result_t r;
     *version = 0;
@@ -5679,7 +5689,7 @@ static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_handle_t drv
     r = zeDriverGetExtensionProperties(drv, &n, NULL);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
     if (n > NPU__MAX_EXTENSIONS) n = NPU__MAX_EXTENSIONS;
-    memset(ext, 0, sizeof ext);
+    memset(ext, 0, NPU__EXT_SCRATCH_BYTES);
     r = zeDriverGetExtensionProperties(drv, &n, ext);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
     for (i = 0; i < n && i < NPU__MAX_EXTENSIONS; i++) {
@@ -5769,7 +5779,7 @@ static npu_status npu__select_driver(npu_device *d, char *ext_name)
             st = npu__probe_device(ctx, drivers[i], pass == 1, &dev);
             if (st != NPU_OK) return st;
             if (dev == NULL) continue;
-            st = npu__probe_extensions(ctx, drivers[i], ext_name, &version, &cq, &memmap);
+            st = npu__probe_extensions(ctx, d->ext_scratch, drivers[i], ext_name, &version, &cq, &memmap);
             if (st != NPU_OK) return st;
             if (version == 0) continue;
             d->driver = drivers[i];
@@ -5977,7 +5987,15 @@ npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_
     d = (npu_device *)npu__alloc(arena, ctx, sizeof *d, "device");
     if (d == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     d->ctx = ctx;
+    d->ext_scratch = (ze_driver_extension_properties_t *)npu__alloc(arena, ctx, NPU__EXT_SCRATCH_BYTES,
+                                                                   "device open scratch (extension list)");
+    if (d->ext_scratch == NULL) {
+        npu_arena_rewind(arena, mark);
+        return NPU_ERR_ARENA_TOO_SMALL;
+    }
     st = npu__device_init(d, options);
+    d->ext_scratch = NULL;
+    npu_arena_rewind(arena, mark + NPU_ARENA_ROUND(sizeof *d));
     if (st != NPU_OK) {
         npu__device_release(d);
         npu_arena_rewind(arena, mark);

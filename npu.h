@@ -855,7 +855,10 @@ typedef struct npu_device_options {
 #define NPU_EXPORT_OPENVINO_MINOR 4
 #define NPU_EXPORT_OPENVINO_PATCH 0
 
-/* Bytes npu_device_open takes from an arena (exact). Thread-safe. */
+/* Bytes npu_device_open needs in an arena (exact). The device keeps a few
+ * hundred of them; the rest is scratch for the driver's extension list while
+ * the call runs (about 25 KB, so that opening a device fits a small thread
+ * stack), handed back before it returns. Thread-safe. */
 size_t npu_device_size(void);
 
 /* Initializes the Level Zero loader (zeInit with ZE_INIT_FLAG_VPU_ONLY, then

@@ -59,7 +59,7 @@ static void test_handles_return_to_baseline(void **state)
 
 static void test_exact_arena(void **state)
 {
-    static _Alignas(16) unsigned char small[4096];
+    static _Alignas(16) unsigned char small[32768];
     npu_arena a;
     npu_device *d = NULL;
     size_t need = npu_device_size();
@@ -70,7 +70,10 @@ static void test_exact_arena(void **state)
     assert_true(need > 0 && need <= sizeof small);
     assert_int_equal(npu_arena_init(&a, small, need), NPU_OK);
     tu_ok(npu_device_open(&a, tu_ctx, NULL, &d), "exact arena");
-    assert_int_equal(npu_arena_used(&a), need);
+    /* All of it was needed while the device opened (the driver's extension
+     * list is arena scratch, not stack); the scratch is handed back. */
+    assert_int_equal(a.peak, need);
+    assert_true(npu_arena_used(&a) > 0 && npu_arena_used(&a) < need);
     npu_device_close(d);
     assert_int_equal(npu_arena_init(&a, small, need - NPU_ARENA_ALIGN), NPU_OK);
     assert_int_equal(npu_device_open(&a, tu_ctx, NULL, &d), NPU_ERR_ARENA_TOO_SMALL);
