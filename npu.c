@@ -415,25 +415,87 @@ static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...
     va_end(ap);
 }
 
+/* Formats into ctx->last_error under the message lock (append: after what is
+ * there), so that no message buffer sits on the caller's stack (issue 14): a
+ * thread sharing the context still never sees a torn message. */
+static void npu__vset_error(npu_context *ctx, npu_status status, int append, const char *fmt, va_list ap)
+{
+    size_t len = 0;
+    npu__ctx_lock(ctx);
+    if (append) len = strlen(ctx->last_error);
+    else ctx->last_status = status;
+    if (len < sizeof ctx->last_error) vsnprintf(ctx->last_error + len, sizeof ctx->last_error - len, fmt, ap);
+    npu__ctx_unlock(ctx);
+}
+
+/* Hands the recorded message to the logger (a copy cut at 511 bytes: the
+ * logger runs outside the lock and may itself call into npu). */
+static void npu__log_error(npu_context *ctx)
+{
+    char line[512];
+    if (ctx->log == NULL || ctx->log_level < NPU_LOG_ERROR) return;
+    npu__ctx_lock(ctx);
+    npu__strlcpy(line, ctx->last_error, sizeof line);
+    npu__ctx_unlock(ctx);
+    ctx->log(ctx->log_user_data, NPU_LOG_ERROR, line);
+}
+
 /* Records an error in ctx (which may be NULL) and returns `status`, so that
  * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. */
 NPU__PRINTF(3, 4)
 static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...)
 {
-    char msg[NPU_ERROR_MAX];
     va_list ap;
     if (ctx == NULL) return status;
-    /* Formatted outside the lock (the arguments may be slow to format), copied
-     * in under it: a thread sharing the context never sees a torn message. */
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    npu__vset_error(ctx, status, 0, fmt, ap);
     va_end(ap);
-    npu__ctx_lock(ctx);
-    memcpy(ctx->last_error, msg, strlen(msg) + 1);
-    ctx->last_status = status;
-    npu__ctx_unlock(ctx);
-    if (ctx->log != NULL && ctx->log_level >= NPU_LOG_ERROR) ctx->log(ctx->log_user_data, NPU_LOG_ERROR, msg);
+    npu__log_error(ctx);
     return status;
+}
+
+/* A message in parts: npu__fail_begin records the first, npu__fail_more
+ * appends, npu__fail_end logs the whole and returns the status. */
+NPU__PRINTF(3, 4)
+static void npu__fail_begin(npu_context *ctx, npu_status status, const char *fmt, ...)
+{
+    va_list ap;
+    if (ctx == NULL) return;
+    va_start(ap, fmt);
+    npu__vset_error(ctx, status, 0, fmt, ap);
+    va_end(ap);
+}
+
+static void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)
+{
+    if (ctx != NULL) npu__vset_error(ctx, NPU_OK, 1, fmt, ap);
+}
+
+NPU__PRINTF(2, 3)
+static void npu__fail_more(npu_context *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    npu__vfail_more(ctx, fmt, ap);
+    va_end(ap);
+}
+
+static npu_status npu__fail_end(npu_context *ctx, npu_status status)
+{
+    if (ctx != NULL) npu__log_error(ctx);
+    return status;
+}
+
+/* Drops `suffix` from the end of the message being recorded, if it is there
+ * (a separator that turned out to have nothing after it). */
+static void npu__strip_trailing(npu_context *ctx, const char *suffix)
+{
+    size_t len, n = strlen(suffix);
+    if (ctx == NULL) return;
+    npu__ctx_lock(ctx);
+    len = strlen(ctx->last_error);
+    if (len >= n && memcmp(ctx->last_error + len - n, suffix, n) == 0) ctx->last_error[len - n] = '\0';
+    npu__ctx_unlock(ctx);
 }
 
 /* ==== 4. Types and shapes ================================================ */
@@ -3127,15 +3189,15 @@ static unsigned long npu__xml_line(npu__xml *x, size_t pos)
 NPU__PRINTF(4, 5)
 static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
 {
-    char msg[600];
     unsigned long line, col;
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     npu__xml_linecol(x, pos, &line, &col);
-    return npu__fail(x->ctx, status, "%s line %lu, column %lu: %s%s", x->label, line, col, msg,
-                     x->where);
+    npu__fail_begin(x->ctx, status, "%s line %lu, column %lu: ", x->label, line, col);
+    va_start(ap, fmt);
+    npu__vfail_more(x->ctx, fmt, ap);
+    va_end(ap);
+    npu__fail_more(x->ctx, "%s", x->where);
+    return npu__fail_end(x->ctx, status);
 }
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -6115,11 +6177,24 @@ npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst,
 
 /* ==== 11. Model ========================================================== */
 
+/* The driver's argument tables (8.7 KB each: 32 tensor names of 256 bytes):
+ * arena scratch while a model is set up, never on the caller's stack. */
+typedef struct npu__arg_scratch {
+    npu__ze_graph_argument_properties_3 props;
+    npu__ze_graph_argument_metadata meta;
+} npu__arg_scratch;
+
+/* What a model keeps; npu_model_size adds the set-up scratch on top. */
+static size_t npu__model_kept(uint32_t n_args)
+{
+    return NPU_ARENA_ROUND(sizeof(struct npu_model)) + NPU_ARENA_ROUND((size_t)n_args * sizeof(npu__arg)) +
+           NPU_ARENA_ROUND((size_t)n_args * sizeof(uint32_t));
+}
+
 size_t npu_model_size(uint32_t n_args)
 {
     if (n_args > NPU_MAX_ARGS) return 0;
-    return NPU_ARENA_ROUND(sizeof(struct npu_model)) + NPU_ARENA_ROUND((size_t)n_args * sizeof(npu__arg)) +
-           NPU_ARENA_ROUND((size_t)n_args * sizeof(uint32_t));
+    return npu__model_kept(n_args) + NPU_ARENA_ROUND(sizeof(npu__arg_scratch));
 }
 
 /* Checks that every non-state argument of a freshly created model (batch_lists
@@ -6256,11 +6331,11 @@ static npu_status npu__graph_init_cmdlist(npu_model *m)
 }
 
 /* Reads one argument's properties into a. */
-static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
+static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a, npu__arg_scratch *sc)
 {
     npu_device *d = m->dev;
-    npu__ze_graph_argument_properties_3 p;
-    npu__ze_graph_argument_metadata md;
+    npu__ze_graph_argument_properties_3 *const p = &sc->props;
+    npu__ze_graph_argument_metadata *const md = &sc->meta;
     int have_md = 0;
     uint32_t rank, k, v = d->ext_version;
     /* Argument properties: v3 (1.2+), v2 (1.1) or v1; each is a prefix of v3. */
@@ -6274,60 +6349,60 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
     npu_type t;
     ze_result_t r;
 
-    memset(&p, 0, sizeof p);
-    p.stype = stypes[pv - 1];
+    memset(p, 0, sizeof *p);
+    p->stype = stypes[pv - 1];
     r = (pv == 3 ? d->g->pfnGetArgumentProperties3
          : pv == 2 ? d->g->pfnGetArgumentProperties2
-                   : d->g->pfnGetArgumentProperties)(m->graph, index, &p);
+                   : d->g->pfnGetArgumentProperties)(m->graph, index, p);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fns[pv - 1], r);
-    p.name[sizeof p.name - 1] = '\0';
-    npu__strlcpy(a->ze_name, p.name, sizeof a->ze_name);
-    a->kind = p.type == 1 ? NPU__ARG_OUTPUT : NPU__ARG_INPUT;
-    if (strncmp(p.name, NPU__READ_VALUE_PREFIX, sizeof NPU__READ_VALUE_PREFIX - 1) == 0 && p.type == 0)
+    p->name[sizeof p->name - 1] = '\0';
+    npu__strlcpy(a->ze_name, p->name, sizeof a->ze_name);
+    a->kind = p->type == 1 ? NPU__ARG_OUTPUT : NPU__ARG_INPUT;
+    if (strncmp(p->name, NPU__READ_VALUE_PREFIX, sizeof NPU__READ_VALUE_PREFIX - 1) == 0 && p->type == 0)
         a->kind = NPU__ARG_STATE_IN;
-    else if (strncmp(p.name, NPU__ASSIGN_PREFIX, sizeof NPU__ASSIGN_PREFIX - 1) == 0 && p.type == 1)
+    else if (strncmp(p->name, NPU__ASSIGN_PREFIX, sizeof NPU__ASSIGN_PREFIX - 1) == 0 && p->type == 1)
         a->kind = NPU__ARG_STATE_OUT;
-    else if (strncmp(p.name, "vpux_", 5) == 0)
+    else if (strncmp(p->name, "vpux_", 5) == 0)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: argument %u '%s' is a driver-internal "
-                         "argument this runtime does not handle", (unsigned)index, p.name);
+                         "argument this runtime does not handle", (unsigned)index, p->name);
 
     /* Metadata (ext >= 1.6, as OpenVINO), not for state arguments. */
     if (v >= NPU__ZE_VERSION(1, 6) && a->kind < NPU__ARG_STATE_IN) {
-        memset(&md, 0, sizeof md);
-        md.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA;
-        r = d->g->pfnGraphGetArgumentMetadata(m->graph, index, &md);
+        memset(md, 0, sizeof *md);
+        md->stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA;
+        r = d->g->pfnGraphGetArgumentMetadata(m->graph, index, md);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGraphGetArgumentMetadata", r);
-        md.friendly_name[sizeof md.friendly_name - 1] = '\0';
-        for (k = 0; k < 32; k++) md.tensor_names[k][255] = '\0';
+        md->friendly_name[sizeof md->friendly_name - 1] = '\0';
+        for (k = 0; k < 32; k++) md->tensor_names[k][255] = '\0';
         have_md = 1;
     }
 
-    a->ze_precision = p.devicePrecision;
-    t = npu__type_from_ze(p.devicePrecision);
+    a->ze_precision = p->devicePrecision;
+    t = npu__type_from_ze(p->devicePrecision);
     if (t == NPU_TYPE_UNDEFINED)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: argument '%s' has element type 0x%02x "
-                         "(ze_graph_argument_precision_t), which npu does not support", p.name,
-                         (unsigned)p.devicePrecision);
+                         "(ze_graph_argument_precision_t), which npu does not support", p->name,
+                         (unsigned)p->devicePrecision);
     if (pv == 3)
-        rank = p.dims_count;
+        rank = p->dims_count;
     else if (have_md)
-        rank = md.shape_size;
+        rank = md->shape_size;
     else
-        rank = npu__rank_from_layout(p.deviceLayout, p.dims);
+        rank = npu__rank_from_layout(p->deviceLayout, p->dims);
     if (rank > 5)
-        return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' has rank %u (at most 5)", p.name,
+        return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' has rank %u (at most 5)", p->name,
                          (unsigned)rank);
     a->desc.type = t;
     a->desc.shape.rank = rank;
     a->desc.bytes = npu__types[t].size;
     for (k = 0; k < rank; k++) {
-        a->desc.shape.dims[k] = (int64_t)p.dims[k];
+        a->desc.shape.dims[k] = (int64_t)p->dims[k];
         /* The dims come from the blob: a product past what one host buffer
          * can hold (SIZE_MAX minus the page rounding) is refused here, so that
          * every later size (batch x bytes, page rounding) is checked once. */
-        if (npu__mul_u64(a->desc.bytes, p.dims[k], &a->desc.bytes) || a->desc.bytes > NPU__MAX_ARG_BYTES)
+        if (npu__mul_u64(a->desc.bytes, p->dims[k], &a->desc.bytes) || a->desc.bytes > NPU__MAX_ARG_BYTES)
             return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' is too large: its byte size "
-                             "overflows at dim %u (%u)", p.name, (unsigned)k, (unsigned)p.dims[k]);
+                             "overflows at dim %u (%u)", p->name, (unsigned)k, (unsigned)p->dims[k]);
     }
     a->slice_bytes = a->desc.bytes;
     /* The driver's deviceLayout only follows the rank (NCHW for 4-D): it is not
@@ -6338,18 +6413,18 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
 
     /* Caller-facing name: the first tensor name, else the friendly name, else
      * the driver's argument name. States: the variable id. */
-    display = p.name;
+    display = p->name;
     if (a->kind == NPU__ARG_STATE_IN) {
-        display = p.name + sizeof NPU__READ_VALUE_PREFIX - 1;
+        display = p->name + sizeof NPU__READ_VALUE_PREFIX - 1;
     } else if (a->kind == NPU__ARG_STATE_OUT) {
-        display = p.name + sizeof NPU__ASSIGN_PREFIX - 1;
-    } else if (pv == 3 && p.associated_tensor_names_count > 0) {
-        p.associated_tensor_names[0][255] = '\0';
-        display = p.associated_tensor_names[0];
-    } else if (have_md && md.tensor_names_count > 0) {
-        display = md.tensor_names[0];
-    } else if (have_md && md.friendly_name[0] != '\0' && a->kind == NPU__ARG_OUTPUT) {
-        display = md.friendly_name;
+        display = p->name + sizeof NPU__ASSIGN_PREFIX - 1;
+    } else if (pv == 3 && p->associated_tensor_names_count > 0) {
+        p->associated_tensor_names[0][255] = '\0';
+        display = p->associated_tensor_names[0];
+    } else if (have_md && md->tensor_names_count > 0) {
+        display = md->tensor_names[0];
+    } else if (have_md && md->friendly_name[0] != '\0' && a->kind == NPU__ARG_OUTPUT) {
+        display = md->friendly_name;
     }
     npu__strlcpy(a->name, display, sizeof a->name);
     a->desc.name = a->name;
@@ -6380,8 +6455,14 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         m->order = (uint32_t *)npu__alloc(arena, m->ctx, (size_t)n * sizeof(uint32_t), "model argument table");
         if (m->order == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     }
-    for (i = 0; i < n; i++) {
-        st = npu__model_read_arg(m, i, &m->args[i]);
+    {
+        /* given back before the model is used: npu_model_size counts it */
+        size_t smark = arena->used;
+        npu__arg_scratch *sc = (npu__arg_scratch *)npu__alloc(arena, m->ctx, sizeof *sc,
+                                                              "model set-up scratch (argument properties)");
+        if (sc == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+        for (i = 0, st = NPU_OK; i < n && st == NPU_OK; i++) st = npu__model_read_arg(m, i, &m->args[i], sc);
+        npu_arena_rewind(arena, smark);
         if (st != NPU_OK) return st;
     }
     /* order: inputs, outputs, then (in, out) per state. */
@@ -6463,18 +6544,32 @@ typedef struct npu__create_args {
 } npu__create_args;
 
 /* Reads the calling thread's last create-failure log (ext >= 1.4) into buf. */
-static void npu__build_log(npu_device *d, char *buf, size_t cap)
+/* Appends the driver's build log to the message being recorded (under the
+ * message lock, straight into the context: a log of kilobytes never sits on
+ * the stack). */
+static void npu__fail_more_build_log(npu_device *d, const char *none)
 {
+    npu_context *ctx = d->ctx;
     uint32_t size = 0;
+    size_t len;
     ze_result_t r;
-    buf[0] = '\0';
-    if (d->ext_version < NPU__ZE_VERSION(1, 4)) return;
-    r = d->g->pfnBuildLogGetString(NULL, &size, NULL);
-    if (r == ZE_RESULT_SUCCESS && size > 0) {
-        if (size > cap) size = (uint32_t)cap;
-        d->g->pfnBuildLogGetString(NULL, &size, buf);
+    if (ctx == NULL) return;
+    if (d->ext_version >= NPU__ZE_VERSION(1, 4)) r = d->g->pfnBuildLogGetString(NULL, &size, NULL);
+    else r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (r != ZE_RESULT_SUCCESS || size <= 1) {
+        npu__fail_more(ctx, "%s", none);
+        return;
     }
-    buf[cap - 1] = '\0';
+    npu__ctx_lock(ctx);
+    len = strlen(ctx->last_error);
+    if (len + 1 < sizeof ctx->last_error) {
+        uint32_t cap = (uint32_t)(sizeof ctx->last_error - len);
+        if (size > cap) size = cap;
+        if (d->g->pfnBuildLogGetString(NULL, &size, ctx->last_error + len) != ZE_RESULT_SUCCESS)
+            ctx->last_error[len] = '\0';
+        ctx->last_error[sizeof ctx->last_error - 1] = '\0';
+    }
+    npu__ctx_unlock(ctx);
 }
 
 static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__create_args *c, npu_model **out)
@@ -6522,15 +6617,17 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
         r = d->g->pfnCreate(d->zctx, d->device, &desc1, &graph);
     }
     if (r != ZE_RESULT_SUCCESS) {
-        char text[3072];
-        npu__build_log(d, text, sizeof text);
         npu_arena_rewind(arena, c->transient_mark);
-        if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE)
-            return npu__fail(ctx, r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER,
-                             "import: %s failed: ze_result_t 0x%08x%s%s", fn, (unsigned)r,
-                             text[0] ? ": " : "", text);
-        return npu__fail(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log: %s", fn,
-                         (unsigned)r, text[0] ? text : "(empty)");
+        if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE) {
+            st = r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
+            npu__fail_begin(ctx, st, "import: %s failed: ze_result_t 0x%08x: ", fn, (unsigned)r);
+            npu__fail_more_build_log(d, "");
+            npu__strip_trailing(ctx, ": ");
+            return npu__fail_end(ctx, st);
+        }
+        npu__fail_begin(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log: ", fn, (unsigned)r);
+        npu__fail_more_build_log(d, "(empty)");
+        return npu__fail_end(ctx, NPU_ERR_COMPILE);
     }
     /* The driver has the payload/blob now: the transient arena space is free. */
     npu_arena_rewind(arena, c->transient_mark);

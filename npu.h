@@ -930,8 +930,11 @@ npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst,
 
 /* ---- Model: compile, import, export ---- */
 
-/* Bytes a model object takes (exact) for a compiled graph with n_args driver
- * arguments = inputs + outputs + 2 x state variables. */
+/* Arena capacity (exact) that creating a model object needs for a graph with
+ * n_args driver arguments = inputs + outputs + 2 x state variables. The model
+ * keeps npu_model_arena_bytes() of it; the rest is scratch for the driver's
+ * argument tables (about 17 KB, handed back before the call returns, so that
+ * they never sit on the caller's stack). 0 when n_args > NPU_MAX_ARGS. */
 size_t npu_model_size(uint32_t n_args);
 
 /* Who handles a batched model (OpenVINO's NPU_BATCH_MODE). See "Batching" below
@@ -1068,7 +1071,7 @@ typedef struct npu_compile_options {
  * compiler version: npu_device_get_properties). Only the overrides the caller
  * gives are sent as build flags (the payload is not parsed). The payload must
  * stay alive until the call returns (layout B: the constants it points at too).
- * The model takes npu_model_size(n_args) bytes of `arena`.
+ * The model keeps npu_model_arena_bytes() of `arena`.
  * Errors: NPU_ERR_INVALID_ARGUMENT (a NULL argument, or an options field out
  * of range: the message names the field and its value), NPU_ERR_COMPILE
  * (message: the driver's build log), NPU_ERR_DRIVER, NPU_ERR_ARENA_TOO_SMALL
@@ -1161,7 +1164,8 @@ npu_status npu_model_export_file(npu_model *model, const char *path);
  * must have been destroyed. NULL is a no-op. */
 void npu_model_destroy(npu_model *model);
 
-/* Bytes the model object took from its arena. */
+/* Bytes the model object kept in its arena (at most the npu_model_size() of
+ * its argument count: the set-up scratch is handed back). */
 size_t npu_model_arena_bytes(const npu_model *model);
 
 /* The model's inputs, outputs and state variables as the caller sees them

@@ -391,8 +391,10 @@ static npu_status model_done(npu_status st, npu_model *m, npu_arena *a, const co
         assert_null(m);
         return st;
     }
-    /* The model object stays; any scratch (payload) was handed back. */
-    if (npu_model_arena_bytes(m) != npu_model_size(c->n_args) || npu_arena_used(a) - start != npu_model_size(c->n_args))
+    /* The model object stays; any scratch (payload, argument tables) was
+     * handed back, and npu_model_size counted that scratch. */
+    if (npu_model_arena_bytes(m) != npu_arena_used(a) - start || npu_arena_used(a) - start >= npu_model_size(c->n_args) ||
+        a->peak - start < npu_model_size(c->n_args))
         fail_msg("model of %u arguments: npu_model_arena_bytes %zu, arena use %zu, npu_model_size %zu", c->n_args,
                  npu_model_arena_bytes(m), npu_arena_used(a) - start, npu_model_size(c->n_args));
     npu_model_destroy(m);

@@ -90,8 +90,11 @@ static void test_compile_exact_size(void **state)
     /* An arena that starts where the main one is free and holds exactly need. */
     assert_int_equal(npu_arena_init(&a, tu_mem + mark, need), NPU_OK);
     tu_ok(npu_model_compile_graph(dev, &a, g, NULL, &m), "compile in exact arena");
-    assert_int_equal(npu_model_arena_bytes(m), npu_model_size(2));
-    assert_int_equal(npu_arena_used(&a), npu_model_size(2));
+    /* The model keeps less than npu_model_size: its set-up scratch (the
+     * driver's argument tables) went back to the arena. */
+    assert_int_equal(npu_model_arena_bytes(m), npu_arena_used(&a));
+    assert_true(npu_arena_used(&a) < npu_model_size(2));
+    assert_true(a.peak >= npu_model_size(2));
     npu_model_destroy(m);
     assert_int_equal(npu_arena_init(&a, tu_mem + mark, need - NPU_ARENA_ALIGN), NPU_OK);
     assert_int_equal(npu_model_compile_graph(dev, &a, g, NULL, &m), NPU_ERR_ARENA_TOO_SMALL);

@@ -60,6 +60,7 @@ static npu_status read_arg_with_dims(const uint32_t *dims, uint32_t rank, npu__a
     npu__ze_graph_ddi g;
     npu_device d;
     npu_model m;
+    static npu__arg_scratch read_arg_scratch;
     memset(&g, 0, sizeof g);
     g.pfnGetArgumentProperties3 = fake_arg_props;
     memset(&d, 0, sizeof d);
@@ -72,7 +73,7 @@ static npu_status read_arg_with_dims(const uint32_t *dims, uint32_t rank, npu__a
     fake_rank = rank;
     memset(a, 0, sizeof *a);
     npu_context_clear_error(ctx);
-    return npu__model_read_arg(&m, 0, a);
+    return npu__model_read_arg(&m, 0, a, &read_arg_scratch);
 }
 
 static void test_argument_dims_whose_bytes_overflow_are_refused(void **state)
