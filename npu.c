@@ -3775,6 +3775,11 @@ struct npu_ir {
     npu__ir_layer_rec *layers;
     npu__ir_port_rec *ports;
     uint32_t n_layers, n_ports;
+    /* The XML walker's state (9 KB of element, scope and layer stacks) lives
+     * in the IR's arena block, not on the stack of npu_ir_write_payload;
+     * walk_lock serialises payload writers of one IR. */
+    struct npu__irw *walk;
+    atomic_flag walk_lock;
 };
 
 typedef struct npu__ir_counts {
@@ -4845,18 +4850,18 @@ static void npu__irw_init(npu__irw *w, int mode, npu_context *ctx, const char *l
     if (n >= 3 && memcmp(xml, "\xEF\xBB\xBF", 3) == 0) w->x.pos = w->x.start = 3;  /* byte order mark */
 }
 
-static npu_status npu__ir_count(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c)
+static npu_status npu__ir_count(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
+                                npu__irw *w)
 {
-    npu__irw w;
     npu_status st;
     if (n == 0) return npu__fail(ctx, NPU_ERR_PARSE, "%s line 1, column 1: empty XML", label);
     if (n > NPU_IR_MAX_XML_BYTES)
         return npu__fail(ctx, NPU_ERR_LIMIT, "%s: %zu bytes of XML exceed NPU_IR_MAX_XML_BYTES (%zu)", label, n,
                          NPU_IR_MAX_XML_BYTES);
-    npu__irw_init(&w, NPU__W_COUNT, ctx, label, xml, n, NULL);
-    st = npu__irw_run(&w);
+    npu__irw_init(w, NPU__W_COUNT, ctx, label, xml, n, NULL);
+    st = npu__irw_run(w);
     if (st != NPU_OK) return st;
-    *c = w.c;
+    *c = w->c;
     return NPU_OK;
 }
 
@@ -4865,12 +4870,12 @@ static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp)
 
 /* The counting pass and the arena bytes it implies (persist + temp fits size_t). */
 static npu_status npu__ir_query(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
-                                size_t *persist, size_t *temp)
+                                size_t *persist, size_t *temp, npu__irw *w)
 {
     size_t total;
     npu_status st;
     *persist = *temp = 0;
-    st = npu__ir_count(ctx, label, xml, n, c);
+    st = npu__ir_count(ctx, label, xml, n, c, w);
     if (st != NPU_OK) return st;
     if (npu__ir_sizes(c, persist, temp) || npu__add_size(*persist, *temp, &total))
         return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: the IR's tables overflow size_t", label);
@@ -4879,7 +4884,7 @@ static npu_status npu__ir_query(npu_context *ctx, const char *label, const char 
 
 static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp)
 {
-    size_t parts[6], p = 0, t = 0, tmp;
+    size_t parts[7], p = 0, t = 0, tmp;
     unsigned i;
     if (npu__mul_size(c->inputs, sizeof(npu_ir_io), &parts[0]) ||
         npu__mul_size(c->outputs, sizeof(npu_ir_io), &parts[1]) ||
@@ -4888,7 +4893,8 @@ static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp)
         return 1;
     parts[4] = c->pool;
     parts[5] = sizeof(npu_ir);
-    for (i = 0; i < 6; i++) {
+    parts[6] = sizeof(npu__irw);   /* the walker, for payload writes */
+    for (i = 0; i < 7; i++) {
         if (parts[i] > SIZE_MAX - NPU_ARENA_ALIGN || npu__add_size(p, NPU_ARENA_ROUND(parts[i]), &p)) return 1;
     }
     if (npu__mul_size(c->layers, sizeof(npu__ir_layer_rec), &tmp) || tmp > SIZE_MAX - NPU_ARENA_ALIGN) return 1;
@@ -4908,12 +4914,17 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     size_t persist, temp, total, mark, i;
     unsigned char *mem;
     npu_ir *ir;
-    npu__irw w;
+    npu__irw *wp;
     npu_status st;
-    st = npu__ir_query(ctx, label, xml, xml_len, &c, &persist, &temp);
+    /* The counting pass walks with arena scratch (the walker is too big for a
+     * small thread's stack); the IR block below holds a walker of its own. */
+    mark = arena->used;
+    wp = (npu__irw *)npu__alloc(arena, ctx, sizeof *wp, "the IR loader's walker");
+    if (wp == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    st = npu__ir_query(ctx, label, xml, xml_len, &c, &persist, &temp, wp);
+    npu_arena_rewind(arena, mark);
     if (st != NPU_OK) return st;
     /* one block: the object, then the temporary tables, given back at the end */
-    mark = arena->used;
     total = persist + temp;
     mem = (unsigned char *)npu__alloc(arena, ctx, total, "the IR");
     if (mem == NULL) return NPU_ERR_ARENA_TOO_SMALL;
@@ -4928,6 +4939,9 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->states = (npu_ir_state *)mem;
     mem += NPU_ARENA_ROUND(c.var_layers * sizeof(npu_ir_state));
     ir->pool = (char *)mem;
+    mem += NPU_ARENA_ROUND(c.pool);
+    ir->walk = (npu__irw *)mem;
+    atomic_flag_clear(&ir->walk_lock);
     ir->pool_cap = c.pool;
     ir->ctx = ctx;
     ir->xml = xml;
@@ -4947,11 +4961,12 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->layers = (npu__ir_layer_rec *)mem;
     ir->ports = (npu__ir_port_rec *)(mem + NPU_ARENA_ROUND(c.layers * sizeof(npu__ir_layer_rec)));
 
-    npu__irw_init(&w, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
-    w.have_bin = 1;
-    st = npu__irw_run(&w);
-    if (st == NPU_OK && (w.c.layers != c.layers || w.c.ports != c.ports || w.c.consts != c.consts ||
-                         w.c.inputs != c.inputs || w.c.outputs != c.outputs || w.c.var_layers != c.var_layers))
+    wp = ir->walk;
+    npu__irw_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
+    wp->have_bin = 1;
+    st = npu__irw_run(wp);
+    if (st == NPU_OK && (wp->c.layers != c.layers || wp->c.ports != c.ports || wp->c.consts != c.consts ||
+                         wp->c.inputs != c.inputs || wp->c.outputs != c.outputs || wp->c.var_layers != c.var_layers))
         st = npu__ir_changed(ctx, label);
     if (st == NPU_OK) {
         npu__heapsort(ir->layers, ir->n_layers, sizeof *ir->layers, npu__ir_layer_cmp);
@@ -4961,23 +4976,23 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
                 size_t later = a->pos > b->pos ? a->pos : b->pos, earlier = a->pos > b->pos ? b->pos : a->pos;
                 unsigned long l0, c0;
-                npu__xml_linecol(&w.x, earlier, &l0, &c0);
-                w.x.where[0] = '\0';
-                st = npu__xml_fail(&w.x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
+                npu__xml_linecol(&wp->x, earlier, &l0, &c0);
+                wp->x.where[0] = '\0';
+                st = npu__xml_fail(&wp->x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
                                    (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
             }
         }
     }
     if (st == NPU_OK) {
-        npu__irw_init(&w, NPU__W_EDGES, ctx, ir->label, xml, xml_len, ir);
-        st = npu__irw_run(&w);
+        npu__irw_init(wp, NPU__W_EDGES, ctx, ir->label, xml, xml_len, ir);
+        st = npu__irw_run(wp);
     }
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__K_RESULT && r->scope == 0 && r->edges_in == 0) {
-            snprintf(w.x.where, sizeof w.x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
+            snprintf(wp->x.where, sizeof wp->x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
                      xml + r->name, (unsigned long)r->id);
-            st = npu__xml_fail(&w.x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
+            st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
     }
     if (st != NPU_OK) {
@@ -4998,13 +5013,16 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     return NPU_OK;
 }
 
+/* The size queries have no arena: the walker is on their stack, the one
+ * documented exception to the per-call budget (NPU_IR_SIZE_STACK). */
 npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes)
 {
     npu__ir_counts c;
     size_t persist, temp;
+    npu__irw w;
     npu_status st;
     if (xml == NULL || bytes == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size: NULL argument");
-    st = npu__ir_query(ctx, "IR XML", xml, xml_len, &c, &persist, &temp);
+    st = npu__ir_query(ctx, "IR XML", xml, xml_len, &c, &persist, &temp, &w);
     if (st == NPU_OK) *bytes = persist + temp;
     return st;
 }
@@ -5046,12 +5064,13 @@ npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *byte
     void *map;
     size_t len, persist, temp;
     npu__ir_counts c;
+    npu__irw w;
     npu_status st;
     if (xml_path == NULL || bytes == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size_file: NULL argument");
     st = npu__ir_map(ctx, xml_path, 0, &map, &len, NULL);
     if (st != NPU_OK) return st;
-    st = npu__ir_query(ctx, npu__ir_basename(xml_path), (const char *)map, len, &c, &persist, &temp);
+    st = npu__ir_query(ctx, npu__ir_basename(xml_path), (const char *)map, len, &c, &persist, &temp, &w);
     if (map != NULL) munmap(map, len);
     if (st == NPU_OK) *bytes = persist + temp;
     return st;
@@ -5211,7 +5230,8 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
     npu_payload_options o;
     npu__sink sink;
     npu__payload p;
-    npu__irw w;
+    npu_ir *mir = (npu_ir *)(uintptr_t)ir;   /* the walker and its lock only */
+    npu__irw *w;
     npu_status st;
     uint32_t i;
     if (ir == NULL || size == NULL) return NPU_ERR_INVALID_ARGUMENT;
@@ -5232,15 +5252,18 @@ npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opt
         }
     }
     npu__payload_mark_xml(&p);
-    npu__irw_init(&w, NPU__W_WRITE, ir->ctx, ir->label, ir->xml, ir->xml_len, (npu_ir *)(uintptr_t)ir);
-    w.have_bin = 1;
-    w.sink = &sink;
-    w.layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    w.threshold = o.weights_threshold_bytes;
-    npu__wpa_keys(o.compiler_version, &w.wpa_ptr, &w.wpa_size);
-    w.compiler_version = o.compiler_version;
-    w.batch = ir->batch;
-    st = npu__irw_run(&w);
+    while (atomic_flag_test_and_set_explicit(&mir->walk_lock, memory_order_acquire)) sched_yield();
+    w = mir->walk;
+    npu__irw_init(w, NPU__W_WRITE, ir->ctx, ir->label, ir->xml, ir->xml_len, mir);
+    w->have_bin = 1;
+    w->sink = &sink;
+    w->layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    w->threshold = o.weights_threshold_bytes;
+    npu__wpa_keys(o.compiler_version, &w->wpa_ptr, &w->wpa_size);
+    w->compiler_version = o.compiler_version;
+    w->batch = ir->batch;
+    st = npu__irw_run(w);
+    atomic_flag_clear_explicit(&mir->walk_lock, memory_order_release);
     if (st != NPU_OK) return st;
     npu__payload_end_xml(&p);
     if (p.layout == NPU_PAYLOAD_WEIGHTS_COPY) npu__payload_weights(&p, ir->bin, ir->bin_size);
