@@ -209,13 +209,17 @@ static int npu__temp_owner_dead(const char *rest)
 
 /* Removes the regular files of directory `dir` named <prefix><dead pid>-...
  * (npu__temp_owner_dead). Best effort: returns how many it removed. */
-static unsigned npu__remove_orphans(const char *dir, const char *prefix)
+static unsigned npu__remove_orphans_at(int dir_fd, const char *prefix)
 {
-    DIR *d = opendir(dir);
+    int fd = dup(dir_fd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *e;
     size_t pre = strlen(prefix);
     unsigned count = 0;
-    if (d == NULL) return 0;
+    if (d == NULL) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
     while ((e = readdir(d)) != NULL) {
         struct stat st;
         if (strncmp(e->d_name, prefix, pre) != 0 || !npu__temp_owner_dead(e->d_name + pre)) continue;
@@ -225,6 +229,7 @@ static unsigned npu__remove_orphans(const char *dir, const char *prefix)
     closedir(d);
     return count;
 }
+
 #endif /* NPU_NO_LEVEL_ZERO */
 
 /* ==== 2. Arena =========================================================== */
@@ -5713,17 +5718,60 @@ static const char *npu__layout_by_rank(uint32_t rank)
 
 /* fsync()s the directory that holds `path` (making a rename in it durable).
  * Returns 0 or an errno. */
+#define NPU__NAME_MAX 255   /* a file name component (Linux NAME_MAX) */
+
+/* Opens the directory that holds `path` (O_RDONLY: it can be fsync'ed and
+ * read) and points *base at the last component. The directory part is
+ * resolved in pieces of under 512 bytes, each cut after a '/', so that no
+ * path-sized buffer sits on the stack: a path of up to 511 bytes resolves
+ * exactly like open(2); a longer one also needs read permission on the
+ * directories where a piece ends. Returns 0 or an errno value. */
+static int npu__open_dir_of(const char *path, const char **base, int *out)
+{
+    char part[512];
+    const char *slash = strrchr(path, '/'), *p = path, *end;
+    int fd = AT_FDCWD, nfd;
+    *out = -1;
+    *base = slash != NULL ? slash + 1 : path;
+    if (slash == NULL) {
+        nfd = open(".", O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
+        if (nfd < 0) return errno;
+        *out = nfd;
+        return 0;
+    }
+    end = slash == path ? slash + 1 : slash;   /* the directory part is [path, end) */
+    while (p < end) {
+        size_t n = (size_t)(end - p);
+        if (n >= sizeof part) {
+            const char *cut = p + sizeof part - 2;
+            while (cut > p && *cut != '/') cut--;
+            if (cut == p) {
+                if (fd != AT_FDCWD) close(fd);
+                return ENAMETOOLONG;
+            }
+            n = (size_t)(cut - p) + 1;
+        }
+        memcpy(part, p, n);
+        part[n] = '\0';
+        nfd = openat(fd, part, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
+        if (nfd < 0) {
+            int err = errno;
+            if (fd != AT_FDCWD) close(fd);
+            return err;
+        }
+        if (fd != AT_FDCWD) close(fd);
+        fd = nfd;
+        p += n;
+    }
+    *out = fd;
+    return 0;
+}
+
 static int npu__fsync_dir_of(const char *path)
 {
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    size_t n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
-    int fd, err = 0;
-    if (n >= sizeof dir) return ENAMETOOLONG;
-    memcpy(dir, n > 0 ? path : ".", n > 0 ? n : 1);
-    dir[n > 0 ? n : 1] = '\0';
-    fd = open(dir, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
-    if (fd < 0) return errno;
+    const char *base;
+    int fd, err = npu__open_dir_of(path, &base, &fd);
+    if (err != 0) return err;
     if (fsync(fd) != 0 && errno != EINVAL) err = errno;
     close(fd);
     return err;
@@ -7536,83 +7584,94 @@ npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *siz
 
 npu_status npu_model_export_file(npu_model *model, const char *path)
 {
-    char tmp[4096];
+    char tmp[NPU__NAME_MAX + 48];   /* "<base>.tmp-<pid>-<hex>" in the target's directory */
+    const char *base;
     size_t size = 0, n;
     void *map = MAP_FAILED;
-    int fd = -1, err = 0;
+    int fd = -1, dir = -1, err = 0;
     npu_status st;
     if (model == NULL || path == NULL)
         return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_export_file: NULL argument");
     st = npu_model_export(model, NULL, 0, &size);
     if (st != NPU_OK) return st;
-    if (npu__strlcpy(tmp, path, sizeof tmp) + 48 >= sizeof tmp)
-        return npu__fail(model->ctx, NPU_ERR_IO, "export '%.200s...': path too long (%zu bytes)", path,
-                         strlen(path));   /* cut: the whole path would push the reason out */
+    /* A long path is cut in the message, so that it cannot push the reason out. */
+    if ((err = npu__open_dir_of(path, &base, &dir)) != 0)
+        return npu__fail(model->ctx, NPU_ERR_IO, "export '%.300s%s': cannot open its directory: %s%s", path,
+                         strlen(path) > 300 ? "..." : "", strerror(err),
+                         err == ENAMETOOLONG ? " (path too long)" : "");
+    if (base[0] == '\0' || strlen(base) > NPU__NAME_MAX - 40) {
+        close(dir);
+        if (base[0] == '\0') return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': names a directory, not a file", path);
+        return npu__fail(model->ctx, NPU_ERR_IO, "export '%.200s...': path too long (%zu bytes): its file name has "
+                         "%zu bytes, at most %d leave room for the temporary name", path, strlen(path), strlen(base),
+                         NPU__NAME_MAX - 40);
+    }
     {
         /* The temp file is "<path>.tmp-<pid>-<ns>": an exporter killed
          * mid-write leaves one, which the next export to the same directory
          * removes once its pid is gone. Mode 0666: the kernel applies the
          * umask, as for any file a program creates. */
-        char dir[4096];
-        const char *slash = strrchr(path, '/'), *base = slash != NULL ? slash + 1 : path;
         struct timespec ts;
         unsigned attempt;
-        n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
-        memcpy(dir, n > 0 ? path : ".", n > 0 ? n : 1);
-        dir[n > 0 ? n : 1] = '\0';
         snprintf(tmp, sizeof tmp, "%s.tmp-", base);
-        (void)npu__remove_orphans(dir, tmp);
+        (void)npu__remove_orphans_at(dir, tmp);
         if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
         for (attempt = 0; attempt < 8; attempt++) {
-            snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%llx", path, (long)getpid(),
+            snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%llx", base, (long)getpid(),
                      (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec + attempt);
             do {
-                fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+                fd = openat(dir, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
             } while (fd < 0 && errno == EINTR);
             if (fd >= 0 || errno != EEXIST) break;
         }
     }
-    if (fd < 0) return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': cannot create a temporary file: %s", path,
-                                 strerror(errno));
+    if (fd < 0) {
+        err = errno;
+        close(dir);
+        return npu__fail(model->ctx, NPU_ERR_IO, "export '%s': cannot create a temporary file: %s", path,
+                         strerror(err));
+    }
     /* posix_fallocate, not ftruncate: the blocks must exist before the mapping
      * is written, or a full file system raises SIGBUS instead of ENOSPC. */
     if ((err = posix_fallocate(fd, 0, (off_t)size)) != 0) {
-        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': %s", tmp, strerror(err));
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s' (temporary '%s'): %s", path, tmp, strerror(err));
         goto fail;
     }
     map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED) {
-        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': mmap: %s", tmp, strerror(errno));
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s' (temporary '%s'): mmap: %s", path, tmp, strerror(errno));
         goto fail;
     }
     st = npu_model_export(model, map, size, &n);   /* n: size stays the mapped length */
     if (st != NPU_OK) goto fail;
     if (msync(map, size, MS_SYNC) != 0) {
-        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': msync: %s", tmp, strerror(errno));
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s' (temporary '%s'): msync: %s", path, tmp, strerror(errno));
         goto fail;
     }
     munmap(map, size);
     map = MAP_FAILED;
     if (fsync(fd) != 0) {
-        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': fsync: %s", tmp, strerror(errno));
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s' (temporary '%s'): fsync: %s", path, tmp, strerror(errno));
         goto fail;
     }
     if (close(fd) != 0) {
         fd = -1;
-        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': close: %s", tmp, strerror(errno));
+        st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s' (temporary '%s'): close: %s", path, tmp, strerror(errno));
         goto fail;
     }
     fd = -1;
-    if (rename(tmp, path) != 0) {
+    if (renameat(dir, tmp, dir, base) != 0) {
         st = npu__fail(model->ctx, NPU_ERR_IO, "export '%s': rename: %s", path, strerror(errno));
         goto fail;
     }
-    (void)npu__fsync_dir_of(path);
+    if (fsync(dir) != 0) { /* best effort: the file is complete under its name */ }
+    close(dir);
     return NPU_OK;
 fail:
     if (map != MAP_FAILED) munmap(map, size);
     if (fd >= 0) close(fd);
-    unlink(tmp);
+    unlinkat(dir, tmp, 0);
+    close(dir);
     return st;
 }
 
@@ -9901,14 +9960,22 @@ static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const n
 
 /* Exports the model straight into a new entry (blob bytes from the driver's
  * pointer, then the metadata tail). Failures are logged; the model stays. */
-static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cache_fields *f)
+/* The writer (an 8 KB coalescing buffer and three paths) is arena scratch
+ * above the new model, handed back on return; npu_model_size's argument-table
+ * scratch already covers it, so the compile's size query stays exact. */
+_Static_assert(sizeof(npu__cache_writer) <= sizeof(npu__arg_scratch), "the cache writer fits the model set-up scratch");
+
+static void npu__cache_store_with(npu_model *m, npu__cache_writer *wp, const char *dir, const npu__cache_fields *f)
 {
-    npu__cache_writer w;
     npu__blob_meta meta;
     const uint8_t *blob = NULL;
     size_t bsize = 0;
     npu__sink s;
     m->info.cache = NPU_CACHE_NOT_STORED;
+    if (wp == NULL) {   /* cannot happen: npu_model_size reserved it */
+        npu__strlcpy(m->info.cache_note, "no arena room for the cache writer", sizeof m->info.cache_note);
+        return;
+    }
     if (m->dev->ext_version < NPU__ZE_VERSION(1, 7)) {
         npu__strlcpy(m->info.cache_note, "the driver has no pfnGetNativeBinary2", sizeof m->info.cache_note);
         npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", m->info.cache_note);
@@ -9919,26 +9986,34 @@ static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cac
         npu__log(m->ctx, NPU_LOG_WARN, "model cache: %s; not storing", m->info.cache_note);
         return;
     }
-    if (npu__cache_writer_begin(&w, m->ctx, dir, f) != NPU_OK) {
-        npu__strlcpy(m->info.cache_note, w.reason, sizeof m->info.cache_note);
+    if (npu__cache_writer_begin(wp, m->ctx, dir, f) != NPU_OK) {
+        npu__strlcpy(m->info.cache_note, wp->reason, sizeof m->info.cache_note);
         return;
     }
     npu__sink_init(&s, NULL, 0);
     s.feed = npu__cache_writer_feed;
-    s.feed_state = &w;
+    s.feed_state = wp;
     npu__sink_put(&s, blob, bsize);
     npu__model_meta(m, &meta);
     npu__meta_write(&s, &meta);
     if (s.overflow) {
-        npu__cache_writer_abort(&w);
+        npu__cache_writer_abort(wp);
         npu__strlcpy(m->info.cache_note, "the export overflowed", sizeof m->info.cache_note);
         return;
     }
-    if (npu__cache_writer_finish(&w) != NPU_OK) {
-        npu__strlcpy(m->info.cache_note, w.reason, sizeof m->info.cache_note);
+    if (npu__cache_writer_finish(wp) != NPU_OK) {
+        npu__strlcpy(m->info.cache_note, wp->reason, sizeof m->info.cache_note);
         return;
     }
     m->info.cache = NPU_CACHE_STORED;   /* cache_note keeps why it missed */
+}
+
+static void npu__cache_store_model(npu_model *m, npu_arena *arena, const char *dir, const npu__cache_fields *f)
+{
+    size_t mark = arena->used;
+    npu__cache_store_with(m, (npu__cache_writer *)npu__alloc(arena, NULL, sizeof(npu__cache_writer), "cache writer"),
+                          dir, f);
+    npu_arena_rewind(arena, mark);
 }
 
 /* Imports a hit. The mapping moves into the model when the driver uses it in
@@ -10031,7 +10106,7 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
     m->info.compile_ns = compile_ns;
     if (use_cache) {
         snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
-        npu__cache_store_model(m, o->cache_dir, &fields);
+        npu__cache_store_model(m, arena, o->cache_dir, &fields);
     }
     *out = m;
     return NPU_OK;

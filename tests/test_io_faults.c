@@ -3,7 +3,8 @@
  *
  * This executable links libnpu.a statically, so the libc functions npu.c
  * calls (nm -u npu.o) are interposed here: open, mkstemp, opendir, fstat,
- * write, pwrite, posix_fallocate, fchmod, mmap, msync, fsync, close, rename.
+ * write, pwrite, posix_fallocate, fchmod, mmap, msync, fsync, close, rename,
+ * openat, renameat, dup.
  * Each forwards to libc (dlsym RTLD_NEXT) unless a fault is armed for the
  * N-th call made from this executable's code (the library; the software
  * NPU's own calls, from its .so, are not counted). For N = 1, 2, ... until no
@@ -38,10 +39,10 @@ extern char __executable_start[], etext[];
 #endif
 
 enum { F_OPEN, F_MKSTEMP, F_OPENDIR, F_FSTAT, F_WRITE, F_PWRITE, F_FALLOCATE, F_FCHMOD, F_MMAP,
-       F_MSYNC, F_FSYNC, F_CLOSE, F_RENAME, F_COUNT };
+       F_MSYNC, F_FSYNC, F_CLOSE, F_RENAME, F_OPENAT, F_RENAMEAT, F_DUP, F_COUNT };
 static const char *const fn_names[F_COUNT] = {"open", "mkstemp", "opendir", "fstat", "write", "pwrite",
                                               "posix_fallocate", "fchmod", "mmap", "msync", "fsync",
-                                              "close", "rename"};
+                                              "close", "rename", "openat", "renameat", "dup"};
 
 static struct {
     int armed;            /* counting calls */
@@ -93,6 +94,9 @@ static int (*real_fsync)(int);
 static int (*real_close)(int);
 static int (*real_rename)(const char *, const char *);
 static int (*real_mkdir)(const char *, mode_t);
+static int (*real_openat)(int, const char *, int, ...);
+static int (*real_renameat)(int, const char *, int, const char *);
+static int (*real_dup)(int);
 static int resolved;
 
 
@@ -101,7 +105,7 @@ static void resolve_libc(void)
 #define RESOLVE(name) *(void **)&real_##name = dlsym(RTLD_NEXT, #name)
     RESOLVE(open); RESOLVE(mkstemp); RESOLVE(opendir); RESOLVE(fstat); RESOLVE(write); RESOLVE(pwrite);
     RESOLVE(posix_fallocate); RESOLVE(fchmod); RESOLVE(mmap); RESOLVE(msync); RESOLVE(fsync); RESOLVE(close);
-    RESOLVE(rename); RESOLVE(mkdir);
+    RESOLVE(rename); RESOLVE(mkdir); RESOLVE(openat); RESOLVE(renameat); RESOLVE(dup);
 #undef RESOLVE
     resolved = 1;
 }
@@ -132,6 +136,34 @@ NOSAN int open(const char *path, int flags, ...)
     if (!resolved) return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
     if (inject(F_OPEN, __builtin_return_address(0))) return -1;
     return real_open(path, flags, mode);
+}
+
+NOSAN int openat(int dirfd, const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    if (flags & O_CREAT) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = (mode_t)va_arg(ap, int);
+        va_end(ap);
+    }
+    if (!resolved) return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+    if (inject(F_OPENAT, __builtin_return_address(0))) return -1;
+    return real_openat(dirfd, path, flags, mode);
+}
+
+NOSAN int renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+    if (!resolved) return (int)syscall(SYS_renameat, fromfd, from, tofd, to);
+    if (inject(F_RENAMEAT, __builtin_return_address(0))) return -1;
+    return real_renameat(fromfd, from, tofd, to);
+}
+
+NOSAN int dup(int fd)
+{
+    if (!resolved) return (int)syscall(SYS_dup, fd);
+    if (inject(F_DUP, __builtin_return_address(0))) return -1;
+    return real_dup(fd);
 }
 
 NOSAN int mkstemp(char *tmpl)
@@ -360,8 +392,8 @@ static unsigned export_loop(int err, int short_write)
         }
         if (st == NPU_OK) {
             /* Only the directory's fsync after the rename may fail unnoticed. */
-            if (inj.fired_fn != F_OPEN && inj.fired_fn != F_FSYNC && inj.fired_fn != F_CLOSE &&
-                inj.fired_fn != F_OPENDIR)   /* the removal of dead exporters' temp files */
+            if (inj.fired_fn != F_FSYNC && inj.fired_fn != F_CLOSE &&
+                inj.fired_fn != F_DUP)   /* the removal of dead exporters' temp files */
                 fail_msg("export succeeded though %s failed (call %u)", fn_names[inj.fired_fn], n);
             assert_int_equal(size, blob_size);
             assert_memory_equal(got, blob, blob_size);
@@ -393,9 +425,10 @@ static void test_export_file_every_call_fails(void **state)
     unsigned calls;
     (void)state;
     calls = export_loop(EIO, 0);
-    /* opendir (removing dead exporters' temp files), open, posix_fallocate,
-     * mmap, msync, fsync, close, rename and the directory's open, fsync,
-     * close: every one was made to fail. */
+    /* openat (the directory), dup (removing dead exporters' temp files),
+     * openat (the temporary file), posix_fallocate, mmap, msync, fsync,
+     * close, renameat and the directory's fsync and close: every one was
+     * made to fail. */
     assert_true(calls >= 11);
     assert_int_equal(export_loop(ENOSPC, 0), calls);
     assert_int_equal(export_loop(EACCES, 0), calls);
@@ -407,7 +440,7 @@ static void test_export_full_disk_names_file_and_errno(void **state)
     (void)state;
     snprintf(path, sizeof path, "%s/full.blob", dir);
     empty_dir(dir);
-    arm(3, ENOSPC, 0);  /* opendir (removing orphans), open, posix_fallocate */
+    arm(4, ENOSPC, 0);  /* openat (directory), dup (removing orphans), openat (temp), posix_fallocate */
     assert_int_equal(npu_model_export_file(model, path), NPU_ERR_IO);
     disarm();
     assert_true(inj.fired);
