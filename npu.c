@@ -737,40 +737,58 @@ static npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *w
  * the op fills its attributes; npu__op_finish runs inference and links the
  * nodes, or rewinds the arena and records the sticky error. */
 
-typedef enum npu__op {
-    NPU__OP_PARAMETER,
-    NPU__OP_CONSTANT,
-    NPU__OP_RESULT,
-    NPU__OP_CONVERT,
-    NPU__OP_MATMUL,
-    NPU__OP_ADD,
-    NPU__OP_SUBTRACT,
-    NPU__OP_MULTIPLY,
-    NPU__OP_DIVIDE,
-    NPU__OP_MAXIMUM,
-    NPU__OP_MINIMUM,
-    NPU__OP_RELU,
-    NPU__OP_SIGMOID,
-    NPU__OP_TANH,
-    NPU__OP_EXP,
-    NPU__OP_SQRT,
-    NPU__OP_CLAMP,
-    NPU__OP_SOFTMAX,
-    NPU__OP_CONVOLUTION,
-    NPU__OP_GROUP_CONVOLUTION,
-    NPU__OP_MAX_POOL,
-    NPU__OP_AVG_POOL,
-    NPU__OP_REDUCE_MEAN,
-    NPU__OP_REDUCE_SUM,
-    NPU__OP_RESHAPE,
-    NPU__OP_SQUEEZE,
-    NPU__OP_UNSQUEEZE,
-    NPU__OP_TRANSPOSE,
-    NPU__OP_CONCAT,
-    NPU__OP_READ_VALUE,
-    NPU__OP_ASSIGN,
-    NPU__OP_COUNT
-} npu__op;
+/* Every op, one row each. The op enum here and the op table (npu__ops, section
+ * 7) are generated from this list, so that neither can miss a row or drift in
+ * order. Columns:
+ *   enum suffix (NPU__OP_), IR layer type=, layer version=, OpenVINO class name
+ *   (messages and automatic names), IR category (NPU__CAT_), shape inference
+ *   (npu__infer_; NULL: a source, its shape is set at creation), <data>
+ *   attributes writer (npu__attrs_; NULL: the layer has no <data>).
+ * The functions are named only where section 7 expands the table, after their
+ * definitions. */
+#define NPU__OPS(X) \
+    X(PARAMETER,         "Parameter",        "opset1", "Parameter",        PARAMETER, NULL,        parameter) \
+    X(CONSTANT,          "Const",            "opset1", "Constant",         OP,        NULL,        none) \
+    X(RESULT,            "Result",           "opset1", "Result",           RESULT,    result,      NULL) \
+    X(CONVERT,           "Convert",          "opset1", "Convert",          OP,        convert,     convert) \
+    X(MATMUL,            "MatMul",           "opset1", "MatMul",           OP,        matmul,      matmul) \
+    X(ADD,               "Add",              "opset1", "Add",              OP,        binary,      broadcast) \
+    X(SUBTRACT,          "Subtract",         "opset1", "Subtract",         OP,        binary,      broadcast) \
+    X(MULTIPLY,          "Multiply",         "opset1", "Multiply",         OP,        binary,      broadcast) \
+    X(DIVIDE,            "Divide",           "opset1", "Divide",           OP,        binary,      broadcast) \
+    X(MAXIMUM,           "Maximum",          "opset1", "Maximum",          OP,        binary,      broadcast) \
+    X(MINIMUM,           "Minimum",          "opset1", "Minimum",          OP,        binary,      broadcast) \
+    X(RELU,              "ReLU",             "opset1", "Relu",             OP,        unary_arith, NULL) \
+    X(SIGMOID,           "Sigmoid",          "opset1", "Sigmoid",          OP,        unary_arith, NULL) \
+    X(TANH,              "Tanh",             "opset1", "Tanh",             OP,        unary_arith, NULL) \
+    X(EXP,               "Exp",              "opset1", "Exp",              OP,        unary_arith, NULL) \
+    X(SQRT,              "Sqrt",             "opset1", "Sqrt",             OP,        unary_arith, NULL) \
+    X(CLAMP,             "Clamp",            "opset1", "Clamp",            OP,        clamp,       clamp) \
+    X(SOFTMAX,           "SoftMax",          "opset8", "Softmax",          OP,        softmax,     axis) \
+    X(CONVOLUTION,       "Convolution",      "opset1", "Convolution",      OP,        conv,        conv) \
+    X(GROUP_CONVOLUTION, "GroupConvolution", "opset1", "GroupConvolution", OP,        conv,        conv) \
+    X(MAX_POOL,          "MaxPool",          "opset1", "MaxPool",          OP,        pool,        pool) \
+    X(AVG_POOL,          "AvgPool",          "opset1", "AvgPool",          OP,        pool,        pool) \
+    X(REDUCE_MEAN,       "ReduceMean",       "opset1", "ReduceMean",       OP,        reduce,      keep_dims) \
+    X(REDUCE_SUM,        "ReduceSum",        "opset1", "ReduceSum",        OP,        reduce,      keep_dims) \
+    X(RESHAPE,           "Reshape",          "opset1", "Reshape",          OP,        reshape,     special_zero) \
+    X(SQUEEZE,           "Squeeze",          "opset1", "Squeeze",          OP,        squeeze,     NULL) \
+    X(UNSQUEEZE,         "Unsqueeze",        "opset1", "Unsqueeze",        OP,        unsqueeze,   NULL) \
+    X(TRANSPOSE,         "Transpose",        "opset1", "Transpose",        OP,        transpose,   NULL) \
+    X(CONCAT,            "Concat",           "opset1", "Concat",           OP,        concat,      axis) \
+    X(READ_VALUE,        "ReadValue",        "opset6", "ReadValue",        OP,        read_value,  read_value) \
+    X(ASSIGN,            "Assign",           "opset6", "Assign",           ASSIGN,    assign,      assign)
+
+#define NPU__OP_ENUM(e, type, version, name, cat, infer, attrs) NPU__OP_##e,
+typedef enum npu__op { NPU__OPS(NPU__OP_ENUM) NPU__OP_COUNT } npu__op;
+#undef NPU__OP_ENUM
+
+/* A row with an empty string cannot compile. */
+#define NPU__OP_CHECK(e, type, version, name, cat, infer, attrs) \
+    _Static_assert(sizeof(type) > 1 && sizeof(version) > 1 && sizeof(name) > 1, "op " #e ": empty name");
+NPU__OPS(NPU__OP_CHECK)
+#undef NPU__OP_CHECK
+_Static_assert(NPU__OP_COUNT <= UINT8_MAX + 1, "npu_node.op is a uint8_t");
 
 /* Layer order in the IR, as OpenVINO's serializer: Parameters, other ops,
  * sinks (Assign), Results. */
@@ -2542,42 +2560,16 @@ static void npu__attrs_none(npu__sink *s, const npu_node *n)
     NPU__UNUSED(n);
 }
 
-static const npu__op_info npu__ops[NPU__OP_COUNT] = {
-    /* PARAMETER */ {"Parameter", "opset1", "Parameter", NPU__CAT_PARAMETER, NULL, npu__attrs_parameter},
-    /* CONSTANT  */ {"Const", "opset1", "Constant", NPU__CAT_OP, NULL, npu__attrs_none},
-    /* RESULT    */ {"Result", "opset1", "Result", NPU__CAT_RESULT, npu__infer_result, NULL},
-    /* CONVERT   */ {"Convert", "opset1", "Convert", NPU__CAT_OP, npu__infer_convert, npu__attrs_convert},
-    /* MATMUL    */ {"MatMul", "opset1", "MatMul", NPU__CAT_OP, npu__infer_matmul, npu__attrs_matmul},
-    /* ADD       */ {"Add", "opset1", "Add", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* SUBTRACT  */ {"Subtract", "opset1", "Subtract", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* MULTIPLY  */ {"Multiply", "opset1", "Multiply", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* DIVIDE    */ {"Divide", "opset1", "Divide", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* MAXIMUM   */ {"Maximum", "opset1", "Maximum", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* MINIMUM   */ {"Minimum", "opset1", "Minimum", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* RELU      */ {"ReLU", "opset1", "Relu", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* SIGMOID   */ {"Sigmoid", "opset1", "Sigmoid", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* TANH      */ {"Tanh", "opset1", "Tanh", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* EXP       */ {"Exp", "opset1", "Exp", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* SQRT      */ {"Sqrt", "opset1", "Sqrt", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* CLAMP     */ {"Clamp", "opset1", "Clamp", NPU__CAT_OP, npu__infer_clamp, npu__attrs_clamp},
-    /* SOFTMAX   */ {"SoftMax", "opset8", "Softmax", NPU__CAT_OP, npu__infer_softmax, npu__attrs_axis},
-    /* CONV      */ {"Convolution", "opset1", "Convolution", NPU__CAT_OP, npu__infer_conv, npu__attrs_conv},
-    /* GROUPCONV */ {"GroupConvolution", "opset1", "GroupConvolution", NPU__CAT_OP, npu__infer_conv,
-                     npu__attrs_conv},
-    /* MAXPOOL   */ {"MaxPool", "opset1", "MaxPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_pool},
-    /* AVGPOOL   */ {"AvgPool", "opset1", "AvgPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_pool},
-    /* REDMEAN   */ {"ReduceMean", "opset1", "ReduceMean", NPU__CAT_OP, npu__infer_reduce,
-                     npu__attrs_keep_dims},
-    /* REDSUM    */ {"ReduceSum", "opset1", "ReduceSum", NPU__CAT_OP, npu__infer_reduce, npu__attrs_keep_dims},
-    /* RESHAPE   */ {"Reshape", "opset1", "Reshape", NPU__CAT_OP, npu__infer_reshape, npu__attrs_special_zero},
-    /* SQUEEZE   */ {"Squeeze", "opset1", "Squeeze", NPU__CAT_OP, npu__infer_squeeze, NULL},
-    /* UNSQUEEZE */ {"Unsqueeze", "opset1", "Unsqueeze", NPU__CAT_OP, npu__infer_unsqueeze, NULL},
-    /* TRANSPOSE */ {"Transpose", "opset1", "Transpose", NPU__CAT_OP, npu__infer_transpose, NULL},
-    /* CONCAT    */ {"Concat", "opset1", "Concat", NPU__CAT_OP, npu__infer_concat, npu__attrs_axis},
-    /* READVALUE */ {"ReadValue", "opset6", "ReadValue", NPU__CAT_OP, npu__infer_read_value,
-                     npu__attrs_read_value},
-    /* ASSIGN    */ {"Assign", "opset6", "Assign", NPU__CAT_ASSIGN, npu__infer_assign, npu__attrs_assign},
-};
+/* Generated from NPU__OPS (section 6); a NULL cell stays NULL. */
+#define npu__infer_NULL NULL
+#define npu__attrs_NULL NULL
+#define NPU__OP_ROW(e, type, version, name, cat, infer, attrs) \
+    [NPU__OP_##e] = {type, version, name, NPU__CAT_##cat, npu__infer_##infer, npu__attrs_##attrs},
+static const npu__op_info npu__ops[NPU__OP_COUNT] = {NPU__OPS(NPU__OP_ROW)};
+#undef NPU__OP_ROW
+#undef npu__infer_NULL
+#undef npu__attrs_NULL
+_Static_assert(NPU__COUNT_OF(npu__ops) == NPU__OP_COUNT, "one op table row per op");
 
 /* Tensor names: OpenVINO escapes ',' as "\," inside the list. */
 static void npu__x_tensor_name(npu__sink *s, const char *name)
@@ -2774,7 +2766,10 @@ static void npu__x_converts(npu__writer *w)
         npu__sink_u64_dec(s, npu__w_conv_id(w, n));
         npu__x(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
-        npu__x(s, "/convert\" type=\"Convert\" version=\"opset1\">\n");
+        npu__x(s, "/convert\"");
+        npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONVERT].ir_type);
+        npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONVERT].version);
+        npu__x(s, ">\n");
         npu__x_tabs(s, 3);
         npu__x(s, "<data");
         npu__x_attr_str(s, "destination_type", npu__types[to].ov_name);
@@ -2836,7 +2831,10 @@ static void npu__x_rv_inits(npu__writer *w)
         npu__sink_u64_dec(s, w->rv_base + k++);
         npu__x(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
-        npu__x(s, "/init\" type=\"Const\" version=\"opset1\">\n");
+        npu__x(s, "/init\"");
+        npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONSTANT].ir_type);
+        npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONSTANT].version);
+        npu__x(s, ">\n");
         npu__x_tabs(s, 3);
         npu__x(s, "<data");
         npu__x_attr_str(s, "element_type", npu__types[n->type].ov_name);
