@@ -437,35 +437,68 @@ static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt
 }
 
 /* ==== 4. Types and shapes ================================================ */
-/* Owns: per-type facts shared by the writer, the loader and the Level Zero
- * sections (OpenVINO names, sizes, graph-extension precision codes). */
+/* Owns: the element-type table shared by the writer, the loader and the Level
+ * Zero sections (OpenVINO names, bits, graph-extension precision codes). */
+
+/* The element types an IR can name beyond npu_type. They follow the npu_type
+ * values in npu__types, so that an npu_type is its own index and an index
+ * below NPU_TYPE_COUNT is the npu_type it maps to (npu__elem_type). */
+enum {
+    NPU__ELEM_F64 = NPU_TYPE_COUNT, NPU__ELEM_I4, NPU__ELEM_I16, NPU__ELEM_U1, NPU__ELEM_U2,
+    NPU__ELEM_U4, NPU__ELEM_U16, NPU__ELEM_U32, NPU__ELEM_U64, NPU__ELEM_NF4, NPU__ELEM_F4E2M1,
+    NPU__ELEM_F8E4M3, NPU__ELEM_F8E5M2, NPU__ELEM_F8E8M0, NPU__ELEM_STRING, NPU__ELEM_DYNAMIC,
+    NPU__ELEM_COUNT
+};
 
 typedef struct npu__type_info {
     const char *ov_name;       /* element_type in IR <data> */
     const char *ov_precision;  /* precision attribute of IR ports */
-    uint8_t size;
-    uint8_t ze_precision;      /* ze_graph_argument_precision_t */
-    uint8_t ze_metadata;       /* ze_graph_metadata_type */
+    uint8_t bits;              /* 0: no fixed size (undefined, string, dynamic) */
+    uint8_t ze_precision;      /* npu_types: ze_graph_argument_precision_t */
+    uint8_t ze_metadata;       /* npu_types: ze_graph_metadata_type */
 } npu__type_info;
 
-static const npu__type_info npu__types[NPU_TYPE_COUNT] = {
-    /* UNDEFINED */ {"undefined", "UNSPECIFIED", 0, 0x00, 0},
-    /* F32  */ {"f32", "FP32", 4, 0x01, 5},
-    /* F16  */ {"f16", "FP16", 2, 0x02, 4},
-    /* BF16 */ {"bf16", "BF16", 2, 0x09, 3},
-    /* I8   */ {"i8", "I8", 1, 0x07, 8},
-    /* U8   */ {"u8", "U8", 1, 0x04, 14},
-    /* I32  */ {"i32", "I32", 4, 0x05, 10},
-    /* I64  */ {"i64", "I64", 8, 0x11, 11},
-    /* BOOL */ {"boolean", "BOOL", 1, 0x0E, 2},
+static const npu__type_info npu__types[] = {
+    [NPU_TYPE_UNDEFINED] = {"undefined", "UNSPECIFIED", 0, 0x00, 0},
+    [NPU_F32]            = {"f32", "FP32", 32, 0x01, 5},
+    [NPU_F16]            = {"f16", "FP16", 16, 0x02, 4},
+    [NPU_BF16]           = {"bf16", "BF16", 16, 0x09, 3},
+    [NPU_I8]             = {"i8", "I8", 8, 0x07, 8},
+    [NPU_U8]             = {"u8", "U8", 8, 0x04, 14},
+    [NPU_I32]            = {"i32", "I32", 32, 0x05, 10},
+    [NPU_I64]            = {"i64", "I64", 64, 0x11, 11},
+    [NPU_BOOL]           = {"boolean", "BOOL", 8, 0x0E, 2},
+    [NPU__ELEM_F64]      = {"f64", "FP64", 64, 0, 0},
+    [NPU__ELEM_I4]       = {"i4", "I4", 4, 0, 0},
+    [NPU__ELEM_I16]      = {"i16", "I16", 16, 0, 0},
+    [NPU__ELEM_U1]       = {"u1", "BIN", 1, 0, 0},
+    [NPU__ELEM_U2]       = {"u2", "U2", 2, 0, 0},
+    [NPU__ELEM_U4]       = {"u4", "U4", 4, 0, 0},
+    [NPU__ELEM_U16]      = {"u16", "U16", 16, 0, 0},
+    [NPU__ELEM_U32]      = {"u32", "U32", 32, 0, 0},
+    [NPU__ELEM_U64]      = {"u64", "U64", 64, 0, 0},
+    [NPU__ELEM_NF4]      = {"nf4", "NF4", 4, 0, 0},
+    [NPU__ELEM_F4E2M1]   = {"f4e2m1", "F4E2M1", 4, 0, 0},
+    [NPU__ELEM_F8E4M3]   = {"f8e4m3", "FP8_E4M3", 8, 0, 0},
+    [NPU__ELEM_F8E5M2]   = {"f8e5m2", "FP8_E5M2", 8, 0, 0},
+    [NPU__ELEM_F8E8M0]   = {"f8e8m0", "FP8_E8M0", 8, 0, 0},
+    [NPU__ELEM_STRING]   = {"string", "STRING", 0, 0, 0},
+    [NPU__ELEM_DYNAMIC]  = {"dynamic", "DYNAMIC", 0, 0, 0},
 };
+_Static_assert(NPU__COUNT_OF(npu__types) == NPU__ELEM_COUNT, "one npu__types row per element type");
+
+/* The npu_type of an npu__types index; NPU_TYPE_UNDEFINED for IR-only types. */
+static npu_type npu__elem_type(int e)
+{
+    return e > 0 && e < (int)NPU_TYPE_COUNT ? (npu_type)e : NPU_TYPE_UNDEFINED;
+}
 
 static int npu__type_valid(npu_type t)
 {
     return (unsigned)t > (unsigned)NPU_TYPE_UNDEFINED && (unsigned)t < (unsigned)NPU_TYPE_COUNT;
 }
 
-size_t npu_type_size(npu_type type) { return npu__type_valid(type) ? npu__types[type].size : 0; }
+size_t npu_type_size(npu_type type) { return npu__type_valid(type) ? npu__types[type].bits / 8u : 0; }
 
 const char *npu_type_name(npu_type type)
 {
@@ -2362,7 +2395,7 @@ static uint64_t npu__rv_init_bytes(const npu__writer *w, const npu_node *n)
     if (!w->rv_init || n->op != NPU__OP_READ_VALUE || n->n_inputs != 0) return 0;
     for (i = 0; i < n->shape.rank; i++)
         if (n->shape.dims[i] < 0) return 0;
-    if (npu__mul_u64(npu__shape_elements_dyn1(&n->shape), npu__types[n->type].size, &b)) return 0;
+    if (npu__mul_u64(npu__shape_elements_dyn1(&n->shape), npu_type_size(n->type), &b)) return 0;
     return b;
 }
 
@@ -3621,41 +3654,17 @@ static size_t npu__xml_decode(const char *s, size_t n, char *out)
  * need no tables), FILL (tables), EDGES (edge checks against the sorted layer
  * and port tables, outputs' producers) and WRITE (stream the payload XML). */
 
-/* IR element types: name in <data element_type>, port precision, bits. */
-typedef struct npu__ir_elem {
-    const char *name;
-    const char *precision;
-    uint8_t bits;
-    npu_type type;
-} npu__ir_elem;
-
-static const npu__ir_elem npu__ir_elems[] = {
-    {"undefined", "UNSPECIFIED", 0, NPU_TYPE_UNDEFINED},
-    {"f32", "FP32", 32, NPU_F32},       {"f16", "FP16", 16, NPU_F16},
-    {"bf16", "BF16", 16, NPU_BF16},     {"f64", "FP64", 64, NPU_TYPE_UNDEFINED},
-    {"i4", "I4", 4, NPU_TYPE_UNDEFINED}, {"i8", "I8", 8, NPU_I8},
-    {"i16", "I16", 16, NPU_TYPE_UNDEFINED}, {"i32", "I32", 32, NPU_I32},
-    {"i64", "I64", 64, NPU_I64},        {"u1", "BIN", 1, NPU_TYPE_UNDEFINED},
-    {"u2", "U2", 2, NPU_TYPE_UNDEFINED}, {"u4", "U4", 4, NPU_TYPE_UNDEFINED},
-    {"u8", "U8", 8, NPU_U8},            {"u16", "U16", 16, NPU_TYPE_UNDEFINED},
-    {"u32", "U32", 32, NPU_TYPE_UNDEFINED}, {"u64", "U64", 64, NPU_TYPE_UNDEFINED},
-    {"boolean", "BOOL", 8, NPU_BOOL},   {"nf4", "NF4", 4, NPU_TYPE_UNDEFINED},
-    {"f4e2m1", "F4E2M1", 4, NPU_TYPE_UNDEFINED}, {"f8e4m3", "FP8_E4M3", 8, NPU_TYPE_UNDEFINED},
-    {"f8e5m2", "FP8_E5M2", 8, NPU_TYPE_UNDEFINED}, {"f8e8m0", "FP8_E8M0", 8, NPU_TYPE_UNDEFINED},
-    {"string", "STRING", 0, NPU_TYPE_UNDEFINED}, {"dynamic", "DYNAMIC", 0, NPU_TYPE_UNDEFINED},
-};
-#define NPU__IR_ELEM_STRING 23u
-
-/* Index into npu__ir_elems, or -1. by_precision: match the port precision. */
+/* Index into npu__types (section 4), or -1. by_precision: match the port
+ * precision, which also has the spellings BOOLEAN and U1. */
 static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
 {
     size_t i;
-    for (i = 0; i < NPU__COUNT_OF(npu__ir_elems); i++) {
-        const char *name = by_precision ? npu__ir_elems[i].precision : npu__ir_elems[i].name;
+    for (i = 0; i < NPU__COUNT_OF(npu__types); i++) {
+        const char *name = by_precision ? npu__types[i].ov_precision : npu__types[i].ov_name;
         if (strlen(name) == n && memcmp(name, s, n) == 0) return (int)i;
     }
-    if (by_precision && n == 7 && memcmp(s, "BOOLEAN", 7) == 0) return 17;
-    if (by_precision && n == 2 && memcmp(s, "U1", 2) == 0) return 10;
+    if (by_precision && n == 7 && memcmp(s, "BOOLEAN", 7) == 0) return NPU_BOOL;
+    if (by_precision && n == 2 && memcmp(s, "U1", 2) == 0) return NPU__ELEM_U1;
     return -1;
 }
 
@@ -3685,7 +3694,7 @@ typedef struct npu__ir_layer_rec {  /* temporary: for the edge checks */
 typedef struct npu__ir_port_rec {   /* temporary */
     uint32_t scope, layer, id;
     uint32_t dir;                   /* 0 input, 1 output */
-    uint32_t elem;                  /* precision (npu__ir_elems index, 0 unknown) */
+    uint32_t elem;                  /* precision (npu__types index, 0 unknown) */
     uint32_t names;                 /* pool offset + 1 of the decoded names; 0 none */
 } npu__ir_port_rec;
 
@@ -4159,7 +4168,7 @@ static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
     if (l->kind == NPU__K_CONST) {
         npu__xattr off;
         if (l->elem < 0) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without element_type");
-        if ((unsigned)l->elem == NPU__IR_ELEM_STRING)
+        if (l->elem == NPU__ELEM_STRING)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED, "string constants are not supported");
         if (!npu__xml_attr(&w->x, t, "offset", &off) ||
             !npu__ir_u64(w->x.s + off.value, off.value_len, UINT64_MAX, &l->offset))
@@ -4202,10 +4211,10 @@ static void npu__irw_data_end(npu__irw *w, size_t end, npu__irl *l)
 static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
 {
     uint64_t bits, bytes, end;
-    const npu__ir_elem *e;
+    const npu__type_info *e;
     char shape[64];
     if (!l->has_data) return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Const without a <data> element");
-    e = &npu__ir_elems[l->elem];
+    e = &npu__types[l->elem];
     if (!l->shape_given) {
         /* no shape attribute: the output port's dims */
         l->shape_rank = l->io_rank;
@@ -4227,7 +4236,7 @@ static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE,
                              "Const size %llu does not match its shape %s%s of %s (%llu bytes)",
                              (unsigned long long)l->size, npu__shape_str(&l->shape, shape, sizeof shape),
-                             l->shape_rank > NPU_MAX_RANK ? "..." : "", e->name, (unsigned long long)bytes);
+                             l->shape_rank > NPU_MAX_RANK ? "..." : "", e->ov_name, (unsigned long long)bytes);
     if (npu__add_u64(l->offset, l->size, &end) || (w->have_bin && end > w->ir->bin_size))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_FORMAT,
                              "Const bytes [%llu, %llu + %llu) lie beyond the end of the weights (%llu bytes%s)",
@@ -4237,7 +4246,7 @@ static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
                              w->have_bin && w->ir->bin == NULL ? "; no .bin" : "");
     if (w->mode == NPU__W_FILL) {
         npu__ir_const *k = &w->ir->consts[l->index];
-        k->pub.element_type = e->name;
+        k->pub.element_type = e->ov_name;
         k->pub.offset = l->offset;
         k->pub.size = l->size;
         k->pub.data = w->ir->bin != NULL ? (const void *)(w->ir->bin + l->offset) : NULL;
@@ -4285,8 +4294,8 @@ static npu_status npu__irw_io_end(npu__irw *w, npu__irl *l)
     io = l->kind == NPU__K_PARAM ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
     io->desc.shape = l->shape;
     io->desc.shape.rank = l->shape_rank;
-    io->element_type = npu__ir_elems[elem < 0 ? 0 : elem].name;
-    io->desc.type = npu__ir_elems[elem < 0 ? 0 : elem].type;
+    io->element_type = npu__types[elem < 0 ? 0 : elem].ov_name;
+    io->desc.type = npu__elem_type(elem);
     npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
     io->batch_axis = npu__ir_layout_axis(io->desc.layout, l->shape_rank);
     if (l->io_names) io->tensor_names = w->ir->pool + l->io_names - 1;
@@ -4761,8 +4770,8 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
         npu_ir_io *out = &ir->outputs[to->io];
         if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
         if (strcmp(out->element_type, "undefined") == 0 && fp->elem > 0) {
-            out->element_type = npu__ir_elems[fp->elem].name;
-            out->desc.type = npu__ir_elems[fp->elem].type;
+            out->element_type = npu__types[fp->elem].ov_name;
+            out->desc.type = npu__elem_type((int)fp->elem);
         }
     }
     return NPU_OK;
@@ -4924,7 +4933,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         npu_ir_io *io = i < ir->n_inputs ? &ir->inputs[i] : &ir->outputs[i - ir->n_inputs];
         int e = npu__ir_elem_find(io->element_type, strlen(io->element_type), 0);
         uint64_t bits;
-        if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__ir_elems[e].bits, &bits)) bits = 0;
+        if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__types[e].bits, &bits)) bits = 0;
         io->desc.bytes = bits / 8 + (bits % 8 != 0);
     }
     ir->layers = NULL;
@@ -6317,7 +6326,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
                          (unsigned)rank);
     a->desc.type = t;
     a->desc.shape.rank = rank;
-    a->desc.bytes = npu__types[t].size;
+    a->desc.bytes = npu_type_size(t);
     for (k = 0; k < rank; k++) {
         a->desc.shape.dims[k] = (int64_t)p.dims[k];
         /* The dims come from the blob: a product past what one host buffer
