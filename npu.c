@@ -5433,7 +5433,8 @@ static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r
 
 /* The highest graph extension version <= `version` whose table entries (the
  * ones npu calls) are all present in g; 0 when a 1.0 entry is missing. The
- * rest of the file then tests only the version, never a pointer. */
+ * rest of the file then asks npu__caps (set from this version), never a
+ * pointer. */
 static uint32_t npu__ext_usable(const npu__ze_graph_ddi *g, uint32_t version)
 {
     int minor = (int)(version & 0xffffu);
@@ -5489,6 +5490,36 @@ typedef struct npu__arg {
                                      i x slice_bytes */
 } npu__arg;
 
+/* What the driver and its compiler can do, decided once at device open
+ * (npu__caps_init) from the negotiated versions; the rest of the file asks
+ * these, never a version. Graph extension versions are those in which
+ * ze_graph_ext.h (intel/level-zero-npu-extensions) adds the entry, flag or
+ * struct; ext_version is already lowered to one whose entries are all present
+ * (npu__ext_usable). Command-queue versions are ze_command_queue_npu_ext.h's.
+ * The table with sources is /work/shared/docs/ze-graph-ext.md; what npu sends
+ * because of them is in docs/driver-compat.md. */
+typedef struct npu__caps {
+    unsigned arg_props_2 : 1;      /* graph 1.1: pfnGetArgumentProperties2 */
+    unsigned arg_props_3 : 1;      /* graph 1.2: pfnGetArgumentProperties3 */
+    unsigned build_log : 1;        /* graph 1.4: pfnBuildLogGetString */
+    unsigned create2 : 1;          /* graph 1.5: pfnCreate2 (ze_graph_desc_2_t: flags, pNext) */
+    unsigned memory_query : 1;     /* graph 1.5: pfnQueryContextMemory */
+    unsigned arg_metadata : 1;     /* graph 1.6: pfnGraphGetArgumentMetadata is read (the entry
+                                      is 1.1; OpenVINO's zero_graph reads it from 1.6) */
+    unsigned native_binary_2 : 1;  /* graph 1.7: pfnGetNativeBinary2 (the driver's own copy) */
+    unsigned graph_init : 1;       /* graph 1.8: pfnGetProperties2 and pfnGraphInitialize */
+    unsigned option_query : 1;     /* graph 1.11: pfnCompilerIsOptionSupported */
+    unsigned create3 : 1;          /* graph 1.12: pfnCreate3 */
+    unsigned persistent_input : 1; /* graph 1.13: ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT */
+    unsigned input_hash : 1;       /* graph 1.14: ze_graph_input_hash_t in the desc's pNext */
+    unsigned queue_turbo : 1;      /* command queue 1.0: ze_command_queue_desc_npu_ext_t {turbo} */
+    unsigned queue_options : 1;    /* command queue 1.1: ze_command_queue_desc_npu_ext_2_t {options} */
+    unsigned flags_by_index : 1;   /* compiler 5.9: I/O by index in the build flags, not by name
+                                      (OpenVINO's serializeIOInfo) */
+    unsigned legacy_priority : 1;  /* compiler below 5.2 (and known): MODEL_PRIORITY_LOW/MED/HIGH
+                                      values (OpenVINO's serializeConfig) */
+} npu__caps;
+
 struct npu_device {
     npu_context *ctx;
     ze_driver_handle_t driver;
@@ -5497,6 +5528,7 @@ struct npu_device {
     ze_command_queue_handle_t queue;
     const npu__ze_graph_ddi *g;
     uint32_t ext_version;
+    npu__caps caps;               /* from the versions, at device open */
     uint32_t queue_ordinal;
     ze_command_queue_priority_t queue_priority;
     int queue_turbo;
@@ -5519,6 +5551,30 @@ struct npu_device {
      * stack); handed back to the arena before npu_device_open returns. */
     ze_driver_extension_properties_t *ext_scratch;
 };
+
+/* Sets d->caps from d->ext_version, d->cq_ext_version and d->compiler_version. */
+static void npu__caps_init(npu_device *d)
+{
+    uint32_t v = d->ext_version, cq = d->cq_ext_version, cv = d->compiler_version;
+    npu__caps *c = &d->caps;
+    memset(c, 0, sizeof *c);
+    c->arg_props_2 = v >= NPU__ZE_VERSION(1, 1);
+    c->arg_props_3 = v >= NPU__ZE_VERSION(1, 2);
+    c->build_log = v >= NPU__ZE_VERSION(1, 4);
+    c->create2 = v >= NPU__ZE_VERSION(1, 5);
+    c->memory_query = v >= NPU__ZE_VERSION(1, 5);
+    c->arg_metadata = v >= NPU__ZE_VERSION(1, 6);
+    c->native_binary_2 = v >= NPU__ZE_VERSION(1, 7);
+    c->graph_init = v >= NPU__ZE_VERSION(1, 8);
+    c->option_query = v >= NPU__ZE_VERSION(1, 11);
+    c->create3 = v >= NPU__ZE_VERSION(1, 12);
+    c->persistent_input = v >= NPU__ZE_VERSION(1, 13);
+    c->input_hash = v >= NPU__ZE_VERSION(1, 14);
+    c->queue_turbo = cq != 0;
+    c->queue_options = cq >= NPU__ZE_VERSION(1, 1);
+    c->flags_by_index = cv >= NPU__ZE_VERSION(5, 9);
+    c->legacy_priority = cv != 0 && cv < NPU__ZE_VERSION(5, 2);
+}
 
 struct npu_model {
     npu_device *dev;
@@ -5820,12 +5876,12 @@ static npu_status npu__create_queue(npu_device *d, ze_command_queue_priority_t p
     qd.flags = 0;
     qd.mode = ZE_COMMAND_QUEUE_MODE_DEFAULT;
     qd.priority = prio;
-    if (turbo && d->cq_ext_version >= NPU__ZE_VERSION(1, 1)) {
+    if (turbo && d->caps.queue_options) {
         t2.stype = 2;
         t2.pNext = NULL;
         t2.options = 1;
         qd.pNext = &t2;
-    } else if (turbo && d->cq_ext_version != 0) {
+    } else if (turbo && d->caps.queue_turbo) {
         t1.stype = 1;
         t1.pNext = NULL;
         t1.turbo = 1;
@@ -5856,7 +5912,7 @@ static void npu__device_release(npu_device *d)
  * extensions cannot ask: -1. */
 static int npu__option_query(const npu_device *d, const char *key, const char *value)
 {
-    if (d->ext_version < NPU__ZE_VERSION(1, 11)) return -1;
+    if (!d->caps.option_query) return -1;
     return d->g->pfnCompilerIsOptionSupported(d->device, NPU__ZE_NPU_COMPILER_OPTIONS, key, value) ==
            ZE_RESULT_SUCCESS;
 }
@@ -5945,6 +6001,7 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
         d->zctx = NULL;
         return npu__ze_fail(ctx, "zeContextCreate", r);
     }
+    npu__caps_init(d);
     d->export_ov[0] = NPU_EXPORT_OPENVINO_MAJOR;
     d->export_ov[1] = NPU_EXPORT_OPENVINO_MINOR;
     d->export_ov[2] = NPU_EXPORT_OPENVINO_PATCH;
@@ -6049,7 +6106,7 @@ npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out
     out->host_memory_import = dev->host_import;
     out->is_simulated = dev->is_simulated;
     memcpy(out->driver_uuid, dev->driver_props.uuid.id, 16);
-    if (dev->ext_version >= NPU__ZE_VERSION(1, 5)) {
+    if (dev->caps.memory_query) {
         npu__ze_graph_memory_query q = {0, 0};
         NPU__ZE(dev->ctx, dev->g->pfnQueryContextMemory(dev->zctx, NPU__ZE_MEMORY_QUERY_DDR, &q),
                 "pfnQueryContextMemory");
@@ -6269,9 +6326,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
     npu__ze_graph_argument_properties_3 p;
     npu__ze_graph_argument_metadata md;
     int have_md = 0;
-    uint32_t rank, k, v = d->ext_version;
+    uint32_t rank, k;
     /* Argument properties: v3 (1.2+), v2 (1.1) or v1; each is a prefix of v3. */
-    int pv = v >= NPU__ZE_VERSION(1, 2) ? 3 : v >= NPU__ZE_VERSION(1, 1) ? 2 : 1;
+    int pv = d->caps.arg_props_3 ? 3 : d->caps.arg_props_2 ? 2 : 1;
     static const uint32_t stypes[3] = {NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_2,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3};
@@ -6299,7 +6356,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a)
                          "argument this runtime does not handle", (unsigned)index, p.name);
 
     /* Metadata (ext >= 1.6, as OpenVINO), not for state arguments. */
-    if (v >= NPU__ZE_VERSION(1, 6) && a->kind < NPU__ARG_STATE_IN) {
+    if (d->caps.arg_metadata && a->kind < NPU__ARG_STATE_IN) {
         memset(&md, 0, sizeof md);
         md.stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA;
         r = d->g->pfnGraphGetArgumentMetadata(m->graph, index, &md);
@@ -6436,7 +6493,7 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
     }
 
     /* Initialization. */
-    if (d->ext_version >= NPU__ZE_VERSION(1, 8)) {
+    if (d->caps.graph_init) {
         memset(&gp, 0, sizeof gp);
         gp.stype = NPU__ZE_STYPE_GRAPH_PROPERTIES_2;
         r = d->g->pfnGetProperties2(m->graph, &gp);
@@ -6475,7 +6532,7 @@ static void npu__build_log(npu_device *d, char *buf, size_t cap)
     uint32_t size = 0;
     ze_result_t r;
     buf[0] = '\0';
-    if (d->ext_version < NPU__ZE_VERSION(1, 4)) return;
+    if (!d->caps.build_log) return;
     r = d->g->pfnBuildLogGetString(NULL, &size, NULL);
     if (r == ZE_RESULT_SUCCESS && size > 0) {
         if (size > cap) size = (uint32_t)cap;
@@ -6508,13 +6565,13 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
         ih.hash = c->hash;
         desc2.pNext = &ih;
     }
-    if (d->ext_version >= NPU__ZE_VERSION(1, 12)) {
+    if (d->caps.create3) {
         /* No build-log handle: a failure's log comes from
          * pfnBuildLogGetString(NULL, ...), and a successful create leaves no
          * handle to release (nothing can leak if that release failed). */
         fn = "pfnCreate3";
         r = d->g->pfnCreate3(d->zctx, d->device, &desc2, &graph, NULL);
-    } else if (d->ext_version >= NPU__ZE_VERSION(1, 5)) {
+    } else if (d->caps.create2) {
         fn = "pfnCreate2";
         r = d->g->pfnCreate2(d->zctx, d->device, &desc2, &graph);
     } else {
@@ -6682,7 +6739,7 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
                                  l->get == NULL ? "a payload that is not IR v10" : "IR v11");
         }
     }
-    if (d->compiler_version < NPU__ZE_VERSION(5, 9)) {
+    if (!d->caps.flags_by_index) {
         for (k = 0; k < 2; k++) {
             const npu__io_list *l = k == 0 ? in : outl;
             for (i = 0; l->get != NULL && i < l->count; i++) {
@@ -6778,7 +6835,7 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
     static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
     static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
-    int first = 1, config = 0, by_index = d->compiler_version >= NPU__ZE_VERSION(5, 9);
+    int first = 1, config = 0, by_index = d->caps.flags_by_index;
     char key[64];
     npu__flags_io(s, in, "inputs", 0, by_index, &first);
     npu__flags_io(s, in, "inputs", 1, by_index, &first);
@@ -6802,7 +6859,7 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
         npu__cfg_open(s, &first, &config);
         npu__sink_str(s, "MODEL_PRIORITY=\"");
         /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
-        if (d->compiler_version != 0 && d->compiler_version < NPU__ZE_VERSION(5, 2))
+        if (d->caps.legacy_priority)
             npu__sink_str(s, legacy_prios[o->priority]);
         else
             npu__sink_str(s, prios[o->priority]);
@@ -6929,7 +6986,7 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
     c.flags = (o != NULL && (o->disable_driver_cache || o->cache_dir != NULL)) ? NPU__ZE_GRAPH_FLAG_DISABLE_CACHING
                                                                                 : 0u;
     if (layout_b && c.flags == 0) {
-        if (src != NULL && d->ext_version >= NPU__ZE_VERSION(1, 14)) {
+        if (src != NULL && d->caps.input_hash) {
             c.has_hash = 1;
             c.hash = npu__input_hash(payload, size, flags, src);
         } else {
@@ -7280,7 +7337,7 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     c.priority = opts ? opts->priority : NPU_PRIORITY_DEFAULT;
     c.turbo = opts ? opts->turbo : 0;
     c.transient_mark = arena->used;
-    if (persistent_ok && d->ext_version >= NPU__ZE_VERSION(1, 13) && ((uintptr_t)blob % 4096u) == 0 &&
+    if (persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
         (c.size % 4096u) == 0)
         c.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
     *persistent = (c.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
@@ -7362,7 +7419,7 @@ static npu_status npu__native_blob(npu_model *m, const uint8_t **ptr, size_t *si
     ze_result_t r;
     *ptr = NULL;
     *size = 0;
-    if (d->ext_version >= NPU__ZE_VERSION(1, 7)) {
+    if (d->caps.native_binary_2) {
         r = d->g->pfnGetNativeBinary2(m->graph, size, ptr);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetNativeBinary2", r);
         return NPU_OK;
@@ -9796,7 +9853,7 @@ static void npu__cache_store_model(npu_model *m, const char *dir, const npu__cac
     size_t bsize = 0;
     npu__sink s;
     m->info.cache = NPU_CACHE_NOT_STORED;
-    if (m->dev->ext_version < NPU__ZE_VERSION(1, 7)) {
+    if (!m->dev->caps.native_binary_2) {
         npu__strlcpy(m->info.cache_note, "the driver has no pfnGetNativeBinary2", sizeof m->info.cache_note);
         npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", m->info.cache_note);
         return;
