@@ -504,35 +504,68 @@ static void npu__strip_trailing(npu_context *ctx, const char *suffix)
 }
 
 /* ==== 4. Types and shapes ================================================ */
-/* Owns: per-type facts shared by the writer, the loader and the Level Zero
- * sections (OpenVINO names, sizes, graph-extension precision codes). */
+/* Owns: the element-type table shared by the writer, the loader and the Level
+ * Zero sections (OpenVINO names, bits, graph-extension precision codes). */
+
+/* The element types an IR can name beyond npu_type. They follow the npu_type
+ * values in npu__types, so that an npu_type is its own index and an index
+ * below NPU_TYPE_COUNT is the npu_type it maps to (npu__elem_type). */
+enum {
+    NPU__ELEM_F64 = NPU_TYPE_COUNT, NPU__ELEM_I4, NPU__ELEM_I16, NPU__ELEM_U1, NPU__ELEM_U2,
+    NPU__ELEM_U4, NPU__ELEM_U16, NPU__ELEM_U32, NPU__ELEM_U64, NPU__ELEM_NF4, NPU__ELEM_F4E2M1,
+    NPU__ELEM_F8E4M3, NPU__ELEM_F8E5M2, NPU__ELEM_F8E8M0, NPU__ELEM_STRING, NPU__ELEM_DYNAMIC,
+    NPU__ELEM_COUNT
+};
 
 typedef struct npu__type_info {
     const char *ov_name;       /* element_type in IR <data> */
     const char *ov_precision;  /* precision attribute of IR ports */
-    uint8_t size;
-    uint8_t ze_precision;      /* ze_graph_argument_precision_t */
-    uint8_t ze_metadata;       /* ze_graph_metadata_type */
+    uint8_t bits;              /* 0: no fixed size (undefined, string, dynamic) */
+    uint8_t ze_precision;      /* npu_types: ze_graph_argument_precision_t */
+    uint8_t ze_metadata;       /* npu_types: ze_graph_metadata_type */
 } npu__type_info;
 
-static const npu__type_info npu__types[NPU_TYPE_COUNT] = {
-    /* UNDEFINED */ {"undefined", "UNSPECIFIED", 0, 0x00, 0},
-    /* F32  */ {"f32", "FP32", 4, 0x01, 5},
-    /* F16  */ {"f16", "FP16", 2, 0x02, 4},
-    /* BF16 */ {"bf16", "BF16", 2, 0x09, 3},
-    /* I8   */ {"i8", "I8", 1, 0x07, 8},
-    /* U8   */ {"u8", "U8", 1, 0x04, 14},
-    /* I32  */ {"i32", "I32", 4, 0x05, 10},
-    /* I64  */ {"i64", "I64", 8, 0x11, 11},
-    /* BOOL */ {"boolean", "BOOL", 1, 0x0E, 2},
+static const npu__type_info npu__types[] = {
+    [NPU_TYPE_UNDEFINED] = {"undefined", "UNSPECIFIED", 0, 0x00, 0},
+    [NPU_F32]            = {"f32", "FP32", 32, 0x01, 5},
+    [NPU_F16]            = {"f16", "FP16", 16, 0x02, 4},
+    [NPU_BF16]           = {"bf16", "BF16", 16, 0x09, 3},
+    [NPU_I8]             = {"i8", "I8", 8, 0x07, 8},
+    [NPU_U8]             = {"u8", "U8", 8, 0x04, 14},
+    [NPU_I32]            = {"i32", "I32", 32, 0x05, 10},
+    [NPU_I64]            = {"i64", "I64", 64, 0x11, 11},
+    [NPU_BOOL]           = {"boolean", "BOOL", 8, 0x0E, 2},
+    [NPU__ELEM_F64]      = {"f64", "FP64", 64, 0, 0},
+    [NPU__ELEM_I4]       = {"i4", "I4", 4, 0, 0},
+    [NPU__ELEM_I16]      = {"i16", "I16", 16, 0, 0},
+    [NPU__ELEM_U1]       = {"u1", "BIN", 1, 0, 0},
+    [NPU__ELEM_U2]       = {"u2", "U2", 2, 0, 0},
+    [NPU__ELEM_U4]       = {"u4", "U4", 4, 0, 0},
+    [NPU__ELEM_U16]      = {"u16", "U16", 16, 0, 0},
+    [NPU__ELEM_U32]      = {"u32", "U32", 32, 0, 0},
+    [NPU__ELEM_U64]      = {"u64", "U64", 64, 0, 0},
+    [NPU__ELEM_NF4]      = {"nf4", "NF4", 4, 0, 0},
+    [NPU__ELEM_F4E2M1]   = {"f4e2m1", "F4E2M1", 4, 0, 0},
+    [NPU__ELEM_F8E4M3]   = {"f8e4m3", "FP8_E4M3", 8, 0, 0},
+    [NPU__ELEM_F8E5M2]   = {"f8e5m2", "FP8_E5M2", 8, 0, 0},
+    [NPU__ELEM_F8E8M0]   = {"f8e8m0", "FP8_E8M0", 8, 0, 0},
+    [NPU__ELEM_STRING]   = {"string", "STRING", 0, 0, 0},
+    [NPU__ELEM_DYNAMIC]  = {"dynamic", "DYNAMIC", 0, 0, 0},
 };
+_Static_assert(NPU__COUNT_OF(npu__types) == NPU__ELEM_COUNT, "one npu__types row per element type");
+
+/* The npu_type of an npu__types index; NPU_TYPE_UNDEFINED for IR-only types. */
+static npu_type npu__elem_type(int e)
+{
+    return e > 0 && e < (int)NPU_TYPE_COUNT ? (npu_type)e : NPU_TYPE_UNDEFINED;
+}
 
 static int npu__type_valid(npu_type t)
 {
     return (unsigned)t > (unsigned)NPU_TYPE_UNDEFINED && (unsigned)t < (unsigned)NPU_TYPE_COUNT;
 }
 
-size_t npu_type_size(npu_type type) { return npu__type_valid(type) ? npu__types[type].size : 0; }
+size_t npu_type_size(npu_type type) { return npu__type_valid(type) ? npu__types[type].bits / 8u : 0; }
 
 const char *npu_type_name(npu_type type)
 {
@@ -804,40 +837,58 @@ static npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *w
  * the op fills its attributes; npu__op_finish runs inference and links the
  * nodes, or rewinds the arena and records the sticky error. */
 
-typedef enum npu__op {
-    NPU__OP_PARAMETER,
-    NPU__OP_CONSTANT,
-    NPU__OP_RESULT,
-    NPU__OP_CONVERT,
-    NPU__OP_MATMUL,
-    NPU__OP_ADD,
-    NPU__OP_SUBTRACT,
-    NPU__OP_MULTIPLY,
-    NPU__OP_DIVIDE,
-    NPU__OP_MAXIMUM,
-    NPU__OP_MINIMUM,
-    NPU__OP_RELU,
-    NPU__OP_SIGMOID,
-    NPU__OP_TANH,
-    NPU__OP_EXP,
-    NPU__OP_SQRT,
-    NPU__OP_CLAMP,
-    NPU__OP_SOFTMAX,
-    NPU__OP_CONVOLUTION,
-    NPU__OP_GROUP_CONVOLUTION,
-    NPU__OP_MAX_POOL,
-    NPU__OP_AVG_POOL,
-    NPU__OP_REDUCE_MEAN,
-    NPU__OP_REDUCE_SUM,
-    NPU__OP_RESHAPE,
-    NPU__OP_SQUEEZE,
-    NPU__OP_UNSQUEEZE,
-    NPU__OP_TRANSPOSE,
-    NPU__OP_CONCAT,
-    NPU__OP_READ_VALUE,
-    NPU__OP_ASSIGN,
-    NPU__OP_COUNT
-} npu__op;
+/* Every op, one row each. The op enum here and the op table (npu__ops, section
+ * 7) are generated from this list, so that neither can miss a row or drift in
+ * order. Columns:
+ *   enum suffix (NPU__OP_), IR layer type=, layer version=, OpenVINO class name
+ *   (messages and automatic names), IR category (NPU__CAT_), shape inference
+ *   (npu__infer_; NULL: a source, its shape is set at creation), <data>
+ *   attributes writer (npu__attrs_; NULL: the layer has no <data>).
+ * The functions are named only where section 7 expands the table, after their
+ * definitions. */
+#define NPU__OPS(X) \
+    X(PARAMETER,         "Parameter",        "opset1", "Parameter",        PARAMETER, NULL,        parameter) \
+    X(CONSTANT,          "Const",            "opset1", "Constant",         OP,        NULL,        none) \
+    X(RESULT,            "Result",           "opset1", "Result",           RESULT,    result,      NULL) \
+    X(CONVERT,           "Convert",          "opset1", "Convert",          OP,        convert,     convert) \
+    X(MATMUL,            "MatMul",           "opset1", "MatMul",           OP,        matmul,      matmul) \
+    X(ADD,               "Add",              "opset1", "Add",              OP,        binary,      broadcast) \
+    X(SUBTRACT,          "Subtract",         "opset1", "Subtract",         OP,        binary,      broadcast) \
+    X(MULTIPLY,          "Multiply",         "opset1", "Multiply",         OP,        binary,      broadcast) \
+    X(DIVIDE,            "Divide",           "opset1", "Divide",           OP,        binary,      broadcast) \
+    X(MAXIMUM,           "Maximum",          "opset1", "Maximum",          OP,        binary,      broadcast) \
+    X(MINIMUM,           "Minimum",          "opset1", "Minimum",          OP,        binary,      broadcast) \
+    X(RELU,              "ReLU",             "opset1", "Relu",             OP,        unary_arith, NULL) \
+    X(SIGMOID,           "Sigmoid",          "opset1", "Sigmoid",          OP,        unary_arith, NULL) \
+    X(TANH,              "Tanh",             "opset1", "Tanh",             OP,        unary_arith, NULL) \
+    X(EXP,               "Exp",              "opset1", "Exp",              OP,        unary_arith, NULL) \
+    X(SQRT,              "Sqrt",             "opset1", "Sqrt",             OP,        unary_arith, NULL) \
+    X(CLAMP,             "Clamp",            "opset1", "Clamp",            OP,        clamp,       clamp) \
+    X(SOFTMAX,           "SoftMax",          "opset8", "Softmax",          OP,        softmax,     axis) \
+    X(CONVOLUTION,       "Convolution",      "opset1", "Convolution",      OP,        conv,        conv) \
+    X(GROUP_CONVOLUTION, "GroupConvolution", "opset1", "GroupConvolution", OP,        conv,        conv) \
+    X(MAX_POOL,          "MaxPool",          "opset1", "MaxPool",          OP,        pool,        pool) \
+    X(AVG_POOL,          "AvgPool",          "opset1", "AvgPool",          OP,        pool,        pool) \
+    X(REDUCE_MEAN,       "ReduceMean",       "opset1", "ReduceMean",       OP,        reduce,      keep_dims) \
+    X(REDUCE_SUM,        "ReduceSum",        "opset1", "ReduceSum",        OP,        reduce,      keep_dims) \
+    X(RESHAPE,           "Reshape",          "opset1", "Reshape",          OP,        reshape,     special_zero) \
+    X(SQUEEZE,           "Squeeze",          "opset1", "Squeeze",          OP,        squeeze,     NULL) \
+    X(UNSQUEEZE,         "Unsqueeze",        "opset1", "Unsqueeze",        OP,        unsqueeze,   NULL) \
+    X(TRANSPOSE,         "Transpose",        "opset1", "Transpose",        OP,        transpose,   NULL) \
+    X(CONCAT,            "Concat",           "opset1", "Concat",           OP,        concat,      axis) \
+    X(READ_VALUE,        "ReadValue",        "opset6", "ReadValue",        OP,        read_value,  read_value) \
+    X(ASSIGN,            "Assign",           "opset6", "Assign",           ASSIGN,    assign,      assign)
+
+#define NPU__OP_ENUM(e, type, version, name, cat, infer, attrs) NPU__OP_##e,
+typedef enum npu__op { NPU__OPS(NPU__OP_ENUM) NPU__OP_COUNT } npu__op;
+#undef NPU__OP_ENUM
+
+/* A row with an empty string cannot compile. */
+#define NPU__OP_CHECK(e, type, version, name, cat, infer, attrs) \
+    _Static_assert(sizeof(type) > 1 && sizeof(version) > 1 && sizeof(name) > 1, "op " #e ": empty name");
+NPU__OPS(NPU__OP_CHECK)
+#undef NPU__OP_CHECK
+_Static_assert(NPU__OP_COUNT <= UINT8_MAX + 1, "npu_node.op is a uint8_t");
 
 /* Layer order in the IR, as OpenVINO's serializer: Parameters, other ops,
  * sinks (Assign), Results. */
@@ -2411,7 +2462,7 @@ static uint64_t npu__rv_init_bytes(const npu__writer *w, const npu_node *n)
     if (!w->rv_init || n->op != NPU__OP_READ_VALUE || n->n_inputs != 0) return 0;
     for (i = 0; i < n->shape.rank; i++)
         if (n->shape.dims[i] < 0) return 0;
-    if (npu__mul_u64(npu__shape_elements_dyn1(&n->shape), npu__types[n->type].size, &b)) return 0;
+    if (npu__mul_u64(npu__shape_elements_dyn1(&n->shape), npu_type_size(n->type), &b)) return 0;
     return b;
 }
 
@@ -2609,42 +2660,16 @@ static void npu__attrs_none(npu__sink *s, const npu_node *n)
     NPU__UNUSED(n);
 }
 
-static const npu__op_info npu__ops[NPU__OP_COUNT] = {
-    /* PARAMETER */ {"Parameter", "opset1", "Parameter", NPU__CAT_PARAMETER, NULL, npu__attrs_parameter},
-    /* CONSTANT  */ {"Const", "opset1", "Constant", NPU__CAT_OP, NULL, npu__attrs_none},
-    /* RESULT    */ {"Result", "opset1", "Result", NPU__CAT_RESULT, npu__infer_result, NULL},
-    /* CONVERT   */ {"Convert", "opset1", "Convert", NPU__CAT_OP, npu__infer_convert, npu__attrs_convert},
-    /* MATMUL    */ {"MatMul", "opset1", "MatMul", NPU__CAT_OP, npu__infer_matmul, npu__attrs_matmul},
-    /* ADD       */ {"Add", "opset1", "Add", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* SUBTRACT  */ {"Subtract", "opset1", "Subtract", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* MULTIPLY  */ {"Multiply", "opset1", "Multiply", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* DIVIDE    */ {"Divide", "opset1", "Divide", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* MAXIMUM   */ {"Maximum", "opset1", "Maximum", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* MINIMUM   */ {"Minimum", "opset1", "Minimum", NPU__CAT_OP, npu__infer_binary, npu__attrs_broadcast},
-    /* RELU      */ {"ReLU", "opset1", "Relu", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* SIGMOID   */ {"Sigmoid", "opset1", "Sigmoid", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* TANH      */ {"Tanh", "opset1", "Tanh", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* EXP       */ {"Exp", "opset1", "Exp", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* SQRT      */ {"Sqrt", "opset1", "Sqrt", NPU__CAT_OP, npu__infer_unary_arith, NULL},
-    /* CLAMP     */ {"Clamp", "opset1", "Clamp", NPU__CAT_OP, npu__infer_clamp, npu__attrs_clamp},
-    /* SOFTMAX   */ {"SoftMax", "opset8", "Softmax", NPU__CAT_OP, npu__infer_softmax, npu__attrs_axis},
-    /* CONV      */ {"Convolution", "opset1", "Convolution", NPU__CAT_OP, npu__infer_conv, npu__attrs_conv},
-    /* GROUPCONV */ {"GroupConvolution", "opset1", "GroupConvolution", NPU__CAT_OP, npu__infer_conv,
-                     npu__attrs_conv},
-    /* MAXPOOL   */ {"MaxPool", "opset1", "MaxPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_pool},
-    /* AVGPOOL   */ {"AvgPool", "opset1", "AvgPool", NPU__CAT_OP, npu__infer_pool, npu__attrs_pool},
-    /* REDMEAN   */ {"ReduceMean", "opset1", "ReduceMean", NPU__CAT_OP, npu__infer_reduce,
-                     npu__attrs_keep_dims},
-    /* REDSUM    */ {"ReduceSum", "opset1", "ReduceSum", NPU__CAT_OP, npu__infer_reduce, npu__attrs_keep_dims},
-    /* RESHAPE   */ {"Reshape", "opset1", "Reshape", NPU__CAT_OP, npu__infer_reshape, npu__attrs_special_zero},
-    /* SQUEEZE   */ {"Squeeze", "opset1", "Squeeze", NPU__CAT_OP, npu__infer_squeeze, NULL},
-    /* UNSQUEEZE */ {"Unsqueeze", "opset1", "Unsqueeze", NPU__CAT_OP, npu__infer_unsqueeze, NULL},
-    /* TRANSPOSE */ {"Transpose", "opset1", "Transpose", NPU__CAT_OP, npu__infer_transpose, NULL},
-    /* CONCAT    */ {"Concat", "opset1", "Concat", NPU__CAT_OP, npu__infer_concat, npu__attrs_axis},
-    /* READVALUE */ {"ReadValue", "opset6", "ReadValue", NPU__CAT_OP, npu__infer_read_value,
-                     npu__attrs_read_value},
-    /* ASSIGN    */ {"Assign", "opset6", "Assign", NPU__CAT_ASSIGN, npu__infer_assign, npu__attrs_assign},
-};
+/* Generated from NPU__OPS (section 6); a NULL cell stays NULL. */
+#define npu__infer_NULL NULL
+#define npu__attrs_NULL NULL
+#define NPU__OP_ROW(e, type, version, name, cat, infer, attrs) \
+    [NPU__OP_##e] = {type, version, name, NPU__CAT_##cat, npu__infer_##infer, npu__attrs_##attrs},
+static const npu__op_info npu__ops[NPU__OP_COUNT] = {NPU__OPS(NPU__OP_ROW)};
+#undef NPU__OP_ROW
+#undef npu__infer_NULL
+#undef npu__attrs_NULL
+_Static_assert(NPU__COUNT_OF(npu__ops) == NPU__OP_COUNT, "one op table row per op");
 
 /* Tensor names: OpenVINO escapes ',' as "\," inside the list. */
 static void npu__x_tensor_name(npu__sink *s, const char *name)
@@ -2841,7 +2866,10 @@ static void npu__x_converts(npu__writer *w)
         npu__sink_u64_dec(s, npu__w_conv_id(w, n));
         npu__x(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
-        npu__x(s, "/convert\" type=\"Convert\" version=\"opset1\">\n");
+        npu__x(s, "/convert\"");
+        npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONVERT].ir_type);
+        npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONVERT].version);
+        npu__x(s, ">\n");
         npu__x_tabs(s, 3);
         npu__x(s, "<data");
         npu__x_attr_str(s, "destination_type", npu__types[to].ov_name);
@@ -2903,7 +2931,10 @@ static void npu__x_rv_inits(npu__writer *w)
         npu__sink_u64_dec(s, w->rv_base + k++);
         npu__x(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
-        npu__x(s, "/init\" type=\"Const\" version=\"opset1\">\n");
+        npu__x(s, "/init\"");
+        npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONSTANT].ir_type);
+        npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONSTANT].version);
+        npu__x(s, ">\n");
         npu__x_tabs(s, 3);
         npu__x(s, "<data");
         npu__x_attr_str(s, "element_type", npu__types[n->type].ov_name);
@@ -3690,41 +3721,17 @@ static size_t npu__xml_decode(const char *s, size_t n, char *out)
  * need no tables), FILL (tables), EDGES (edge checks against the sorted layer
  * and port tables, outputs' producers) and WRITE (stream the payload XML). */
 
-/* IR element types: name in <data element_type>, port precision, bits. */
-typedef struct npu__ir_elem {
-    const char *name;
-    const char *precision;
-    uint8_t bits;
-    npu_type type;
-} npu__ir_elem;
-
-static const npu__ir_elem npu__ir_elems[] = {
-    {"undefined", "UNSPECIFIED", 0, NPU_TYPE_UNDEFINED},
-    {"f32", "FP32", 32, NPU_F32},       {"f16", "FP16", 16, NPU_F16},
-    {"bf16", "BF16", 16, NPU_BF16},     {"f64", "FP64", 64, NPU_TYPE_UNDEFINED},
-    {"i4", "I4", 4, NPU_TYPE_UNDEFINED}, {"i8", "I8", 8, NPU_I8},
-    {"i16", "I16", 16, NPU_TYPE_UNDEFINED}, {"i32", "I32", 32, NPU_I32},
-    {"i64", "I64", 64, NPU_I64},        {"u1", "BIN", 1, NPU_TYPE_UNDEFINED},
-    {"u2", "U2", 2, NPU_TYPE_UNDEFINED}, {"u4", "U4", 4, NPU_TYPE_UNDEFINED},
-    {"u8", "U8", 8, NPU_U8},            {"u16", "U16", 16, NPU_TYPE_UNDEFINED},
-    {"u32", "U32", 32, NPU_TYPE_UNDEFINED}, {"u64", "U64", 64, NPU_TYPE_UNDEFINED},
-    {"boolean", "BOOL", 8, NPU_BOOL},   {"nf4", "NF4", 4, NPU_TYPE_UNDEFINED},
-    {"f4e2m1", "F4E2M1", 4, NPU_TYPE_UNDEFINED}, {"f8e4m3", "FP8_E4M3", 8, NPU_TYPE_UNDEFINED},
-    {"f8e5m2", "FP8_E5M2", 8, NPU_TYPE_UNDEFINED}, {"f8e8m0", "FP8_E8M0", 8, NPU_TYPE_UNDEFINED},
-    {"string", "STRING", 0, NPU_TYPE_UNDEFINED}, {"dynamic", "DYNAMIC", 0, NPU_TYPE_UNDEFINED},
-};
-#define NPU__IR_ELEM_STRING 23u
-
-/* Index into npu__ir_elems, or -1. by_precision: match the port precision. */
+/* Index into npu__types (section 4), or -1. by_precision: match the port
+ * precision, which also has the spellings BOOLEAN and U1. */
 static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
 {
     size_t i;
-    for (i = 0; i < NPU__COUNT_OF(npu__ir_elems); i++) {
-        const char *name = by_precision ? npu__ir_elems[i].precision : npu__ir_elems[i].name;
+    for (i = 0; i < NPU__COUNT_OF(npu__types); i++) {
+        const char *name = by_precision ? npu__types[i].ov_precision : npu__types[i].ov_name;
         if (strlen(name) == n && memcmp(name, s, n) == 0) return (int)i;
     }
-    if (by_precision && n == 7 && memcmp(s, "BOOLEAN", 7) == 0) return 17;
-    if (by_precision && n == 2 && memcmp(s, "U1", 2) == 0) return 10;
+    if (by_precision && n == 7 && memcmp(s, "BOOLEAN", 7) == 0) return NPU_BOOL;
+    if (by_precision && n == 2 && memcmp(s, "U1", 2) == 0) return NPU__ELEM_U1;
     return -1;
 }
 
@@ -3754,7 +3761,7 @@ typedef struct npu__ir_layer_rec {  /* temporary: for the edge checks */
 typedef struct npu__ir_port_rec {   /* temporary */
     uint32_t scope, layer, id;
     uint32_t dir;                   /* 0 input, 1 output */
-    uint32_t elem;                  /* precision (npu__ir_elems index, 0 unknown) */
+    uint32_t elem;                  /* precision (npu__types index, 0 unknown) */
     uint32_t names;                 /* pool offset + 1 of the decoded names; 0 none */
 } npu__ir_port_rec;
 
@@ -4233,7 +4240,7 @@ static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
     if (l->kind == NPU__K_CONST) {
         npu__xattr off;
         if (l->elem < 0) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without element_type");
-        if ((unsigned)l->elem == NPU__IR_ELEM_STRING)
+        if (l->elem == NPU__ELEM_STRING)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED, "string constants are not supported");
         if (!npu__xml_attr(&w->x, t, "offset", &off) ||
             !npu__ir_u64(w->x.s + off.value, off.value_len, UINT64_MAX, &l->offset))
@@ -4276,10 +4283,10 @@ static void npu__irw_data_end(npu__irw *w, size_t end, npu__irl *l)
 static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
 {
     uint64_t bits, bytes, end;
-    const npu__ir_elem *e;
+    const npu__type_info *e;
     char shape[64];
     if (!l->has_data) return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Const without a <data> element");
-    e = &npu__ir_elems[l->elem];
+    e = &npu__types[l->elem];
     if (!l->shape_given) {
         /* no shape attribute: the output port's dims */
         l->shape_rank = l->io_rank;
@@ -4301,7 +4308,7 @@ static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE,
                              "Const size %llu does not match its shape %s%s of %s (%llu bytes)",
                              (unsigned long long)l->size, npu__shape_str(&l->shape, shape, sizeof shape),
-                             l->shape_rank > NPU_MAX_RANK ? "..." : "", e->name, (unsigned long long)bytes);
+                             l->shape_rank > NPU_MAX_RANK ? "..." : "", e->ov_name, (unsigned long long)bytes);
     if (npu__add_u64(l->offset, l->size, &end) || (w->have_bin && end > w->ir->bin_size))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_FORMAT,
                              "Const bytes [%llu, %llu + %llu) lie beyond the end of the weights (%llu bytes%s)",
@@ -4311,7 +4318,7 @@ static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
                              w->have_bin && w->ir->bin == NULL ? "; no .bin" : "");
     if (w->mode == NPU__W_FILL) {
         npu__ir_const *k = &w->ir->consts[l->index];
-        k->pub.element_type = e->name;
+        k->pub.element_type = e->ov_name;
         k->pub.offset = l->offset;
         k->pub.size = l->size;
         k->pub.data = w->ir->bin != NULL ? (const void *)(w->ir->bin + l->offset) : NULL;
@@ -4359,8 +4366,8 @@ static npu_status npu__irw_io_end(npu__irw *w, npu__irl *l)
     io = l->kind == NPU__K_PARAM ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
     io->desc.shape = l->shape;
     io->desc.shape.rank = l->shape_rank;
-    io->element_type = npu__ir_elems[elem < 0 ? 0 : elem].name;
-    io->desc.type = npu__ir_elems[elem < 0 ? 0 : elem].type;
+    io->element_type = npu__types[elem < 0 ? 0 : elem].ov_name;
+    io->desc.type = npu__elem_type(elem);
     npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
     io->batch_axis = npu__ir_layout_axis(io->desc.layout, l->shape_rank);
     if (l->io_names) io->tensor_names = w->ir->pool + l->io_names - 1;
@@ -4835,8 +4842,8 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
         npu_ir_io *out = &ir->outputs[to->io];
         if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
         if (strcmp(out->element_type, "undefined") == 0 && fp->elem > 0) {
-            out->element_type = npu__ir_elems[fp->elem].name;
-            out->desc.type = npu__ir_elems[fp->elem].type;
+            out->element_type = npu__types[fp->elem].ov_name;
+            out->desc.type = npu__elem_type((int)fp->elem);
         }
     }
     return NPU_OK;
@@ -5008,7 +5015,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         npu_ir_io *io = i < ir->n_inputs ? &ir->inputs[i] : &ir->outputs[i - ir->n_inputs];
         int e = npu__ir_elem_find(io->element_type, strlen(io->element_type), 0);
         uint64_t bits;
-        if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__ir_elems[e].bits, &bits)) bits = 0;
+        if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__types[e].bits, &bits)) bits = 0;
         io->desc.bytes = bits / 8 + (bits % 8 != 0);
     }
     ir->layers = NULL;
@@ -5516,7 +5523,8 @@ static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r
 
 /* The highest graph extension version <= `version` whose table entries (the
  * ones npu calls) are all present in g; 0 when a 1.0 entry is missing. The
- * rest of the file then tests only the version, never a pointer. */
+ * rest of the file then asks npu__caps (set from this version), never a
+ * pointer. */
 static uint32_t npu__ext_usable(const npu__ze_graph_ddi *g, uint32_t version)
 {
     int minor = (int)(version & 0xffffu);
@@ -5572,6 +5580,36 @@ typedef struct npu__arg {
                                      i x slice_bytes */
 } npu__arg;
 
+/* What the driver and its compiler can do, decided once at device open
+ * (npu__caps_init) from the negotiated versions; the rest of the file asks
+ * these, never a version. Graph extension versions are those in which
+ * ze_graph_ext.h (intel/level-zero-npu-extensions) adds the entry, flag or
+ * struct; ext_version is already lowered to one whose entries are all present
+ * (npu__ext_usable). Command-queue versions are ze_command_queue_npu_ext.h's.
+ * The table with sources is /work/shared/docs/ze-graph-ext.md; what npu sends
+ * because of them is in docs/driver-compat.md. */
+typedef struct npu__caps {
+    unsigned arg_props_2 : 1;      /* graph 1.1: pfnGetArgumentProperties2 */
+    unsigned arg_props_3 : 1;      /* graph 1.2: pfnGetArgumentProperties3 */
+    unsigned build_log : 1;        /* graph 1.4: pfnBuildLogGetString */
+    unsigned create2 : 1;          /* graph 1.5: pfnCreate2 (ze_graph_desc_2_t: flags, pNext) */
+    unsigned memory_query : 1;     /* graph 1.5: pfnQueryContextMemory */
+    unsigned arg_metadata : 1;     /* graph 1.6: pfnGraphGetArgumentMetadata is read (the entry
+                                      is 1.1; OpenVINO's zero_graph reads it from 1.6) */
+    unsigned native_binary_2 : 1;  /* graph 1.7: pfnGetNativeBinary2 (the driver's own copy) */
+    unsigned graph_init : 1;       /* graph 1.8: pfnGetProperties2 and pfnGraphInitialize */
+    unsigned option_query : 1;     /* graph 1.11: pfnCompilerIsOptionSupported */
+    unsigned create3 : 1;          /* graph 1.12: pfnCreate3 */
+    unsigned persistent_input : 1; /* graph 1.13: ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT */
+    unsigned input_hash : 1;       /* graph 1.14: ze_graph_input_hash_t in the desc's pNext */
+    unsigned queue_turbo : 1;      /* command queue 1.0: ze_command_queue_desc_npu_ext_t {turbo} */
+    unsigned queue_options : 1;    /* command queue 1.1: ze_command_queue_desc_npu_ext_2_t {options} */
+    unsigned flags_by_index : 1;   /* compiler 5.9: I/O by index in the build flags, not by name
+                                      (OpenVINO's serializeIOInfo) */
+    unsigned legacy_priority : 1;  /* compiler below 5.2 (and known): MODEL_PRIORITY_LOW/MED/HIGH
+                                      values (OpenVINO's serializeConfig) */
+} npu__caps;
+
 struct npu_device {
     npu_context *ctx;
     ze_driver_handle_t driver;
@@ -5580,6 +5618,7 @@ struct npu_device {
     ze_command_queue_handle_t queue;
     const npu__ze_graph_ddi *g;
     uint32_t ext_version;
+    npu__caps caps;               /* from the versions, at device open */
     uint32_t queue_ordinal;
     ze_command_queue_priority_t queue_priority;
     int queue_turbo;
@@ -5602,6 +5641,30 @@ struct npu_device {
      * stack); handed back to the arena before npu_device_open returns. */
     ze_driver_extension_properties_t *ext_scratch;
 };
+
+/* Sets d->caps from d->ext_version, d->cq_ext_version and d->compiler_version. */
+static void npu__caps_init(npu_device *d)
+{
+    uint32_t v = d->ext_version, cq = d->cq_ext_version, cv = d->compiler_version;
+    npu__caps *c = &d->caps;
+    memset(c, 0, sizeof *c);
+    c->arg_props_2 = v >= NPU__ZE_VERSION(1, 1);
+    c->arg_props_3 = v >= NPU__ZE_VERSION(1, 2);
+    c->build_log = v >= NPU__ZE_VERSION(1, 4);
+    c->create2 = v >= NPU__ZE_VERSION(1, 5);
+    c->memory_query = v >= NPU__ZE_VERSION(1, 5);
+    c->arg_metadata = v >= NPU__ZE_VERSION(1, 6);
+    c->native_binary_2 = v >= NPU__ZE_VERSION(1, 7);
+    c->graph_init = v >= NPU__ZE_VERSION(1, 8);
+    c->option_query = v >= NPU__ZE_VERSION(1, 11);
+    c->create3 = v >= NPU__ZE_VERSION(1, 12);
+    c->persistent_input = v >= NPU__ZE_VERSION(1, 13);
+    c->input_hash = v >= NPU__ZE_VERSION(1, 14);
+    c->queue_turbo = cq != 0;
+    c->queue_options = cq >= NPU__ZE_VERSION(1, 1);
+    c->flags_by_index = cv >= NPU__ZE_VERSION(5, 9);
+    c->legacy_priority = cv != 0 && cv < NPU__ZE_VERSION(5, 2);
+}
 
 struct npu_model {
     npu_device *dev;
@@ -5946,12 +6009,12 @@ static npu_status npu__create_queue(npu_device *d, ze_command_queue_priority_t p
     qd.flags = 0;
     qd.mode = ZE_COMMAND_QUEUE_MODE_DEFAULT;
     qd.priority = prio;
-    if (turbo && d->cq_ext_version >= NPU__ZE_VERSION(1, 1)) {
+    if (turbo && d->caps.queue_options) {
         t2.stype = 2;
         t2.pNext = NULL;
         t2.options = 1;
         qd.pNext = &t2;
-    } else if (turbo && d->cq_ext_version != 0) {
+    } else if (turbo && d->caps.queue_turbo) {
         t1.stype = 1;
         t1.pNext = NULL;
         t1.turbo = 1;
@@ -5982,7 +6045,7 @@ static void npu__device_release(npu_device *d)
  * extensions cannot ask: -1. */
 static int npu__option_query(const npu_device *d, const char *key, const char *value)
 {
-    if (d->ext_version < NPU__ZE_VERSION(1, 11)) return -1;
+    if (!d->caps.option_query) return -1;
     return d->g->pfnCompilerIsOptionSupported(d->device, NPU__ZE_NPU_COMPILER_OPTIONS, key, value) ==
            ZE_RESULT_SUCCESS;
 }
@@ -6071,6 +6134,7 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
         d->zctx = NULL;
         return npu__ze_fail(ctx, "zeContextCreate", r);
     }
+    npu__caps_init(d);
     d->export_ov[0] = NPU_EXPORT_OPENVINO_MAJOR;
     d->export_ov[1] = NPU_EXPORT_OPENVINO_MINOR;
     d->export_ov[2] = NPU_EXPORT_OPENVINO_PATCH;
@@ -6175,7 +6239,7 @@ npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out
     out->host_memory_import = dev->host_import;
     out->is_simulated = dev->is_simulated;
     memcpy(out->driver_uuid, dev->driver_props.uuid.id, 16);
-    if (dev->ext_version >= NPU__ZE_VERSION(1, 5)) {
+    if (dev->caps.memory_query) {
         npu__ze_graph_memory_query q = {0, 0};
         NPU__ZE(dev->ctx, dev->g->pfnQueryContextMemory(dev->zctx, NPU__ZE_MEMORY_QUERY_DDR, &q),
                 "pfnQueryContextMemory");
@@ -6408,9 +6472,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     npu__ze_graph_argument_properties_3 *const p = &sc->props;
     npu__ze_graph_argument_metadata *const md = &sc->meta;
     int have_md = 0;
-    uint32_t rank, k, v = d->ext_version;
+    uint32_t rank, k;
     /* Argument properties: v3 (1.2+), v2 (1.1) or v1; each is a prefix of v3. */
-    int pv = v >= NPU__ZE_VERSION(1, 2) ? 3 : v >= NPU__ZE_VERSION(1, 1) ? 2 : 1;
+    int pv = d->caps.arg_props_3 ? 3 : d->caps.arg_props_2 ? 2 : 1;
     static const uint32_t stypes[3] = {NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_2,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3};
@@ -6438,7 +6502,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
                          "argument this runtime does not handle", (unsigned)index, p->name);
 
     /* Metadata (ext >= 1.6, as OpenVINO), not for state arguments. */
-    if (v >= NPU__ZE_VERSION(1, 6) && a->kind < NPU__ARG_STATE_IN) {
+    if (d->caps.arg_metadata && a->kind < NPU__ARG_STATE_IN) {
         memset(md, 0, sizeof *md);
         md->stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA;
         r = d->g->pfnGraphGetArgumentMetadata(m->graph, index, md);
@@ -6465,7 +6529,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
                          (unsigned)rank);
     a->desc.type = t;
     a->desc.shape.rank = rank;
-    a->desc.bytes = npu__types[t].size;
+    a->desc.bytes = npu_type_size(t);
     for (k = 0; k < rank; k++) {
         a->desc.shape.dims[k] = (int64_t)p->dims[k];
         /* The dims come from the blob: a product past what one host buffer
@@ -6581,7 +6645,7 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
     }
 
     /* Initialization. */
-    if (d->ext_version >= NPU__ZE_VERSION(1, 8)) {
+    if (d->caps.graph_init) {
         memset(&gp, 0, sizeof gp);
         gp.stype = NPU__ZE_STYPE_GRAPH_PROPERTIES_2;
         r = d->g->pfnGetProperties2(m->graph, &gp);
@@ -6625,7 +6689,7 @@ static void npu__fail_more_build_log(npu_device *d, const char *none)
     size_t len;
     ze_result_t r;
     if (ctx == NULL) return;
-    if (d->ext_version >= NPU__ZE_VERSION(1, 4)) r = d->g->pfnBuildLogGetString(NULL, &size, NULL);
+    if (d->caps.build_log) r = d->g->pfnBuildLogGetString(NULL, &size, NULL);
     else r = ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
     if (r != ZE_RESULT_SUCCESS || size <= 1) {
         npu__fail_more(ctx, "%s", none);
@@ -6667,13 +6731,13 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
         ih.hash = c->hash;
         desc2.pNext = &ih;
     }
-    if (d->ext_version >= NPU__ZE_VERSION(1, 12)) {
+    if (d->caps.create3) {
         /* No build-log handle: a failure's log comes from
          * pfnBuildLogGetString(NULL, ...), and a successful create leaves no
          * handle to release (nothing can leak if that release failed). */
         fn = "pfnCreate3";
         r = d->g->pfnCreate3(d->zctx, d->device, &desc2, &graph, NULL);
-    } else if (d->ext_version >= NPU__ZE_VERSION(1, 5)) {
+    } else if (d->caps.create2) {
         fn = "pfnCreate2";
         r = d->g->pfnCreate2(d->zctx, d->device, &desc2, &graph);
     } else {
@@ -6843,7 +6907,7 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
                                  l->get == NULL ? "a payload that is not IR v10" : "IR v11");
         }
     }
-    if (d->compiler_version < NPU__ZE_VERSION(5, 9)) {
+    if (!d->caps.flags_by_index) {
         for (k = 0; k < 2; k++) {
             const npu__io_list *l = k == 0 ? in : outl;
             for (i = 0; l->get != NULL && i < l->count; i++) {
@@ -6939,7 +7003,7 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
     static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
     static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
-    int first = 1, config = 0, by_index = d->compiler_version >= NPU__ZE_VERSION(5, 9);
+    int first = 1, config = 0, by_index = d->caps.flags_by_index;
     char key[64];
     npu__flags_io(s, in, "inputs", 0, by_index, &first);
     npu__flags_io(s, in, "inputs", 1, by_index, &first);
@@ -6963,7 +7027,7 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
         npu__cfg_open(s, &first, &config);
         npu__sink_str(s, "MODEL_PRIORITY=\"");
         /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
-        if (d->compiler_version != 0 && d->compiler_version < NPU__ZE_VERSION(5, 2))
+        if (d->caps.legacy_priority)
             npu__sink_str(s, legacy_prios[o->priority]);
         else
             npu__sink_str(s, prios[o->priority]);
@@ -7090,7 +7154,7 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
     c.flags = (o != NULL && (o->disable_driver_cache || o->cache_dir != NULL)) ? NPU__ZE_GRAPH_FLAG_DISABLE_CACHING
                                                                                 : 0u;
     if (layout_b && c.flags == 0) {
-        if (src != NULL && d->ext_version >= NPU__ZE_VERSION(1, 14)) {
+        if (src != NULL && d->caps.input_hash) {
             c.has_hash = 1;
             c.hash = npu__input_hash(payload, size, flags, src);
         } else {
@@ -7441,7 +7505,7 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     c.priority = opts ? opts->priority : NPU_PRIORITY_DEFAULT;
     c.turbo = opts ? opts->turbo : 0;
     c.transient_mark = arena->used;
-    if (persistent_ok && d->ext_version >= NPU__ZE_VERSION(1, 13) && ((uintptr_t)blob % 4096u) == 0 &&
+    if (persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
         (c.size % 4096u) == 0)
         c.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
     *persistent = (c.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
@@ -7523,7 +7587,7 @@ static npu_status npu__native_blob(npu_model *m, const uint8_t **ptr, size_t *si
     ze_result_t r;
     *ptr = NULL;
     *size = 0;
-    if (d->ext_version >= NPU__ZE_VERSION(1, 7)) {
+    if (d->caps.native_binary_2) {
         r = d->g->pfnGetNativeBinary2(m->graph, size, ptr);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGetNativeBinary2", r);
         return NPU_OK;
@@ -9976,7 +10040,7 @@ static void npu__cache_store_with(npu_model *m, npu__cache_writer *wp, const cha
         npu__strlcpy(m->info.cache_note, "no arena room for the cache writer", sizeof m->info.cache_note);
         return;
     }
-    if (m->dev->ext_version < NPU__ZE_VERSION(1, 7)) {
+    if (!m->dev->caps.native_binary_2) {
         npu__strlcpy(m->info.cache_note, "the driver has no pfnGetNativeBinary2", sizeof m->info.cache_note);
         npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", m->info.cache_note);
         return;

@@ -66,6 +66,7 @@ static npu_status read_arg_with_dims(const uint32_t *dims, uint32_t rank, npu__a
     memset(&d, 0, sizeof d);
     d.g = &g;
     d.ext_version = NPU__ZE_VERSION(1, 2); /* v3 properties, no metadata call */
+    npu__caps_init(&d);
     memset(&m, 0, sizeof m);
     m.dev = &d;
     m.ctx = ctx;
