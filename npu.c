@@ -78,7 +78,12 @@ typedef struct npu__blob_meta {
                                      -1: dynamic batch (npu's own use of the field) */
     uint32_t n_input_layouts;     /* 2.3+ */
     uint32_t n_output_layouts;
-    char layouts[NPU__META_MAX_LAYOUTS][NPU_LAYOUT_MAX]; /* inputs first, then outputs */
+    /* Inputs first, then outputs: NPU__META_MAX_LAYOUTS rows of the caller's
+     * (1 KB: not on the stack of a parse). Parsing with NULL checks the
+     * layouts and keeps none. Writing takes layout_of(layout_src, i) when set. */
+    char (*layouts)[NPU_LAYOUT_MAX];
+    const char *(*layout_of)(const void *layout_src, uint32_t i);
+    const void *layout_src;
     uint32_t compiler_version;    /* 2.4+: 0 none */
     uint8_t blob_type;            /* 2.7+: 0 ELF */
     uint64_t blob_size;           /* bytes before the fields (blob + padding); the
@@ -7511,7 +7516,17 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     *persistent = (c.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
     st = npu__model_create(d, arena, &c, &m);
     if (st != NPU_OK) return st;
-    npu__model_apply_layouts(m, &meta);
+    {
+        /* The layouts, read again into scratch above the model (npu_model_size
+         * covers it: less than the set-up scratch). */
+        size_t lmark = arena->used;
+        meta.layouts = (char (*)[NPU_LAYOUT_MAX])npu__alloc(arena, NULL, NPU__META_MAX_LAYOUTS * NPU_LAYOUT_MAX,
+                                                            "metadata layouts");
+        if (meta.layouts != NULL && npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta) == NPU_OK)
+            npu__model_apply_layouts(m, &meta);
+        meta.layouts = NULL;
+        npu_arena_rewind(arena, lmark);
+    }
     m->info.original_batch = 1;
     if (meta.batch_size > 1 || meta.batch_size == NPU_DIM_DYNAMIC) {
         if (meta.batch_size > NPU__MAX_BATCH) {
@@ -7597,6 +7612,14 @@ static npu_status npu__native_blob(npu_model *m, const uint8_t **ptr, size_t *si
     return NPU_OK;
 }
 
+_Static_assert(NPU_BLOB_MAX_LAYOUTS == NPU__META_MAX_LAYOUTS, "npu_blob_info holds every metadata layout");
+
+static const char *npu__model_layout_of(const void *src, uint32_t i)
+{
+    const npu_model *m = (const npu_model *)src;
+    return m->args[m->order[i]].desc.layout;
+}
+
 static void npu__model_meta(const npu_model *m, npu__blob_meta *meta)
 {
     uint32_t i, n = m->n_inputs + m->n_outputs;
@@ -7614,7 +7637,8 @@ static void npu__model_meta(const npu_model *m, npu__blob_meta *meta)
     if (n <= NPU__META_MAX_LAYOUTS) {
         meta->n_input_layouts = m->n_inputs;
         meta->n_output_layouts = m->n_outputs;
-        for (i = 0; i < n; i++) npu__strlcpy(meta->layouts[i], m->args[m->order[i]].desc.layout, NPU_LAYOUT_MAX);
+        meta->layout_of = npu__model_layout_of;
+        meta->layout_src = m;
     }
 }
 
@@ -8613,8 +8637,10 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
             return npu__meta_fail(c, "%s layout %u contains a NUL character", kind,
                      (unsigned)index);
         }
-        memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
-        out->layouts[i][len] = '\0';
+        if (out->layouts != NULL) {
+            memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
+            out->layouts[i][len] = '\0';
+        }
         c->pos += (size_t)len;
     }
     return NPU_OK;
@@ -8629,7 +8655,10 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     uint32_t minor;
     npu_status st;
 
+    char (*layouts)[NPU_LAYOUT_MAX] = out->layouts;   /* the caller's rows, kept */
+
     memset(out, 0, sizeof *out);
+    out->layouts = layouts;
     memset(extra, 0, sizeof *extra);
     out->blob_size = size;
     if (data == NULL && size > 0)
@@ -8815,10 +8844,12 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
         npu__sink_le(s, n_in, 8);
         npu__sink_le(s, n_out, 8);
         for (i = 0; i < n_in + n_out; i++) {
+            const char *l = meta->layout_of != NULL ? meta->layout_of(meta->layout_src, i)
+                            : meta->layouts != NULL ? meta->layouts[i] : "";
             size_t len = 0;
-            while (len < NPU_LAYOUT_MAX - 1 && meta->layouts[i][len] != '\0') len++;
+            while (len < NPU_LAYOUT_MAX - 1 && l[len] != '\0') len++;
             npu__sink_le(s, len, 2);
-            npu__sink_put(s, meta->layouts[i], len);
+            npu__sink_put(s, l, len);
         }
     }
     if (minor >= 4) npu__sink_le(s, meta->compiler_version, 4);
@@ -8845,6 +8876,8 @@ npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
     if (info == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_blob_info: info is NULL");
     memset(info, 0, sizeof *info);
     if (data == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_blob_info: data is NULL");
+    memset(&meta, 0, sizeof meta);
+    meta.layouts = info->layouts;   /* NPU_BLOB_MAX_LAYOUTS == NPU__META_MAX_LAYOUTS rows */
     st = npu__meta_parse(ctx, (const unsigned char *)data, size, &meta, &extra);
     if (st != NPU_OK) return st;
     info->has_metadata = meta.version != 0;
@@ -8853,8 +8886,6 @@ npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
     info->batch_size = meta.batch_size;
     info->n_input_layouts = meta.n_input_layouts;
     info->n_output_layouts = meta.n_output_layouts;
-    for (i = 0; i < meta.n_input_layouts + meta.n_output_layouts; i++)
-        memcpy(info->layouts[i], meta.layouts[i], NPU_LAYOUT_MAX);
     info->compiler_version = meta.compiler_version;
     info->blob_size = meta.blob_size;
     info->init_count = extra.init_count;
@@ -10028,6 +10059,7 @@ static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const n
  * above the new model, handed back on return; npu_model_size's argument-table
  * scratch already covers it, so the compile's size query stays exact. */
 _Static_assert(sizeof(npu__cache_writer) <= sizeof(npu__arg_scratch), "the cache writer fits the model set-up scratch");
+_Static_assert(NPU__META_MAX_LAYOUTS * NPU_LAYOUT_MAX <= sizeof(npu__arg_scratch), "import layouts fit the set-up scratch");
 
 static void npu__cache_store_with(npu_model *m, npu__cache_writer *wp, const char *dir, const npu__cache_fields *f)
 {

@@ -601,6 +601,7 @@ static void test_streamed_export_through_a_sink(void **state)
     assert_int_equal(npu__cache_open(ctx, dir, &f, &m), NPU_OK);
     assert_int_equal(m.payload_size, s.len);
     assert_memory_equal(m.payload, blob, n);
+    memset(&back, 0, sizeof back);   /* no layout rows: parsed, not kept */
     assert_int_equal(npu__meta_read(ctx, m.payload, m.payload_size, &back), NPU_OK);
     assert_int_equal(back.batch_size, 4);
     assert_int_equal(back.blob_size, 73728); /* 70000 padded to 4096 */

@@ -66,10 +66,18 @@ static unsigned char *exact(const unsigned char *p, size_t n)
     return c;
 }
 
+/* Layout rows for the parser and the writer (npu__blob_meta points at the
+ * caller's storage). */
+static char read_layouts[NPU__META_MAX_LAYOUTS][NPU_LAYOUT_MAX];
+static char write_layouts[NPU__META_MAX_LAYOUTS][NPU_LAYOUT_MAX];
+
 static npu_status read_exact(npu_context *ctx, const unsigned char *p, size_t n,
                              npu__blob_meta *m)
 {
     unsigned char *c = exact(p, n);
+    memset(m, 0, sizeof *m);
+    memset(read_layouts, 0, sizeof read_layouts);
+    m->layouts = read_layouts;
     npu_status st = npu__meta_read(ctx, c, n, m);
     free(c);
     return st;
@@ -150,6 +158,8 @@ static void test_reads_every_version_with_padding_before_after_and_none(void **s
         for (int pad = PAD_NONE; pad <= PAD_AFTER; pad++) {
             buf b;
             npu__blob_meta m;
+            memset(&m, 0, sizeof m);
+            m.layouts = read_layouts;
             build_tail(&b, minor, (enum pad)pad);
             if (pad == PAD_AFTER) assert_int_equal((b.len - BLOB_BYTES) % 4096, 0);
             assert_int_equal(read_exact(ctx, b.d, b.len, &m), NPU_OK);
@@ -163,6 +173,8 @@ static void test_blob_without_tail_is_a_raw_blob(void **state)
 {
     npu_context *ctx = new_ctx();
     npu__blob_meta m;
+    memset(&m, 0, sizeof m);
+    m.layouts = read_layouts;
     unsigned char raw[64] = {0x7f, 'E', 'L', 'F'};
     npu_blob_info_t info;
     (void)state;
@@ -182,6 +194,8 @@ static void test_wrong_magic_means_no_tail(void **state)
     npu_context *ctx = new_ctx();
     buf b;
     npu__blob_meta m;
+    memset(&m, 0, sizeof m);
+    m.layouts = read_layouts;
     (void)state;
     build_tail(&b, 7, PAD_BEFORE);
     b.d[b.len - 1] = 'X'; /* "OVNPX" */
@@ -200,6 +214,7 @@ static void test_write_then_read_round_trip(void **state)
     size_t blob_sizes[] = {1, 100, 4095, 4096, 4097, 10000};
     (void)state;
     memset(&in, 0, sizeof in);
+    in.layouts = write_layouts;
     in.ov_version[0] = NPU_VERSION_MAJOR;
     in.ov_version[1] = NPU_VERSION_MINOR;
     in.ov_version[2] = NPU_VERSION_PATCH;
@@ -250,6 +265,8 @@ static void test_writer_writes_requested_older_version(void **state)
     (void)state;
     for (unsigned minor = 0; minor <= 7; minor++) {
         memset(&in, 0, sizeof in);
+        in.layouts = write_layouts;
+    in.layouts = write_layouts;
         in.version = (2u << 16) | minor;
         in.batch_size = 3;
         in.n_input_layouts = 1;
@@ -275,6 +292,8 @@ static void test_truncation_at_every_length_is_clean(void **state)
     for (int pad = PAD_NONE; pad <= PAD_AFTER; pad++) {
         buf b;
         npu__blob_meta m;
+        memset(&m, 0, sizeof m);
+        m.layouts = read_layouts;
         build_tail(&b, 7, (enum pad)pad);
         /* A prefix no longer ends with the magic: a raw blob. */
         for (size_t n = 0; n < b.len; n++) {
@@ -314,6 +333,8 @@ static void test_every_single_byte_corruption_is_clean(void **state)
     npu_context *ctx = new_ctx();
     buf b;
     npu__blob_meta m;
+    memset(&m, 0, sizeof m);
+    m.layouts = read_layouts;
     (void)state;
     build_tail(&b, 7, PAD_NONE);
     for (size_t i = BLOB_BYTES; i < b.len; i++) {
@@ -335,6 +356,8 @@ static void set_data_size(buf *b, uint64_t v) { npu__le_put(b->d + b->len - 13, 
 static void expect_format(npu_context *ctx, const buf *b, const char *needle)
 {
     npu__blob_meta m;
+    memset(&m, 0, sizeof m);
+    m.layouts = read_layouts;
     npu_blob_info_t info;
     assert_int_equal(read_exact(ctx, b->d, b->len, &m), NPU_ERR_FORMAT);
     if (strstr(npu_context_last_error(ctx), needle) == NULL)
@@ -395,6 +418,8 @@ static void test_newer_minor_reads_the_known_fields_and_skips_the_rest(void **st
     npu_context *ctx = new_ctx();
     buf b;
     npu__blob_meta m;
+    memset(&m, 0, sizeof m);
+    m.layouts = read_layouts;
     (void)state;
     start_custom(&b, 0x00020009u);
     b_le(&b, 0, 8);          /* inits */
@@ -456,6 +481,8 @@ static void test_huge_counts_and_bad_lengths_are_refused(void **state)
     end_custom(&b);
     {
         npu__blob_meta m;
+        memset(&m, 0, sizeof m);
+        m.layouts = read_layouts;
         assert_int_equal(read_exact(ctx, b.d, b.len, &m), NPU_OK);
         assert_int_equal(m.n_input_layouts + m.n_output_layouts, 64);
         assert_string_equal(m.layouts[63], "NC");
@@ -501,6 +528,8 @@ static void test_huge_counts_and_bad_lengths_are_refused(void **state)
         b_le(&b, 4, 8);
         b_put(&b, "OVNPU", 5);
         npu__blob_meta m;
+        memset(&m, 0, sizeof m);
+        m.layouts = read_layouts;
         assert_int_equal(read_exact(ctx, b.d, b.len, &m), NPU_ERR_FORMAT);
     }
     free(b.d);
@@ -560,6 +589,8 @@ static void test_encrypted_inits_and_non_elf_are_unsupported_but_reported(void *
 {
     npu_context *ctx = new_ctx();
     npu__blob_meta m;
+    memset(&m, 0, sizeof m);
+    m.layouts = read_layouts;
     npu_blob_info_t info;
     buf b;
     (void)state;
