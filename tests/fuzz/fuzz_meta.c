@@ -9,9 +9,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static char m_rows[NPU__META_MAX_LAYOUTS][NPU_LAYOUT_MAX], back_rows[NPU__META_MAX_LAYOUTS][NPU_LAYOUT_MAX];
     npu__blob_meta m, back;
     npu_blob_info_t info;
-    npu_status st = npu__meta_read(NULL, data, size, &m);
+    npu_status st;
+    memset(m_rows, 0, sizeof m_rows);
+    memset(back_rows, 0, sizeof back_rows);
+    memset(&m, 0, sizeof m);
+    memset(&back, 0, sizeof back);
+    m.layouts = m_rows;       /* the parser fills the caller's rows */
+    back.layouts = back_rows;
+    st = npu__meta_read(NULL, data, size, &m);
     npu_status st_info = npu_blob_info(NULL, data, size, &info);
     if (st_info == NPU_OK && info.has_metadata && info.blob_size >= size) abort();
     if (st == NPU_OK) {
@@ -37,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (back.batch_size != m.batch_size || back.compiler_version != m.compiler_version ||
             back.n_input_layouts != m.n_input_layouts ||
             back.n_output_layouts != m.n_output_layouts ||
-            memcmp(back.layouts, m.layouts, sizeof m.layouts) != 0 ||
+            memcmp(back_rows, m_rows, sizeof m_rows) != 0 ||
             memcmp(back.ov_version, m.ov_version, sizeof m.ov_version) != 0)
             abort();
         free(buf);
