@@ -746,7 +746,7 @@ static ze_result_t g_DeviceGetGraphProperties2(ze_device_handle_t hDevice, ze_de
  * vclGetCompilerSupportedOptions / vclGetCompilerIsOptionSupported (the 2024
  * compiler npu_ud_2024_44 exports neither), else the compiler's answer mapped by
  * vclToL0Err: SUCCESS, or UNSUPPORTED_FEATURE for an option it does not take.
- * Which keys and values the compiler takes is compiler.c's business
+ * Which keys and values the compiler takes is payload.c's business
  * (sim_compiler_supported_options, sim_compiler_option_supported).
  * NPU_SIM_NO_WEIGHTS_COPY=0 still hides the two serializer keys. */
 static int is_serializer_key(const char *key)
