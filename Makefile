@@ -67,7 +67,8 @@ FUZZ_SECONDS ?= 60
 
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
         install uninstall clean demo examples tools bench docs fuzz \
-        check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install
+        check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install \
+        check-sim-layers
 
 all: lib sim tools
 
@@ -102,6 +103,19 @@ $(SIM_SO): $(SIM_OBJ)
 
 $(SIM_A): $(SIM_OBJ)
 	rm -f $@ && ar rcs $@ $^
+
+# The sim's files form layers (sim/sim_internal.h): a lower file never calls
+# into a higher one. Each pair "low:high" fails the check when low.o references
+# a symbol that high.o defines, e.g. driver.c calling back into graph_ext.c.
+SIM_LAYERS := driver:graph_ext driver:extensions graph_ext:extensions payload:ops payload:planner ops:planner
+check-sim-layers: $(SIM_OBJ)
+	@fail=0; for pair in $(SIM_LAYERS); do low=$${pair%%:*}; high=$${pair#*:}; \
+	  bad=$$( { nm -g --defined-only $(B)/sim/$$high.o | awk '{print "D", $$NF}'; \
+	            nm -u $(B)/sim/$$low.o | awk '{print "U", $$NF}'; } | \
+	          awk '$$1 == "D" { d[$$2] = 1 } $$1 == "U" && ($$2 in d) { print $$2 }' | sort -u); \
+	  if [ -n "$$bad" ]; then echo "check-sim-layers: sim/$$low.c calls sim/$$high.c:" $$bad; fail=1; fi; \
+	done; \
+	test $$fail -eq 0 && echo "check-sim-layers: $(SIM_LAYERS): no call upwards"
 
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/%.c $(B)/libnpu.a $(TEST_SUPPORT) $(wildcard tests/support/*.h tests/*.h) sim/npu_sim_ext.h
@@ -239,7 +253,7 @@ check-install: lib tools
 	     $(PKG_CONFIG) --cflags npu) $(B)/stage/usr/lib/libnpu.a $(ZE_LIBS) -lm
 	@echo "check-install: installed header, libraries, tools and npu.pc build a program"
 
-check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install
+check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers
 
 TEST_WRAP ?=
 check: check-build

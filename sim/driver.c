@@ -1,14 +1,18 @@
 /* driver.c - the software NPU's Level Zero core API: init, driver, device,
- * context, memory, events, fences, command lists and command queues, plus the 53
- * Get*ProcAddrTable getters the loader calls (the only symbols the library
- * exports; see l0-driver-contract.md).
+ * context, memory, events, fences, command lists and command queues, plus 52 of
+ * the 53 Get*ProcAddrTable getters the loader calls (the only symbols the
+ * library exports; see l0-driver-contract.md). The driver table's getter is in
+ * extensions.c, which adds the extension entries to sim_driver_core_table.
  *
  * Data flow: the application records commands into a command list (memory
- * copy/fill, barriers, timestamps, events, graph execute from graph_ext.c);
- * zeCommandQueueExecuteCommandLists hands the closed lists to the queue's worker
- * thread, which runs them in order and then signals the fence. Events and fences
- * share one mutex/condition variable (sync_lock/sync_cv); every queue has its own
- * for the job list.
+ * copy/fill, barriers, timestamps, events here; graph initialize/execute from
+ * graph_ext.c); zeCommandQueueExecuteCommandLists hands the closed lists to the
+ * queue's worker thread, which runs them in order and then signals the fence.
+ * A command carries its own run and release callbacks (sim_cmd), so this file
+ * runs and frees graph commands without knowing graphs: it calls hooks.c,
+ * profile.c and disk_cache.c, never graph_ext.c or extensions.c. Events and
+ * fences share one mutex/condition variable (sync_lock/sync_cv); every queue
+ * has its own for the job list.
  *
  * Every entry point begins with SIM_ENTER (hooks.c): counting, fault injection,
  * tracing. Core handles arrive raw (the loader unwraps them); each object's first
@@ -285,6 +289,11 @@ static sim_driver *driver_of(ze_driver_handle_t h)
     return atomic_load(&initialized) ? AS(sim_driver, SIM_MAGIC_DRIVER, h) : NULL;
 }
 
+int sim_driver_valid(ze_driver_handle_t h)
+{
+    return driver_of(h) != NULL;
+}
+
 static ze_result_t sim_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
     SIM_ENTER("zeDriverGetApiVersion");
@@ -323,105 +332,6 @@ static ze_result_t sim_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_d
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     p->flags = 0;
     return ZE_RESULT_SUCCESS;
-}
-
-/* The advertised extensions, in the order of the profile's driver (v1.10/v1.19:
- * the supportedExts array of api/ze_driver.cpp; v1.32: getSupportedExtensions
- * of source/driver_handle.cpp): graph at its current version, profiling data,
- * mutable command list, command queue NPU, context NPU (v1.32), external memmap
- * (v1.32), then the legacy ZE_extension_graph_1_2 .. _1_8 names. The sim's own
- * test extension comes last. */
-static void add_ext(ze_driver_extension_properties_t *all, uint32_t *n, const char *name, uint32_t version)
-{
-    if (version == 0)
-        return;
-    snprintf(all[*n].name, sizeof(all[*n].name), "%s", name);
-    all[(*n)++].version = version;
-}
-
-static uint32_t build_extension_list(ze_driver_extension_properties_t *out, uint32_t cap)
-{
-    const sim_profile *pr = SIM_PROFILE();
-    ze_driver_extension_properties_t all[20];
-    uint32_t n = 0;
-    add_ext(all, &n, ZE_GRAPH_EXT_NAME, sim_cfg.graph_ext_version);
-    add_ext(all, &n, SIM_PROFILING_DATA_EXT_NAME, pr->profiling_ext);
-    add_ext(all, &n, SIM_MUTABLE_COMMAND_LIST_EXP_NAME, (uint32_t)pr->mutable_cmdlist_ext);
-    add_ext(all, &n, ZE_COMMAND_QUEUE_NPU_EXT_NAME, pr->cq_ext_version);
-    add_ext(all, &n, SIM_CONTEXT_NPU_EXT_NAME, (uint32_t)pr->context_npu_ext);
-    add_ext(all, &n, SIM_EXTERNAL_MEMMAP_EXT_NAME, (uint32_t)pr->external_memmap_ext);
-    uint32_t minor = ZE_MINOR_VERSION(sim_cfg.graph_ext_version);
-    for (uint32_t m = 2; m <= 8 && m <= minor; m++) {
-        snprintf(all[n].name, sizeof(all[n].name), "%s_1_%u", ZE_GRAPH_EXT_NAME, m);
-        all[n++].version = ZE_MAKE_VERSION(1, m);
-    }
-    snprintf(all[n].name, sizeof(all[n].name), "%s", NPU_SIM_TEST_EXT_NAME);
-    all[n++].version = NPU_SIM_TEST_EXT_VERSION;
-    if (out != NULL) {
-        for (uint32_t i = 0; i < n && i < cap; i++) {
-            memcpy(out[i].name, all[i].name, sizeof(out[i].name));
-            out[i].version = all[i].version;
-        }
-    }
-    return n;
-}
-
-static ze_result_t sim_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount,
-                                                      ze_driver_extension_properties_t *props)
-{
-    SIM_ENTER("zeDriverGetExtensionProperties");
-    if (driver_of(hDriver) == NULL)
-        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (pCount == NULL)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    uint32_t total = build_extension_list(NULL, 0);
-    if (*pCount == 0) {
-        *pCount = total;
-        return ZE_RESULT_SUCCESS;
-    }
-    uint32_t n = *pCount < total ? *pCount : total;
-    if (props == NULL) {
-        /* As the real driver: the count is clamped first, then the pointer checked. */
-        *pCount = n;
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    }
-    build_extension_list(props, n);
-    *pCount = n;
-    return ZE_RESULT_SUCCESS;
-}
-
-static ze_result_t sim_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name,
-                                                           void **ppFunctionAddress)
-{
-    SIM_ENTER("zeDriverGetExtensionFunctionAddress");
-    if (driver_of(hDriver) == NULL)
-        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (name == NULL || ppFunctionAddress == NULL)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (strcmp(name, SIM_PROFILING_DATA_EXT_NAME) == 0 && SIM_PROFILE()->profiling_ext) {
-        *ppFunctionAddress = (void *)sim_profiling_table();
-        return ZE_RESULT_SUCCESS;
-    }
-    if (strcmp(name, ZE_COMMAND_QUEUE_NPU_EXT_NAME) == 0) {
-        *ppFunctionAddress = (void *)sim_cq_npu_table();
-        return ZE_RESULT_SUCCESS;
-    }
-    if (strcmp(name, SIM_CONTEXT_NPU_EXT_NAME) == 0 && SIM_PROFILE()->context_npu_ext) {
-        *ppFunctionAddress = (void *)sim_context_npu_table();
-        return ZE_RESULT_SUCCESS;
-    }
-    if (strcmp(name, NPU_SIM_TEST_EXT_NAME) == 0) {
-        *ppFunctionAddress = (void *)sim_test_ext_table();
-        return ZE_RESULT_SUCCESS;
-    }
-    /* As the real driver: any name containing "ZE_extension_graph". */
-    if (strstr(name, ZE_GRAPH_EXT_NAME) != NULL) {
-        *ppFunctionAddress = (void *)sim_graph_table();
-        return ZE_RESULT_SUCCESS;
-    }
-    *ppFunctionAddress = NULL;
-    /* v1.10.0 ends with ZE_RESULT_ERROR_UNKNOWN; later releases with INVALID_ARGUMENT. */
-    return sim_driver_release() < SIM_RELEASE(1, 19) ? ZE_RESULT_ERROR_UNKNOWN : ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
 /* ---- device ------------------------------------------------------------------------ */
@@ -1189,38 +1099,8 @@ static int run_command(sim_queue *q, const sim_cmd *c)
     for (uint32_t i = 0; i < c->wait_count; i++)
         if (!worker_wait_event(q, c->wait[i]))
             return 0;
-    switch (c->op) {
-    case SIM_OP_COPY:
-        memmove(c->dst, c->src, c->size);
-        break;
-    case SIM_OP_FILL: {
-        uint8_t *d = c->dst;
-        const uint8_t *pat = c->pattern;
-        if (c->pattern_size == 1) {
-            memset(d, pat[0], c->size);
-        } else {
-            for (size_t i = 0; i < c->size; i++)
-                d[i] = pat[i % c->pattern_size];
-        }
-        break;
-    }
-    case SIM_OP_TIMESTAMP: {
-        uint64_t now = sim_now_ns();
-        memcpy(c->dst, &now, sizeof(now));
-        break;
-    }
-    case SIM_OP_RESET_EVENT:
-        event_set((sim_event *)c->dst, 0);
-        break;
-    case SIM_OP_GRAPH_EXECUTE:
-        sim_graph_run(c->graph, c->args);
-        break;
-    case SIM_OP_BARRIER:
-    case SIM_OP_SIGNAL:
-    case SIM_OP_WAIT:
-    case SIM_OP_GRAPH_INIT:
-        break;
-    }
+    if (c->run != NULL)
+        c->run(c);
     if (c->signal != NULL)
         event_set(c->signal, 1);
     return 1;
@@ -1243,10 +1123,8 @@ static void run_job(sim_queue *q, sim_job *job)
 static void cmd_free(sim_cmd *c)
 {
     free(c->wait);
-    free(c->pattern);
-    free(c->args);
-    if (c->graph != NULL)
-        sim_graph_release(c->graph);
+    if (c->release != NULL)
+        c->release(c);
     memset(c, 0, sizeof(*c));
 }
 
@@ -1622,6 +1500,40 @@ ze_result_t sim_list_append(sim_cmdlist *l, sim_cmd *cmd)
     return ZE_RESULT_SUCCESS;
 }
 
+/* ---- the core commands' run and release callbacks ---- */
+static void run_copy(const sim_cmd *c)
+{
+    memmove(c->obj, c->src, c->size);
+}
+
+static void run_fill(const sim_cmd *c)
+{
+    uint8_t *d = c->obj;
+    const uint8_t *pat = c->data;
+    if (c->data_size == 1) {
+        memset(d, pat[0], c->size);
+    } else {
+        for (size_t i = 0; i < c->size; i++)
+            d[i] = pat[i % c->data_size];
+    }
+}
+
+static void run_timestamp(const sim_cmd *c)
+{
+    uint64_t now = sim_now_ns();
+    memcpy(c->obj, &now, sizeof(now));
+}
+
+static void run_reset_event(const sim_cmd *c)
+{
+    event_set(c->obj, 0);
+}
+
+static void release_data(sim_cmd *c)
+{
+    free(c->data);
+}
+
 /* Common tail of the core appends: events, then append. */
 static ze_result_t append_core(sim_cmdlist *l, sim_cmd *cmd, ze_event_handle_t signal, uint32_t wait_count,
                                ze_event_handle_t *wait)
@@ -1641,7 +1553,7 @@ static ze_result_t sim_zeCommandListAppendBarrier(ze_command_list_handle_t hList
     sim_cmdlist *l = list_of(hList);
     if (l == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    sim_cmd cmd = {.op = SIM_OP_BARRIER};
+    sim_cmd cmd = {.run = NULL};
     return append_core(l, &cmd, hSignal, numWait, phWait);
 }
 
@@ -1656,7 +1568,7 @@ static ze_result_t sim_zeCommandListAppendMemoryRangesBarrier(ze_command_list_ha
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (numRanges > 0 && (pRangeSizes == NULL || pRanges == NULL))
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    sim_cmd cmd = {.op = SIM_OP_BARRIER};
+    sim_cmd cmd = {.run = NULL};
     return append_core(l, &cmd, hSignal, numWait, phWait);
 }
 
@@ -1670,7 +1582,7 @@ static ze_result_t sim_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hL
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (dst == NULL || src == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    sim_cmd cmd = {.op = SIM_OP_COPY, .dst = dst, .src = src, .size = size};
+    sim_cmd cmd = {.run = run_copy, .obj = dst, .src = src, .size = size};
     return append_core(l, &cmd, hSignal, numWait, phWait);
 }
 
@@ -1687,11 +1599,12 @@ static ze_result_t sim_zeCommandListAppendMemoryFill(ze_command_list_handle_t hL
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (pattern_size == 0 || pattern_size > SIM_MAX_FILL_PATTERN || (pattern_size & (pattern_size - 1)))
         return ZE_RESULT_ERROR_INVALID_SIZE;
-    sim_cmd cmd = {.op = SIM_OP_FILL, .dst = ptr, .size = size, .pattern_size = pattern_size};
-    cmd.pattern = malloc(pattern_size);
-    if (cmd.pattern == NULL)
+    sim_cmd cmd = {.run = run_fill, .release = release_data, .obj = ptr, .size = size,
+                   .data_size = pattern_size};
+    cmd.data = malloc(pattern_size);
+    if (cmd.data == NULL)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    memcpy(cmd.pattern, pattern, pattern_size);
+    memcpy(cmd.data, pattern, pattern_size);
     return append_core(l, &cmd, hSignal, numWait, phWait);
 }
 
@@ -1705,7 +1618,7 @@ static ze_result_t sim_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_h
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (dst == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    sim_cmd cmd = {.op = SIM_OP_TIMESTAMP, .dst = dst};
+    sim_cmd cmd = {.run = run_timestamp, .obj = dst};
     return append_core(l, &cmd, hSignal, numWait, phWait);
 }
 
@@ -1715,7 +1628,7 @@ static ze_result_t sim_zeCommandListAppendSignalEvent(ze_command_list_handle_t h
     sim_cmdlist *l = list_of(hList);
     if (l == NULL || event_of(hEvent) == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    sim_cmd cmd = {.op = SIM_OP_SIGNAL};
+    sim_cmd cmd = {.run = NULL};
     return append_core(l, &cmd, hEvent, 0, NULL);
 }
 
@@ -1728,7 +1641,7 @@ static ze_result_t sim_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t 
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (phEvents == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    sim_cmd cmd = {.op = SIM_OP_WAIT};
+    sim_cmd cmd = {.run = NULL};
     return append_core(l, &cmd, NULL, numEvents, phEvents);
 }
 
@@ -1739,7 +1652,7 @@ static ze_result_t sim_zeCommandListAppendEventReset(ze_command_list_handle_t hL
     sim_event *e = event_of(hEvent);
     if (l == NULL || e == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    sim_cmd cmd = {.op = SIM_OP_RESET_EVENT, .dst = e};
+    sim_cmd cmd = {.run = run_reset_event, .obj = e};
     return append_core(l, &cmd, NULL, 0, NULL);
 }
 
@@ -1759,15 +1672,15 @@ ze_result_t zeGetGlobalProcAddrTable(ze_api_version_t version, ze_global_dditabl
     return ZE_RESULT_SUCCESS;
 }
 
-ze_result_t zeGetDriverProcAddrTable(ze_api_version_t version, ze_driver_dditable_t *t)
+/* zeGetDriverProcAddrTable is in extensions.c, which adds the extension
+ * entries to these. */
+ze_result_t sim_driver_core_table(ze_api_version_t version, ze_driver_dditable_t *t)
 {
     GETTER_CHECK(t);
     t->pfnGet = sim_zeDriverGet;
     t->pfnGetApiVersion = sim_zeDriverGetApiVersion;
     t->pfnGetProperties = sim_zeDriverGetProperties;
     t->pfnGetIpcProperties = sim_zeDriverGetIpcProperties;
-    t->pfnGetExtensionProperties = sim_zeDriverGetExtensionProperties;
-    t->pfnGetExtensionFunctionAddress = sim_zeDriverGetExtensionFunctionAddress;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -5,6 +5,11 @@
  * queries from the plan's argument list, and records graph executions into
  * command lists (driver.c) for the queue workers to run.
  *
+ * It sits above driver.c (sim_internal.h): it appends commands with
+ * sim_list_append and checks arguments against contexts, and each recorded
+ * execute carries its run/release callbacks, so driver.c never calls back in.
+ * Its tables reach the application through extensions.c.
+ *
  * Behaviour copies the real driver where ze-graph-ext.md §2 describes it: old
  * and new stype values, inputs before outputs, dims padded with 1, the
  * argument pointers captured at append time and checked against the context's
@@ -35,7 +40,7 @@ static int graph_entry_available(int minor)
             return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;                   \
     } while (0)
 
-struct sim_graph {
+typedef struct sim_graph {
     uint32_t magic;
     atomic_int refs;            /* the handle + every command that uses it */
     int destroyed;              /* pfnDestroy was called: the handle is gone */
@@ -47,7 +52,7 @@ struct sim_graph {
     uint32_t flags;
     uint32_t prop_flags;        /* pfnGetProperties3 flags: COMPILED, PRE_COMPILED or LOADED_FROM_CACHE */
     char *log;                  /* compiler warnings (may be empty) */
-};
+} sim_graph;
 
 typedef struct sim_build_log {
     uint32_t magic;
@@ -107,12 +112,12 @@ static sim_graph *graph_of(ze_graph_handle_t h)
     return g;
 }
 
-void sim_graph_retain(sim_graph *g)
+static void graph_retain(sim_graph *g)
 {
     atomic_fetch_add(&g->refs, 1);
 }
 
-void sim_graph_release(sim_graph *g)
+static void graph_release(sim_graph *g)
 {
     if (atomic_fetch_sub(&g->refs, 1) != 1)
         return;
@@ -123,12 +128,21 @@ void sim_graph_release(sim_graph *g)
     free(g);
 }
 
-void sim_graph_run(sim_graph *g, void **args)
+/* A recorded graph execute (sim_cmd): obj is the graph, holding a reference;
+ * data the argument pointers captured at append time. */
+static void graph_execute_run(const sim_cmd *c)
 {
-    int rc = sim_plan_run(g->plan, args, atomic_load(&sim_skip_math));
+    const sim_graph *g = c->obj;
+    int rc = sim_plan_run(g->plan, c->data, atomic_load(&sim_skip_math));
     if (rc != SIM_OK)
         sim_trace("graph execute failed: sim_plan_run returned %d", rc);
     sim_count_graph_execute();
+}
+
+static void graph_execute_release(sim_cmd *c)
+{
+    free(c->data);
+    graph_release(c->obj);
 }
 
 /* Copies a string into a two-call (size, then copy) output. */
@@ -359,7 +373,7 @@ static ze_result_t g_Destroy(ze_graph_handle_t hGraph)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     g->destroyed = 1;
     sim_live_add(NPU_SIM_HANDLE_GRAPH, -1);
-    sim_graph_release(g); /* commands still recorded keep the plan alive */
+    graph_release(g); /* commands still recorded keep the plan alive */
     return ZE_RESULT_SUCCESS;
 }
 
@@ -585,7 +599,7 @@ static ze_result_t g_AppendGraphInitialize(ze_command_list_handle_t hList, ze_gr
     sim_cmdlist *l = sim_translate(ZEL_HANDLE_COMMAND_LIST, hList, SIM_MAGIC_LIST);
     if (l == NULL || graph_of(hGraph) == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    sim_cmd cmd = {.op = SIM_OP_GRAPH_INIT};
+    sim_cmd cmd = {.run = NULL}; /* initialization has nothing to do */
     ze_result_t rc = sim_cmd_set_events(&cmd, hSignal, numWait, phWait, 1);
     if (rc != ZE_RESULT_SUCCESS)
         return rc;
@@ -613,18 +627,20 @@ static ze_result_t g_AppendGraphExecute(ze_command_list_handle_t hList, ze_graph
             return ZE_RESULT_ERROR_INVALID_ARGUMENT;
         }
     }
-    sim_cmd cmd = {.op = SIM_OP_GRAPH_EXECUTE};
+    sim_cmd cmd = {.run = graph_execute_run, .release = graph_execute_release};
     ze_result_t rc = sim_cmd_set_events(&cmd, hSignal, numWait, phWait, 1);
     if (rc != ZE_RESULT_SUCCESS)
         return rc;
-    cmd.args = malloc((g->arg_count ? g->arg_count : 1) * sizeof(void *));
-    if (cmd.args == NULL) {
+    void **args = malloc((g->arg_count ? g->arg_count : 1) * sizeof(void *));
+    if (args == NULL) {
         free(cmd.wait);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    memcpy(cmd.args, g->args, g->arg_count * sizeof(void *));
-    sim_graph_retain(g);
-    cmd.graph = g;
+    memcpy(args, g->args, g->arg_count * sizeof(void *));
+    graph_retain(g);
+    cmd.obj = g;
+    cmd.data = args;
+    cmd.data_size = g->arg_count * sizeof(void *);
     return sim_list_append(l, &cmd);
 }
 
@@ -730,7 +746,7 @@ static ze_result_t g_DeviceGetGraphProperties2(ze_device_handle_t hDevice, ze_de
  * vclGetCompilerSupportedOptions / vclGetCompilerIsOptionSupported (the 2024
  * compiler npu_ud_2024_44 exports neither), else the compiler's answer mapped by
  * vclToL0Err: SUCCESS, or UNSUPPORTED_FEATURE for an option it does not take.
- * Which keys and values the compiler takes is compiler.c's business
+ * Which keys and values the compiler takes is payload.c's business
  * (sim_compiler_supported_options, sim_compiler_option_supported).
  * NPU_SIM_NO_WEIGHTS_COPY=0 still hides the two serializer keys. */
 static int is_serializer_key(const char *key)
@@ -1038,87 +1054,6 @@ static ze_result_t cq_SetWorkloadType(ze_command_queue_handle_t hQueue, ze_comma
 static const ze_command_queue_npu_dditable_ext_t cq_npu_table = {
     .pfnSetWorkloadType = cq_SetWorkloadType,
 };
-
-/* ---- advertised but not implemented: profiling data, context NPU ------------ */
-static ze_result_t prof_PoolCreate(ze_graph_handle_t g, uint32_t count, void **out)
-{
-    SIM_ENTER("pfnProfilingPoolCreate");
-    (void)g, (void)count, (void)out;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_PoolDestroy(void *pool)
-{
-    SIM_ENTER("pfnProfilingPoolDestroy");
-    (void)pool;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_QueryCreate(void *pool, uint32_t index, void **out)
-{
-    SIM_ENTER("pfnProfilingQueryCreate");
-    (void)pool, (void)index, (void)out;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_QueryDestroy(void *query)
-{
-    SIM_ENTER("pfnProfilingQueryDestroy");
-    (void)query;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_QueryGetData(void *query, uint32_t type, uint32_t *pSize, uint8_t *pData)
-{
-    SIM_ENTER("pfnProfilingQueryGetData");
-    (void)query, (void)type, (void)pSize, (void)pData;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_DeviceGetProperties(ze_device_handle_t dev, void *props)
-{
-    SIM_ENTER("pfnDeviceGetProfilingDataProperties");
-    (void)dev, (void)props;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_LogGetString(void *query, uint32_t *pSize, char *out)
-{
-    SIM_ENTER("pfnProfilingLogGetString");
-    (void)query, (void)pSize, (void)out;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static const sim_profiling_dditable profiling_table = {
-    prof_PoolCreate, prof_PoolDestroy, prof_QueryCreate, prof_QueryDestroy,
-    prof_QueryGetData, prof_DeviceGetProperties, prof_LogGetString,
-};
-
-const sim_profiling_dditable *sim_profiling_table(void)
-{
-    return &profiling_table;
-}
-
-static ze_result_t ctx_SetProperties(ze_context_handle_t hContext, void *props)
-{
-    SIM_ENTER("pfnSetProperties");
-    (void)hContext, (void)props;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t ctx_ReleaseMemory(ze_context_handle_t hContext)
-{
-    SIM_ENTER("pfnReleaseMemory");
-    (void)hContext;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static const sim_context_npu_dditable context_npu_table = {ctx_SetProperties, ctx_ReleaseMemory};
-
-const sim_context_npu_dditable *sim_context_npu_table(void)
-{
-    return &context_npu_table;
-}
 
 const ze_command_queue_npu_dditable_ext_t *sim_cq_npu_table(void)
 {

@@ -1,5 +1,5 @@
 /* kernels.h - the software NPU's CPU kernels, all on f32 tensors in row-major
- * (C) order. The compiler (compiler.c) resolves shapes and attributes; kernels
+ * (C) order. The compiler (ops.c) resolves shapes and attributes; kernels
  * only compute. Semantics follow the OpenVINO opset of the same name.
  *
  * Shapes are passed as sim_shape; every output shape is computed by the caller.

@@ -1,5 +1,6 @@
-/* plan_internal.h - the inside of a sim_plan, shared by compiler.c (builds it),
- * elf.c (serializes and imports it) and exec.c (runs it). Not for the driver.
+/* plan_internal.h - the inside of a sim_plan, shared by the compiler (builds it:
+ * payload.c, ops.c, planner.c, see compiler_internal.h), elf.c (serializes and
+ * imports it) and exec.c (runs it). Not for the driver.
  *
  * A plan is a list of tensors, a list of steps over them, and the graph
  * arguments. Every record is plain fixed-width data with explicit padding, so

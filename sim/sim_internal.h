@@ -3,6 +3,14 @@
  * injection, tracing), handle translation, and the driver objects that both the
  * core API (driver.c) and the graph extension (graph_ext.c) touch.
  *
+ * The files form layers; each calls only the ones below it:
+ *   extensions.c  the extension list and lookup, zeGetDriverProcAddrTable
+ *   graph_ext.c   the graph and command-queue extensions (records commands)
+ *   driver.c      the core API: objects, memory, command lists, queue workers
+ *   hooks.c, disk_cache.c, profile.c
+ * driver.c runs recorded commands through their callbacks (sim_cmd), so it
+ * never calls into graph_ext.c; `make check-sim-layers` checks that.
+ *
  * Nothing here is exported from libze_npu_sim.so: the library is built with
  * -fvisibility=hidden and only the 53 Get*ProcAddrTable getters are visible.
  */
@@ -14,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ze_api.h>
+#include <ze_ddi.h>
 
 #include "sim/npu_sim_ext.h"
 #include "sim/profile.h"
@@ -97,7 +106,6 @@ typedef struct sim_cmdlist sim_cmdlist;
 typedef struct sim_fence sim_fence;
 typedef struct sim_event_pool sim_event_pool;
 typedef struct sim_event sim_event;
-typedef struct sim_graph sim_graph;
 
 sim_device *sim_the_device(void);
 
@@ -132,31 +140,29 @@ struct sim_event {
 };
 
 /* ---- command lists ------------------------------------------------------- */
-typedef enum sim_op {
-    SIM_OP_BARRIER,
-    SIM_OP_COPY,
-    SIM_OP_FILL,
-    SIM_OP_TIMESTAMP,
-    SIM_OP_SIGNAL,
-    SIM_OP_WAIT,
-    SIM_OP_RESET_EVENT,
-    SIM_OP_GRAPH_INIT,
-    SIM_OP_GRAPH_EXECUTE
-} sim_op;
-
-typedef struct sim_cmd {
-    sim_op op;
+/* A recorded command. The code that appends it (driver.c for the core
+ * commands, graph_ext.c for the graph ones) sets the two callbacks and the
+ * payload; driver.c waits, runs, signals and frees commands through them
+ * without knowing what they do. */
+typedef struct sim_cmd sim_cmd;
+struct sim_cmd {
+    /* On the queue's worker, after the waits and before the signal. NULL: the
+     * command only waits and signals (barriers, signal, wait, graph init). */
+    void (*run)(const sim_cmd *cmd);
+    /* Frees what the payload owns, once, when the command is dropped (list
+     * reset or destroy, an immediate command done, a failed append). NULL: the
+     * payload owns nothing. */
+    void (*release)(sim_cmd *cmd);
     sim_event *signal;        /* signalled after the command, may be NULL */
     uint32_t wait_count;      /* waited for before the command */
     sim_event **wait;
-    void *dst;
-    const void *src;
-    size_t size;
-    void *pattern;            /* fill: owned copy */
-    size_t pattern_size;
-    sim_graph *graph;         /* graph ops: holds a reference */
-    void **args;              /* execute: argument pointers captured at append */
-} sim_cmd;
+    /* The payload, read only by run and release. */
+    void *obj;                /* what the command acts on: destination, event, graph */
+    const void *src;          /* copy source */
+    size_t size;              /* bytes to copy or fill */
+    void *data;               /* heap block the command owns: fill pattern, graph arguments */
+    size_t data_size;
+};
 
 struct sim_cmdlist {
     uint32_t magic;
@@ -170,26 +176,26 @@ struct sim_cmdlist {
 
 /* Appends a command to a list (the caller has already translated handles and
  * filled `cmd`). On an immediate list the command runs at once. Takes ownership
- * of cmd->wait, cmd->pattern, cmd->args and the graph reference, also on failure. */
+ * of cmd->wait and of the payload (cmd->release), also on failure. */
 ze_result_t sim_list_append(sim_cmdlist *list, sim_cmd *cmd);
 
 /* Builds cmd->wait from the caller's (possibly wrapped) event handles. */
 ze_result_t sim_cmd_set_events(sim_cmd *cmd, ze_event_handle_t signal, uint32_t wait_count,
                                ze_event_handle_t *wait, int translate);
 
-/* ---- graphs (graph_ext.c) ------------------------------------------------ */
-void sim_graph_retain(sim_graph *g);
-void sim_graph_release(sim_graph *g);
-/* Runs a captured execute on a worker thread. */
-void sim_graph_run(sim_graph *g, void **args);
+/* ---- driver handle and table (driver.c, for extensions.c) ----------------- */
+/* 1 when `h` is the driver handle and zeInit has succeeded. */
+int sim_driver_valid(ze_driver_handle_t h);
+/* Checks the getter's arguments and fills the core entries of the driver table;
+ * extensions.c adds the two extension entries. */
+ze_result_t sim_driver_core_table(ze_api_version_t version, ze_driver_dditable_t *t);
 
+/* ---- graph and command-queue extensions (graph_ext.c) --------------------- */
 const ze_graph_dditable_ext_t *sim_graph_table(void);
 const ze_command_queue_npu_dditable_ext_t *sim_cq_npu_table(void);
 
 /* Extensions the real driver advertises that the sim advertises too (per
- * profile) without implementing them: their tables hold functions that return
- * ZE_RESULT_ERROR_UNSUPPORTED_FEATURE. Layouts follow ze_graph_profiling_ext.h
- * (7 entries) and ze_context_npu_ext.h (2 entries). */
+ * profile) without implementing them (extensions.c). */
 #define SIM_PROFILING_DATA_EXT_NAME "ZE_extension_profiling_data"
 #define SIM_MUTABLE_COMMAND_LIST_EXP_NAME "ZE_experimental_mutable_command_list"
 #define SIM_CONTEXT_NPU_EXT_NAME "ZE_extension_context_npu"
@@ -197,24 +203,6 @@ const ze_command_queue_npu_dditable_ext_t *sim_cq_npu_table(void);
 /* ze_external_memmap_sysmem_ext_desc_t (same layout as
  * ze_external_memory_import_system_memory_t: stype, pNext, pointer, size). */
 #define SIM_STYPE_EXTERNAL_MEMMAP_SYSMEM_EXT_DESC 0x00020037u
-
-typedef struct sim_profiling_dditable {
-    ze_result_t (*pfnProfilingPoolCreate)(ze_graph_handle_t, uint32_t, void **);
-    ze_result_t (*pfnProfilingPoolDestroy)(void *);
-    ze_result_t (*pfnProfilingQueryCreate)(void *, uint32_t, void **);
-    ze_result_t (*pfnProfilingQueryDestroy)(void *);
-    ze_result_t (*pfnProfilingQueryGetData)(void *, uint32_t, uint32_t *, uint8_t *);
-    ze_result_t (*pfnDeviceGetProfilingDataProperties)(ze_device_handle_t, void *);
-    ze_result_t (*pfnProfilingLogGetString)(void *, uint32_t *, char *);
-} sim_profiling_dditable;
-
-typedef struct sim_context_npu_dditable {
-    ze_result_t (*pfnSetProperties)(ze_context_handle_t, void *);
-    ze_result_t (*pfnReleaseMemory)(ze_context_handle_t);
-} sim_context_npu_dditable;
-
-const sim_profiling_dditable *sim_profiling_table(void);
-const sim_context_npu_dditable *sim_context_npu_table(void);
 
 /* ---- the driver's compile cache (disk_cache.c) ---------------------------- */
 /* Modelled on the real driver's DiskCache of the profile's release: one file per

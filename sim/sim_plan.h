@@ -1,6 +1,6 @@
 /* sim_plan.h - the software NPU's compiled model ("plan"): the interface between
  * the Level Zero driver part of the sim (driver.c, graph extension) and its
- * compiler/executor (compiler.c, elf.c, exec.c).
+ * compiler/executor (payload.c, ops.c, planner.c, elf.c, exec.c).
  *
  * A plan is immutable once created and may be run from several threads at once
  * (each run uses its own scratch memory).

@@ -1,5 +1,6 @@
-/* libFuzzer target for the software NPU's compiler (sim/compiler.c): NGRAPH_LITE
- * payload parsing, IR XML parsing, compilation, then one run of what compiled.
+/* libFuzzer target for the software NPU's compiler (sim/payload.c, ops.c,
+ * planner.c): NGRAPH_LITE payload parsing, IR XML parsing, compilation, then one
+ * run of what compiled.
  *
  *   make fuzz FUZZ_SECONDS=60            (all targets, seeds in tests/fuzz/corpus/)
  *   build/fuzz/fuzz_sim_payload -max_total_time=300 dir/ tests/fuzz/corpus/fuzz_sim_payload

@@ -4,12 +4,12 @@
  *
  * The sim's plan sources are #included (not linked) so the targets see the
  * private records (plan_internal.h, elf.c's plan_header) and build with the
- * Makefile's one-file fuzz rule. compiler.c and exec.c both have a static
- * numel_of(), hence the rename around compiler.c.
+ * Makefile's one-file fuzz rule. ops.c and exec.c both have a static
+ * numel_of(), hence the rename around ops.c.
  *
  * Layout-B Consts may carry WeightsPointerAttribute mp="address": the real
  * driver dereferences it (the caller is in-process and trusted), a fuzzer must
- * not. SIM_FUZZ_WEIGHTS_POINTER makes compiler.c read mp as FZ_MP_BASE + offset
+ * not. SIM_FUZZ_WEIGHTS_POINTER makes ops.c read mp as FZ_MP_BASE + offset
  * into the current input's weights instead.
  *
  * Seeds: `NPU_FUZZ_WRITE_SEEDS=<dir> build/fuzz/fuzz_sim_payload -runs=0` writes
@@ -44,9 +44,12 @@ static const uint8_t *fz_weights_pointer(uint64_t addr, uint64_t size)
 #include "sim/kernels.c"
 #include "sim/exec.c"
 #include "sim/elf.c"
+#include "sim/profile.c"
+#include "sim/payload.c"
 #define numel_of compiler_numel_of
-#include "sim/compiler.c"
+#include "sim/ops.c"
 #undef numel_of
+#include "sim/planner.c"
 
 /* ---- run a plan once -------------------------------------------------------- */
 
