@@ -1071,6 +1071,59 @@ static void test_check_blob_says_why_a_blob_will_not_import(void **state)
     expect_one_error_line("no NPU to import it on");
 }
 
+/* The bad-input matrix of the issue, for every tool: a missing file, a
+ * directory, a FIFO (must not block), not an IR, a truncated .bin, a foreign
+ * or truncated blob. Each: the documented exit code, one line on stderr
+ * naming the file, and with --json one valid JSON object with an "error". */
+static void test_every_tool_refuses_each_bad_input(void **state)
+{
+    (void)state;
+    /* A blob cut inside its ELF (the sim's is ~4.5 KB; the rest is padding and
+     * the metadata tail). */
+    assert_int_equal(run(NULL, "npu-compile", "-m %s/mlp.xml -o %s/whole.blob --weights-copy yes -q", tmp_dir, tmp_dir),
+                     0);
+    char cmd[PATH_MAX * 2];
+    snprintf(cmd, sizeof cmd, "head -c 2000 %s/whole.blob > %s/cut.blob", tmp_dir, tmp_dir);
+    assert_int_equal(system(cmd), 0);
+    static const struct {
+        const char *tool, *args, *file;
+        int code;
+        const char *says;
+    } cases[] = {
+        {"npu-run", "-m %s/%s -q", "absent.xml", 2, "No such file or directory"},
+        {"npu-run", "-m %s/%s -q", "adir.xml", 2, "is a directory"},
+        {"npu-run", "-m %s/%s -q", "fifo.xml", 2, "not a regular file"},
+        {"npu-run", "-m %s/%s -q", "notir.xml", 2, "not a readable IR"},
+        {"npu-run", "-m %s/%s -q", "short.xml", 2, "not a readable IR"},
+        {"npu-run", "-m %s/%s -q", "foreign.blob", 1, "import failed"},
+        {"npu-run", "-m %s/%s -q", "cut.blob", 1, "import failed"},
+        {"npu-compile", "-m %s/%s -q", "absent.xml", 2, "No such file or directory"},
+        {"npu-compile", "-m %s/%s -q", "adir.xml", 2, "is a directory"},
+        {"npu-compile", "-m %s/%s -q", "fifo.xml", 2, "not a regular file"},
+        {"npu-compile", "-m %s/%s -q", "notir.xml", 2, "not a readable IR"},
+        {"npu-compile", "-m %s/%s -q", "short.xml", 2, "not a readable IR"},
+        {"npu-compile", "-m %s/%s -q", "foreign.blob", 2, "not a readable IR"},
+        {"npu-info", "--check-blob %s/%s", "absent.blob", 2, "No such file or directory"},
+        {"npu-info", "--check-blob %s/%s", "adir.xml", 2, "is a directory"},
+        {"npu-info", "--check-blob %s/%s", "fifo.blob", 2, "not a regular file"},
+        {"npu-info", "--check-blob %s/%s", "mlp.xml", 1, "will not import"},
+        {"npu-info", "--check-blob %s/%s", "cut.blob", 1, "will not import"},
+        {"npu-info", "--check-blob %s/%s", "foreign.blob", 1, "will not import"},
+    };
+    char args[PATH_MAX * 2];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(args, sizeof args, cases[k].args, tmp_dir, cases[k].file);
+        if (run(NULL, cases[k].tool, "%s", args) != cases[k].code)
+            fail_msg("%s %s: expected exit %d; stderr:\n%s", cases[k].tool, args, cases[k].code, err);
+        expect_one_error_line(cases[k].file);
+        expect_err(cases[k].says);
+        int code = run(NULL, cases[k].tool, "%s --json", args);
+        if (code != cases[k].code) fail_msg("%s %s --json: exit %d, expected %d", cases[k].tool, args, code, cases[k].code);
+        expect_json();
+        expect_out("\"error\": ");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1090,6 +1143,7 @@ int main(void)
         cmocka_unit_test(test_info_json_with_and_without_a_device),
         cmocka_unit_test(test_diagnosis_names_each_failing_cause_and_its_fix),
         cmocka_unit_test(test_check_blob_says_why_a_blob_will_not_import),
+        cmocka_unit_test(test_every_tool_refuses_each_bad_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
