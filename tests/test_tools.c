@@ -880,10 +880,12 @@ static void test_versions_and_help_go_to_stdout(void **state)
     assert_int_equal(run(NULL, "npu-info", "--help"), 0);
     expect_out("usage: npu-info");
     expect_out("--check-blob FILE");
+    expect_out("Exit status: 0 an NPU device opened, 1 none, 2 usage or I/O error.");
     assert_string_equal(err, "");
     assert_int_equal(run(NULL, "npu-compile", "--help"), 0);
     expect_out("usage: ");
     expect_out("off-device");
+    expect_out("Exit status: 0 written; 1 ");
     assert_string_equal(err, "");
     assert_int_equal(run(NULL, "npu-info", "--frobnicate"), 2);
     expect_one_error_line("unknown argument '--frobnicate'");
