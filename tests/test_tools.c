@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <glob.h>
 #include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -218,6 +219,12 @@ static void write_ir_pair(void)
     assert_int_equal(npu_graph_write_bin(g, bin, sizeof bin, &bin_size), NPU_OK);
     write_file("mlp.xml", xml, xml_size);
     write_file("mlp.bin", bin, bin_size);
+    /* The same model as IR v10, whose precisions the compiler converts. */
+    char *v = strstr(xml, "version=\"11\"");
+    assert_non_null(v);
+    v[10] = '0';
+    write_file("v10.xml", xml, xml_size);
+    write_file("v10.bin", bin, bin_size);
     /* The same XML with a .bin too short for W. */
     write_file("short.xml", xml, xml_size);
     write_file("short.bin", bin, bin_size / 2);
@@ -233,6 +240,20 @@ static void write_ir_pair(void)
     for (size_t i = 0; i < sizeof junk; i++) junk[i] = (unsigned char)(i * 37 + 11);
     write_file("foreign.blob", junk, sizeof junk);
     write_file("empty.blob", "", 0);
+
+    /* dyn.xml: the same model with a dynamic batch, x [?,6] "NC" -> y [?,5] "NC". */
+    assert_int_equal(npu_arena_init(&a, mem, sizeof mem), NPU_OK);
+    assert_int_equal(npu_graph_create(&a, NULL, NULL, &g), NPU_OK);
+    npu_shape dyn = {2, {NPU_DIM_DYNAMIC, 6}};
+    x = npu_graph_parameter(g, "x", NPU_F32, &dyn, "NC");
+    w = npu_graph_constant(g, "W", NPU_F32, &ws, ir_weights, sizeof ir_weights);
+    npu_node *y = npu_graph_result(g, npu_graph_softmax(g, npu_graph_matmul(g, x, w, 0, 0, NULL), 1, NULL), "y");
+    assert_int_equal(npu_graph_set_layout(y, "NC"), NPU_OK);
+    assert_int_equal(npu_graph_status(g), NPU_OK);
+    assert_int_equal(npu_graph_write_xml(g, &layout_a, xml, sizeof xml, &xml_size), NPU_OK);
+    assert_int_equal(npu_graph_write_bin(g, bin, sizeof bin, &bin_size), NPU_OK);
+    write_file("dyn.xml", xml, xml_size);
+    write_file("dyn.bin", bin, bin_size);
 }
 
 static int setup(void **state)
@@ -429,21 +450,386 @@ static void test_compile_target_platform_is_the_opened_device(void **state)
 
 /* ---- npu-run ---- */
 
+/* Exit 2: the files themselves are unusable (found before the NPU is used);
+ * exit 1: the driver refuses what it was given. */
 static void test_run_refuses_bad_inputs_with_one_line(void **state)
 {
     (void)state;
-    assert_int_equal(run(NULL, "npu-run", "-m %s/absent.blob", tmp_dir), 1);
-    expect_one_error_line("No such file or directory");
-    assert_int_equal(run(NULL, "npu-run", "-m %s/adir.xml", tmp_dir), 1);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/absent.blob", tmp_dir), 2);
+    expect_one_error_line("absent.blob: No such file or directory");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/adir.xml", tmp_dir), 2);
     expect_one_error_line("is a directory");
-    assert_int_equal(run(NULL, "npu-run", "-m %s/fifo.blob", tmp_dir), 1);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/fifo.blob", tmp_dir), 2);   /* never blocks */
     expect_one_error_line("not a regular file");
-    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -w %s/fifo.blob -q", tmp_dir, tmp_dir), 1);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -w %s/fifo.blob -q", tmp_dir, tmp_dir), 2);
     expect_one_error_line("not a regular file");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/notir.xml -q", tmp_dir), 2);
+    expect_one_error_line("notir.xml: not a readable IR");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/short.xml -q", tmp_dir), 2);   /* .bin too short for W */
+    expect_one_error_line("short");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/empty.blob -q", tmp_dir), 2);
+    expect_one_error_line("an empty file");
     assert_int_equal(run(NULL, "npu-run", "-m %s/foreign.blob -q", tmp_dir), 1);
     expect_one_error_line("import failed");
-    assert_int_equal(run(NULL, "npu-run", "-m %s/notir.xml -q", tmp_dir), 1);
-    expect_one_error_line("notir.xml");
+    /* The same failures as JSON: one object with the error, never nothing. */
+    assert_int_equal(run(NULL, "npu-run", "-m %s/short.xml --json", tmp_dir), 2);
+    expect_json();
+    expect_out("\"ok\": false, \"exit_code\": 2");
+    expect_out("\"error\": ");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/foreign.blob -json -q", tmp_dir), 1);
+    expect_json();
+    expect_out("\"exit_code\": 1");
+    expect_out("import failed");
+
+    /* Usage errors: one line each. */
+    assert_int_equal(run(NULL, "npu-run", "%s", ""), 2);   /* the usage, then the error */
+    expect_err("usage: ");
+    expect_err("npu-run: -m MODEL is required\n");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml --frobnicate", tmp_dir), 2);
+    expect_one_error_line("unknown option --frobnicate");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -latency_percentile 0", tmp_dir), 2);
+    expect_one_error_line("bad value '0' for -latency_percentile");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -ip f99", tmp_dir), 2);
+    expect_one_error_line("bad value 'f99' for -ip");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -shape [1..4,6]", tmp_dir), 2);
+    expect_one_error_line("dim ranges");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -shape [2,6] -b 2", tmp_dir), 2);
+    expect_one_error_line("-b or -shape");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -d GPU", tmp_dir), 2);
+    expect_one_error_line("bad value 'GPU' for -d");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -n 0 --json", tmp_dir), 2);
+    expect_json();
+    expect_out("bad value '0' for -n");
+}
+
+/* ---- .npy files, written and read here independently of the tool ---- */
+
+static size_t npy_bytes(char *dst, const char *descr, const char *shape, const void *data, size_t n)
+{
+    int h = snprintf(dst + 10, 200, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
+    while ((10 + h + 1) % 64) dst[10 + h++] = ' ';
+    dst[10 + h++] = '\n';
+    memcpy(dst, "\x93NUMPY\x01\x00", 8);
+    dst[8] = (char)(h & 0xff);
+    dst[9] = (char)(h >> 8);
+    memcpy(dst + 10 + h, data, n);
+    return 10 + (size_t)h + n;
+}
+
+static void write_npy(const char *name, const char *descr, const char *shape, const void *data, size_t n)
+{
+    static char buf[1 << 14];
+    write_file(name, buf, npy_bytes(buf, descr, shape, data, n));
+}
+
+/* Reads tmp_dir/<name>: checks the header holds `descr` and `shape` and that
+ * the data is 64-byte aligned and exactly `n` bytes; copies it into dst. */
+static void read_npy(const char *name, const char *descr, const char *shape, void *dst, size_t n)
+{
+    static char buf[1 << 14];
+    char path[PATH_MAX], want[128];
+    path_of(path, sizeof path, name);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) fail_msg("%s was not written", path);
+    size_t got = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_true(got >= 10);
+    assert_memory_equal(buf, "\x93NUMPY\x01\x00", 8);
+    size_t h = (size_t)(unsigned char)buf[8] | (size_t)(unsigned char)buf[9] << 8;
+    assert_int_equal((10 + h) % 64, 0);
+    assert_true(10 + h <= got);
+    char header[512];
+    assert_true(h < sizeof header);
+    memcpy(header, buf + 10, h);
+    header[h] = '\0';
+    snprintf(want, sizeof want, "'descr': '%s'", descr);
+    expect_in(header, name, want);
+    snprintf(want, sizeof want, "'shape': %s", shape);
+    expect_in(header, name, want);
+    expect_in(header, name, "'fortran_order': False");
+    assert_int_equal(got - 10 - h, n);
+    memcpy(dst, buf + 10 + h, n);
+}
+
+/* softmax(x . W) of the fixture's model, for `rows` rows of 6. */
+static void expected_y(const float *x, int rows, double *y)
+{
+    for (int r = 0; r < rows; r++) {
+        double z[5], max = -1e30, sum = 0;
+        for (int c = 0; c < 5; c++) {
+            z[c] = 0;
+            for (int k = 0; k < 6; k++) z[c] += (double)x[r * 6 + k] * (double)ir_weights[k * 5 + c];
+            if (z[c] > max) max = z[c];
+        }
+        for (int c = 0; c < 5; c++) sum += exp(z[c] - max);
+        for (int c = 0; c < 5; c++) y[r * 5 + c] = exp(z[c] - max) / sum;
+    }
+}
+
+static void expect_y(const float *got, const float *x, int rows)
+{
+    double want[5 * 8];
+    expected_y(x, rows, want);
+    for (int i = 0; i < rows * 5; i++)
+        if (fabs((double)got[i] - want[i]) > 1e-4) fail_msg("y[%d] = %g, expected %g", i, (double)got[i], want[i]);
+}
+
+static void test_run_reads_npy_and_raw_inputs_and_dumps_outputs(void **state)
+{
+    (void)state;
+    float x[3 * 6], y[3 * 5];
+    for (int i = 0; i < 18; i++) x[i] = (float)(i % 6) * 0.3f - 0.7f + (float)(i / 6) * 0.5f;
+    write_npy("x.npy", "<f4", "(1, 6)", x, 6 * sizeof(float));
+    write_file("x.raw", x, 6 * sizeof(float));
+
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -i %s/x.npy -o %s/out -n 3", tmp_dir, tmp_dir, tmp_dir), 0);
+    expect_out("input  0 'x' f32 [1,6] NC\n");
+    expect_out("data: input 'x' [1,6] from ");
+    expect_out("/x.npy\n");
+    expect_out("/out/y.npy: output 'y' f32 [1,5], 20 bytes of data\n");   /* says what it wrote */
+    read_npy("out/y.npy", "<f4", "(1, 5)", y, sizeof(float) * 5);
+    expect_y(y, x, 1);
+    /* Progress on stderr, results on stdout. */
+    expect_err("npu-run: compiling ");
+    expect_err("npu-run: running 3 inferences");
+    assert_null(strstr(out, "running"));
+
+    /* The raw bytes, by name, into an existing directory: the same answer. */
+    char path[PATH_MAX];
+    path_of(path, sizeof path, "out/y.npy");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -i x:%s/x.raw --dump-output %s/out -n 1 -q", tmp_dir, tmp_dir,
+                         tmp_dir),
+                     0);
+    read_npy("out/y.npy", "<f4", "(1, 5)", y, sizeof(float) * 5);
+    expect_y(y, x, 1);
+
+    /* --json: the files written are in the object. */
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -i %s/x.npy -o %s/out -n 1 --json", tmp_dir, tmp_dir, tmp_dir),
+                     0);
+    expect_json();
+    expect_out("\"outputs\": [{\"name\": \"y\", \"type\": \"f32\", \"shape\": [1,5], \"layout\": \"\", \"file\": \"");
+    expect_out("/out/y.npy\"}]");
+    expect_out("\"data\": \"");
+
+    /* An output directory that is a file: refused before the compile. */
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -o %s/x.raw -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("exists and is not a directory");
+}
+
+/* Every input file is checked before the NPU is opened: with no driver at all
+ * a bad file still gets its own message and exit 2, and a good one gets as far
+ * as the missing NPU (exit 1). */
+static void test_run_checks_inputs_before_the_npu(void **state)
+{
+    (void)state;
+    char env[PATH_MAX];
+    snprintf(env, sizeof env, "ZE_ENABLE_ALT_DRIVERS=%s/no-such-driver.so", tmp_dir);
+    float x[12] = {0};
+    int32_t xi[6] = {0};
+    write_npy("ok.npy", "<f4", "(1, 6)", x, 24);
+    write_npy("i32.npy", "<i4", "(1, 6)", xi, 24);
+    write_npy("rows2.npy", "<f4", "(2, 6)", x, 48);
+    write_npy("rank3.npy", "<f4", "(1, 6, 1)", x, 24);
+    write_file("short.raw", x, 20);
+
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/ok.npy -q", tmp_dir, tmp_dir), 1);
+    expect_one_error_line("no NPU");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/i32.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("input 'x' takes f32 [1,6] (.npy '<f4'), the file holds '<i4' [1,6]");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/rows2.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("the file holds '<f4' [2,6]");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/rank3.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("the file holds '<f4' [1,6,1]");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/short.raw -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("input 'x' needs exactly 24 bytes (f32 [1,6]), the file has 20");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/absent.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("absent.npy: No such file or directory");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/adir.xml -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("is a directory");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/fifo.blob -q", tmp_dir, tmp_dir), 2);   /* no block */
+    expect_one_error_line("not a regular file");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/ok.npy -i %s/ok.npy -q", tmp_dir, tmp_dir, tmp_dir), 2);
+    expect_one_error_line("the model has 1 input, 2 -i files given");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i nope:%s/ok.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("the model has no input 'nope'");
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/i32.npy --json", tmp_dir, tmp_dir), 2);
+    expect_json();
+    expect_out("\"error\": \"input ");
+
+    /* Hostile .npy headers: each refused with one line naming the problem. */
+    static const struct { const char *header, *says; size_t data; } bad[] = {
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 6), }", "holds 23", 23},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 6), }", "holds 25", 25},
+        {"{'descr': '>f4', 'fortran_order': False, 'shape': (1, 6), }", "big-endian", 24},
+        {"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", "fortran_order", 24},
+        {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1, 6), }", "structured dtype", 24},
+        {"{'descr': '<c8', 'fortran_order': False, 'shape': (1, 3), }", "dtype '<c8' has no npu type", 24},
+        {"{'fortran_order': False, 'shape': (1, 6), }", "is missing", 24},
+        {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1, 6), }", "repeated key", 24},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, -6), }", "not a non-negative integer", 24},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }", "overflows", 24},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,6), }", "more dims", 24},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 6), } (", "bytes after the dict", 24},
+        {"['descr', '<f4']", "not a dict", 24},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 6)", "expected ',' or '}'", 24},
+    };
+    static char buf[1 << 14];
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        size_t n = 10 + strlen(bad[k].header);
+        memcpy(buf, "\x93NUMPY\x01\x00", 8);
+        buf[8] = (char)((n - 10) & 0xff);
+        buf[9] = (char)((n - 10) >> 8);
+        memcpy(buf + 10, bad[k].header, n - 10);
+        memset(buf + n, 0, bad[k].data);
+        write_file("bad.npy", buf, n + bad[k].data);
+        assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/bad.npy -q", tmp_dir, tmp_dir), 2);
+        expect_one_error_line(bad[k].says);
+    }
+    /* A header length past the end, a cut magic, an unknown version. */
+    memcpy(buf, "\x93NUMPY\x01\x00\xff\xff{}", 12);
+    write_file("bad.npy", buf, 12);
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/bad.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("runs past the end of the file");
+    write_file("bad.npy", buf, 7);
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/bad.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("too short for an .npy header");
+    buf[6] = 9;
+    write_file("bad.npy", buf, 12);
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/bad.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line(".npy format version 9.0 is not supported");
+    write_file("bad.npy", "not numpy at all", 16);
+    assert_int_equal(run(env, "npu-run", "-m %s/mlp.xml -i %s/bad.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("not an .npy file");
+}
+
+/* -shape re-batches an IR (only the batch axis), -ip/-op reach the compile of
+ * an IR v10, and a blob takes only its own shapes and precisions. */
+static void test_run_shapes_and_precisions(void **state)
+{
+    (void)state;
+    float x[3 * 6], y[3 * 5];
+    for (int i = 0; i < 18; i++) x[i] = (float)((i * 7) % 11) * 0.1f - 0.5f;
+    write_npy("x3.npy", "<f4", "(3, 6)", x, sizeof x);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -shape x[3,6] -i %s/x3.npy -o %s/s3 -n 2", tmp_dir, tmp_dir,
+                         tmp_dir),
+                     0);
+    expect_out("batch: 3 (the IR declares 1)");
+    expect_out("input  0 'x' f32 [3,6] NC");
+    expect_out("iterations: 2 in ");
+    read_npy("s3/y.npy", "<f4", "(3, 5)", y, sizeof y);
+    expect_y(y, x, 3);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -shape [3,7] -q", tmp_dir), 1);
+    expect_one_error_line("npu reshapes only the batch axis of an IR (here axis 0");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -shape [3,6,1] -q", tmp_dir), 2);
+    expect_one_error_line("input 'x' has rank 2 ([1,6])");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -shape nope[3,6] -q", tmp_dir), 2);
+    expect_one_error_line("the model has no input 'nope'");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -data_shape [3,6] -q", tmp_dir), 2);
+    expect_one_error_line("-data_shape [3,6] does not fit input 'x' [1,6]");
+
+    /* Precisions: an IR v11 cannot take them (npu says so), an IR v10 can. */
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -ip u8 -q", tmp_dir), 1);
+    expect_one_error_line("only for IR v10");
+    uint8_t xu8[6] = {0, 1, 2, 3, 4, 5};
+    float xf[6] = {0, 1, 2, 3, 4, 5};
+    uint16_t yh[5];
+    write_npy("u8.npy", "|u1", "(1, 6)", xu8, sizeof xu8);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/v10.xml -ip u8 -op f16 -i %s/u8.npy -o %s/h -n 2", tmp_dir, tmp_dir,
+                         tmp_dir),
+                     0);
+    expect_out("input  0 'x' u8 [1,6] NC");
+    expect_out("output 0 'y' f16 [1,5]");
+    read_npy("h/y.npy", "<f2", "(1, 5)", yh, sizeof yh);
+    double want[5];
+    expected_y(xf, 1, want);
+    for (int c = 0; c < 5; c++) {   /* f16 -> f32 (normal numbers) */
+        uint32_t e = (yh[c] >> 10) & 0x1f, bits = ((uint32_t)(yh[c] & 0x8000) << 16) | ((e + 112) << 23) |
+                                                  ((uint32_t)(yh[c] & 0x3ff) << 13);
+        float f;
+        memcpy(&f, &bits, 4);
+        if (fabs((double)f - want[c]) > 2e-3) fail_msg("y[%d] = %g, expected %g", c, (double)f, want[c]);
+    }
+    /* The data must have the input's new precision. */
+    write_npy("f.npy", "<f4", "(1, 6)", xf, sizeof xf);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/v10.xml -iop x:u8 -i %s/f.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("input 'x' takes u8 [1,6] (.npy '|u1'), the file holds '<f4' [1,6]");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/v10.xml -iop z:u8 -q", tmp_dir), 2);
+    expect_one_error_line("the model has no input or output 'z'");
+
+    /* A blob: its shapes and precisions are compiled in. */
+    assert_int_equal(run(NULL, "npu-compile", "-m %s/mlp.xml -o %s/sp.blob --weights-copy yes -q", tmp_dir, tmp_dir), 0);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/sp.blob -ip f32 -op f32 -shape [1,6] -n 2 -q", tmp_dir), 0);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/sp.blob -ip f16 -q", tmp_dir), 1);
+    expect_one_error_line("input 'x' of the blob is f32, -ip/-iop asks f16: a blob's precisions are compiled in");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/sp.blob -shape [2,6] -q", tmp_dir), 1);
+    expect_one_error_line("a blob's shapes are compiled in");
+}
+
+/* A dynamic-batch model: -data_shape (or the .npy file) sets the batch each
+ * inference computes; the dumped outputs have it. */
+static void test_run_dynamic_batch_data_shape(void **state)
+{
+    (void)state;
+    float x[4 * 6], y[4 * 5];
+    for (int i = 0; i < 24; i++) x[i] = (float)((i * 5) % 13) * 0.1f - 0.6f;
+    write_npy("x4.npy", "<f4", "(4, 6)", x, sizeof x);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/dyn.xml -i %s/x4.npy -o %s/d4 -n 3", tmp_dir, tmp_dir, tmp_dir), 0);
+    expect_out("batch: dynamic 4, debatched by npu (PLUGIN)");
+    expect_out("iterations: 3 in ");
+    expect_out("batch 4\n");
+    read_npy("d4/y.npy", "<f4", "(4, 5)", y, sizeof y);
+    expect_y(y, x, 4);
+
+    assert_int_equal(run(NULL, "npu-run", "-m %s/dyn.xml -data_shape x[2,6] -o %s/d2 -n 2 --json", tmp_dir, tmp_dir), 0);
+    expect_json();
+    expect_out("\"batch\": 2,");
+    expect_out("\"shape\": [2,6]");
+    read_npy("d2/y.npy", "<f4", "(2, 5)", y, 2 * 5 * sizeof(float));
+
+    assert_int_equal(run(NULL, "npu-run", "-m %s/dyn.xml -data_shape [3,6] -i %s/x4.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("input 'x' takes f32 [3,6] (.npy '<f4'), the file holds '<f4' [4,6]");
+    assert_int_equal(run(NULL, "npu-run", "-m %s/dyn.xml -data_shape [3,7] -q", tmp_dir), 2);
+    expect_one_error_line("does not fit input 'x' [?,6]");
+    /* A static model takes no other data batch. */
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -i %s/x4.npy -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("the file holds '<f4' [4,6]");
+}
+
+/* The average and a chosen percentile, in text and JSON; --version, --help. */
+static void test_run_latency_percentile_version_and_help(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -niter 20 -nireq 2 -latency_percentile 95 -q", tmp_dir), 0);
+    expect_out("iterations: 20 in ");
+    expect_out(", 2 requests,");
+    const char *l = strstr(out, "latency: min ");
+    assert_non_null(l);
+    double mn, avg, med, p90, p95, mx;
+    assert_int_equal(sscanf(l, "latency: min %lf ms, avg %lf ms, median %lf ms, p90 %lf ms, p95 %lf ms, max %lf ms", &mn,
+                            &avg, &med, &p90, &p95, &mx),
+                     6);
+    assert_true(mn <= med && med <= p90 && p90 <= p95 && p95 <= mx && mn <= avg && avg <= mx);
+    assert_string_equal(err, "");   /* -q: no progress */
+
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -n 10 -latency_percentile 75 -json", tmp_dir), 0);
+    expect_json();
+    expect_out("\"ok\": true");
+    expect_out("\"latency_percentile\": 75,");
+    expect_out("\"avg\": ");
+    expect_out("\"percentile\": ");
+    expect_out("\"iterations\": 10,");
+
+    char want[64];
+    snprintf(want, sizeof want, "npu-run (npu) %s\n", NPU_VERSION_STRING);
+    assert_int_equal(run(NULL, "npu-run", "--version"), 0);
+    assert_string_equal(out, want);
+    assert_int_equal(run(NULL, "npu-run", "--help"), 0);
+    expect_out("usage: npu-run");
+    expect_out("-data_shape");
+    expect_out("-latency_percentile");
+    expect_out("Exit status: 0 ran; 1 ");
+    assert_string_equal(err, "");
 }
 
 static void test_run_runs_a_model_cache_entry(void **state)
@@ -471,7 +857,7 @@ static void test_run_runs_a_model_cache_entry(void **state)
     snprintf(cmd, sizeof cmd, "head -c 200 %s > %s/trunc.npucache", g.gl_pathv[0], tmp_dir);
     assert_int_equal(system(cmd), 0);
     globfree(&g);
-    assert_int_equal(run(NULL, "npu-run", "-m %s/trunc.npucache", tmp_dir), 1);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/trunc.npucache", tmp_dir), 2);
     expect_one_error_line("truncated or corrupt npu cache entry");
     assert_int_equal(run(NULL, "npu-info", "--check-blob %s/trunc.npucache --json", tmp_dir), 1);
     expect_json();
@@ -494,10 +880,12 @@ static void test_versions_and_help_go_to_stdout(void **state)
     assert_int_equal(run(NULL, "npu-info", "--help"), 0);
     expect_out("usage: npu-info");
     expect_out("--check-blob FILE");
+    expect_out("Exit status: 0 an NPU device opened, 1 none, 2 usage or I/O error.");
     assert_string_equal(err, "");
     assert_int_equal(run(NULL, "npu-compile", "--help"), 0);
     expect_out("usage: ");
     expect_out("off-device");
+    expect_out("Exit status: 0 written; 1 ");
     assert_string_equal(err, "");
     assert_int_equal(run(NULL, "npu-info", "--frobnicate"), 2);
     expect_one_error_line("unknown argument '--frobnicate'");
@@ -685,6 +1073,59 @@ static void test_check_blob_says_why_a_blob_will_not_import(void **state)
     expect_one_error_line("no NPU to import it on");
 }
 
+/* The bad-input matrix of the issue, for every tool: a missing file, a
+ * directory, a FIFO (must not block), not an IR, a truncated .bin, a foreign
+ * or truncated blob. Each: the documented exit code, one line on stderr
+ * naming the file, and with --json one valid JSON object with an "error". */
+static void test_every_tool_refuses_each_bad_input(void **state)
+{
+    (void)state;
+    /* A blob cut inside its ELF (the sim's is ~4.5 KB; the rest is padding and
+     * the metadata tail). */
+    assert_int_equal(run(NULL, "npu-compile", "-m %s/mlp.xml -o %s/whole.blob --weights-copy yes -q", tmp_dir, tmp_dir),
+                     0);
+    char cmd[PATH_MAX * 2];
+    snprintf(cmd, sizeof cmd, "head -c 2000 %s/whole.blob > %s/cut.blob", tmp_dir, tmp_dir);
+    assert_int_equal(system(cmd), 0);
+    static const struct {
+        const char *tool, *args, *file;
+        int code;
+        const char *says;
+    } cases[] = {
+        {"npu-run", "-m %s/%s -q", "absent.xml", 2, "No such file or directory"},
+        {"npu-run", "-m %s/%s -q", "adir.xml", 2, "is a directory"},
+        {"npu-run", "-m %s/%s -q", "fifo.xml", 2, "not a regular file"},
+        {"npu-run", "-m %s/%s -q", "notir.xml", 2, "not a readable IR"},
+        {"npu-run", "-m %s/%s -q", "short.xml", 2, "not a readable IR"},
+        {"npu-run", "-m %s/%s -q", "foreign.blob", 1, "import failed"},
+        {"npu-run", "-m %s/%s -q", "cut.blob", 1, "import failed"},
+        {"npu-compile", "-m %s/%s -q", "absent.xml", 2, "No such file or directory"},
+        {"npu-compile", "-m %s/%s -q", "adir.xml", 2, "is a directory"},
+        {"npu-compile", "-m %s/%s -q", "fifo.xml", 2, "not a regular file"},
+        {"npu-compile", "-m %s/%s -q", "notir.xml", 2, "not a readable IR"},
+        {"npu-compile", "-m %s/%s -q", "short.xml", 2, "not a readable IR"},
+        {"npu-compile", "-m %s/%s -q", "foreign.blob", 2, "not a readable IR"},
+        {"npu-info", "--check-blob %s/%s", "absent.blob", 2, "No such file or directory"},
+        {"npu-info", "--check-blob %s/%s", "adir.xml", 2, "is a directory"},
+        {"npu-info", "--check-blob %s/%s", "fifo.blob", 2, "not a regular file"},
+        {"npu-info", "--check-blob %s/%s", "mlp.xml", 1, "will not import"},
+        {"npu-info", "--check-blob %s/%s", "cut.blob", 1, "will not import"},
+        {"npu-info", "--check-blob %s/%s", "foreign.blob", 1, "will not import"},
+    };
+    char args[PATH_MAX * 2];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(args, sizeof args, cases[k].args, tmp_dir, cases[k].file);
+        if (run(NULL, cases[k].tool, "%s", args) != cases[k].code)
+            fail_msg("%s %s: expected exit %d; stderr:\n%s", cases[k].tool, args, cases[k].code, err);
+        expect_one_error_line(cases[k].file);
+        expect_err(cases[k].says);
+        int code = run(NULL, cases[k].tool, "%s --json", args);
+        if (code != cases[k].code) fail_msg("%s %s --json: exit %d, expected %d", cases[k].tool, args, code, cases[k].code);
+        expect_json();
+        expect_out("\"error\": ");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -694,11 +1135,17 @@ int main(void)
         cmocka_unit_test(test_compile_refuses_bad_inputs_with_one_line),
         cmocka_unit_test(test_compile_target_platform_is_the_opened_device),
         cmocka_unit_test(test_run_refuses_bad_inputs_with_one_line),
+        cmocka_unit_test(test_run_reads_npy_and_raw_inputs_and_dumps_outputs),
+        cmocka_unit_test(test_run_checks_inputs_before_the_npu),
+        cmocka_unit_test(test_run_shapes_and_precisions),
+        cmocka_unit_test(test_run_dynamic_batch_data_shape),
+        cmocka_unit_test(test_run_latency_percentile_version_and_help),
         cmocka_unit_test(test_run_runs_a_model_cache_entry),
         cmocka_unit_test(test_versions_and_help_go_to_stdout),
         cmocka_unit_test(test_info_json_with_and_without_a_device),
         cmocka_unit_test(test_diagnosis_names_each_failing_cause_and_its_fix),
         cmocka_unit_test(test_check_blob_says_why_a_blob_will_not_import),
+        cmocka_unit_test(test_every_tool_refuses_each_bad_input),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
