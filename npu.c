@@ -496,18 +496,6 @@ static npu_status npu__fail_end(npu_context *ctx, npu_status status)
     return status;
 }
 
-/* Drops `suffix` from the end of the message being recorded, if it is there
- * (a separator that turned out to have nothing after it). */
-static void npu__strip_trailing(npu_context *ctx, const char *suffix)
-{
-    size_t len, n = strlen(suffix);
-    if (ctx == NULL) return;
-    npu__ctx_lock(ctx);
-    len = strlen(ctx->last_error);
-    if (len >= n && memcmp(ctx->last_error + len - n, suffix, n) == 0) ctx->last_error[len - n] = '\0';
-    npu__ctx_unlock(ctx);
-}
-
 /* ==== 4. Types and shapes ================================================ */
 /* Owns: the element-type table shared by the writer, the loader and the Level
  * Zero sections (OpenVINO names, bits, graph-extension precision codes). */
@@ -6687,7 +6675,7 @@ typedef struct npu__create_args {
 /* Appends the driver's build log to the message being recorded (under the
  * message lock, straight into the context: a log of kilobytes never sits on
  * the stack). */
-static void npu__fail_more_build_log(npu_device *d, const char *none)
+static void npu__fail_more_build_log(npu_device *d, const char *sep, const char *none)
 {
     npu_context *ctx = d->ctx;
     uint32_t size = 0;
@@ -6700,6 +6688,7 @@ static void npu__fail_more_build_log(npu_device *d, const char *none)
         npu__fail_more(ctx, "%s", none);
         return;
     }
+    npu__fail_more(ctx, "%s", sep);
     npu__ctx_lock(ctx);
     len = strlen(ctx->last_error);
     if (len + 1 < sizeof ctx->last_error) {
@@ -6760,13 +6749,12 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
         npu_arena_rewind(arena, c->transient_mark);
         if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE) {
             st = r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
-            npu__fail_begin(ctx, st, "import: %s failed: ze_result_t 0x%08x: ", fn, (unsigned)r);
-            npu__fail_more_build_log(d, "");
-            npu__strip_trailing(ctx, ": ");
+            npu__fail_begin(ctx, st, "import: %s failed: ze_result_t 0x%08x", fn, (unsigned)r);
+            npu__fail_more_build_log(d, ": ", "");
             return npu__fail_end(ctx, st);
         }
-        npu__fail_begin(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log: ", fn, (unsigned)r);
-        npu__fail_more_build_log(d, "(empty)");
+        npu__fail_begin(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
+        npu__fail_more_build_log(d, ": ", ": (empty)");
         return npu__fail_end(ctx, NPU_ERR_COMPILE);
     }
     /* The driver has the payload/blob now: the transient arena space is free. */
