@@ -9166,7 +9166,7 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
  *   npu__cache_key_field(&k, NPU__KEY_PLATFORM, platform, strlen(platform));
  *   npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, NPU_VERSION);
  *   npu__cache_fields_init(&f, &k, compiler_version, platform, descriptor);
- *   if (npu__cache_open(ctx, dir, &f, &map) == NPU_OK) {
+ *   if (npu__cache_open(ctx, dir, &f, &map, path) == NPU_OK) {
  *       import map.payload / map.payload_size (npu__meta_read first), then
  *       npu__cache_close(&map) once the driver no longer needs the bytes;
  *   } else {            // a miss: the reason is logged
@@ -9356,6 +9356,8 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
 
 /* ---- writing an entry ---- */
 
+_Static_assert(NPU__CACHE_HEADER <= 8192, "the cache header fits the writer's buffer");
+
 typedef struct npu__cache_writer {
     npu_context *ctx;
     int fd;                      /* -1 when not open */
@@ -9387,11 +9389,11 @@ static npu_status npu__cache_writer_warn(npu__cache_writer *w, npu_status status
 /* mkdir -p: creates dir and its missing parents, each with mode 0777 less
  * the umask (as mkdir(1) does). Returns 0 or the errno of the first level
  * that could not be created. */
-static int npu__mkdir_parents(const char *dir)
+/* buf: the caller's scratch of cap bytes (the writer's idle buffer). */
+static int npu__mkdir_parents(const char *dir, char *buf, size_t cap)
 {
-    char buf[NPU__CACHE_PATH_MAX];
-    size_t i, n = npu__strlcpy(buf, dir, sizeof buf);
-    if (n >= sizeof buf) return ENAMETOOLONG;
+    size_t i, n = npu__strlcpy(buf, dir, cap);
+    if (n >= cap) return ENAMETOOLONG;
     for (i = 1; i <= n; i++) {
         if (i < n && buf[i] != '/') continue;
         if (i < n && buf[i - 1] == '/') continue;   /* "a//b" */
@@ -9485,7 +9487,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
         if (err == ENOENT && attempt == 0) {
             /* The directory (or a parent) is missing: create the path, and
              * report why not when that fails (EROFS, EACCES, ...). */
-            int mk = npu__mkdir_parents(dir);
+            int mk = npu__mkdir_parents(dir, (char *)w->buffer, sizeof w->buffer);   /* idle until data comes */
             if (mk == 0) continue;
             return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create directory '%s': %s; continuing without "
                                           "storing the compiled model", dir, strerror(mk));
@@ -9505,12 +9507,13 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
  * returned (logged as a warning); a previous entry stays as it was. */
 static npu_status npu__cache_writer_finish(npu__cache_writer *w)
 {
-    unsigned char hdr[NPU__CACHE_HEADER];
+    unsigned char *hdr = w->buffer;   /* flushed below: free for the header */
     npu__digest sum;
     int err;
     const char *step = "write";
     if (w->fd < 0) return NPU_ERR_IO;
     npu__cache_writer_flush(w);
+    memset(hdr, 0, NPU__CACHE_HEADER);
     err = w->error;
     if (err == 0) {
         npu__cache_header(hdr, &w->fields, w->payload_size);
@@ -9668,10 +9671,10 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
  * NPU_ERR_IO (cannot open or map). The caller recompiles and stores, which
  * replaces a bad entry. The mapping is private: files are replaced by
  * rename, never rewritten in place, so an open mapping stays intact. */
-static npu_status npu__cache_open(npu_context *ctx, const char *dir,
-                                  const npu__cache_fields *expected, npu__cache_mapping *out)
+/* path: the caller's scratch of NPU__CACHE_PATH_MAX bytes. */
+static npu_status npu__cache_open(npu_context *ctx, const char *dir, const npu__cache_fields *expected,
+                                  npu__cache_mapping *out, char *path)
 {
-    char path[NPU__CACHE_PATH_MAX];
     const char *why;
     npu_status status;
     int err;
@@ -9679,7 +9682,7 @@ static npu_status npu__cache_open(npu_context *ctx, const char *dir,
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL mapping or fields");
     memset(out, 0, sizeof *out);
     /* No ctx: a path too long is a miss (and a warning), not the compile's error. */
-    status = npu__cache_entry_path(NULL, dir, &expected->key, path, sizeof path);
+    status = npu__cache_entry_path(NULL, dir, &expected->key, path, NPU__CACHE_PATH_MAX);
     if (status != NPU_OK) {
         snprintf(out->reason, sizeof out->reason, "%s",
                  dir == NULL ? "no directory" : "directory path too long");
@@ -10150,7 +10153,16 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
         if (end > arena->peak) arena->peak = end;
         st = npu__cache_fields_for(d, arena, src, o, form, &fields);
         if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
-        if (npu__cache_open(d->ctx, o->cache_dir, &fields, &map) == NPU_OK) {
+        {
+            /* the entry's path: scratch at the top, given back before the
+             * model is made (the compile's reserved need covers it) */
+            size_t pmark = arena->used;
+            char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
+            st = path != NULL ? npu__cache_open(d->ctx, o->cache_dir, &fields, &map, path) : NPU_ERR_ARENA_TOO_SMALL;
+            npu_arena_rewind(arena, pmark);
+            if (path == NULL) snprintf(map.reason, sizeof map.reason, "no arena room for the entry's path");
+        }
+        if (st == NPU_OK) {
             st = npu__cache_import(d, arena, o, &map, &m);
             if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
                 npu__model_release(m);

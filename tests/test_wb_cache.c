@@ -10,6 +10,9 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+/* npu__cache_open takes the entry path buffer from its caller. */
+static char wb_path[NPU__CACHE_PATH_MAX];
+
 /* ---- context with a logger that keeps the last warning ------------------ */
 static _Alignas(16) unsigned char ctx_mem[8192];
 static char last_warning[512];
@@ -315,7 +318,7 @@ static void expect_hit(npu_context *ctx, const npu__cache_fields *f, const unsig
                        size_t n)
 {
     npu__cache_mapping m;
-    npu_status st = npu__cache_open(ctx, dir, f, &m);
+    npu_status st = npu__cache_open(ctx, dir, f, &m, wb_path);
     if (st != NPU_OK) fail_msg("expected a hit, got %d: %s", st, m.reason);
     assert_int_equal(m.payload_size, n);
     assert_int_equal((uintptr_t)m.payload % 4096, 0);
@@ -329,7 +332,7 @@ static void expect_miss(npu_context *ctx, const npu__cache_fields *f, npu_status
                         const char *reason)
 {
     npu__cache_mapping m;
-    npu_status st = npu__cache_open(ctx, dir, f, &m);
+    npu_status st = npu__cache_open(ctx, dir, f, &m, wb_path);
     assert_int_equal(st, want);
     assert_null(m.base);
     assert_null(m.payload);
@@ -553,7 +556,7 @@ static void test_unwritable_directory_makes_store_a_logged_no_op(void **state)
     assert_int_equal(npu_context_last_status(ctx), NPU_OK); /* not an error */
     {
         npu__cache_mapping m;
-        assert_true(npu__cache_open(ctx, under, &f, &m) != NPU_OK);
+        assert_true(npu__cache_open(ctx, under, &f, &m, wb_path) != NPU_OK);
     }
     /* a missing directory is created (one level) */
     snprintf(ro, sizeof ro, "%s/new-dir", dir);
@@ -598,7 +601,7 @@ static void test_streamed_export_through_a_sink(void **state)
     npu__sink_put(&s, blob + 10000, n - 10000);                       /* one large piece */
     npu__meta_write(&s, &meta);
     assert_int_equal(npu__cache_writer_finish(&w), NPU_OK);
-    assert_int_equal(npu__cache_open(ctx, dir, &f, &m), NPU_OK);
+    assert_int_equal(npu__cache_open(ctx, dir, &f, &m, wb_path), NPU_OK);
     assert_int_equal(m.payload_size, s.len);
     assert_memory_equal(m.payload, blob, n);
     memset(&back, 0, sizeof back);   /* no layout rows: parsed, not kept */
@@ -633,7 +636,7 @@ static void test_concurrent_writers_never_produce_a_torn_entry(void **state)
         int hits = 0;
         for (int i = 0; i < 100000; i++) {
             npu__cache_mapping m;
-            npu_status st = npu__cache_open(ctx, dir, &f, &m);
+            npu_status st = npu__cache_open(ctx, dir, &f, &m, wb_path);
             if (st == NPU_OK) {
                 if (!payload_ok(m.payload, m.payload_size)) _exit(1); /* corrupt hit */
                 npu__cache_close(&m);
@@ -707,7 +710,7 @@ static void test_writer_killed_mid_write_leaves_no_torn_entry(void **state)
         kill(child, SIGKILL);
         assert_int_equal(waitpid(child, &status, 0), child);
         npu__cache_mapping m;
-        npu_status st = npu__cache_open(ctx, dir, &f, &m);
+        npu_status st = npu__cache_open(ctx, dir, &f, &m, wb_path);
         print_message("killed after %d us: %s, %u temp file(s)\n", delays_us[d],
                       st == NPU_OK ? "complete entry" : "no entry", count_temps());
         if (st == NPU_OK) {
