@@ -5084,25 +5084,34 @@ npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *byte
 npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path, const char *bin_path,
                        npu_ir **out)
 {
-    char derived[4096];
+    char *derived = NULL;   /* the .bin next to the .xml: arena scratch, given back before loading */
     void *xml_map = NULL, *bin_map = NULL;
-    size_t xml_len = 0, bin_len = 0;
+    size_t xml_len = 0, bin_len = 0, mark;
     int missing = 0;
     npu_status st;
     if (out != NULL) *out = NULL;
     if (arena == NULL || xml_path == NULL || out == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_open: NULL arena, xml_path or out");
+    mark = arena->used;
     if (bin_path == NULL) {
         size_t n = strlen(xml_path);
-        if (n + 5 > sizeof derived) return npu__fail(ctx, NPU_ERR_IO, "path too long: '%s'", xml_path);
+        if (n + 5 > 4096) return npu__fail(ctx, NPU_ERR_IO, "path too long: '%s'", xml_path);
+        derived = (char *)npu__alloc(arena, ctx, n + 5, "the .bin path");
+        if (derived == NULL) return NPU_ERR_ARENA_TOO_SMALL;
         memcpy(derived, xml_path, n + 1);
         if (n >= 4 && strcmp(derived + n - 4, ".xml") == 0) n -= 4;
         memcpy(derived + n, ".bin", 5);
     }
     st = npu__ir_map(ctx, xml_path, 0, &xml_map, &xml_len, NULL);
+    if (st == NPU_OK)
+        st = npu__ir_map(ctx, bin_path ? bin_path : derived, bin_path == NULL, &bin_map, &bin_len, &missing);
+    npu_arena_rewind(arena, mark);
+    if (st != NPU_OK && xml_map != NULL) {
+        munmap(xml_map, xml_len);
+        return st;
+    }
     if (st != NPU_OK) return st;
-    st = npu__ir_map(ctx, bin_path ? bin_path : derived, bin_path == NULL, &bin_map, &bin_len, &missing);
-    if (st == NPU_OK) {
+    {
         const char *xml = xml_map ? (const char *)xml_map : "";
         /* a zero-length .bin maps to nothing: use a non-NULL empty base */
         const void *bin = bin_map ? bin_map : (missing ? NULL : (const void *)"");
