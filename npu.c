@@ -490,6 +490,15 @@ static void npu__fail_more(npu_context *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Cuts the message being recorded to at most n bytes. */
+static void npu__fail_cut(npu_context *ctx, size_t n)
+{
+    if (ctx == NULL || n >= sizeof ctx->last_error) return;
+    npu__ctx_lock(ctx);
+    ctx->last_error[n] = '\0';
+    npu__ctx_unlock(ctx);
+}
+
 static npu_status npu__fail_end(npu_context *ctx, npu_status status)
 {
     if (ctx != NULL) npu__log_error(ctx);
@@ -10268,6 +10277,23 @@ static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const np
     return st;
 }
 
+/* snprintf for texts that are meant to be cut at cap (reasons, notes). */
+NPU__PRINTF(3, 4)
+static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+}
+
+/* why = prefix + the context's last error (cut to fit). */
+static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
+{
+    size_t n = npu__strlcpy(why, prefix, cap);
+    if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
+}
+
 static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                    const npu_compile_options *o, npu_model **out)
 {
@@ -10275,7 +10301,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu__batch_plan plan;
     npu__form as_is, plugin;
     int64_t saved = 0;
-    char b[24], why[512], reason[512]; /* cut to NPU_BATCH_REASON_MAX in the info */
+    char b[24], why[256], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
     npu_status st;
 
     if (out != NULL) *out = NULL;
@@ -10290,52 +10316,49 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     if (plan.no_layout) {
         /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
         if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        snprintf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
+        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
         npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
                  "batch mode %s: %s; the model is compiled as it is (not debatched)",
                  mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
         st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
         if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
-            npu__strlcpy(why, npu_context_last_error(d->ctx), sizeof why);
-            return npu__fail(d->ctx, st, "%.300s (npu did not debatch the model: %.150s; %s)", why, plan.why,
-                             npu__layout_fix(src));
+            /* the compile's message, cut to 300 bytes, then why npu left the batch */
+            npu__fail_cut(d->ctx, 300);
+            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, npu__layout_fix(src));
+            return npu__fail_end(d->ctx, st);
         }
         return st;
     }
     if (!plan.batched) {
-        snprintf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
+        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
         return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
     }
     if (mode == NPU_BATCH_COMPILER) {
-        snprintf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
+        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
         return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
     }
     if (!plan.plugin_ok) {
         if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
         npu__auto_fallback(d->ctx, &plan, plan.why);
-        snprintf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
                  "(COMPILER)", b, plan.why);
         return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
     }
     st = npu__src_batch_one(src, &saved);
     if (st != NPU_OK) {
-        {
-            char msg[401];
-            npu_context_copy_error(d->ctx, msg, sizeof msg);
-            snprintf(why, sizeof why, "setting batch 1 failed: %s", msg);
-        }
+        npu__why_with_error(why, sizeof why, "setting batch 1 failed: ", d->ctx);
         if (mode == NPU_BATCH_PLUGIN)
             return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
                              "debatched: %s", b, why);
         npu__auto_fallback(d->ctx, &plan, why);
-        snprintf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
                  "(COMPILER)", b, why);
         return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
     }
     plugin.mode = NPU_BATCH_PLUGIN;
     plugin.original = plan.n;
     plugin.compiled = 1;
-    snprintf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
+    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
              "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
     st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
     npu__src_batch_restore(src, d->ctx, saved);
@@ -10346,15 +10369,11 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
         return NPU_OK;
     }
     if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    {
-            char msg[401];
-            npu_context_copy_error(d->ctx, msg, sizeof msg);
-            snprintf(why, sizeof why, "the batch-1 model: %s", msg);
-        }
+    npu__why_with_error(why, sizeof why, "the batch-1 model: ", d->ctx);
     if (mode == NPU_BATCH_PLUGIN)
         return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
     npu__auto_fallback(d->ctx, &plan, why);
-    snprintf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
+    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
              b, why);
     return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
 }
