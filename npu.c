@@ -450,6 +450,16 @@ static void npu__log_error(npu_context *ctx)
     ctx->log(ctx->log_user_data, NPU_LOG_ERROR, line);
 }
 
+/* snprintf for texts that are meant to be cut at cap (reasons, notes). */
+NPU__PRINTF(3, 4)
+static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+}
+
 /* Records an error in ctx (which may be NULL) and returns `status`, so that
  * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. */
 NPU__PRINTF(3, 4)
@@ -2364,14 +2374,15 @@ npu_status npu_graph_set_batch(npu_graph *g, int64_t batch)
     m.text[0] = '\0';
     st = npu__reinfer(g, &m);
     if (st == NPU_OK) return NPU_OK;
+    /* Record the message first: m is then reused by the re-inference at the
+     * old shapes (which inferred before, so they do again; inference only
+     * writes m, never the context). */
+    (void)npu__fail(g->ctx, st, "set_batch(%lld): %s", (long long)batch, m.text);
     for (n = g->first; n != NULL; n = n->next)
         if (n->op == NPU__OP_PARAMETER && n->shape.rank > 0)
             n->shape.dims[npu__batch_axis(n->layout)] = n->a.parameter.saved_batch;
-    {
-        npu__msg again;
-        (void)npu__reinfer(g, &again);  /* the old shapes inferred before, so they do again */
-    }
-    return npu__fail(g->ctx, st, "set_batch(%lld): %s", (long long)batch, m.text);
+    (void)npu__reinfer(g, &m);
+    return st;
 }
 
 int64_t npu_graph_batch(const npu_graph *g)
@@ -5865,7 +5876,11 @@ static void npu__model_unlock(npu_model *m)
 /* ==== 10. Device ========================================================= */
 
 #define NPU__MAX_EXTENSIONS 96
-#define NPU__EXT_SCRATCH_BYTES (NPU__MAX_EXTENSIONS * sizeof(ze_driver_extension_properties_t))
+#define NPU__EXT_LIST_BYTES (NPU__MAX_EXTENSIONS * sizeof(ze_driver_extension_properties_t))
+/* the list, then the chosen graph extension's name */
+#define NPU__EXT_SCRATCH_BYTES (NPU__EXT_LIST_BYTES + ZE_MAX_EXTENSION_NAME)
+_Static_assert(16 * sizeof(ze_command_queue_group_properties_t) <= NPU__MAX_EXTENSIONS * sizeof(ze_driver_extension_properties_t),
+               "the queue groups fit the extension scratch");
 
 /* The device, and while npu_device_open runs, the scratch for the extension
  * list behind it (handed back before it returns). */
@@ -5896,7 +5911,7 @@ static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_extension_pr
     r = zeDriverGetExtensionProperties(drv, &n, NULL);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
     if (n > NPU__MAX_EXTENSIONS) n = NPU__MAX_EXTENSIONS;
-    memset(ext, 0, NPU__EXT_SCRATCH_BYTES);
+    memset(ext, 0, NPU__EXT_LIST_BYTES);
     r = zeDriverGetExtensionProperties(drv, &n, ext);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
     for (i = 0; i < n && i < NPU__MAX_EXTENSIONS; i++) {
@@ -6081,8 +6096,10 @@ static void npu__cfg_key(const npu_device *d, uint32_t which, char *key, size_t 
 static npu_status npu__device_init(npu_device *d, const npu_device_options *opts)
 {
     npu_context *ctx = d->ctx;
-    char ext_name[ZE_MAX_EXTENSION_NAME];
-    ze_command_queue_group_properties_t groups[16];
+    char *ext_name = (char *)(void *)d->ext_scratch + NPU__EXT_LIST_BYTES;   /* scratch: past the list */
+    /* the queue groups: in the extension list's arena scratch, which
+     * driver selection is done with by now (no 640 bytes on the stack) */
+    ze_command_queue_group_properties_t *groups = (ze_command_queue_group_properties_t *)(void *)d->ext_scratch;
     npu__ze_device_graph_properties gp;
     ze_context_desc_t cd;
     ze_api_version_t api = (ze_api_version_t)0;
@@ -6121,7 +6138,7 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
     NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, NULL),
             "zeDeviceGetCommandQueueGroupProperties");
     if (n > 16) n = 16;
-    memset(groups, 0, sizeof groups);
+    memset(groups, 0, 16 * sizeof *groups);
     for (i = 0; i < n; i++) groups[i].stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
     if (n > 0)
         NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, groups),
@@ -10006,7 +10023,7 @@ static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const n
     npu__cache_key k;
     npu__sink s;
     const char *flags = NULL;
-    char platform[64], descriptor[NPU__CACHE_DESCRIPTOR_MAX], batch[24];
+    char batch[24];
     npu_tensor_desc desc;
     size_t mark = arena->used;
     uint32_t i, axis, n_in, n_out;
@@ -10048,17 +10065,20 @@ static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const n
     }
     npu__cache_key_end(&k);
     npu__cache_key_u32(&k, NPU__KEY_COMPILER, d->compiler_version);
-    npu__device_platform(d, platform, sizeof platform);
-    npu__cache_key_field(&k, NPU__KEY_PLATFORM, platform, strlen(platform));
+    /* The texts go straight into *f (no copies on the stack): filled after
+     * npu__cache_fields_init, which clears f. */
+    npu__device_platform(d, f->platform, sizeof f->platform);
+    npu__cache_key_field(&k, NPU__KEY_PLATFORM, f->platform, strlen(f->platform));
     npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, (uint32_t)NPU_VERSION);
+    npu__cache_fields_init(f, &k, d->compiler_version, NULL, NULL);
+    npu__device_platform(d, f->platform, sizeof f->platform);
     npu__batch_text(form->original, batch, sizeof batch);
-    snprintf(descriptor, sizeof descriptor, "%s '%.64s' %u in %u out batch %s%s", src->is_ir ? "IR" : "graph",
+    npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->is_ir ? "IR" : "graph",
              src->is_ir ? ((const npu_ir *)src->src)->label : npu_graph_name((const npu_graph *)src->src),
              (unsigned)n_in, (unsigned)n_out, batch,
              form->mode == NPU_BATCH_PLUGIN     ? " PLUGIN"
              : form->mode == NPU_BATCH_COMPILER ? " COMPILER"
                                                 : "");
-    npu__cache_fields_init(f, &k, d->compiler_version, platform, descriptor);
     return NPU_OK;
 }
 
@@ -10275,16 +10295,6 @@ static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const np
         npu__strlcpy((*out)->info.batch_reason, reason, sizeof (*out)->info.batch_reason);
     }
     return st;
-}
-
-/* snprintf for texts that are meant to be cut at cap (reasons, notes). */
-NPU__PRINTF(3, 4)
-static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dst, cap, fmt, ap);
-    va_end(ap);
 }
 
 /* why = prefix + the context's last error (cut to fit). */
