@@ -66,7 +66,7 @@ FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 60
 
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
-        install uninstall clean demo examples tools bench docs fuzz \
+        install uninstall clean demo examples tools bench docs fuzz check-stack \
         check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install \
         check-sim-layers
 
@@ -253,7 +253,21 @@ check-install: lib tools
 	     $(PKG_CONFIG) --cflags npu) $(B)/stage/usr/lib/libnpu.a $(ZE_LIBS) -lm
 	@echo "check-install: installed header, libraries, tools and npu.pc build a program"
 
-check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers
+# Worst-case stack of every public function, from gcc's call graph and frame
+# sizes (-fcallgraph-info=su), at -O2 and -Os, against the bounds in npu.h.
+STACK_BUDGET    = $(shell awk '/define NPU_STACK_BUDGET/ {print $$3}' npu.h)
+IR_SIZE_STACK   = $(shell awk '/define NPU_IR_SIZE_STACK/ {print $$3}' npu.h)
+check-stack:
+	@mkdir -p $(B)/stack
+	@for o in -O2 -Os; do \
+	  gcc -std=c11 $$o -fcallgraph-info=su $(ZE_CFLAGS) -c npu.c -o $(B)/stack/npu$$o.o || exit 1; \
+	  printf 'check-stack (gcc %s): ' $$o; \
+	  awk -v budget=$(STACK_BUDGET) -v frame_max=1024 \
+	      -v except="npu_ir_size=$(IR_SIZE_STACK),npu_ir_size_file=$(IR_SIZE_STACK)" \
+	      -f scripts/stack-check.awk $(B)/stack/npu$$o.ci || exit 1; \
+	done
+
+check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers check-stack
 
 TEST_WRAP ?=
 check: check-build

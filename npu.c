@@ -102,8 +102,12 @@ static void npu__meta_write(npu__sink *s, const npu__blob_meta *meta);
 
 #if defined(__GNUC__) || defined(__clang__)
 #define NPU__PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* Keeps a side branch's frame (cache key, entry lookup) out of its caller's,
+ * so that the deepest path (compile -> payload writer) does not carry it. */
+#define NPU__NOINLINE __attribute__((noinline))
 #else
 #define NPU__PRINTF(f, a)
+#define NPU__NOINLINE
 #endif
 
 /* Overflow-checked arithmetic: return 1 on overflow (and leave *out unchanged). */
@@ -450,6 +454,7 @@ static void npu__log_error(npu_context *ctx)
     ctx->log(ctx->log_user_data, NPU_LOG_ERROR, line);
 }
 
+#ifndef NPU_NO_LEVEL_ZERO
 /* snprintf for texts that are meant to be cut at cap (reasons, notes). */
 NPU__PRINTF(3, 4)
 static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
@@ -459,6 +464,7 @@ static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
     vsnprintf(dst, cap, fmt, ap);
     va_end(ap);
 }
+#endif
 
 /* Records an error in ctx (which may be NULL) and returns `status`, so that
  * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. */
@@ -500,6 +506,7 @@ static void npu__fail_more(npu_context *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+#ifndef NPU_NO_LEVEL_ZERO
 /* Cuts the message being recorded to at most n bytes. */
 static void npu__fail_cut(npu_context *ctx, size_t n)
 {
@@ -508,6 +515,7 @@ static void npu__fail_cut(npu_context *ctx, size_t n)
     ctx->last_error[n] = '\0';
     npu__ctx_unlock(ctx);
 }
+#endif
 
 static npu_status npu__fail_end(npu_context *ctx, npu_status status)
 {
@@ -991,7 +999,7 @@ static const npu__op_info npu__ops[NPU__OP_COUNT];
 static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; }
 
 /* "Op 'name': detail" into m. */
-static void npu__vmsg(npu__msg *m, const npu_node *n, const char *fmt, va_list ap)
+NPU__NOINLINE static void npu__vmsg(npu__msg *m, const npu_node *n, const char *fmt, va_list ap)
 {
     char detail[320];
     vsnprintf(detail, sizeof detail, fmt, ap);
@@ -9707,7 +9715,7 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
  * replaces a bad entry. The mapping is private: files are replaced by
  * rename, never rewritten in place, so an open mapping stays intact. */
 /* path: the caller's scratch of NPU__CACHE_PATH_MAX bytes. */
-static npu_status npu__cache_open(npu_context *ctx, const char *dir, const npu__cache_fields *expected,
+NPU__NOINLINE static npu_status npu__cache_open(npu_context *ctx, const char *dir, const npu__cache_fields *expected,
                                   npu__cache_mapping *out, char *path)
 {
     const char *why;
@@ -10016,7 +10024,7 @@ static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
 
 /* Everything that decides the blob, hashed into f. The build flags are
  * written into the arena and rewound. */
-static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const npu__model_src *src,
+NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                         const npu_compile_options *o, const npu__form *form,
                                         npu__cache_fields *f)
 {
@@ -10133,7 +10141,7 @@ static void npu__cache_store_with(npu_model *m, npu__cache_writer *wp, const cha
     m->info.cache = NPU_CACHE_STORED;   /* cache_note keeps why it missed */
 }
 
-static void npu__cache_store_model(npu_model *m, npu_arena *arena, const char *dir, const npu__cache_fields *f)
+NPU__NOINLINE static void npu__cache_store_model(npu_model *m, npu_arena *arena, const char *dir, const npu__cache_fields *f)
 {
     size_t mark = arena->used;
     npu__cache_store_with(m, (npu__cache_writer *)npu__alloc(arena, NULL, sizeof(npu__cache_writer), "cache writer"),
@@ -10143,7 +10151,7 @@ static void npu__cache_store_model(npu_model *m, npu_arena *arena, const char *d
 
 /* Imports a hit. The mapping moves into the model when the driver uses it in
  * place; otherwise it is closed here. */
-static npu_status npu__cache_import(npu_device *d, npu_arena *arena, const npu_compile_options *o,
+NPU__NOINLINE static npu_status npu__cache_import(npu_device *d, npu_arena *arena, const npu_compile_options *o,
                                     npu__cache_mapping *map, npu_model **out)
 {
     npu_import_options io;
@@ -10311,7 +10319,8 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu__batch_plan plan;
     npu__form as_is, plugin;
     int64_t saved = 0;
-    char b[24], why[256], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
+    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
+    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
     npu_status st;
 
     if (out != NULL) *out = NULL;
@@ -10356,7 +10365,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     }
     st = npu__src_batch_one(src, &saved);
     if (st != NPU_OK) {
-        npu__why_with_error(why, sizeof why, "setting batch 1 failed: ", d->ctx);
+        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
         if (mode == NPU_BATCH_PLUGIN)
             return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
                              "debatched: %s", b, why);
@@ -10379,7 +10388,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
         return NPU_OK;
     }
     if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    npu__why_with_error(why, sizeof why, "the batch-1 model: ", d->ctx);
+    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
     if (mode == NPU_BATCH_PLUGIN)
         return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
     npu__auto_fallback(d->ctx, &plan, why);

@@ -32,6 +32,16 @@
  *   Distinct objects may be used from distinct threads. Objects documented as
  *   shareable (a compiled model) may be used by several threads at once; all
  *   other objects by one thread at a time.
+ * - Stack: every function declared here uses at most NPU_STACK_BUDGET bytes of
+ *   the calling thread's stack (npu_ir_size() and npu_ir_size_file(): at most
+ *   NPU_IR_SIZE_STACK), and no function in npu.c has a frame over 1 KiB. This
+ *   counts everything npu.c runs, not the Level Zero loader and driver, libc,
+ *   or the caller's callbacks (logger, sinks). Large transient structures (the
+ *   driver's argument tables, the IR walker, the cache writer, file paths) are
+ *   arena scratch, counted by the size queries and handed back before the call
+ *   returns. `make check-stack` computes every public function's worst case
+ *   from gcc's call graph (-fcallgraph-info, at -O2 and -Os) and fails above
+ *   these bounds.
  *
  * Building: C11. Define NPU_NO_LEVEL_ZERO to build only the graph and IR parts
  * (sections 1-8), without the Level Zero loader. npu.c needs only this header,
@@ -49,6 +59,10 @@ extern "C" {
 #endif
 
 /* ==== 1. Versions ======================================================== */
+
+/* Stack bounds (see "Stack" above): bytes of the caller's thread stack. */
+#define NPU_STACK_BUDGET 4096
+#define NPU_IR_SIZE_STACK 12288   /* npu_ir_size(), npu_ir_size_file() */
 
 #define NPU_VERSION_MAJOR 0
 #define NPU_VERSION_MINOR 1
@@ -672,7 +686,11 @@ typedef struct npu_ir_state {
 
 /* Exact arena capacity npu_ir_load_memory() needs for this XML (one scan, no
  * memory taken). ctx may be NULL. Errors: those of loading that the XML alone
- * shows (NPU_ERR_PARSE, NPU_ERR_UNSUPPORTED, NPU_ERR_LIMIT), INVALID_ARGUMENT. */
+ * shows (NPU_ERR_PARSE, NPU_ERR_UNSUPPORTED, NPU_ERR_LIMIT), INVALID_ARGUMENT.
+ * Stack: at most NPU_IR_SIZE_STACK bytes, the one exception to
+ * NPU_STACK_BUDGET: with no arena, the XML walker's 9 KB state is on the stack
+ * (npu_ir_size_file() too). Size on a thread with a large stack, or skip the
+ * query and let npu_ir_load_memory() report the need when it fails. */
 npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes);
 
 /* The same for a file: maps xml_path for the scan and unmaps it. NPU_ERR_IO when

@@ -26,7 +26,7 @@ static npu__digest nh128_once(const unsigned char *p)
 
 int main(void)
 {
-    char dir[256], path[512], cmd[300];
+    char dir[256], path[512], cmd[300], open_path[NPU__CACHE_PATH_MAX];
     const char *tmp = getenv("TMPDIR");
     unsigned char *blob = malloc(ENTRY_BYTES), *buf = malloc(ENTRY_BYTES + NPU__CACHE_HEADER);
     npu__cache_fields f;
@@ -50,7 +50,7 @@ int main(void)
     for (r = -2; r < ROUNDS; r++) { /* two warm-up rounds */
         npu__cache_mapping m;
         double t0 = now_s();
-        if (npu__cache_open(NULL, dir, &f, &m) != NPU_OK) {
+        if (npu__cache_open(NULL, dir, &f, &m, open_path) != NPU_OK) {
             fprintf(stderr, "cache_start: unexpected miss: %s\n", m.reason);
             return 1;
         }
