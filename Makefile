@@ -8,12 +8,20 @@
 # Tests are found by name: tests/test_*.c link with libnpu.a; sim/tests/test_*.c
 # link with the sim's objects. Each suite runs with the software NPU as the only
 # Level Zero driver unless an NPU is requested with NPU_TEST_HW=1.
+#
+# CC, CFLAGS, CPPFLAGS, LDFLAGS, AR and PKG_CONFIG are the caller's (a Debian
+# rules file, a Yocto recipe): they come after the flags npu needs, so they win.
+# Warnings are errors only in the project's own checks (check, check-build,
+# tests, check-strict, ...); `make WERROR=` turns that off there too, e.g. for
+# a package build that runs `make check` with a newer compiler.
 
 CC      ?= cc
 CXX     ?= c++
+AR      ?= ar
+B       := build
+
 PREFIX  ?= /usr/local
 DESTDIR ?=
-B       := build
 
 PKG_CONFIG ?= pkg-config
 ZE_CFLAGS  := $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null))
@@ -22,15 +30,47 @@ XML_CFLAGS := $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags libxml-2.
 XML_LIBS   := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null || echo -lxml2)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
-# The library's own rules (DEVELOPERS.md): C11, no extensions, no warnings.
-STRICT   := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Werror
-OPT      ?= -O2 -g
+CFLAGS   ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS  ?=
 SAN      ?=
-NPU_CFLAGS := $(STRICT) $(OPT) $(SAN) -fPIC $(ZE_CFLAGS)
-# sim, tests, examples and benchmarks: strict but for -Wconversion.
-AUX_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Wshadow -Werror $(OPT) $(SAN) \
-              -I. $(ZE_CFLAGS) $(XML_CFLAGS)
-LDLIBS_ALL := $(ZE_LIBS) $(XML_LIBS) -lpthread -lm -ldl
+
+# The library's own rules (DEVELOPERS.md): C11, no extensions, no warnings.
+# check-strict compiles npu.c with STRICT under gcc and clang.
+WARN   := -Wall -Wextra -Wpedantic -Wshadow
+STRICT := -std=c11 $(WARN) -Wconversion -Werror
+CHECK_GOALS := check check-build tests check-strict check-nomalloc check-cxx check-install \
+               check-asan check-ubsan check-tsan check-valgrind coverage
+ifneq ($(filter $(CHECK_GOALS),$(MAKECMDGOALS)),)
+WERROR ?= -Werror
+endif
+
+NPU_CFLAGS := -std=c11 $(WARN) -Wconversion $(WERROR) $(ZE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN) -fPIC
+# Examples need only npu.h and Level Zero (and say which POSIX they use, as a
+# user's program would); the tools take GNU extensions (getopt_long, glob); the
+# sim, the tests and the benchmarks libxml2 as well. Strict but for -Wconversion.
+EXAMPLE_CFLAGS := -std=c11 $(WARN) $(WERROR) -I. $(ZE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN)
+TOOL_CFLAGS := -D_GNU_SOURCE $(EXAMPLE_CFLAGS)
+AUX_CFLAGS  := $(TOOL_CFLAGS) $(XML_CFLAGS)
+LINK        := $(CFLAGS) $(SAN) $(LDFLAGS)
+TOOL_LIBS   := $(ZE_LIBS) -lm -ldl
+EXAMPLE_LIBS := $(ZE_LIBS) -lpthread -lm
+LDLIBS_ALL  := $(ZE_LIBS) $(XML_LIBS) -lpthread -lm -ldl
+
+# Everything built depends on $(B)/flags, the flags it was built with: another
+# CC, CFLAGS, CPPFLAGS, LDFLAGS or SAN rebuilds it. A build made with -Werror
+# also serves one without (so `make` after `make check` rebuilds nothing); the
+# other way round rebuilds once.
+sq = $(subst ','\'',$(1))
+BUILD_FLAGS := $(CC) | $(CPPFLAGS) | $(CFLAGS) | $(LDFLAGS) | $(SAN)
+FLAGS := $(B)/flags
+$(FLAGS): FORCE
+	@mkdir -p $(B); new='$(call sq,$(BUILD_FLAGS)) | werror=$(WERROR)'; \
+	 old=$$(cat $@ 2>/dev/null || true); \
+	 if [ "$$old" != "$$new" ] && \
+	    { [ -n "$(WERROR)" ] || [ "$$old" != '$(call sq,$(BUILD_FLAGS)) | werror=-Werror' ]; }; then \
+	   printf '%s\n' "$$new" > $@; fi
+FORCE:
 
 SIM_SRC  := $(sort $(wildcard sim/*.c))
 SIM_OBJ  := $(SIM_SRC:sim/%.c=$(B)/sim/%.o)
@@ -73,15 +113,15 @@ all: lib sim tools
 
 lib: $(B)/libnpu.a $(B)/libnpu.so $(B)/npu.pc
 
-$(B)/npu.o: $(NPU_DEPS)
+$(B)/npu.o: $(NPU_DEPS) $(FLAGS)
 	@mkdir -p $(B)
 	$(CC) $(NPU_CFLAGS) -c npu.c -o $@
 
 $(B)/libnpu.a: $(B)/npu.o
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(B)/libnpu.so: $(B)/npu.o
-	$(CC) $(SAN) -shared -Wl,-soname,libnpu.so.0 -o $@ $^ $(ZE_LIBS)
+	$(CC) $(LINK) -shared -Wl,-soname,libnpu.so.0 -o $@ $^ $(ZE_LIBS)
 
 $(B)/npu.pc: Makefile
 	@mkdir -p $(B)
@@ -93,44 +133,45 @@ $(B)/npu.pc: Makefile
 # ---- software NPU ---------------------------------------------------------
 sim: $(SIM_SO) $(SIM_A)
 
-$(B)/sim/%.o: sim/%.c $(wildcard sim/*.h)
+$(B)/sim/%.o: sim/%.c $(wildcard sim/*.h) $(FLAGS)
 	@mkdir -p $(B)/sim
 	$(CC) $(AUX_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(SIM_SO): $(SIM_OBJ)
-	$(CC) $(SAN) -shared -o $@ $^ -Wl,-z,nodelete -Wl,-z,defs $(XML_LIBS) -lpthread -lm -ldl
+	$(CC) $(LINK) -shared -o $@ $^ -Wl,-z,nodelete -Wl,-z,defs $(XML_LIBS) -lpthread -lm -ldl
 
 $(SIM_A): $(SIM_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/%.c $(B)/libnpu.a $(TEST_SUPPORT) $(wildcard tests/support/*.h tests/*.h) sim/npu_sim_ext.h
 	@mkdir -p $(B)/tests
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(B)/libnpu.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	$(CC) $(AUX_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(B)/libnpu.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
 # White-box suites include npu.c themselves (to reach static internals).
-$(B)/tests/test_wb_%: tests/test_wb_%.c $(NPU_DEPS) $(TEST_SUPPORT) $(wildcard tests/support/*.h)
+$(B)/tests/test_wb_%: tests/test_wb_%.c $(NPU_DEPS) $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(FLAGS)
 	@mkdir -p $(B)/tests
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	$(CC) $(AUX_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
 $(B)/sim/tests/%: sim/tests/%.c $(SIM_A)
 	@mkdir -p $(B)/sim/tests
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(SIM_A) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	$(CC) $(AUX_CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_A) $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
 tests: $(TEST_BIN) $(WB_BIN) $(SIMTEST_BIN) $(EXAMPLE_BIN)
 
 # ---- examples, tools, benchmarks -------------------------------------------
 $(B)/examples/%: examples/%.c $(B)/libnpu.a
 	@mkdir -p $(B)/examples
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+	$(CC) $(EXAMPLE_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libnpu.a $(EXAMPLE_LIBS)
 
+# The tools link what they use: npu, Level Zero, libm, libdl (not libxml2).
 $(B)/tools/%: tools/%.c $(B)/libnpu.a
 	@mkdir -p $(B)/tools
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+	$(CC) $(TOOL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libnpu.a $(TOOL_LIBS)
 
 $(B)/bench/%: bench/%.c $(B)/libnpu.a $(wildcard bench/*.h)
 	@mkdir -p $(B)/bench
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+	$(CC) $(AUX_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
 
 examples: $(EXAMPLE_BIN)
 tools: $(TOOL_BIN)
@@ -192,7 +233,7 @@ check-valgrind:
 # counts; warnings that only -O0 raises do not stop it (make check enforces
 # -Werror). Counters are zeroed after the build: the numbers are one check-run.
 COV_RC := --rc lcov_branch_coverage=1
-COV_MAKE = $(MAKE) B=$(B)/cov OPT="-O0 -g -Wno-error" SAN="--coverage -fprofile-update=atomic"
+COV_MAKE = $(MAKE) B=$(B)/cov CFLAGS="-O0 -g" WERROR= SAN="--coverage -fprofile-update=atomic"
 coverage:
 	$(COV_MAKE) check-build
 	lcov -q -z -d $(B)/cov
