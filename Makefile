@@ -3,7 +3,8 @@
 #   make            libnpu.a, libnpu.so and the software NPU (build/)
 #   make check      everything, then every cmocka suite against the software NPU
 #   make demo       the main job (see README.md)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (also BINDIR, LIBDIR, INCLUDEDIR)
+#   make install-sim  the software NPU, into LIBDIR (see README.md, "Install")
 #
 # Tests are found by name: tests/test_*.c link with libnpu.a; sim/tests/test_*.c
 # link with the sim's objects. Each suite runs with the software NPU as the only
@@ -20,8 +21,19 @@ CXX     ?= c++
 AR      ?= ar
 B       := build
 
-PREFIX  ?= /usr/local
-DESTDIR ?=
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR   ?= $(LIBDIR)/cmake/npu
+SIMDIR     ?= $(LIBDIR)
+DESTDIR    ?=
+
+# libnpu.so.0.Y.Z (real name), libnpu.so.0 (soname), libnpu.so (link name).
+VERSION := $(shell sed -n 's/^\#define NPU_VERSION_STRING "\(.*\)"/\1/p' npu.h)
+SONAME  := libnpu.so.$(firstword $(subst ., ,$(VERSION)))
+SOREAL  := libnpu.so.$(VERSION)
 
 PKG_CONFIG ?= pkg-config
 ZE_CFLAGS  := $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null))
@@ -106,12 +118,12 @@ FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 60
 
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
-        install uninstall clean demo examples tools bench docs fuzz \
+        install install-sim uninstall clean demo examples tools bench docs fuzz \
         check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install
 
 all: lib sim tools
 
-lib: $(B)/libnpu.a $(B)/libnpu.so $(B)/npu.pc
+lib: $(B)/libnpu.a $(B)/libnpu.so
 
 $(B)/npu.o: $(NPU_DEPS) $(FLAGS)
 	@mkdir -p $(B)
@@ -120,15 +132,12 @@ $(B)/npu.o: $(NPU_DEPS) $(FLAGS)
 $(B)/libnpu.a: $(B)/npu.o
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/libnpu.so: $(B)/npu.o
-	$(CC) $(LINK) -shared -Wl,-soname,libnpu.so.0 -o $@ $^ $(ZE_LIBS)
-
-$(B)/npu.pc: Makefile
-	@mkdir -p $(B)
-	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
-	  'Name: npu' 'Description: allocation-free C runtime for Intel NPUs over Level Zero' \
-	  'Version: $(shell sed -n 's/^#define NPU_VERSION_STRING "\(.*\)"/\1/p' npu.h)' \
-	  'Requires.private: level-zero' 'Libs: -L$${libdir} -lnpu' 'Cflags: -I$${includedir}' > $@
+$(B)/$(SOREAL): $(B)/npu.o
+	$(CC) $(LINK) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(ZE_LIBS)
+$(B)/$(SONAME): $(B)/$(SOREAL)
+	ln -sf $(SOREAL) $@
+$(B)/libnpu.so: $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 # ---- software NPU ---------------------------------------------------------
 sim: $(SIM_SO) $(SIM_A)
@@ -307,20 +316,46 @@ check-run:
 	test $$fail -eq 0
 
 # ---- install ----------------------------------------------------------------
+# The paths inside npu.pc and the CMake package are the final ones (without
+# DESTDIR); npu.pc names LIBDIR and INCLUDEDIR through ${prefix} when they lie
+# under PREFIX.
+PC_SUBST := -e 's|@PREFIX@|$(PREFIX)|g' \
+            -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+            -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+            -e 's|@VERSION@|$(VERSION)|g'
+CMAKE_SUBST := -e 's|@CMAKEDIR@|$(CMAKEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+               -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(firstword $(subst ., ,$(VERSION)))|g' \
+               -e 's|@SONAME@|$(SONAME)|g' -e 's|@SOREAL@|$(SOREAL)|g'
+
 install: lib tools
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(TOOL_BIN) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 npu.h $(DESTDIR)$(PREFIX)/include/npu.h
-	install -m 644 $(B)/libnpu.a $(DESTDIR)$(PREFIX)/lib/libnpu.a
-	install -m 755 $(B)/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0
-	ln -sf libnpu.so.0 $(DESTDIR)$(PREFIX)/lib/libnpu.so
-	sed 's|^prefix=.*|prefix=$(PREFIX)|' $(B)/npu.pc > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	           $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(BINDIR)
+	install -m 755 $(TOOL_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 npu.h $(DESTDIR)$(INCLUDEDIR)/npu.h
+	install -m 644 $(B)/libnpu.a $(DESTDIR)$(LIBDIR)/libnpu.a
+	install -m 755 $(B)/$(SOREAL) $(DESTDIR)$(LIBDIR)/$(SOREAL)
+	ln -sf $(SOREAL) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libnpu.so
+	sed $(PC_SUBST) npu.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/npu.pc
+	sed $(CMAKE_SUBST) cmake/npu-config.cmake.in > $(DESTDIR)$(CMAKEDIR)/npu-config.cmake
+	sed $(CMAKE_SUBST) -e "s|@SIZEOF_VOID_P@|$$(echo __SIZEOF_POINTER__ | $(CC) $(CPPFLAGS) $(CFLAGS) -E -P -x c - | tail -n 1)|g" \
+	  cmake/npu-config-version.cmake.in > $(DESTDIR)$(CMAKEDIR)/npu-config-version.cmake
+
+# The software NPU: a Level Zero driver, found by the loader through
+# ZE_ENABLE_ALT_DRIVERS=$(SIMDIR)/libze_npu_sim.so (README.md, "Install").
+# It needs libxml2 at run time.
+install-sim: $(SIM_SO)
+	install -d $(DESTDIR)$(SIMDIR)
+	install -m 755 $(SIM_SO) $(DESTDIR)$(SIMDIR)/libze_npu_sim.so
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/npu.h $(DESTDIR)$(PREFIX)/lib/libnpu.a \
-	      $(DESTDIR)$(PREFIX)/lib/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0 \
-	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc \
-	      $(TOOL_SRC:tools/%.c=$(DESTDIR)$(PREFIX)/bin/%)
+	rm -f $(DESTDIR)$(INCLUDEDIR)/npu.h $(DESTDIR)$(LIBDIR)/libnpu.a \
+	      $(DESTDIR)$(LIBDIR)/libnpu.so $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SOREAL) \
+	      $(DESTDIR)$(PKGCONFIGDIR)/npu.pc \
+	      $(DESTDIR)$(CMAKEDIR)/npu-config.cmake $(DESTDIR)$(CMAKEDIR)/npu-config-version.cmake \
+	      $(DESTDIR)$(SIMDIR)/libze_npu_sim.so \
+	      $(TOOL_SRC:tools/%.c=$(DESTDIR)$(BINDIR)/%)
+	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null
 
 demo:
 	@sh scripts/demo.sh
