@@ -277,17 +277,36 @@ check-nomalloc: $(B)/npu.o check-strict
 	if [ -n "$$bad" ]; then echo "check-nomalloc: npu.o references $$bad"; exit 1; fi; \
 	echo "check-nomalloc: npu.o references no heap allocator"
 
-# make install into a staging dir, then build a program against the installed
-# header and library through pkg-config, as a user would.
-check-install: lib tools
-	@rm -rf $(B)/stage
-	@$(MAKE) --no-print-directory B=$(B) install PREFIX=/usr DESTDIR=$(abspath $(B)/stage) >/dev/null
-	@test -x $(B)/stage/usr/bin/npu-info && test -x $(B)/stage/usr/bin/npu-run
-	@grep -q '^prefix=/usr$$' $(B)/stage/usr/lib/pkgconfig/npu.pc
-	$(CC) -std=c11 -Wall -Werror $(SAN) -o $(B)/stage/hello examples/hello.c \
-	  $$(PKG_CONFIG_SYSROOT_DIR=$(abspath $(B)/stage) PKG_CONFIG_PATH=$(abspath $(B)/stage)/usr/lib/pkgconfig \
-	     $(PKG_CONFIG) --cflags npu) $(B)/stage/usr/lib/libnpu.a $(ZE_LIBS) -lm
-	@echo "check-install: installed header, libraries, tools and npu.pc build a program"
+# make install install-sim into two staging dirs (DESTDIR): the default layout
+# and a Debian package's (PREFIX=/usr, LIBDIR=/usr/lib/<multiarch>); then
+# scripts/check-install.sh builds README.md's program with README.md's commands
+# and runs it on the installed software NPU, builds every example against the
+# install (-std=c11 -Wall -Wextra -Werror, pkg-config), and builds with CMake
+# through find_package(npu). Finally make uninstall must leave no file behind.
+# Every directory is passed, so that a PREFIX or LIBDIR given to make check
+# does not change the staged layouts.
+STAGE      := $(B)/stage
+CMAKE      ?= cmake
+MULTIARCH   = $(shell $(CC) -print-multiarch 2>/dev/null)
+LIBDIR_DEB  = $(if $(MULTIARCH),lib/$(MULTIARCH),lib64)
+stage_dirs  = PREFIX=$(1) BINDIR=$(1)/bin INCLUDEDIR=$(1)/include LIBDIR=$(2) \
+              PKGCONFIGDIR=$(2)/pkgconfig CMAKEDIR=$(2)/cmake/npu SIMDIR=$(2)
+check-install: lib tools sim
+	@if $(MAKE) --no-print-directory -n -B B=$(B) XML_CFLAGS=-INPU_NO_LIBXML2 XML_LIBS=-lNPU_NO_LIBXML2 \
+	    install | grep -q NPU_NO_LIBXML2; then \
+	  echo "check-install: FAILED: make install compiles or links with libxml2"; exit 1; fi
+	@rm -rf $(STAGE)
+	@$(MAKE) --no-print-directory -s B=$(B) DESTDIR=$(abspath $(STAGE))/local \
+	  $(call stage_dirs,/usr/local,/usr/local/lib) install install-sim >/dev/null
+	@$(MAKE) --no-print-directory -s B=$(B) DESTDIR=$(abspath $(STAGE))/deb \
+	  $(call stage_dirs,/usr,/usr/$(LIBDIR_DEB)) install install-sim >/dev/null
+	@CC='$(CC)' SAN='$(SAN)' PKG_CONFIG='$(PKG_CONFIG)' CMAKE='$(CMAKE)' VERSION=$(VERSION) \
+	  SONAME=$(SONAME) SOREAL=$(SOREAL) LIBDIR_DEB=$(LIBDIR_DEB) sh scripts/check-install.sh $(abspath $(STAGE))
+	@$(MAKE) --no-print-directory -s B=$(B) DESTDIR=$(abspath $(STAGE))/deb \
+	  $(call stage_dirs,/usr,/usr/$(LIBDIR_DEB)) uninstall
+	@left=$$(find $(STAGE)/deb ! -type d); if [ -n "$$left" ]; then \
+	  echo "check-install: make uninstall left $$left"; exit 1; fi
+	@echo "check-install: make uninstall removes every installed file"
 
 check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install
 
