@@ -320,19 +320,12 @@ check: check-build
 PROFILES       ?= 2024 2025 2026
 PROFILE_SUITES := $(addprefix $(B)/tests/,test_model test_request test_states test_batch test_cache)
 
+# Each suite; the summary lists every skipped test with its reason
+# (scripts/check-run.sh).
 check-run:
-	@fail=0; pass=0; \
-	for t in $(SIMTEST_BIN) $(TEST_BIN) $(WB_BIN); do \
-	  echo "== $$t"; \
-	  if env $(TEST_ENV) $(TEST_WRAP) $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
-	done; \
-	for p in $(PROFILES); do for t in $(PROFILE_SUITES); do \
-	  echo "== $$t (NPU_SIM_PROFILE=$$p)"; \
-	  if env $(TEST_ENV) NPU_SIM_PROFILE=$$p $(TEST_WRAP) $$t; then pass=$$((pass+1)); \
-	  else fail=$$((fail+1)); echo "FAILED: $$t (NPU_SIM_PROFILE=$$p)"; fi; \
-	done; done; \
-	echo "suites: $$pass passed, $$fail failed"; \
-	test $$fail -eq 0
+	@env $(TEST_ENV) TEST_WRAP='$(TEST_WRAP)' PROFILES='$(PROFILES)' PROFILE_SUITES='$(PROFILE_SUITES)' \
+	  NPU_RUN=$(B)/tools/npu-run IR_DATA='$(filter %.xml,$(IR_DATA))' LOGDIR=$(B)/check-run \
+	  sh scripts/check-run.sh $(SIMTEST_BIN) $(TEST_BIN) $(WB_BIN)
 
 # ---- install ----------------------------------------------------------------
 # The paths inside npu.pc and the CMake package are the final ones (without
