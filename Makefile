@@ -116,12 +116,17 @@ TOOL_BIN     := $(TOOL_SRC:tools/%.c=$(B)/tools/%)
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 60
+# The IRs of tests/data come as .xml alone; the build gives each its .bin
+# (scripts/ir-weights.sh) in $(B)/data, next to a copy of the .xml, so that
+# npu-run, examples/ir_file and OpenVINO can load them.
+IR_SRC       := $(sort $(wildcard tests/data/*.xml))
+IR_DATA      := $(IR_SRC:tests/data/%=$(B)/data/%) $(IR_SRC:tests/data/%.xml=$(B)/data/%.bin)
 
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
-        install install-sim uninstall clean demo examples tools bench docs fuzz \
+        install install-sim uninstall clean demo examples tools data bench docs fuzz \
         check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install
 
-all: lib sim tools
+all: lib sim tools data
 
 lib: $(B)/libnpu.a $(B)/libnpu.so
 
@@ -184,6 +189,14 @@ $(B)/bench/%: bench/%.c $(B)/libnpu.a $(wildcard bench/*.h)
 
 examples: $(EXAMPLE_BIN)
 tools: $(TOOL_BIN)
+
+data: $(IR_DATA)
+$(B)/data/%.xml: tests/data/%.xml
+	@mkdir -p $(B)/data
+	cp $< $@
+$(B)/data/%.bin: tests/data/%.xml scripts/ir-weights.sh
+	@mkdir -p $(B)/data
+	sh scripts/ir-weights.sh $< $@
 
 # Benchmarks print figures; none of them is a pass/fail test.
 bench: all $(BENCH_BIN) $(SIM_SO)
@@ -320,8 +333,8 @@ check: check-build
 PROFILES       ?= 2024 2025 2026
 PROFILE_SUITES := $(addprefix $(B)/tests/,test_model test_request test_states test_batch test_cache)
 
-# Each suite; the summary lists every skipped test with its reason
-# (scripts/check-run.sh).
+# Each suite, then each IR of $(B)/data through npu-run; the summary lists every
+# skipped test with its reason (scripts/check-run.sh).
 check-run:
 	@env $(TEST_ENV) TEST_WRAP='$(TEST_WRAP)' PROFILES='$(PROFILES)' PROFILE_SUITES='$(PROFILE_SUITES)' \
 	  NPU_RUN=$(B)/tools/npu-run IR_DATA='$(filter %.xml,$(IR_DATA))' LOGDIR=$(B)/check-run \
