@@ -380,7 +380,7 @@ uninstall:
 	      $(DESTDIR)$(CMAKEDIR)/npu-config.cmake $(DESTDIR)$(CMAKEDIR)/npu-config-version.cmake \
 	      $(DESTDIR)$(SIMDIR)/libze_npu_sim.so \
 	      $(TOOL_SRC:tools/%.c=$(DESTDIR)$(BINDIR)/%)
-	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null
+	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 demo:
 	@sh scripts/demo.sh
