@@ -18,6 +18,8 @@
 # Environment (from the Makefile): CC, SAN (sanitizer flags the libraries were
 # built with; a program linking them needs them too), PKG_CONFIG, CMAKE,
 # VERSION, SONAME, SOREAL, LIBDIR_DEB (the Debian-style LIBDIR below /usr: lib/<multiarch>).
+# $CC, $SAN and pkg-config's output are word lists: split on purpose.
+# shellcheck disable=SC2086,SC2046
 set -eu
 stage=$1
 : "${CC:=cc}" "${SAN:=}" "${PKG_CONFIG:=pkg-config}" "${CMAKE:=cmake}"
@@ -25,7 +27,6 @@ stage=$1
 cd "$(dirname "$0")/.."
 # Only the documented step may bring the software NPU in.
 unset ZE_ENABLE_ALT_DRIVERS
-src=$(pwd)
 work=$stage/work
 mkdir -p "$work"
 
@@ -53,6 +54,7 @@ check_layout() { # prefix libdir (both inside the stage)
 }
 check_layout "$stage/local/usr/local" "$stage/local/usr/local/lib"
 check_layout "$stage/deb/usr" "$stage/deb/usr/$LIBDIR_DEB"
+# shellcheck disable=SC2016
 grep -q '^libdir=${prefix}/lib$' "$stage/local/usr/local/lib/pkgconfig/npu.pc" ||
     fail "npu.pc of the default install: libdir is not \${prefix}/lib"
 grep -q "^libdir=\${prefix}/$LIBDIR_DEB\$" "$stage/deb/usr/$LIBDIR_DEB/pkgconfig/npu.pc" ||
