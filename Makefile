@@ -3,17 +3,37 @@
 #   make            libnpu.a, libnpu.so and the software NPU (build/)
 #   make check      everything, then every cmocka suite against the software NPU
 #   make demo       the main job (see README.md)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (also BINDIR, LIBDIR, INCLUDEDIR)
+#   make install-sim  the software NPU, into LIBDIR (see README.md, "Install")
 #
 # Tests are found by name: tests/test_*.c link with libnpu.a; sim/tests/test_*.c
 # link with the sim's objects. Each suite runs with the software NPU as the only
 # Level Zero driver unless an NPU is requested with NPU_TEST_HW=1.
+#
+# CC, CFLAGS, CPPFLAGS, LDFLAGS, AR and PKG_CONFIG are the caller's (a Debian
+# rules file, a Yocto recipe): they come after the flags npu needs, so they win.
+# Warnings are errors only in the project's own checks (check, check-build,
+# tests, check-strict, ...); `make WERROR=` turns that off there too, e.g. for
+# a package build that runs `make check` with a newer compiler.
 
 CC      ?= cc
 CXX     ?= c++
-PREFIX  ?= /usr/local
-DESTDIR ?=
+AR      ?= ar
 B       := build
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR   ?= $(LIBDIR)/cmake/npu
+SIMDIR     ?= $(LIBDIR)
+DESTDIR    ?=
+
+# libnpu.so.0.Y.Z (real name), libnpu.so.0 (soname), libnpu.so (link name).
+VERSION := $(shell sed -n 's/^\#define NPU_VERSION_STRING "\(.*\)"/\1/p' npu.h)
+SONAME  := libnpu.so.$(firstword $(subst ., ,$(VERSION)))
+SOREAL  := libnpu.so.$(VERSION)
 
 PKG_CONFIG ?= pkg-config
 ZE_CFLAGS  := $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null))
@@ -22,15 +42,47 @@ XML_CFLAGS := $(patsubst -I%,-isystem %,$(shell $(PKG_CONFIG) --cflags libxml-2.
 XML_LIBS   := $(shell $(PKG_CONFIG) --libs libxml-2.0 2>/dev/null || echo -lxml2)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
-# The library's own rules (DEVELOPERS.md): C11, no extensions, no warnings.
-STRICT   := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Werror
-OPT      ?= -O2 -g
+CFLAGS   ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS  ?=
 SAN      ?=
-NPU_CFLAGS := $(STRICT) $(OPT) $(SAN) -fPIC $(ZE_CFLAGS)
-# sim, tests, examples and benchmarks: strict but for -Wconversion.
-AUX_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Wshadow -Werror $(OPT) $(SAN) \
-              -I. $(ZE_CFLAGS) $(XML_CFLAGS)
-LDLIBS_ALL := $(ZE_LIBS) $(XML_LIBS) -lpthread -lm -ldl
+
+# The library's own rules (DEVELOPERS.md): C11, no extensions, no warnings.
+# check-strict compiles npu.c with STRICT under gcc and clang.
+WARN   := -Wall -Wextra -Wpedantic -Wshadow
+STRICT := -std=c11 $(WARN) -Wconversion -Werror
+CHECK_GOALS := check check-build tests check-strict check-nomalloc check-cxx check-install \
+               check-asan check-ubsan check-tsan check-valgrind coverage
+ifneq ($(filter $(CHECK_GOALS),$(MAKECMDGOALS)),)
+WERROR ?= -Werror
+endif
+
+NPU_CFLAGS := -std=c11 $(WARN) -Wconversion $(WERROR) $(ZE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN) -fPIC
+# Examples need only npu.h and Level Zero (and say which POSIX they use, as a
+# user's program would); the tools take GNU extensions (getopt_long, glob); the
+# sim, the tests and the benchmarks libxml2 as well. Strict but for -Wconversion.
+EXAMPLE_CFLAGS := -std=c11 $(WARN) $(WERROR) -I. $(ZE_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN)
+TOOL_CFLAGS := -D_GNU_SOURCE $(EXAMPLE_CFLAGS)
+AUX_CFLAGS  := $(TOOL_CFLAGS) $(XML_CFLAGS)
+LINK        := $(CFLAGS) $(SAN) $(LDFLAGS)
+TOOL_LIBS   := $(ZE_LIBS) -lm -ldl
+EXAMPLE_LIBS := $(ZE_LIBS) -lpthread -lm
+LDLIBS_ALL  := $(ZE_LIBS) $(XML_LIBS) -lpthread -lm -ldl
+
+# Everything built depends on $(B)/flags, the flags it was built with: another
+# CC, CFLAGS, CPPFLAGS, LDFLAGS or SAN rebuilds it. A build made with -Werror
+# also serves one without (so `make` after `make check` rebuilds nothing); the
+# other way round rebuilds once.
+sq = $(subst ','\'',$(1))
+BUILD_FLAGS := $(CC) | $(CPPFLAGS) | $(CFLAGS) | $(LDFLAGS) | $(SAN)
+FLAGS := $(B)/flags
+$(FLAGS): FORCE
+	@mkdir -p $(B); new='$(call sq,$(BUILD_FLAGS)) | werror=$(WERROR)'; \
+	 old=$$(cat $@ 2>/dev/null || true); \
+	 if [ "$$old" != "$$new" ] && \
+	    { [ -n "$(WERROR)" ] || [ "$$old" != '$(call sq,$(BUILD_FLAGS)) | werror=-Werror' ]; }; then \
+	   printf '%s\n' "$$new" > $@; fi
+FORCE:
 
 SIM_SRC  := $(sort $(wildcard sim/*.c))
 SIM_OBJ  := $(SIM_SRC:sim/%.c=$(B)/sim/%.o)
@@ -64,45 +116,47 @@ TOOL_BIN     := $(TOOL_SRC:tools/%.c=$(B)/tools/%)
 FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_SECONDS ?= 60
+# The IRs of tests/data come as .xml alone; the build gives each its .bin
+# (scripts/ir-weights.sh) in $(B)/data, next to a copy of the .xml, so that
+# npu-run, examples/ir_file and OpenVINO can load them.
+IR_SRC       := $(sort $(wildcard tests/data/*.xml))
+IR_DATA      := $(IR_SRC:tests/data/%=$(B)/data/%) $(IR_SRC:tests/data/%.xml=$(B)/data/%.bin)
 
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
-        install uninstall clean demo examples tools bench docs fuzz check-stack \
+        install install-sim uninstall clean demo examples tools data bench docs fuzz check-stack \
         check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install \
         check-sim-layers
 
-all: lib sim tools
+all: lib sim tools data
 
-lib: $(B)/libnpu.a $(B)/libnpu.so $(B)/npu.pc
+lib: $(B)/libnpu.a $(B)/libnpu.so
 
-$(B)/npu.o: $(NPU_DEPS)
+$(B)/npu.o: $(NPU_DEPS) $(FLAGS)
 	@mkdir -p $(B)
 	$(CC) $(NPU_CFLAGS) -c npu.c -o $@
 
 $(B)/libnpu.a: $(B)/npu.o
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/libnpu.so: $(B)/npu.o
-	$(CC) $(SAN) -shared -Wl,-soname,libnpu.so.0 -o $@ $^ $(ZE_LIBS)
-
-$(B)/npu.pc: Makefile
-	@mkdir -p $(B)
-	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
-	  'Name: npu' 'Description: allocation-free C runtime for Intel NPUs over Level Zero' \
-	  'Version: $(shell sed -n 's/^#define NPU_VERSION_STRING "\(.*\)"/\1/p' npu.h)' \
-	  'Requires.private: level-zero' 'Libs: -L$${libdir} -lnpu' 'Cflags: -I$${includedir}' > $@
+$(B)/$(SOREAL): $(B)/npu.o
+	$(CC) $(LINK) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(ZE_LIBS)
+$(B)/$(SONAME): $(B)/$(SOREAL)
+	ln -sf $(SOREAL) $@
+$(B)/libnpu.so: $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 # ---- software NPU ---------------------------------------------------------
 sim: $(SIM_SO) $(SIM_A)
 
-$(B)/sim/%.o: sim/%.c $(wildcard sim/*.h)
+$(B)/sim/%.o: sim/%.c $(wildcard sim/*.h) $(FLAGS)
 	@mkdir -p $(B)/sim
 	$(CC) $(AUX_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(SIM_SO): $(SIM_OBJ)
-	$(CC) $(SAN) -shared -o $@ $^ -Wl,-z,nodelete -Wl,-z,defs $(XML_LIBS) -lpthread -lm -ldl
+	$(CC) $(LINK) -shared -o $@ $^ -Wl,-z,nodelete -Wl,-z,defs $(XML_LIBS) -lpthread -lm -ldl
 
 $(SIM_A): $(SIM_OBJ)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # The sim's files form layers (sim/sim_internal.h): a lower file never calls
 # into a higher one. Each pair "low:high" fails the check when low.o references
@@ -120,34 +174,43 @@ check-sim-layers: $(SIM_OBJ)
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/%.c $(B)/libnpu.a $(TEST_SUPPORT) $(wildcard tests/support/*.h tests/*.h) sim/npu_sim_ext.h
 	@mkdir -p $(B)/tests
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(B)/libnpu.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	$(CC) $(AUX_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(B)/libnpu.a $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
 # White-box suites include npu.c themselves (to reach static internals).
-$(B)/tests/test_wb_%: tests/test_wb_%.c $(NPU_DEPS) $(TEST_SUPPORT) $(wildcard tests/support/*.h)
+$(B)/tests/test_wb_%: tests/test_wb_%.c $(NPU_DEPS) $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(FLAGS)
 	@mkdir -p $(B)/tests
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(TEST_SUPPORT) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	$(CC) $(AUX_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT) $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
 $(B)/sim/tests/%: sim/tests/%.c $(SIM_A)
 	@mkdir -p $(B)/sim/tests
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(SIM_A) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	$(CC) $(AUX_CFLAGS) $(LDFLAGS) -o $@ $< $(SIM_A) $(CMOCKA_LIBS) $(LDLIBS_ALL)
 
 tests: $(TEST_BIN) $(WB_BIN) $(SIMTEST_BIN) $(EXAMPLE_BIN)
 
 # ---- examples, tools, benchmarks -------------------------------------------
 $(B)/examples/%: examples/%.c $(B)/libnpu.a
 	@mkdir -p $(B)/examples
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+	$(CC) $(EXAMPLE_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libnpu.a $(EXAMPLE_LIBS)
 
+# The tools link what they use: npu, Level Zero, libm, libdl (not libxml2).
 $(B)/tools/%: tools/%.c $(B)/libnpu.a
 	@mkdir -p $(B)/tools
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+	$(CC) $(TOOL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libnpu.a $(TOOL_LIBS)
 
 $(B)/bench/%: bench/%.c $(B)/libnpu.a $(wildcard bench/*.h)
 	@mkdir -p $(B)/bench
-	$(CC) $(AUX_CFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
+	$(CC) $(AUX_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libnpu.a $(LDLIBS_ALL)
 
 examples: $(EXAMPLE_BIN)
 tools: $(TOOL_BIN)
+
+data: $(IR_DATA)
+$(B)/data/%.xml: tests/data/%.xml
+	@mkdir -p $(B)/data
+	cp $< $@
+$(B)/data/%.bin: tests/data/%.xml scripts/ir-weights.sh
+	@mkdir -p $(B)/data
+	sh scripts/ir-weights.sh $< $@
 
 # Benchmarks print figures; none of them is a pass/fail test.
 bench: all $(BENCH_BIN) $(SIM_SO)
@@ -206,7 +269,7 @@ check-valgrind:
 # counts; warnings that only -O0 raises do not stop it (make check enforces
 # -Werror). Counters are zeroed after the build: the numbers are one check-run.
 COV_RC := --rc lcov_branch_coverage=1
-COV_MAKE = $(MAKE) B=$(B)/cov OPT="-O0 -g -Wno-error" SAN="--coverage -fprofile-update=atomic"
+COV_MAKE = $(MAKE) B=$(B)/cov CFLAGS="-O0 -g" WERROR= SAN="--coverage -fprofile-update=atomic"
 coverage:
 	$(COV_MAKE) check-build
 	lcov -q -z -d $(B)/cov
@@ -241,17 +304,36 @@ check-nomalloc: $(B)/npu.o check-strict
 	if [ -n "$$bad" ]; then echo "check-nomalloc: npu.o references $$bad"; exit 1; fi; \
 	echo "check-nomalloc: npu.o references no heap allocator"
 
-# make install into a staging dir, then build a program against the installed
-# header and library through pkg-config, as a user would.
-check-install: lib tools
-	@rm -rf $(B)/stage
-	@$(MAKE) --no-print-directory B=$(B) install PREFIX=/usr DESTDIR=$(abspath $(B)/stage) >/dev/null
-	@test -x $(B)/stage/usr/bin/npu-info && test -x $(B)/stage/usr/bin/npu-run
-	@grep -q '^prefix=/usr$$' $(B)/stage/usr/lib/pkgconfig/npu.pc
-	$(CC) -std=c11 -Wall -Werror $(SAN) -o $(B)/stage/hello examples/hello.c \
-	  $$(PKG_CONFIG_SYSROOT_DIR=$(abspath $(B)/stage) PKG_CONFIG_PATH=$(abspath $(B)/stage)/usr/lib/pkgconfig \
-	     $(PKG_CONFIG) --cflags npu) $(B)/stage/usr/lib/libnpu.a $(ZE_LIBS) -lm
-	@echo "check-install: installed header, libraries, tools and npu.pc build a program"
+# make install install-sim into two staging dirs (DESTDIR): the default layout
+# and a Debian package's (PREFIX=/usr, LIBDIR=/usr/lib/<multiarch>); then
+# scripts/check-install.sh builds README.md's program with README.md's commands
+# and runs it on the installed software NPU, builds every example against the
+# install (-std=c11 -Wall -Wextra -Werror, pkg-config), and builds with CMake
+# through find_package(npu). Finally make uninstall must leave no file behind.
+# Every directory is passed, so that a PREFIX or LIBDIR given to make check
+# does not change the staged layouts.
+STAGE      := $(B)/stage
+CMAKE      ?= cmake
+MULTIARCH   = $(shell $(CC) -print-multiarch 2>/dev/null)
+LIBDIR_DEB  = $(if $(MULTIARCH),lib/$(MULTIARCH),lib64)
+stage_dirs  = PREFIX=$(1) BINDIR=$(1)/bin INCLUDEDIR=$(1)/include LIBDIR=$(2) \
+              PKGCONFIGDIR=$(2)/pkgconfig CMAKEDIR=$(2)/cmake/npu SIMDIR=$(2)
+check-install: lib tools sim
+	@if $(MAKE) --no-print-directory -n -B B=$(B) XML_CFLAGS=-INPU_NO_LIBXML2 XML_LIBS=-lNPU_NO_LIBXML2 \
+	    install | grep -q NPU_NO_LIBXML2; then \
+	  echo "check-install: FAILED: make install compiles or links with libxml2"; exit 1; fi
+	@rm -rf $(STAGE)
+	@$(MAKE) --no-print-directory -s B=$(B) DESTDIR=$(abspath $(STAGE))/local \
+	  $(call stage_dirs,/usr/local,/usr/local/lib) install install-sim >/dev/null
+	@$(MAKE) --no-print-directory -s B=$(B) DESTDIR=$(abspath $(STAGE))/deb \
+	  $(call stage_dirs,/usr,/usr/$(LIBDIR_DEB)) install install-sim >/dev/null
+	@CC='$(CC)' SAN='$(SAN)' PKG_CONFIG='$(PKG_CONFIG)' CMAKE='$(CMAKE)' VERSION=$(VERSION) \
+	  SONAME=$(SONAME) SOREAL=$(SOREAL) LIBDIR_DEB=$(LIBDIR_DEB) sh scripts/check-install.sh $(abspath $(STAGE))
+	@$(MAKE) --no-print-directory -s B=$(B) DESTDIR=$(abspath $(STAGE))/deb \
+	  $(call stage_dirs,/usr,/usr/$(LIBDIR_DEB)) uninstall
+	@left=$$(find $(STAGE)/deb ! -type d); if [ -n "$$left" ]; then \
+	  echo "check-install: make uninstall left $$left"; exit 1; fi
+	@echo "check-install: make uninstall removes every installed file"
 
 # Worst-case stack of every public function, from gcc's call graph and frame
 # sizes (-fcallgraph-info=su), at -O2 and -Os, against the bounds in npu.h.
@@ -279,35 +361,54 @@ check: check-build
 PROFILES       ?= 2024 2025 2026
 PROFILE_SUITES := $(addprefix $(B)/tests/,test_model test_request test_states test_batch test_cache)
 
+# Each suite, then each IR of $(B)/data through npu-run; the summary lists every
+# skipped test with its reason (scripts/check-run.sh).
 check-run:
-	@fail=0; pass=0; \
-	for t in $(SIMTEST_BIN) $(TEST_BIN) $(WB_BIN); do \
-	  echo "== $$t"; \
-	  if env $(TEST_ENV) $(TEST_WRAP) $$t; then pass=$$((pass+1)); else fail=$$((fail+1)); echo "FAILED: $$t"; fi; \
-	done; \
-	for p in $(PROFILES); do for t in $(PROFILE_SUITES); do \
-	  echo "== $$t (NPU_SIM_PROFILE=$$p)"; \
-	  if env $(TEST_ENV) NPU_SIM_PROFILE=$$p $(TEST_WRAP) $$t; then pass=$$((pass+1)); \
-	  else fail=$$((fail+1)); echo "FAILED: $$t (NPU_SIM_PROFILE=$$p)"; fi; \
-	done; done; \
-	echo "suites: $$pass passed, $$fail failed"; \
-	test $$fail -eq 0
+	@env $(TEST_ENV) TEST_WRAP='$(TEST_WRAP)' PROFILES='$(PROFILES)' PROFILE_SUITES='$(PROFILE_SUITES)' \
+	  NPU_RUN=$(B)/tools/npu-run IR_DATA='$(filter %.xml,$(IR_DATA))' LOGDIR=$(B)/check-run \
+	  sh scripts/check-run.sh $(SIMTEST_BIN) $(TEST_BIN) $(WB_BIN)
 
 # ---- install ----------------------------------------------------------------
+# The paths inside npu.pc and the CMake package are the final ones (without
+# DESTDIR); npu.pc names LIBDIR and INCLUDEDIR through ${prefix} when they lie
+# under PREFIX.
+PC_SUBST := -e 's|@PREFIX@|$(PREFIX)|g' \
+            -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+            -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+            -e 's|@VERSION@|$(VERSION)|g'
+CMAKE_SUBST := -e 's|@CMAKEDIR@|$(CMAKEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+               -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(firstword $(subst ., ,$(VERSION)))|g' \
+               -e 's|@SONAME@|$(SONAME)|g' -e 's|@SOREAL@|$(SOREAL)|g'
+
 install: lib tools
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(TOOL_BIN) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 npu.h $(DESTDIR)$(PREFIX)/include/npu.h
-	install -m 644 $(B)/libnpu.a $(DESTDIR)$(PREFIX)/lib/libnpu.a
-	install -m 755 $(B)/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0
-	ln -sf libnpu.so.0 $(DESTDIR)$(PREFIX)/lib/libnpu.so
-	sed 's|^prefix=.*|prefix=$(PREFIX)|' $(B)/npu.pc > $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+	           $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(BINDIR)
+	install -m 755 $(TOOL_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 npu.h $(DESTDIR)$(INCLUDEDIR)/npu.h
+	install -m 644 $(B)/libnpu.a $(DESTDIR)$(LIBDIR)/libnpu.a
+	install -m 755 $(B)/$(SOREAL) $(DESTDIR)$(LIBDIR)/$(SOREAL)
+	ln -sf $(SOREAL) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libnpu.so
+	sed $(PC_SUBST) npu.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/npu.pc
+	sed $(CMAKE_SUBST) cmake/npu-config.cmake.in > $(DESTDIR)$(CMAKEDIR)/npu-config.cmake
+	sed $(CMAKE_SUBST) -e "s|@SIZEOF_VOID_P@|$$(echo __SIZEOF_POINTER__ | $(CC) $(CPPFLAGS) $(CFLAGS) -E -P -x c - | tail -n 1)|g" \
+	  cmake/npu-config-version.cmake.in > $(DESTDIR)$(CMAKEDIR)/npu-config-version.cmake
+
+# The software NPU: a Level Zero driver, found by the loader through
+# ZE_ENABLE_ALT_DRIVERS=$(SIMDIR)/libze_npu_sim.so (README.md, "Install").
+# It needs libxml2 at run time.
+install-sim: $(SIM_SO)
+	install -d $(DESTDIR)$(SIMDIR)
+	install -m 755 $(SIM_SO) $(DESTDIR)$(SIMDIR)/libze_npu_sim.so
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/npu.h $(DESTDIR)$(PREFIX)/lib/libnpu.a \
-	      $(DESTDIR)$(PREFIX)/lib/libnpu.so $(DESTDIR)$(PREFIX)/lib/libnpu.so.0 \
-	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/npu.pc \
-	      $(TOOL_SRC:tools/%.c=$(DESTDIR)$(PREFIX)/bin/%)
+	rm -f $(DESTDIR)$(INCLUDEDIR)/npu.h $(DESTDIR)$(LIBDIR)/libnpu.a \
+	      $(DESTDIR)$(LIBDIR)/libnpu.so $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SOREAL) \
+	      $(DESTDIR)$(PKGCONFIGDIR)/npu.pc \
+	      $(DESTDIR)$(CMAKEDIR)/npu-config.cmake $(DESTDIR)$(CMAKEDIR)/npu-config-version.cmake \
+	      $(DESTDIR)$(SIMDIR)/libze_npu_sim.so \
+	      $(TOOL_SRC:tools/%.c=$(DESTDIR)$(BINDIR)/%)
+	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 demo:
 	@sh scripts/demo.sh

@@ -7,6 +7,8 @@
  * therefore carves its requests from its own arena.
  *
  * Run on the software NPU: ZE_ENABLE_ALT_DRIVERS=$PWD/build/libze_npu_sim.so */
+/* POSIX 2008 (clock_gettime, mkstemp, posix_memalign, ...) under -std=c11. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,7 +41,7 @@ static void *work(void *arg)
     worker *w = arg;
     npu_arena arena;
     npu_request *req[IN_FLIGHT] = {0};
-    npu_arena_init(&arena, w->memory, sizeof w->memory);
+    if (npu_arena_init(&arena, w->memory, sizeof w->memory) != NPU_OK) { w->error = "npu_arena_init"; return NULL; }
     for (int s = 0; s < IN_FLIGHT; s++)
         if (npu_request_create(model, &arena, NULL, &req[s]) != NPU_OK) { w->error = "npu_request_create"; goto out; }
 
@@ -74,15 +76,23 @@ int main(void)
     npu_context *ctx;
     npu_device *dev = NULL;
     npu_graph *g = NULL;
-    npu_arena_init(&arena, memory, sizeof memory);
-    if (npu_context_create(&arena, NULL, &ctx) != NPU_OK) return 1;
+    npu_status st = npu_arena_init(&arena, memory, sizeof memory);
+    if (st == NPU_OK) st = npu_context_create(&arena, NULL, &ctx);
+    if (st != NPU_OK) {   /* no context yet to hold a message: the status says it */
+        fprintf(stderr, "async: creating the context failed: %s\n", npu_status_string(st));
+        return 1;
+    }
     for (int i = 0; i < K * N; i++) W[i] = (float)((i * 13) % 29 - 14) / 40.0f;
 
     if (npu_device_open(&arena, ctx, NULL, &dev) != NPU_OK) {
         fprintf(stderr, "async: npu_device_open failed: %s\n", npu_context_last_error(ctx));
         return 1;
     }
-    npu_graph_create(&arena, ctx, NULL, &g);
+    if (npu_graph_create(&arena, ctx, NULL, &g) != NPU_OK) {
+        fprintf(stderr, "async: npu_graph_create failed: %s\n", npu_context_last_error(ctx));
+        npu_device_close(dev);
+        return 1;
+    }
     npu_shape xs = {2, {1, K}}, ws = {2, {K, N}};
     npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
     npu_node *y = npu_graph_matmul(g, x, npu_graph_constant(g, "W", NPU_F32, &ws, W, sizeof W), 0, 0, NULL);
@@ -97,12 +107,16 @@ int main(void)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pthread_t threads[THREADS];
-    for (int t = 0; t < THREADS; t++) {
+    int started = 0;
+    for (int t = 0; t < THREADS; t++, started++) {
         workers[t].id = t;
-        pthread_create(&threads[t], NULL, work, &workers[t]);
+        if (pthread_create(&threads[t], NULL, work, &workers[t]) != 0) {
+            fprintf(stderr, "async: pthread_create failed\n");
+            break;
+        }
     }
-    int total = 0, bad = 0;
-    for (int t = 0; t < THREADS; t++) {
+    int total = 0, bad = started != THREADS;
+    for (int t = 0; t < started; t++) {
         pthread_join(threads[t], NULL);
         printf("async: thread %d: %d inferences, %d mismatches%s%s\n", t, workers[t].inferences,
                workers[t].mismatches, workers[t].error ? ", error in " : "",

@@ -5,6 +5,8 @@
  *   blob [path]    path of the blob file (default: a temporary file, removed)
  *
  * Run on the software NPU: ZE_ENABLE_ALT_DRIVERS=$PWD/build/libze_npu_sim.so */
+/* POSIX 2008 (clock_gettime, mkstemp, posix_memalign, ...) under -std=c11. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ static npu_graph *build(npu_arena *arena)
         weights[i] = (float)((int)(i * 7 % 11) - 5) / 10.0f;
     for (int i = 0; i < 8; i++) bias[i] = 0.1f * (float)(i - 4);
     npu_graph *g = NULL;
-    npu_graph_create(arena, ctx, NULL, &g);
+    if (npu_graph_create(arena, ctx, NULL, &g) != NPU_OK) return NULL;
     npu_shape xs = {4, {1, 3, 16, 16}}, ws = {4, {8, 3, 3, 3}}, bs = {4, {1, 8, 1, 1}};
     npu_conv_params same = {.auto_pad = NPU_PAD_SAME_UPPER};
     npu_node *x = npu_graph_parameter(g, "image", NPU_F32, &xs, "NCHW");
@@ -57,8 +59,12 @@ int main(int argc, char **argv)
     const char *path = argc > 1 ? argv[1] : tmp;
     static float out_compiled[8 * 16 * 16], out_imported[8 * 16 * 16];
     npu_arena arena;
-    npu_arena_init(&arena, memory, sizeof memory);
-    if (npu_context_create(&arena, NULL, &ctx) != NPU_OK) return 1;
+    npu_status s = npu_arena_init(&arena, memory, sizeof memory);
+    if (s == NPU_OK) s = npu_context_create(&arena, NULL, &ctx);
+    if (s != NPU_OK) {   /* no context yet to hold a message: the status says it */
+        fprintf(stderr, "blob: creating the context failed: %s\n", npu_status_string(s));
+        return 1;
+    }
     if (argc == 1) {
         int fd = mkstemp(tmp);
         if (fd < 0) { perror("mkstemp"); return 1; }
@@ -71,12 +77,13 @@ int main(int argc, char **argv)
     if (npu_device_open(&arena, ctx, NULL, &dev) != NPU_OK) { fail("npu_device_open"); goto out; }
     size_t mark = npu_arena_used(&arena);
     npu_graph *g = build(&arena);
+    if (g == NULL) { fail("npu_graph_create"); goto out; }
     if (npu_graph_status(g) != NPU_OK) { fail("building the graph"); goto out; }
     if (npu_model_compile_graph(dev, &arena, g, NULL, &compiled) != NPU_OK) { fail("compile"); goto out; }
     if (run(compiled, &arena, out_compiled, sizeof out_compiled)) goto out;
 
     size_t blob_size;
-    npu_model_export(compiled, NULL, 0, &blob_size);
+    if (npu_model_export(compiled, NULL, 0, &blob_size) != NPU_OK) { fail("npu_model_export (size)"); goto out; }
     if (npu_model_export_file(compiled, path) != NPU_OK) { fail("npu_model_export_file"); goto out; }
     printf("blob: compiled and exported %zu bytes to %s\n", blob_size, path);
     npu_model_destroy(compiled);

@@ -18,6 +18,8 @@
  *     and count the predictions identical to step 3.
  * Exit status 0 when the accuracy is at least 95%, the second start came from the
  * cache and the blob gives the same answers. */
+/* POSIX 2008 (clock_gettime, mkstemp, posix_memalign, ...) under -std=c11. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,8 +258,12 @@ int main(int argc, char **argv)
     snprintf(blob, sizeof blob, "%s/digits.blob", cache_dir);
 
     npu_arena arena;
-    npu_arena_init(&arena, memory, sizeof memory);
-    if (npu_context_create(&arena, NULL, &ctx) != NPU_OK) return 1;
+    npu_status s = npu_arena_init(&arena, memory, sizeof memory);
+    if (s == NPU_OK) s = npu_context_create(&arena, NULL, &ctx);
+    if (s != NPU_OK) {   /* no context yet to hold a message: the status says it */
+        fprintf(stderr, "demo: creating the context failed: %s\n", npu_status_string(s));
+        return 1;
+    }
     npu_device *dev = NULL;
     npu_model *model = NULL;
     npu_request *req = NULL;
@@ -365,9 +371,13 @@ int main(int argc, char **argv)
     req = NULL;
     model = NULL;
     dev = NULL;
-    npu_arena_init(&arena, memory, sizeof memory);   /* nothing survives */
     double t0 = now_ms();
-    if (npu_context_create(&arena, NULL, &ctx) != NPU_OK) return 1;
+    s = npu_arena_init(&arena, memory, sizeof memory);   /* nothing survives */
+    if (s == NPU_OK) s = npu_context_create(&arena, NULL, &ctx);
+    if (s != NPU_OK) {
+        fprintf(stderr, "demo: creating the context again failed: %s\n", npu_status_string(s));
+        return 1;
+    }
     if (npu_device_open(&arena, ctx, NULL, &dev) != NPU_OK) return fail("npu_device_open");
     if (npu_model_import_file(dev, &arena, blob, NULL, &model) != NPU_OK) {
         fail("npu_model_import_file");

@@ -1,5 +1,7 @@
 /* hello.c - the smallest complete npu program: y = relu(x . W + b) on the NPU.
  * Run on the software NPU: ZE_ENABLE_ALT_DRIVERS=$PWD/build/libze_npu_sim.so */
+/* POSIX 2008 (clock_gettime, mkstemp, posix_memalign, ...) under -std=c11. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include "npu.h"
@@ -18,21 +20,26 @@ int main(void)
 {
     npu_arena arena;
     npu_context *ctx;
-    npu_arena_init(&arena, memory, sizeof memory);
-    if (npu_context_create(&arena, NULL, &ctx) != NPU_OK) return 1;
+    npu_status s = npu_arena_init(&arena, memory, sizeof memory);
+    if (s == NPU_OK) s = npu_context_create(&arena, NULL, &ctx);
+    if (s != NPU_OK) {   /* no context yet to hold a message: the status says it */
+        fprintf(stderr, "hello: creating the context failed: %s\n", npu_status_string(s));
+        return 1;
+    }
 
     npu_device *dev;
     if (npu_device_open(&arena, ctx, NULL, &dev) != NPU_OK) return fail(ctx, "npu_device_open");
 
     /* The graph: weights are passed by pointer, never copied. */
     npu_graph *g;
-    npu_graph_create(&arena, ctx, NULL, &g);
+    if (npu_graph_create(&arena, ctx, NULL, &g) != NPU_OK) return fail(ctx, "npu_graph_create");
     npu_shape xs = {2, {1, 4}}, ws = {2, {4, 3}}, bs = {1, {3}};
     npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
     npu_node *w = npu_graph_constant(g, "W", NPU_F32, &ws, W, sizeof W);
     npu_node *bias = npu_graph_constant(g, "b", NPU_F32, &bs, b, sizeof b);
     npu_node *y = npu_graph_relu(g, npu_graph_add(g, npu_graph_matmul(g, x, w, 0, 0, NULL), bias, NULL), NULL);
     npu_graph_result(g, y, "y");
+    /* The builder calls keep the first error; npu_graph_status reports it. */
     if (npu_graph_status(g) != NPU_OK) return fail(ctx, "building the graph");
 
     npu_model *model;

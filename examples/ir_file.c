@@ -7,6 +7,8 @@
  *                                   check the result against a CPU reference
  *
  * Run on the software NPU: ZE_ENABLE_ALT_DRIVERS=$PWD/build/libze_npu_sim.so */
+/* POSIX 2008 (clock_gettime, mkstemp, posix_memalign, ...) under -std=c11. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +31,21 @@ static int fail(const char *what)
 }
 
 /* An arena over fresh heap memory of exactly `bytes` (the library never
- * allocates; the caller decides where memory comes from). */
+ * allocates; the caller decides where memory comes from). NULL, with a
+ * message, if there is no memory. */
 static void *arena_alloc(npu_arena *arena, size_t bytes)
 {
     void *mem = NULL;
-    if (posix_memalign(&mem, 4096, bytes ? bytes : 1) != 0) return NULL;
-    npu_arena_init(arena, mem, bytes);
+    if (posix_memalign(&mem, 4096, bytes ? bytes : 1) != 0) {
+        fprintf(stderr, "ir_file: no memory for an arena of %zu bytes\n", bytes);
+        return NULL;
+    }
+    npu_status s = npu_arena_init(arena, mem, bytes);
+    if (s != NPU_OK) {
+        fprintf(stderr, "ir_file: npu_arena_init failed: %s\n", npu_status_string(s));
+        free(mem);
+        return NULL;
+    }
     return mem;
 }
 
@@ -57,7 +68,7 @@ static int write_ir_pair(const char *dir, char *xml_path, char *bin_path, size_t
     static _Alignas(NPU_ARENA_ALIGN) unsigned char graph_mem[64 * 1024];
     npu_arena a;
     npu_graph *g;
-    npu_arena_init(&a, graph_mem, sizeof graph_mem);
+    if (npu_arena_init(&a, graph_mem, sizeof graph_mem) != NPU_OK) return fail("npu_arena_init");
     npu_graph_options go = {"ir_file_mlp", 0};
     if (npu_graph_create(&a, ctx, &go, &g) != NPU_OK) return fail("npu_graph_create");
     npu_shape xs = {2, {1, IN}}, w1s = {2, {IN, HID}}, b1s = {1, {HID}}, w2s = {2, {HID, OUT}};
@@ -143,12 +154,17 @@ int main(int argc, char **argv)
     npu_arena dev_arena, ir_arena, model_arena, req_arena;
     void *dev_mem = arena_alloc(&dev_arena, NPU_ARENA_ROUND(npu_context_size()) + NPU_ARENA_ROUND(npu_device_size()));
     void *ir_mem = NULL, *model_mem = NULL, *req_mem = NULL;
-    npu_context_create(&dev_arena, NULL, &ctx);
+    if (dev_mem == NULL) return 1;
+    npu_status s = npu_context_create(&dev_arena, NULL, &ctx);
+    if (s != NPU_OK) {   /* no context yet to hold a message: the status says it */
+        fprintf(stderr, "ir_file: npu_context_create failed: %s\n", npu_status_string(s));
+        free(dev_mem);
+        return 1;
+    }
     npu_device *dev = NULL;
     npu_ir *ir = NULL;
     npu_model *model = NULL;
     npu_request *req = NULL;
-    if (ctx == NULL) return 1;
     if (npu_device_open(&dev_arena, ctx, NULL, &dev) != NPU_OK) { fail("npu_device_open"); goto out; }
 
     if (self_made) {
@@ -162,7 +178,7 @@ int main(int argc, char **argv)
     /* The IR: its arena holds the tables; the files are mmapped, not read. */
     size_t ir_bytes;
     if (npu_ir_size_file(ctx, xml, &ir_bytes) != NPU_OK) { fail("npu_ir_size_file"); goto out; }
-    ir_mem = arena_alloc(&ir_arena, ir_bytes);
+    if ((ir_mem = arena_alloc(&ir_arena, ir_bytes)) == NULL) goto out;
     if (npu_ir_open(&ir_arena, ctx, xml, bin, &ir) != NPU_OK) { fail("npu_ir_open"); goto out; }
     printf("ir_file: loaded %s: IR v%u, %u inputs, %u outputs, %u constants, arena %zu bytes\n", xml,
            npu_ir_version(ir), npu_ir_input_count(ir), npu_ir_output_count(ir), npu_ir_const_count(ir),
@@ -171,14 +187,14 @@ int main(int argc, char **argv)
     /* Compile: the arena holds the payload while compiling, then the model. */
     size_t model_bytes;
     if (npu_model_compile_ir_size(dev, ir, NULL, &model_bytes) != NPU_OK) { fail("npu_model_compile_ir_size"); goto out; }
-    model_mem = arena_alloc(&model_arena, model_bytes);
+    if ((model_mem = arena_alloc(&model_arena, model_bytes)) == NULL) goto out;
     if (npu_model_compile_ir(dev, &model_arena, ir, NULL, &model) != NPU_OK) { fail("compile"); goto out; }
     npu_ir_close(ir); /* the weights were needed only until the compile call returned */
     ir = NULL;
     printf("ir_file: compiled; model arena %zu bytes\n", model_bytes);
 
     size_t req_bytes = npu_request_size(model, NULL);
-    req_mem = arena_alloc(&req_arena, req_bytes);
+    if ((req_mem = arena_alloc(&req_arena, req_bytes)) == NULL) goto out;
     if (npu_request_create(model, &req_arena, NULL, &req) != NPU_OK) { fail("npu_request_create"); goto out; }
     printf("ir_file: request arena %zu bytes\n", req_bytes);
     for (uint32_t i = 0; i < npu_model_input_count(model); i++) {

@@ -6,6 +6,8 @@
  * it alternates two buffers). The host can read, overwrite and reset it.
  *
  * Run on the software NPU: ZE_ENABLE_ALT_DRIVERS=$PWD/build/libze_npu_sim.so */
+/* POSIX 2008 (clock_gettime, mkstemp, posix_memalign, ...) under -std=c11. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include "npu.h"
@@ -44,11 +46,16 @@ int main(void)
     npu_graph *g = NULL;
     npu_model *model = NULL;
     npu_request *req = NULL;
-    npu_arena_init(&arena, memory, sizeof memory);
-    if (npu_context_create(&arena, NULL, &ctx) != NPU_OK) return 1;
+    npu_status st = npu_arena_init(&arena, memory, sizeof memory);
+    if (st == NPU_OK) st = npu_context_create(&arena, NULL, &ctx);
+    if (st != NPU_OK) {   /* no context yet to hold a message: the status says it */
+        fprintf(stderr, "stateful: creating the context failed: %s\n", npu_status_string(st));
+        return 1;
+    }
+    /* Every failure below leaves its reason in the context; `error` prints it. */
     if (npu_device_open(&arena, ctx, NULL, &dev) != NPU_OK) goto error;
 
-    npu_graph_create(&arena, ctx, NULL, &g);
+    if (npu_graph_create(&arena, ctx, NULL, &g) != NPU_OK) goto error;
     npu_shape s = {2, {1, LEN}};
     npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &s, "NC");
     npu_node *acc = npu_graph_read_value(g, NULL, "acc", NPU_F32, &s, NULL);
@@ -60,7 +67,7 @@ int main(void)
     if (npu_request_create(model, &arena, NULL, &req) != NPU_OK) goto error;
 
     npu_tensor_desc d;
-    npu_request_state(req, 0, &d);
+    if (npu_request_state(req, 0, &d) != NPU_OK) goto error;
     printf("stateful: %u state(s); state 0 is '%s', %llu bytes\n", npu_request_state_count(req), d.name,
            (unsigned long long)d.bytes);
 

@@ -2,7 +2,7 @@
 # Installs the Debian packages npu needs to build and test, if any are missing.
 # Uses apt-get as root, sudo otherwise; says what to do when neither works.
 set -eu
-PKGS="build-essential clang pkg-config libze-dev libze1 libcmocka-dev libxml2-dev"
+PKGS="build-essential clang cmake pkg-config libze-dev libze1 libcmocka-dev libxml2-dev"
 [ "${1:-}" = "--ci" ] && PKGS="$PKGS valgrind lcov"
 missing=""
 for p in $PKGS; do

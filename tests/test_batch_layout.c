@@ -358,9 +358,15 @@ static void test_weight_input_ir_not_debatched(void **state)
     npu_status st;
     uint32_t i;
     (void)state;
-    if (root == NULL) skip();
+    if (root == NULL) {
+        print_message("skipped: NPU_SHARED_DATA is not set: it names the shared IR corpus (../shared/data in CI)\n");
+        skip();
+    }
     snprintf(path, sizeof path, "%s/ovir/conv_with_rt_info.xml", root);
-    if (access(path, R_OK) != 0) skip();
+    if (access(path, R_OK) != 0) {
+        print_message("skipped: %s not found: the shared IR corpus (../shared/data in CI, or NPU_SHARED_DATA)\n", path);
+        skip();
+    }
     tu_ok(npu_ir_open(&tu_arena, tu_ctx, path, NULL, &ir), "open conv_with_rt_info.xml");
     assert_int_equal(npu_ir_input(ir, 0)->desc.shape.dims[0], 490);
     st = npu_model_compile_ir(dev, &tu_arena, ir, &o, &m);

@@ -402,9 +402,15 @@ static void test_npu_run_weight_input_is_not_a_batch(void **state)
     const char *root = getenv("NPU_SHARED_DATA");
     char args[PATH_MAX * 2];
     (void)state;
-    if (root == NULL) skip();
+    if (root == NULL) {
+        print_message("skipped: NPU_SHARED_DATA is not set: it names the shared IR corpus (../shared/data in CI)\n");
+        skip();
+    }
     snprintf(args, sizeof args, "%s/ovir/conv_with_rt_info.xml", root);
-    if (access(args, R_OK) != 0) skip();
+    if (access(args, R_OK) != 0) {
+        print_message("skipped: %s not found: the shared IR corpus (../shared/data in CI, or NPU_SHARED_DATA)\n", args);
+        skip();
+    }
     snprintf(args, sizeof args, "-m %s/ovir/conv_with_rt_info.xml -n 1 -r 1", root);
     assert_int_equal(run(NULL, "tools/npu-run", args), 0);
     expect("batch mode: none (asked: AUTO): no input has a layout naming N");

@@ -133,6 +133,8 @@ static void test_every_corpus_file_loads_or_is_refused_as_documented(void **stat
     int loaded = 0, refused = 0;
     (void)state;
     if (dir[0] == '\0' || (d = opendir(dir)) == NULL) {
+        if (dir[0] == '\0') print_message("skipped: NPU_SHARED_DATA is not set: it names the shared IR corpus (../shared/data in CI)\n");
+        else print_message("skipped: %s not found: the shared IR corpus (../shared/data in CI, or NPU_SHARED_DATA)\n", dir);
         skip();
         return;
     }
@@ -192,6 +194,8 @@ static void test_corpus_details(void **state)
     (void)state;
     snprintf(xp, sizeof xp, "%s/omz_emotions_recognition_retail_0003_fp16.xml", dir);
     if (dir[0] == '\0' || access(xp, R_OK) != 0) {
+        if (dir[0] == '\0') print_message("skipped: NPU_SHARED_DATA is not set: it names the shared IR corpus (../shared/data in CI)\n");
+        else print_message("skipped: %s not found: the shared IR corpus (../shared/data in CI, or NPU_SHARED_DATA)\n", xp);
         skip();
         return;
     }
@@ -244,6 +248,8 @@ static void test_every_corpus_file_compiles_and_runs_or_names_what_is_unsupporte
     int ran = 0, refused = 0;
     (void)state;
     if (dir[0] == '\0' || (d = opendir(dir)) == NULL) {
+        if (dir[0] == '\0') print_message("skipped: NPU_SHARED_DATA is not set: it names the shared IR corpus (../shared/data in CI)\n");
+        else print_message("skipped: %s not found: the shared IR corpus (../shared/data in CI, or NPU_SHARED_DATA)\n", dir);
         skip();
         return;
     }

@@ -342,6 +342,7 @@ static void test_compile_ir_shared_data(void **state)
     if (root == NULL) root = "../shared/data";
     snprintf(path, sizeof path, "%s/ovir/add_abc.xml", root);
     if (access(path, R_OK) != 0) {
+        print_message("skipped: %s not found: the shared IR corpus (../shared/data in CI, or NPU_SHARED_DATA)\n", path);
         skip();
         return;
     }

@@ -570,7 +570,7 @@ static void test_unwritable_directory_makes_store_a_logged_no_op(void **state)
         assert_int_equal(npu__cache_store(ctx, ro, &f, blob, sizeof blob), NPU_ERR_IO);
         assert_true(warnings > 0);
     } else {
-        print_message("running as root: chmod 0555 does not block writes, case skipped\n");
+        print_message("skipped: the read-only directory case: running as root, chmod 0555 does not block writes\n");
     }
     chmod(ro, 0755);
 }
