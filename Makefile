@@ -123,7 +123,7 @@ IR_SRC       := $(sort $(wildcard tests/data/*.xml))
 IR_DATA      := $(IR_SRC:tests/data/%=$(B)/data/%) $(IR_SRC:tests/data/%.xml=$(B)/data/%.bin)
 
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
-        install install-sim uninstall clean demo examples tools data bench docs fuzz check-stack \
+        install install-sim uninstall clean demo examples tools data bench docs fuzz check-stack check-single-file \
         check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install \
         check-sim-layers
 
@@ -349,7 +349,19 @@ check-stack:
 	      -f scripts/stack-check.awk $(B)/stack/npu$$o.ci || exit 1; \
 	done
 
-check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers check-stack
+# Single-file use (NPU_STATIC): npu.c included into one translation unit,
+# strict warnings, nothing exported.
+check-single-file:
+	@mkdir -p $(B)/single
+	gcc $(STRICT) -O2 $(ZE_CFLAGS) -c tests/single_file.c -o $(B)/single/single_file.o
+	clang $(STRICT) -O2 $(ZE_CFLAGS) -c tests/single_file.c -o $(B)/single/single_file-clang.o
+	@if nm $(B)/single/single_file.o | grep -E ' [TDBRC] npu_'; then \
+	  echo "check-single-file: NPU_STATIC still exports the symbols above"; exit 1; fi
+	$(CC) -o $(B)/single/single_file $(B)/single/single_file.o $(ZE_LIBS) -lm
+	@$(B)/single/single_file
+	@echo "check-single-file: NPU_STATIC builds warning-free with gcc and clang and exports nothing"
+
+check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers check-stack check-single-file
 
 TEST_WRAP ?=
 check: check-build

@@ -244,10 +244,10 @@ static unsigned npu__remove_orphans_at(int dir_fd, const char *prefix)
 /* ==== 2. Arena =========================================================== */
 /* Owns: npu_arena bookkeeping. Calls: section 3 for the "too small" message. */
 
-uint32_t npu_version(void) { return (uint32_t)NPU_VERSION; }
-const char *npu_version_string(void) { return NPU_VERSION_STRING; }
+NPU_API uint32_t npu_version(void) { return (uint32_t)NPU_VERSION; }
+NPU_API const char *npu_version_string(void) { return NPU_VERSION_STRING; }
 
-npu_status npu_arena_init(npu_arena *arena, void *memory, size_t capacity)
+NPU_API npu_status npu_arena_init(npu_arena *arena, void *memory, size_t capacity)
 {
     if (arena == NULL) return NPU_ERR_INVALID_ARGUMENT;
     arena->base = NULL;
@@ -261,14 +261,14 @@ npu_status npu_arena_init(npu_arena *arena, void *memory, size_t capacity)
     return NPU_OK;
 }
 
-size_t npu_arena_used(const npu_arena *arena) { return arena ? arena->used : 0; }
+NPU_API size_t npu_arena_used(const npu_arena *arena) { return arena ? arena->used : 0; }
 
-size_t npu_arena_remaining(const npu_arena *arena)
+NPU_API size_t npu_arena_remaining(const npu_arena *arena)
 {
     return arena && arena->capacity > arena->used ? arena->capacity - arena->used : 0;
 }
 
-void npu_arena_rewind(npu_arena *arena, size_t mark)
+NPU_API void npu_arena_rewind(npu_arena *arena, size_t mark)
 {
     if (arena != NULL && mark <= arena->used) arena->used = mark;
 }
@@ -329,15 +329,15 @@ static const char *const npu__status_names[NPU_STATUS_COUNT] = {
     "NPU_ERR_NO_LEVEL_ZERO: built without Level Zero",
 };
 
-const char *npu_status_string(npu_status status)
+NPU_API const char *npu_status_string(npu_status status)
 {
     if ((unsigned)status >= (unsigned)NPU_STATUS_COUNT) return "unknown status";
     return npu__status_names[status];
 }
 
-size_t npu_context_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_context)); }
+NPU_API size_t npu_context_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_context)); }
 
-npu_status npu_context_create(npu_arena *arena, const npu_context_options *options,
+NPU_API npu_status npu_context_create(npu_arena *arena, const npu_context_options *options,
                               npu_context **out)
 {
     npu_context *ctx;
@@ -374,12 +374,12 @@ static void npu__ctx_unlock(const npu_context *ctx)
     atomic_flag_clear_explicit(&c->lock, memory_order_release);
 }
 
-const char *npu_context_last_error(const npu_context *ctx)
+NPU_API const char *npu_context_last_error(const npu_context *ctx)
 {
     return ctx ? ctx->last_error : "";
 }
 
-npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap)
+NPU_API npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap)
 {
     npu_status st;
     if (ctx == NULL) {
@@ -393,7 +393,7 @@ npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap)
     return st;
 }
 
-npu_status npu_context_last_status(const npu_context *ctx)
+NPU_API npu_status npu_context_last_status(const npu_context *ctx)
 {
     npu_status st;
     if (ctx == NULL) return NPU_ERR_INVALID_ARGUMENT;
@@ -403,7 +403,7 @@ npu_status npu_context_last_status(const npu_context *ctx)
     return st;
 }
 
-void npu_context_clear_error(npu_context *ctx)
+NPU_API void npu_context_clear_error(npu_context *ctx)
 {
     if (ctx == NULL) return;
     npu__ctx_lock(ctx);
@@ -585,14 +585,14 @@ static int npu__type_valid(npu_type t)
     return (unsigned)t > (unsigned)NPU_TYPE_UNDEFINED && (unsigned)t < (unsigned)NPU_TYPE_COUNT;
 }
 
-size_t npu_type_size(npu_type type) { return npu__type_valid(type) ? npu__types[type].bits / 8u : 0; }
+NPU_API size_t npu_type_size(npu_type type) { return npu__type_valid(type) ? npu__types[type].bits / 8u : 0; }
 
-const char *npu_type_name(npu_type type)
+NPU_API const char *npu_type_name(npu_type type)
 {
     return npu__type_valid(type) ? npu__types[type].ov_name : "undefined";
 }
 
-uint64_t npu_shape_elements(const npu_shape *shape)
+NPU_API uint64_t npu_shape_elements(const npu_shape *shape)
 {
     uint64_t n = 1;
     uint32_t i;
@@ -1598,9 +1598,9 @@ static npu_status npu__infer_assign(npu_node *n, npu__msg *m)
 
 static const char *npu__graph_default_name = "npu_graph";
 
-size_t npu_graph_node_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_node)); }
+NPU_API size_t npu_graph_node_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_node)); }
 
-size_t npu_graph_size(const npu_graph_options *options)
+NPU_API size_t npu_graph_size(const npu_graph_options *options)
 {
     const char *name = options && options->name ? options->name : npu__graph_default_name;
     size_t len = strlen(name);
@@ -1608,7 +1608,7 @@ size_t npu_graph_size(const npu_graph_options *options)
     return NPU_ARENA_ROUND(sizeof(struct npu_graph)) + NPU_ARENA_ROUND(len + 1);
 }
 
-npu_status npu_graph_create(npu_arena *arena, npu_context *ctx, const npu_graph_options *options,
+NPU_API npu_status npu_graph_create(npu_arena *arena, npu_context *ctx, const npu_graph_options *options,
                             npu_graph **out)
 {
     const char *name = options && options->name ? options->name : npu__graph_default_name;
@@ -1640,23 +1640,23 @@ npu_status npu_graph_create(npu_arena *arena, npu_context *ctx, const npu_graph_
     return NPU_OK;
 }
 
-size_t npu_graph_bytes_used(const npu_graph *g) { return g ? g->bytes_used : 0; }
-npu_status npu_graph_status(const npu_graph *g) { return g ? g->status : NPU_ERR_INVALID_ARGUMENT; }
-const char *npu_graph_first_error(const npu_graph *g) { return g ? g->first_error : ""; }
-const char *npu_graph_name(const npu_graph *g) { return g ? g->name : ""; }
-uint32_t npu_graph_node_count(const npu_graph *g) { return g ? g->node_count : 0; }
+NPU_API size_t npu_graph_bytes_used(const npu_graph *g) { return g ? g->bytes_used : 0; }
+NPU_API npu_status npu_graph_status(const npu_graph *g) { return g ? g->status : NPU_ERR_INVALID_ARGUMENT; }
+NPU_API const char *npu_graph_first_error(const npu_graph *g) { return g ? g->first_error : ""; }
+NPU_API const char *npu_graph_name(const npu_graph *g) { return g ? g->name : ""; }
+NPU_API uint32_t npu_graph_node_count(const npu_graph *g) { return g ? g->node_count : 0; }
 
-void npu_graph_clear_status(npu_graph *g)
+NPU_API void npu_graph_clear_status(npu_graph *g)
 {
     if (g == NULL) return;
     g->status = NPU_OK;
     g->first_error[0] = '\0';
 }
 
-const char *npu_node_name(const npu_node *node) { return node ? node->name : ""; }
-npu_type npu_node_type(const npu_node *node) { return node ? node->type : NPU_TYPE_UNDEFINED; }
+NPU_API const char *npu_node_name(const npu_node *node) { return node ? node->name : ""; }
+NPU_API npu_type npu_node_type(const npu_node *node) { return node ? node->type : NPU_TYPE_UNDEFINED; }
 
-npu_status npu_node_shape(const npu_node *node, npu_shape *out)
+NPU_API npu_status npu_node_shape(const npu_node *node, npu_shape *out)
 {
     if (node == NULL || out == NULL) return NPU_ERR_INVALID_ARGUMENT;
     *out = node->shape;
@@ -1940,7 +1940,7 @@ static int npu__dynamic_ok(const npu_shape *s, const char *layout, uint32_t *bad
     return 1;
 }
 
-npu_status npu_graph_set_layout(npu_node *node, const char *layout)
+NPU_API npu_status npu_graph_set_layout(npu_node *node, const char *layout)
 {
     npu_graph *g;
     const char *why;
@@ -1984,7 +1984,7 @@ static int npu__check_source(npu_graph *g, npu_node *n, npu_type type, const npu
     return 1;
 }
 
-npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
+NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
                               const char *layout)
 {
     npu_node *n = npu__simple(g, NPU__OP_PARAMETER, NULL, 0, name);
@@ -2007,7 +2007,7 @@ npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, con
     return npu__op_finish(g, n);
 }
 
-npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
+NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
                              const void *data, size_t bytes)
 {
     npu_node *n = npu__simple(g, NPU__OP_CONSTANT, NULL, 0, name);
@@ -2036,13 +2036,13 @@ npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, cons
     return npu__op_finish(g, n);
 }
 
-npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name)
+NPU_API npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name)
 {
     npu_node *n = npu__simple(g, NPU__OP_RESULT, &value, 1, name);
     return n ? npu__op_finish(g, n) : NULL;
 }
 
-npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, const char *name)
+NPU_API npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, const char *name)
 {
     npu_node *n = npu__simple(g, NPU__OP_CONVERT, &x, 1, name);
     if (n == NULL) return NULL;
@@ -2062,17 +2062,17 @@ static npu_node *npu__binary(npu_graph *g, npu__op op, npu_node *a, npu_node *b,
     return n ? npu__op_finish(g, n) : NULL;
 }
 
-npu_node *npu_graph_add(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+NPU_API npu_node *npu_graph_add(npu_graph *g, npu_node *a, npu_node *b, const char *name)
 { return npu__binary(g, NPU__OP_ADD, a, b, name); }
-npu_node *npu_graph_subtract(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+NPU_API npu_node *npu_graph_subtract(npu_graph *g, npu_node *a, npu_node *b, const char *name)
 { return npu__binary(g, NPU__OP_SUBTRACT, a, b, name); }
-npu_node *npu_graph_multiply(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+NPU_API npu_node *npu_graph_multiply(npu_graph *g, npu_node *a, npu_node *b, const char *name)
 { return npu__binary(g, NPU__OP_MULTIPLY, a, b, name); }
-npu_node *npu_graph_divide(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+NPU_API npu_node *npu_graph_divide(npu_graph *g, npu_node *a, npu_node *b, const char *name)
 { return npu__binary(g, NPU__OP_DIVIDE, a, b, name); }
-npu_node *npu_graph_maximum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+NPU_API npu_node *npu_graph_maximum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
 { return npu__binary(g, NPU__OP_MAXIMUM, a, b, name); }
-npu_node *npu_graph_minimum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+NPU_API npu_node *npu_graph_minimum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
 { return npu__binary(g, NPU__OP_MINIMUM, a, b, name); }
 
 static npu_node *npu__unary(npu_graph *g, npu__op op, npu_node *x, const char *name)
@@ -2081,18 +2081,18 @@ static npu_node *npu__unary(npu_graph *g, npu__op op, npu_node *x, const char *n
     return n ? npu__op_finish(g, n) : NULL;
 }
 
-npu_node *npu_graph_relu(npu_graph *g, npu_node *x, const char *name)
+NPU_API npu_node *npu_graph_relu(npu_graph *g, npu_node *x, const char *name)
 { return npu__unary(g, NPU__OP_RELU, x, name); }
-npu_node *npu_graph_sigmoid(npu_graph *g, npu_node *x, const char *name)
+NPU_API npu_node *npu_graph_sigmoid(npu_graph *g, npu_node *x, const char *name)
 { return npu__unary(g, NPU__OP_SIGMOID, x, name); }
-npu_node *npu_graph_tanh(npu_graph *g, npu_node *x, const char *name)
+NPU_API npu_node *npu_graph_tanh(npu_graph *g, npu_node *x, const char *name)
 { return npu__unary(g, NPU__OP_TANH, x, name); }
-npu_node *npu_graph_exp(npu_graph *g, npu_node *x, const char *name)
+NPU_API npu_node *npu_graph_exp(npu_graph *g, npu_node *x, const char *name)
 { return npu__unary(g, NPU__OP_EXP, x, name); }
-npu_node *npu_graph_sqrt(npu_graph *g, npu_node *x, const char *name)
+NPU_API npu_node *npu_graph_sqrt(npu_graph *g, npu_node *x, const char *name)
 { return npu__unary(g, NPU__OP_SQRT, x, name); }
 
-npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, const char *name)
+NPU_API npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, const char *name)
 {
     npu_node *n = npu__simple(g, NPU__OP_CLAMP, &x, 1, name);
     if (n == NULL) return NULL;
@@ -2101,7 +2101,7 @@ npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, con
     return npu__op_finish(g, n);
 }
 
-npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char *name)
+NPU_API npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char *name)
 {
     npu_node *n = npu__simple(g, NPU__OP_SOFTMAX, &x, 1, name);
     if (n == NULL) return NULL;
@@ -2109,7 +2109,7 @@ npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char 
     return npu__op_finish(g, n);
 }
 
-npu_node *npu_graph_matmul(npu_graph *g, npu_node *a, npu_node *b, int transpose_a, int transpose_b,
+NPU_API npu_node *npu_graph_matmul(npu_graph *g, npu_node *a, npu_node *b, int transpose_a, int transpose_b,
                            const char *name)
 {
     npu_node *in[2];
@@ -2142,10 +2142,10 @@ static npu_node *npu__conv(npu_graph *g, npu__op op, npu_node *x, npu_node *w,
     return npu__op_finish(g, n);
 }
 
-npu_node *npu_graph_convolution(npu_graph *g, npu_node *x, npu_node *weights,
+NPU_API npu_node *npu_graph_convolution(npu_graph *g, npu_node *x, npu_node *weights,
                                 const npu_conv_params *params, const char *name)
 { return npu__conv(g, NPU__OP_CONVOLUTION, x, weights, params, name); }
-npu_node *npu_graph_group_convolution(npu_graph *g, npu_node *x, npu_node *weights,
+NPU_API npu_node *npu_graph_group_convolution(npu_graph *g, npu_node *x, npu_node *weights,
                                       const npu_conv_params *params, const char *name)
 { return npu__conv(g, NPU__OP_GROUP_CONVOLUTION, x, weights, params, name); }
 
@@ -2165,9 +2165,9 @@ static npu_node *npu__pool(npu_graph *g, npu__op op, npu_node *x, const npu_pool
     return npu__op_finish(g, n);
 }
 
-npu_node *npu_graph_max_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
+NPU_API npu_node *npu_graph_max_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
 { return npu__pool(g, NPU__OP_MAX_POOL, x, params, name); }
-npu_node *npu_graph_avg_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
+NPU_API npu_node *npu_graph_avg_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
 { return npu__pool(g, NPU__OP_AVG_POOL, x, params, name); }
 
 /* Ops whose array attribute becomes an implicit i64 Constant input. */
@@ -2190,23 +2190,23 @@ static npu_node *npu__with_values(npu_graph *g, npu__op op, npu_node *x, const i
     return npu__op_finish(g, n);
 }
 
-npu_node *npu_graph_reduce_mean(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+NPU_API npu_node *npu_graph_reduce_mean(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                                 int keep_dims, const char *name)
 { return npu__with_values(g, NPU__OP_REDUCE_MEAN, x, axes, n_axes, 1, keep_dims, name); }
-npu_node *npu_graph_reduce_sum(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+NPU_API npu_node *npu_graph_reduce_sum(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                                int keep_dims, const char *name)
 { return npu__with_values(g, NPU__OP_REDUCE_SUM, x, axes, n_axes, 1, keep_dims, name); }
-npu_node *npu_graph_reshape(npu_graph *g, npu_node *x, const int64_t *target, size_t rank,
+NPU_API npu_node *npu_graph_reshape(npu_graph *g, npu_node *x, const int64_t *target, size_t rank,
                             int special_zero, const char *name)
 { return npu__with_values(g, NPU__OP_RESHAPE, x, target, rank, 1, special_zero, name); }
-npu_node *npu_graph_squeeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+NPU_API npu_node *npu_graph_squeeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                             const char *name)
 { return npu__with_values(g, NPU__OP_SQUEEZE, x, axes, n_axes, n_axes > 0, 0, name); }
-npu_node *npu_graph_unsqueeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+NPU_API npu_node *npu_graph_unsqueeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                               const char *name)
 { return npu__with_values(g, NPU__OP_UNSQUEEZE, x, axes, n_axes, 1, 0, name); }
 
-npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, size_t n,
+NPU_API npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, size_t n,
                               const char *name)
 {
     int64_t reversed[NPU_MAX_RANK];
@@ -2219,7 +2219,7 @@ npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, si
     return npu__with_values(g, NPU__OP_TRANSPOSE, x, perm, n, 1, 0, name);
 }
 
-npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
+NPU_API npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
                            const char *name)
 {
     npu_node *node;
@@ -2244,7 +2244,7 @@ static npu_node *npu__find_variable(const npu_graph *g, const char *id)
     return NULL;
 }
 
-npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char *variable_id, npu_type type,
+NPU_API npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char *variable_id, npu_type type,
                                const npu_shape *shape, const char *name)
 {
     npu__op_request rq;
@@ -2277,7 +2277,7 @@ npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char *variabl
     return npu__op_finish(g, n);
 }
 
-npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *variable_id, const char *name)
+NPU_API npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *variable_id, const char *name)
 {
     npu_node *n, *rv;
     if (g == NULL) return NULL;
@@ -2336,15 +2336,15 @@ static npu_status npu__io(const npu_graph *g, npu__op op, uint32_t index, npu_te
     return NPU_OK;
 }
 
-uint32_t npu_graph_input_count(const npu_graph *g) { return g ? g->cat_count[NPU__CAT_PARAMETER] : 0; }
-uint32_t npu_graph_output_count(const npu_graph *g) { return g ? g->cat_count[NPU__CAT_RESULT] : 0; }
-uint32_t npu_graph_state_count(const npu_graph *g) { return g ? g->state_count : 0; }
+NPU_API uint32_t npu_graph_input_count(const npu_graph *g) { return g ? g->cat_count[NPU__CAT_PARAMETER] : 0; }
+NPU_API uint32_t npu_graph_output_count(const npu_graph *g) { return g ? g->cat_count[NPU__CAT_RESULT] : 0; }
+NPU_API uint32_t npu_graph_state_count(const npu_graph *g) { return g ? g->state_count : 0; }
 
-npu_status npu_graph_input(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
+NPU_API npu_status npu_graph_input(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
 { return npu__io(g, NPU__OP_PARAMETER, index, out, "input"); }
-npu_status npu_graph_output(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
+NPU_API npu_status npu_graph_output(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
 { return npu__io(g, NPU__OP_RESULT, index, out, "output"); }
-npu_status npu_graph_state(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
+NPU_API npu_status npu_graph_state(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
 { return npu__io(g, NPU__OP_READ_VALUE, index, out, "state"); }
 
 /* ---- Batch ---- */
@@ -2363,7 +2363,7 @@ static npu_status npu__reinfer(npu_graph *g, npu__msg *m)
     return NPU_OK;
 }
 
-npu_status npu_graph_set_batch(npu_graph *g, int64_t batch)
+NPU_API npu_status npu_graph_set_batch(npu_graph *g, int64_t batch)
 {
     npu_node *n;
     npu__msg m;
@@ -2393,7 +2393,7 @@ npu_status npu_graph_set_batch(npu_graph *g, int64_t batch)
     return st;
 }
 
-int64_t npu_graph_batch(const npu_graph *g)
+NPU_API int64_t npu_graph_batch(const npu_graph *g)
 {
     const npu_node *n;
     int64_t batch = 0;
@@ -3085,7 +3085,7 @@ static npu_status npu__writer_check(const npu_graph *g, const npu_payload_option
     return NPU_OK;
 }
 
-npu_status npu_graph_write_xml(const npu_graph *g, const npu_payload_options *opts, void *dst,
+NPU_API npu_status npu_graph_write_xml(const npu_graph *g, const npu_payload_options *opts, void *dst,
                                size_t cap, size_t *size)
 {
     npu__sink s;
@@ -3098,7 +3098,7 @@ npu_status npu_graph_write_xml(const npu_graph *g, const npu_payload_options *op
     return npu__sink_finish(&s, g->ctx, "npu_graph_write_xml", size);
 }
 
-npu_status npu_graph_write_bin(const npu_graph *g, void *dst, size_t cap, size_t *size)
+NPU_API npu_status npu_graph_write_bin(const npu_graph *g, void *dst, size_t cap, size_t *size)
 {
     npu__sink s;
     npu__writer w;
@@ -3159,7 +3159,7 @@ static npu_status npu__graph_payload(const npu_graph *g, const npu_payload_optio
     return npu__sink_finish(&s, g->ctx, "npu_graph_write_payload", size);
 }
 
-npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options *opts, void *dst,
+NPU_API npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options *opts, void *dst,
                                    size_t cap, size_t *size)
 {
     return npu__graph_payload(g, opts, NULL, dst, cap, size);
@@ -5048,7 +5048,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
 
 /* The size queries have no arena: the walker is on their stack, the one
  * documented exception to the per-call budget (NPU_IR_SIZE_STACK). */
-npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes)
+NPU_API npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes)
 {
     npu__ir_counts c;
     size_t persist, temp;
@@ -5060,7 +5060,7 @@ npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t
     return st;
 }
 
-npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xml, size_t xml_len,
+NPU_API npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xml, size_t xml_len,
                               const void *weights, uint64_t weights_size, npu_ir **out)
 {
     if (out != NULL) *out = NULL;
@@ -5092,7 +5092,7 @@ static const char *npu__ir_basename(const char *path)
     return slash ? slash + 1 : path;
 }
 
-npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *bytes)
+NPU_API npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *bytes)
 {
     void *map;
     size_t len, persist, temp;
@@ -5109,7 +5109,7 @@ npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *byte
     return st;
 }
 
-npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path, const char *bin_path,
+NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path, const char *bin_path,
                        npu_ir **out)
 {
     char *derived = NULL;   /* the .bin next to the .xml: arena scratch, given back before loading */
@@ -5157,7 +5157,7 @@ npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path,
     return NPU_OK;
 }
 
-void npu_ir_close(npu_ir *ir)
+NPU_API void npu_ir_close(npu_ir *ir)
 {
     if (ir == NULL) return;
     if (ir->xml_map) munmap(ir->xml_map, ir->xml_map_len);
@@ -5172,41 +5172,41 @@ void npu_ir_close(npu_ir *ir)
 
 /* ---- accessors and settings ------------------------------------------------ */
 
-size_t npu_ir_arena_bytes(const npu_ir *ir) { return ir ? ir->arena_bytes : 0; }
-uint32_t npu_ir_version(const npu_ir *ir) { return ir ? ir->version : 0; }
+NPU_API size_t npu_ir_arena_bytes(const npu_ir *ir) { return ir ? ir->arena_bytes : 0; }
+NPU_API uint32_t npu_ir_version(const npu_ir *ir) { return ir ? ir->version : 0; }
 
-const void *npu_ir_weights(const npu_ir *ir, uint64_t *size)
+NPU_API const void *npu_ir_weights(const npu_ir *ir, uint64_t *size)
 {
     if (size) *size = ir ? ir->bin_size : 0;
     return ir ? ir->bin : NULL;
 }
 
-uint32_t npu_ir_input_count(const npu_ir *ir) { return ir ? ir->n_inputs : 0; }
-uint32_t npu_ir_output_count(const npu_ir *ir) { return ir ? ir->n_outputs : 0; }
-uint32_t npu_ir_const_count(const npu_ir *ir) { return ir ? ir->n_consts : 0; }
-uint32_t npu_ir_state_count(const npu_ir *ir) { return ir ? ir->n_states : 0; }
+NPU_API uint32_t npu_ir_input_count(const npu_ir *ir) { return ir ? ir->n_inputs : 0; }
+NPU_API uint32_t npu_ir_output_count(const npu_ir *ir) { return ir ? ir->n_outputs : 0; }
+NPU_API uint32_t npu_ir_const_count(const npu_ir *ir) { return ir ? ir->n_consts : 0; }
+NPU_API uint32_t npu_ir_state_count(const npu_ir *ir) { return ir ? ir->n_states : 0; }
 
-const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index)
+NPU_API const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index)
 {
     return ir && index < ir->n_inputs ? &ir->inputs[index] : NULL;
 }
 
-const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index)
+NPU_API const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index)
 {
     return ir && index < ir->n_outputs ? &ir->outputs[index] : NULL;
 }
 
-const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index)
+NPU_API const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index)
 {
     return ir && index < ir->n_consts ? &ir->consts[index].pub : NULL;
 }
 
-const npu_ir_state *npu_ir_state_at(const npu_ir *ir, uint32_t index)
+NPU_API const npu_ir_state *npu_ir_state_at(const npu_ir *ir, uint32_t index)
 {
     return ir && index < ir->n_states ? &ir->states[index] : NULL;
 }
 
-npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const char *layout)
+NPU_API npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const char *layout)
 {
     npu_ir_io *io;
     size_t n, i;
@@ -5229,7 +5229,7 @@ npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const ch
     return NPU_OK;
 }
 
-npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch)
+NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch)
 {
     uint32_t i;
     int found = 0, dynamic = 0;
@@ -5266,7 +5266,7 @@ npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch)
 
 /* ---- 8d. Payload writer ------------------------------------------------------ */
 
-npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opts, void *dst, size_t cap,
+NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opts, void *dst, size_t cap,
                                 size_t *size)
 {
     npu_payload_options o;
@@ -5892,7 +5892,7 @@ _Static_assert(16 * sizeof(ze_command_queue_group_properties_t) <= NPU__MAX_EXTE
 
 /* The device, and while npu_device_open runs, the scratch for the extension
  * list behind it (handed back before it returns). */
-size_t npu_device_size(void)
+NPU_API size_t npu_device_size(void)
 {
     return NPU_ARENA_ROUND(sizeof(struct npu_device)) + NPU_ARENA_ROUND(NPU__EXT_SCRATCH_BYTES);
 }
@@ -6204,7 +6204,7 @@ static npu_status npu__device_init(npu_device *d, const npu_device_options *opts
     return NPU_OK;
 }
 
-npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
+NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
                            npu_device **out)
 {
     npu_device *d;
@@ -6238,13 +6238,13 @@ npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_
     return NPU_OK;
 }
 
-void npu_device_close(npu_device *dev)
+NPU_API void npu_device_close(npu_device *dev)
 {
     if (dev == NULL) return;
     npu__device_release(dev);
 }
 
-uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint)
+NPU_API uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint)
 {
     if (dev == NULL) return 0;
     if (hint != NPU_HINT_THROUGHPUT) return 1;
@@ -6255,7 +6255,7 @@ uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint
     }
 }
 
-npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out)
+NPU_API npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out)
 {
     if (dev == NULL || out == NULL) return npu__fail(dev ? dev->ctx : NULL, NPU_ERR_INVALID_ARGUMENT,
                                                      "npu_device_get_properties: NULL argument");
@@ -6291,9 +6291,9 @@ static const char *const npu__device_property_names[] = {
     "NPU_DEVICE_TOTAL_MEM_SIZE", "NPU_DEVICE_ALLOC_MEM_SIZE", "OPTIMAL_NUMBER_OF_INFER_REQUESTS",
     "NPU_IS_SIMULATED", NULL};
 
-const char *const *npu_device_supported_properties(void) { return npu__device_property_names; }
+NPU_API const char *const *npu_device_supported_properties(void) { return npu__device_property_names; }
 
-npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap, size_t *size)
+NPU_API npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap, size_t *size)
 {
     npu_device_properties p;
     const char *text = NULL;   /* the value as text, or a number in `number` */
@@ -6362,7 +6362,7 @@ static size_t npu__model_kept(uint32_t n_args)
            NPU_ARENA_ROUND((size_t)n_args * sizeof(uint32_t));
 }
 
-size_t npu_model_size(uint32_t n_args)
+NPU_API size_t npu_model_size(uint32_t n_args)
 {
     if (n_args > NPU_MAX_ARGS) return 0;
     return npu__model_kept(n_args) + NPU_ARENA_ROUND(sizeof(npu__arg_scratch));
@@ -7237,7 +7237,7 @@ static void npu__payload_probe(const unsigned char *p, size_t size, int *layout_
     }
 }
 
-npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload, size_t size,
+NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload, size_t size,
                                      const npu_compile_options *opts, npu_model **out)
 {
     npu__io_list in, outl;
@@ -7591,14 +7591,14 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     return NPU_OK;
 }
 
-npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
+NPU_API npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
                             const npu_import_options *opts, npu_model **out)
 {
     int persistent = 0;
     return npu__import(dev, arena, blob, size, opts, opts != NULL && opts->blob_persistent, &persistent, out);
 }
 
-npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
+NPU_API npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
                                  const npu_import_options *opts, npu_model **out)
 {
     void *map;
@@ -7673,7 +7673,7 @@ static void npu__model_meta(const npu_model *m, npu__blob_meta *meta)
     }
 }
 
-npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size)
+NPU_API npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size)
 {
     npu__blob_meta meta;
     const uint8_t *blob = NULL;
@@ -7701,7 +7701,7 @@ npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *siz
     return npu__sink_finish(&s, model->ctx, "model export", size);
 }
 
-npu_status npu_model_export_file(npu_model *model, const char *path)
+NPU_API npu_status npu_model_export_file(npu_model *model, const char *path)
 {
     char tmp[NPU__NAME_MAX + 48];   /* "<base>.tmp-<pid>-<hex>" in the target's directory */
     const char *base;
@@ -7794,20 +7794,20 @@ fail:
     return st;
 }
 
-void npu_model_destroy(npu_model *model)
+NPU_API void npu_model_destroy(npu_model *model)
 {
     if (model == NULL) return;
     npu__model_release(model);
 }
 
-size_t npu_model_arena_bytes(const npu_model *model) { return model ? model->arena_bytes : 0; }
+NPU_API size_t npu_model_arena_bytes(const npu_model *model) { return model ? model->arena_bytes : 0; }
 
-uint32_t npu_model_input_count(const npu_model *m) { return m ? m->n_inputs : 0; }
-uint32_t npu_model_output_count(const npu_model *m) { return m ? m->n_outputs : 0; }
-uint32_t npu_model_state_count(const npu_model *m) { return m ? m->n_states : 0; }
-uint32_t npu_model_batch(const npu_model *m) { return m ? m->batch_lists : 0; }
+NPU_API uint32_t npu_model_input_count(const npu_model *m) { return m ? m->n_inputs : 0; }
+NPU_API uint32_t npu_model_output_count(const npu_model *m) { return m ? m->n_outputs : 0; }
+NPU_API uint32_t npu_model_state_count(const npu_model *m) { return m ? m->n_states : 0; }
+NPU_API uint32_t npu_model_batch(const npu_model *m) { return m ? m->batch_lists : 0; }
 
-npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
+NPU_API npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
 {
     if (model == NULL || out == NULL)
         return npu__fail(model ? model->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_get_info: NULL argument");
@@ -7815,17 +7815,17 @@ npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
     return NPU_OK;
 }
 
-const npu_tensor_desc *npu_model_input(const npu_model *m, uint32_t i)
+NPU_API const npu_tensor_desc *npu_model_input(const npu_model *m, uint32_t i)
 {
     return m && i < m->n_inputs ? &m->args[m->order[i]].desc : NULL;
 }
 
-const npu_tensor_desc *npu_model_output(const npu_model *m, uint32_t i)
+NPU_API const npu_tensor_desc *npu_model_output(const npu_model *m, uint32_t i)
 {
     return m && i < m->n_outputs ? &m->args[m->order[m->n_inputs + i]].desc : NULL;
 }
 
-const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
+NPU_API const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
 {
     return m && i < m->n_states ? &m->args[m->order[m->n_inputs + m->n_outputs + 2 * i]].desc : NULL;
 }
@@ -7851,7 +7851,7 @@ static uint64_t npu__req_arg_bytes(const npu_request *q, uint32_t i, uint32_t li
     return a->kind >= NPU__ARG_STATE_IN ? a->desc.bytes : a->slice_bytes * lists;
 }
 
-size_t npu_request_size(const npu_model *m, const npu_request_options *opts)
+NPU_API size_t npu_request_size(const npu_model *m, const npu_request_options *opts)
 {
     if (m == NULL) return 0;
     return NPU_ARENA_ROUND(sizeof(struct npu_request)) +
@@ -7970,7 +7970,7 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
     return npu__req_record(q, 0);
 }
 
-npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
+NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
                               npu_request **out)
 {
     npu_request *q;
@@ -8016,7 +8016,7 @@ npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_requ
     return NPU_OK;
 }
 
-void npu_request_destroy(npu_request *req)
+NPU_API void npu_request_destroy(npu_request *req)
 {
     if (req == NULL) return;
     if (req->running) {
@@ -8044,8 +8044,8 @@ static void *npu__req_data(npu_request *q, int output, uint32_t index)
     return q->a[i].imported ? q->a[i].imported : q->a[i].own;
 }
 
-void *npu_request_input(npu_request *req, uint32_t index) { return npu__req_data(req, 0, index); }
-void *npu_request_output(npu_request *req, uint32_t index) { return npu__req_data(req, 1, index); }
+NPU_API void *npu_request_input(npu_request *req, uint32_t index) { return npu__req_data(req, 0, index); }
+NPU_API void *npu_request_output(npu_request *req, uint32_t index) { return npu__req_data(req, 1, index); }
 
 static npu_status npu__req_find(const npu_request *q, int output, const char *name, uint32_t *index)
 {
@@ -8065,12 +8065,12 @@ static npu_status npu__req_find(const npu_request *q, int output, const char *na
     return npu__fail(q->ctx, NPU_ERR_NOT_FOUND, "the model has no %s named '%s'", output ? "output" : "input", name);
 }
 
-npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index)
+NPU_API npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index)
 {
     return npu__req_find(req, 0, name, index);
 }
 
-npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index)
+NPU_API npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index)
 {
     return npu__req_find(req, 1, name, index);
 }
@@ -8165,19 +8165,19 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
     return NPU_OK;
 }
 
-npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
+NPU_API npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
 {
     return npu__req_set_buffer(req, 0, index, ptr, size);
 }
 
-npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
+NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
 {
     return npu__req_set_buffer(req, 1, index, ptr, size);
 }
 
 /* ---- Hot path: no formatting, lookup or allocation unless a call fails ---- */
 
-npu_status npu_request_set_batch(npu_request *req, uint32_t n)
+NPU_API npu_status npu_request_set_batch(npu_request *req, uint32_t n)
 {
     if (req == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (req->running) return npu__fail(req->ctx, NPU_ERR_STATE, "request: set_batch while an inference runs");
@@ -8197,7 +8197,7 @@ npu_status npu_request_set_batch(npu_request *req, uint32_t n)
     return NPU_OK;
 }
 
-npu_status npu_request_start(npu_request *q)
+NPU_API npu_status npu_request_start(npu_request *q)
 {
     uint32_t k;
     ze_result_t r;
@@ -8214,7 +8214,7 @@ npu_status npu_request_start(npu_request *q)
     return NPU_OK;
 }
 
-npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
+NPU_API npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
 {
     uint32_t k;
     ze_result_t r;
@@ -8234,9 +8234,9 @@ npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
     return NPU_OK;
 }
 
-npu_status npu_request_poll(npu_request *req) { return npu_request_wait(req, 0); }
+NPU_API npu_status npu_request_poll(npu_request *req) { return npu_request_wait(req, 0); }
 
-npu_status npu_request_infer(npu_request *q)
+NPU_API npu_status npu_request_infer(npu_request *q)
 {
     npu_status st = npu_request_start(q);
     if (st != NPU_OK) return st;
@@ -8245,7 +8245,7 @@ npu_status npu_request_infer(npu_request *q)
 
 /* ---- States ---- */
 
-uint32_t npu_request_state_count(const npu_request *req) { return req ? req->model->n_states : 0; }
+NPU_API uint32_t npu_request_state_count(const npu_request *req) { return req ? req->model->n_states : 0; }
 
 static uint32_t npu__req_state_arg(const npu_request *q, uint32_t index)
 {
@@ -8253,7 +8253,7 @@ static uint32_t npu__req_state_arg(const npu_request *q, uint32_t index)
     return index < m->n_states ? m->order[m->n_inputs + m->n_outputs + 2 * index] : UINT32_MAX;
 }
 
-npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc)
+NPU_API npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc)
 {
     uint32_t i;
     if (req == NULL || desc == NULL) return NPU_ERR_INVALID_ARGUMENT;
@@ -8265,7 +8265,7 @@ npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_
     return NPU_OK;
 }
 
-void *npu_request_state_data(npu_request *req, uint32_t index)
+NPU_API void *npu_request_state_data(npu_request *req, uint32_t index)
 {
     uint32_t i;
     if (req == NULL) return NULL;
@@ -8274,7 +8274,7 @@ void *npu_request_state_data(npu_request *req, uint32_t index)
     return npu__req_bound(req, i, req->set);
 }
 
-npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size)
+NPU_API npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size)
 {
     uint32_t i;
     if (req == NULL || data == NULL) return NPU_ERR_INVALID_ARGUMENT;
@@ -8289,7 +8289,7 @@ npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *d
     return NPU_OK;
 }
 
-npu_status npu_request_state_reset(npu_request *req, uint32_t index)
+NPU_API npu_status npu_request_state_reset(npu_request *req, uint32_t index)
 {
     uint32_t i;
     if (req == NULL) return NPU_ERR_INVALID_ARGUMENT;
@@ -8303,8 +8303,8 @@ npu_status npu_request_state_reset(npu_request *req, uint32_t index)
 
 #else /* NPU_NO_LEVEL_ZERO: the section's API exists and says so. */
 
-size_t npu_device_size(void) { return 0; }
-npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
+NPU_API size_t npu_device_size(void) { return 0; }
+NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
                            npu_device **out)
 {
     NPU__UNUSED(arena);
@@ -8312,25 +8312,25 @@ npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_
     if (out != NULL) *out = NULL;
     return npu__fail(ctx, NPU_ERR_NO_LEVEL_ZERO, "npu was built with NPU_NO_LEVEL_ZERO: no device support");
 }
-void npu_device_close(npu_device *dev) { NPU__UNUSED(dev); }
-npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out)
+NPU_API void npu_device_close(npu_device *dev) { NPU__UNUSED(dev); }
+NPU_API npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out)
 {
     NPU__UNUSED(dev);
     NPU__UNUSED(out);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint)
+NPU_API uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint)
 {
     NPU__UNUSED(dev);
     NPU__UNUSED(hint);
     return 0;
 }
-const char *const *npu_device_supported_properties(void)
+NPU_API const char *const *npu_device_supported_properties(void)
 {
     static const char *const none[] = {NULL};
     return none;
 }
-npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap, size_t *size)
+NPU_API npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap, size_t *size)
 {
     NPU__UNUSED(dev);
     NPU__UNUSED(name);
@@ -8339,12 +8339,12 @@ npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst,
     NPU__UNUSED(size);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-size_t npu_model_size(uint32_t n_args)
+NPU_API size_t npu_model_size(uint32_t n_args)
 {
     NPU__UNUSED(n_args);
     return 0;
 }
-npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload, size_t size,
+NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload, size_t size,
                                      const npu_compile_options *opts, npu_model **out)
 {
     NPU__UNUSED(dev);
@@ -8355,7 +8355,7 @@ npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const vo
     if (out != NULL) *out = NULL;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
+NPU_API npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
                             const npu_import_options *opts, npu_model **out)
 {
     NPU__UNUSED(dev);
@@ -8366,7 +8366,7 @@ npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob,
     if (out != NULL) *out = NULL;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
+NPU_API npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
                                  const npu_import_options *opts, npu_model **out)
 {
     NPU__UNUSED(dev);
@@ -8376,7 +8376,7 @@ npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *
     if (out != NULL) *out = NULL;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size)
+NPU_API npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size)
 {
     NPU__UNUSED(model);
     NPU__UNUSED(dst);
@@ -8384,75 +8384,75 @@ npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *siz
     NPU__UNUSED(size);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_model_export_file(npu_model *model, const char *path)
+NPU_API npu_status npu_model_export_file(npu_model *model, const char *path)
 {
     NPU__UNUSED(model);
     NPU__UNUSED(path);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-void npu_model_destroy(npu_model *model) { NPU__UNUSED(model); }
-size_t npu_model_arena_bytes(const npu_model *model)
+NPU_API void npu_model_destroy(npu_model *model) { NPU__UNUSED(model); }
+NPU_API size_t npu_model_arena_bytes(const npu_model *model)
 {
     NPU__UNUSED(model);
     return 0;
 }
-uint32_t npu_model_input_count(const npu_model *m)
+NPU_API uint32_t npu_model_input_count(const npu_model *m)
 {
     NPU__UNUSED(m);
     return 0;
 }
-const npu_tensor_desc *npu_model_input(const npu_model *m, uint32_t i)
+NPU_API const npu_tensor_desc *npu_model_input(const npu_model *m, uint32_t i)
 {
     NPU__UNUSED(m);
     NPU__UNUSED(i);
     return NULL;
 }
-uint32_t npu_model_output_count(const npu_model *m)
+NPU_API uint32_t npu_model_output_count(const npu_model *m)
 {
     NPU__UNUSED(m);
     return 0;
 }
-const npu_tensor_desc *npu_model_output(const npu_model *m, uint32_t i)
+NPU_API const npu_tensor_desc *npu_model_output(const npu_model *m, uint32_t i)
 {
     NPU__UNUSED(m);
     NPU__UNUSED(i);
     return NULL;
 }
-uint32_t npu_model_state_count(const npu_model *m)
+NPU_API uint32_t npu_model_state_count(const npu_model *m)
 {
     NPU__UNUSED(m);
     return 0;
 }
-const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
+NPU_API const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
 {
     NPU__UNUSED(m);
     NPU__UNUSED(i);
     return NULL;
 }
-uint32_t npu_model_batch(const npu_model *m)
+NPU_API uint32_t npu_model_batch(const npu_model *m)
 {
     NPU__UNUSED(m);
     return 0;
 }
-npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
+NPU_API npu_status npu_model_get_info(const npu_model *model, npu_model_info *out)
 {
     NPU__UNUSED(model);
     if (out != NULL) memset(out, 0, sizeof *out);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_set_batch(npu_request *req, uint32_t n)
+NPU_API npu_status npu_request_set_batch(npu_request *req, uint32_t n)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(n);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-size_t npu_request_size(const npu_model *model, const npu_request_options *opts)
+NPU_API size_t npu_request_size(const npu_model *model, const npu_request_options *opts)
 {
     NPU__UNUSED(model);
     NPU__UNUSED(opts);
     return 0;
 }
-npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
+NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
                               npu_request **out)
 {
     NPU__UNUSED(model);
@@ -8461,34 +8461,34 @@ npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_requ
     if (out != NULL) *out = NULL;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-void npu_request_destroy(npu_request *req) { NPU__UNUSED(req); }
-void *npu_request_input(npu_request *req, uint32_t index)
+NPU_API void npu_request_destroy(npu_request *req) { NPU__UNUSED(req); }
+NPU_API void *npu_request_input(npu_request *req, uint32_t index)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(index);
     return NULL;
 }
-void *npu_request_output(npu_request *req, uint32_t index)
+NPU_API void *npu_request_output(npu_request *req, uint32_t index)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(index);
     return NULL;
 }
-npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index)
+NPU_API npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(name);
     NPU__UNUSED(index);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index)
+NPU_API npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(name);
     NPU__UNUSED(index);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
+NPU_API npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(index);
@@ -8496,7 +8496,7 @@ npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *
     NPU__UNUSED(size);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
+NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(index);
@@ -8504,46 +8504,46 @@ npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void 
     NPU__UNUSED(size);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_infer(npu_request *req)
+NPU_API npu_status npu_request_infer(npu_request *req)
 {
     NPU__UNUSED(req);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_start(npu_request *req)
+NPU_API npu_status npu_request_start(npu_request *req)
 {
     NPU__UNUSED(req);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_wait(npu_request *req, uint64_t timeout_ns)
+NPU_API npu_status npu_request_wait(npu_request *req, uint64_t timeout_ns)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(timeout_ns);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_poll(npu_request *req)
+NPU_API npu_status npu_request_poll(npu_request *req)
 {
     NPU__UNUSED(req);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-uint32_t npu_request_state_count(const npu_request *req)
+NPU_API uint32_t npu_request_state_count(const npu_request *req)
 {
     NPU__UNUSED(req);
     return 0;
 }
-npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc)
+NPU_API npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(index);
     NPU__UNUSED(desc);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-void *npu_request_state_data(npu_request *req, uint32_t index)
+NPU_API void *npu_request_state_data(npu_request *req, uint32_t index)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(index);
     return NULL;
 }
-npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size)
+NPU_API npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(index);
@@ -8551,7 +8551,7 @@ npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *d
     NPU__UNUSED(size);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
-npu_status npu_request_state_reset(npu_request *req, uint32_t index)
+NPU_API npu_status npu_request_state_reset(npu_request *req, uint32_t index)
 {
     NPU__UNUSED(req);
     NPU__UNUSED(index);
@@ -8897,7 +8897,7 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     npu__sink_put(s, NPU__META_MAGIC, NPU__META_MAGIC_LEN);
 }
 
-npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
+NPU_API npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
                          npu_blob_info_t *info)
 {
     npu__blob_meta meta;
@@ -10462,7 +10462,7 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
 
 #endif /* NPU_NO_LEVEL_ZERO */
 
-npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
                                    const npu_compile_options *opts, npu_model **out)
 {
     npu__model_src s;
@@ -10471,7 +10471,7 @@ npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_
     return npu__compile_src(dev, arena, &s, opts, out);
 }
 
-npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
                                         size_t *bytes)
 {
     npu__model_src s;
@@ -10480,7 +10480,7 @@ npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph,
     return npu__compile_src_size(dev, &s, opts, bytes);
 }
 
-npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
                                 const npu_compile_options *opts, npu_model **out)
 {
     npu__model_src s;
@@ -10489,7 +10489,7 @@ npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir 
     return npu__compile_src(dev, arena, &s, opts, out);
 }
 
-npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
                                      size_t *bytes)
 {
     npu__model_src s;

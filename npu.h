@@ -54,6 +54,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Linkage of every function declared here. Default: external. To use npu as
+ * a single file (one translation unit that #includes npu.c, nothing exported),
+ * define NPU_STATIC before the #include: NPU_API is then `static` (marked
+ * maybe-unused where the compiler knows how, so -Wunused-function stays
+ * quiet). Or define NPU_API yourself (a visibility attribute for a shared
+ * library). ABI policy: see "ABI" at the end of this header. */
+#ifndef NPU_API
+#if defined(NPU_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#define NPU_API static __attribute__((unused))
+#elif defined(NPU_STATIC)
+#define NPU_API static
+#else
+#define NPU_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -73,9 +89,9 @@ extern "C" {
 
 /* The version of the compiled library, NPU_VERSION's encoding. Compare it with
  * NPU_VERSION to detect a header/library mismatch. Thread-safe. */
-uint32_t npu_version(void);
+NPU_API uint32_t npu_version(void);
 /* The same as a static string, e.g. "0.1.0". Thread-safe. */
-const char *npu_version_string(void);
+NPU_API const char *npu_version_string(void);
 
 /* ==== 2. Status codes ==================================================== */
 
@@ -110,7 +126,7 @@ typedef enum npu_status {
 
 /* A static, human-readable name for a status ("NPU_ERR_ARENA_TOO_SMALL: arena too
  * small"). Unknown values give "unknown status". Thread-safe. */
-const char *npu_status_string(npu_status status);
+NPU_API const char *npu_status_string(npu_status status);
 
 /* ==== 3. Arenas ========================================================== */
 /* An arena is a bump allocator over memory the caller owns. The library carves
@@ -142,16 +158,16 @@ typedef struct npu_arena {
  * with capacity 0 (an arena that fails every request but still counts).
  * Errors: NPU_ERR_INVALID_ARGUMENT (arena NULL, or NULL memory with capacity > 0),
  * NPU_ERR_ALIGNMENT (memory not NPU_ARENA_ALIGN-aligned). */
-npu_status npu_arena_init(npu_arena *arena, void *memory, size_t capacity);
+NPU_API npu_status npu_arena_init(npu_arena *arena, void *memory, size_t capacity);
 
 /* Bytes in use; bytes still free. NULL arena gives 0. */
-size_t npu_arena_used(const npu_arena *arena);
-size_t npu_arena_remaining(const npu_arena *arena);
+NPU_API size_t npu_arena_used(const npu_arena *arena);
+NPU_API size_t npu_arena_remaining(const npu_arena *arena);
 
 /* Rewinds the arena to an earlier npu_arena_used() value. Objects carved after
  * that point are gone: the caller must not use them again (and must have
  * destroyed any that hold driver resources). A mark beyond `used` is ignored. */
-void npu_arena_rewind(npu_arena *arena, size_t mark);
+NPU_API void npu_arena_rewind(npu_arena *arena, size_t mark);
 
 /* ==== 4. Contexts ======================================================== */
 /* A context keeps the last error message and the optional logger. Objects
@@ -182,29 +198,29 @@ typedef struct npu_context_options {
 } npu_context_options;
 
 /* Bytes npu_context_create takes from an arena (at NPU_ARENA_ALIGN). */
-size_t npu_context_size(void);
+NPU_API size_t npu_context_size(void);
 
 /* Creates a context in `arena`. options may be NULL (silent). The context lives
  * as long as the arena memory; it holds no resources.
  * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_ARENA_TOO_SMALL (there is no context
  * to hold a message then: the status says it). */
-npu_status npu_context_create(npu_arena *arena, const npu_context_options *options,
+NPU_API npu_status npu_context_create(npu_arena *arena, const npu_context_options *options,
                               npu_context **out);
 
 /* The last error message ("" if none) and its status. The message is at most
  * NPU_ERROR_MAX - 1 bytes; longer ones (build logs) are cut. The pointer stays
  * valid for the context's life; the text changes with the next error. */
 #define NPU_ERROR_MAX 4096
-const char *npu_context_last_error(const npu_context *ctx);
-npu_status npu_context_last_status(const npu_context *ctx);
-void npu_context_clear_error(npu_context *ctx);
+NPU_API const char *npu_context_last_error(const npu_context *ctx);
+NPU_API npu_status npu_context_last_status(const npu_context *ctx);
+NPU_API void npu_context_clear_error(npu_context *ctx);
 
 /* Copies the last error message (cut to cap - 1 bytes, NUL-terminated) into
  * dst and returns its status, both from the same error even while other
  * threads report into ctx (npu_context_last_error's text may change while it
  * is being read). dst may be NULL (cap 0): the status only.
  * NPU_ERR_INVALID_ARGUMENT (and "" in dst) for a NULL ctx. Thread-safe. */
-npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap);
+NPU_API npu_status npu_context_copy_error(const npu_context *ctx, char *dst, size_t cap);
 
 /* ==== 5. Element types, shapes, tensor descriptions ====================== */
 
@@ -222,10 +238,10 @@ typedef enum npu_type {
 } npu_type;
 
 /* Bytes per element (0 for an unknown type). Thread-safe. */
-size_t npu_type_size(npu_type type);
+NPU_API size_t npu_type_size(npu_type type);
 /* OpenVINO's element type name: "f32", "f16", "bf16", "i8", "u8", "i32", "i64",
  * "boolean"; "undefined" for anything else. Thread-safe. */
-const char *npu_type_name(npu_type type);
+NPU_API const char *npu_type_name(npu_type type);
 
 #define NPU_MAX_RANK 8
 /* A dimension whose value is known only at run time (IR "?" or -1). Only the
@@ -238,7 +254,7 @@ typedef struct npu_shape {
 } npu_shape;
 
 /* Number of elements, or 0 when a dim is dynamic or the count overflows. */
-uint64_t npu_shape_elements(const npu_shape *shape);
+NPU_API uint64_t npu_shape_elements(const npu_shape *shape);
 
 /* Longest layout string kept, including the NUL ("NCHW", "NC", "N...C"). */
 #define NPU_LAYOUT_MAX 16
@@ -362,9 +378,9 @@ typedef struct npu_graph_options {
 
 /* Bytes npu_graph_create takes from an arena with these options (NULL:
  * defaults). 0 if the name is too long. Thread-safe. */
-size_t npu_graph_size(const npu_graph_options *options);
+NPU_API size_t npu_graph_size(const npu_graph_options *options);
 /* Bytes each node takes before its name (see "Memory" above). Thread-safe. */
-size_t npu_graph_node_size(void);
+NPU_API size_t npu_graph_node_size(void);
 
 /* Creates an empty graph in `arena`; nodes are carved from the same arena as
  * they are added, so the arena must outlive the graph and must not be rewound
@@ -372,40 +388,40 @@ size_t npu_graph_node_size(void);
  * receives the messages. options may be NULL.
  * Errors: NPU_ERR_INVALID_ARGUMENT (arena or out NULL), NPU_ERR_LIMIT (name too
  * long), NPU_ERR_ARENA_TOO_SMALL. */
-npu_status npu_graph_create(npu_arena *arena, npu_context *ctx, const npu_graph_options *options,
+NPU_API npu_status npu_graph_create(npu_arena *arena, npu_context *ctx, const npu_graph_options *options,
                             npu_graph **out);
 
 /* Bytes the graph and all its nodes have taken from the arena so far. */
-size_t npu_graph_bytes_used(const npu_graph *g);
+NPU_API size_t npu_graph_bytes_used(const npu_graph *g);
 /* The first failure of any builder op (NPU_OK if none; NPU_ERR_INVALID_ARGUMENT
  * for a NULL graph) and its message ("" if none; valid as long as the graph). */
-npu_status npu_graph_status(const npu_graph *g);
-const char *npu_graph_first_error(const npu_graph *g);
+NPU_API npu_status npu_graph_status(const npu_graph *g);
+NPU_API const char *npu_graph_first_error(const npu_graph *g);
 /* Forgets the sticky failure (for callers that handled it, e.g. retried the op
  * in a bigger arena). */
-void npu_graph_clear_status(npu_graph *g);
+NPU_API void npu_graph_clear_status(npu_graph *g);
 /* The model name, the number of nodes (implicit constants included). */
-const char *npu_graph_name(const npu_graph *g);
-uint32_t npu_graph_node_count(const npu_graph *g);
+NPU_API const char *npu_graph_name(const npu_graph *g);
+NPU_API uint32_t npu_graph_node_count(const npu_graph *g);
 
 /* Node facts. NULL node: "" / NPU_TYPE_UNDEFINED / NPU_ERR_INVALID_ARGUMENT. */
-const char *npu_node_name(const npu_node *node);
-npu_type npu_node_type(const npu_node *node);
-npu_status npu_node_shape(const npu_node *node, npu_shape *out);
+NPU_API const char *npu_node_name(const npu_node *node);
+NPU_API npu_type npu_node_type(const npu_node *node);
+NPU_API npu_status npu_node_shape(const npu_node *node, npu_shape *out);
 
 /* ---- Sources and sinks ---- */
 
 /* A model input. layout (may be NULL) as in npu_graph_set_layout. shape is
  * copied. Dynamic dims: see above. */
-npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
+NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
                               const char *layout);
 /* A constant. `data` (never NULL) holds `bytes` bytes, which must equal
  * npu_type_size(type) x elements of the static shape (at least one element).
  * The pointer is kept, not the bytes: see the lifetime rule above. */
-npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
+NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
                              const void *data, size_t bytes);
 /* A model output; outputs are numbered in the order Results are added. */
-npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name);
+NPU_API npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name);
 
 /* Sets the layout of a Parameter or Result: one letter A-Z or '?' per axis
  * ("NCHW", "NC", "N?C"), each letter once; NULL or "" clears it. 'N' names the
@@ -413,33 +429,33 @@ npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name);
  * Result on its input port. Errors: NPU_ERR_INVALID_ARGUMENT (not a Parameter or
  * Result, bad letters, length != rank, a Parameter's dynamic dim not on the
  * new batch axis); the node is unchanged then. Not sticky. */
-npu_status npu_graph_set_layout(npu_node *node, const char *layout);
+NPU_API npu_status npu_graph_set_layout(npu_node *node, const char *layout);
 
 /* ---- Element-wise and activation ops (opset1; Softmax opset8) ---- */
 
 /* destination_type `to`; same shape. */
-npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, const char *name);
+NPU_API npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, const char *name);
 /* Binary ops with numpy broadcasting; both inputs must have the same type. */
-npu_node *npu_graph_add(npu_graph *g, npu_node *a, npu_node *b, const char *name);
-npu_node *npu_graph_subtract(npu_graph *g, npu_node *a, npu_node *b, const char *name);
-npu_node *npu_graph_multiply(npu_graph *g, npu_node *a, npu_node *b, const char *name);
-npu_node *npu_graph_divide(npu_graph *g, npu_node *a, npu_node *b, const char *name);
-npu_node *npu_graph_maximum(npu_graph *g, npu_node *a, npu_node *b, const char *name);
-npu_node *npu_graph_minimum(npu_graph *g, npu_node *a, npu_node *b, const char *name);
-npu_node *npu_graph_relu(npu_graph *g, npu_node *x, const char *name);
-npu_node *npu_graph_sigmoid(npu_graph *g, npu_node *x, const char *name);
-npu_node *npu_graph_tanh(npu_graph *g, npu_node *x, const char *name);
-npu_node *npu_graph_exp(npu_graph *g, npu_node *x, const char *name);
-npu_node *npu_graph_sqrt(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_add(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+NPU_API npu_node *npu_graph_subtract(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+NPU_API npu_node *npu_graph_multiply(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+NPU_API npu_node *npu_graph_divide(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+NPU_API npu_node *npu_graph_maximum(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+NPU_API npu_node *npu_graph_minimum(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+NPU_API npu_node *npu_graph_relu(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_sigmoid(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_tanh(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_exp(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_sqrt(npu_graph *g, npu_node *x, const char *name);
 /* min <= max. */
-npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, const char *name);
+NPU_API npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, const char *name);
 /* axis in [-rank, rank-1]; floating-point types only. */
-npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char *name);
+NPU_API npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char *name);
 
 /* MatMul with OpenVINO's rules: a 1-D input is a row (a) or column (b) vector
  * and its axis is removed from the output (transpose is ignored for it);
  * transpose_a/b swap the last two axes; batch axes broadcast (numpy). */
-npu_node *npu_graph_matmul(npu_graph *g, npu_node *a, npu_node *b, int transpose_a,
+NPU_API npu_node *npu_graph_matmul(npu_graph *g, npu_node *a, npu_node *b, int transpose_a,
                            int transpose_b, const char *name);
 
 /* ---- Convolution and pooling (opset1) ---- */
@@ -464,11 +480,11 @@ typedef struct npu_conv_params {
 } npu_conv_params;
 
 /* x [N, C, spatial...], weights [C_out, C, kernel...]. */
-npu_node *npu_graph_convolution(npu_graph *g, npu_node *x, npu_node *weights,
+NPU_API npu_node *npu_graph_convolution(npu_graph *g, npu_node *x, npu_node *weights,
                                 const npu_conv_params *params, const char *name);
 /* x [N, G*C_in, spatial...], weights [G, C_out, C_in, kernel...]; output
  * channels G*C_out. */
-npu_node *npu_graph_group_convolution(npu_graph *g, npu_node *x, npu_node *weights,
+NPU_API npu_node *npu_graph_group_convolution(npu_graph *g, npu_node *x, npu_node *weights,
                                       const npu_conv_params *params, const char *name);
 
 typedef enum npu_rounding {
@@ -487,34 +503,34 @@ typedef struct npu_pool_params {
     npu_auto_pad auto_pad;
 } npu_pool_params;
 
-npu_node *npu_graph_max_pool(npu_graph *g, npu_node *x, const npu_pool_params *params,
+NPU_API npu_node *npu_graph_max_pool(npu_graph *g, npu_node *x, const npu_pool_params *params,
                              const char *name);
-npu_node *npu_graph_avg_pool(npu_graph *g, npu_node *x, const npu_pool_params *params,
+NPU_API npu_node *npu_graph_avg_pool(npu_graph *g, npu_node *x, const npu_pool_params *params,
                              const char *name);
 
 /* ---- Shape ops; their arrays become i64 Constant inputs in the IR ---- */
 
 /* axes in [-rank, rank-1], each once; n_axes 0 reduces nothing. */
-npu_node *npu_graph_reduce_mean(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+NPU_API npu_node *npu_graph_reduce_mean(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                                 int keep_dims, const char *name);
-npu_node *npu_graph_reduce_sum(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+NPU_API npu_node *npu_graph_reduce_sum(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                                int keep_dims, const char *name);
 /* target: rank values; -1 (at most once) is inferred; with special_zero a 0
  * copies the input dim at that index. */
-npu_node *npu_graph_reshape(npu_graph *g, npu_node *x, const int64_t *target, size_t rank,
+NPU_API npu_node *npu_graph_reshape(npu_graph *g, npu_node *x, const int64_t *target, size_t rank,
                             int special_zero, const char *name);
 /* Removes the given axes (each of size 1); n_axes 0 removes every static 1
  * (then no axes input is written). */
-npu_node *npu_graph_squeeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+NPU_API npu_node *npu_graph_squeeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                             const char *name);
 /* Inserts size-1 axes; axes index the output (in [-out_rank, out_rank-1]). */
-npu_node *npu_graph_unsqueeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
+NPU_API npu_node *npu_graph_unsqueeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                               const char *name);
 /* perm: a permutation of 0..rank-1; n 0 reverses the axes. */
-npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, size_t n,
+NPU_API npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, size_t n,
                               const char *name);
 /* n >= 1 inputs of one type and rank, equal but for `axis`. */
-npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
+NPU_API npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
                            const char *name);
 
 /* ---- State (opset6 ReadValue / Assign) ---- */
@@ -522,11 +538,11 @@ npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int6
 /* Declares state variable `variable_id` (unique, < NPU_NAME_MAX bytes) of this
  * type and shape and reads it. init (may be NULL) gives the initial value and
  * must have that type and shape. Each ReadValue is one state of the model. */
-npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char *variable_id,
+NPU_API npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char *variable_id,
                                npu_type type, const npu_shape *shape, const char *name);
 /* Writes `value` to the variable a ReadValue declared (once per variable); value
  * must have the variable's type and shape. */
-npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *variable_id,
+NPU_API npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *variable_id,
                            const char *name);
 
 /* ---- Introspection (used by the device section) ---- */
@@ -535,12 +551,12 @@ npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *variable_i
  * state variables (ReadValues) in order. The desc's name points into the graph.
  * For a state, name is the variable id. bytes counts a dynamic dim as 1.
  * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_NOT_FOUND (index out of range). */
-uint32_t npu_graph_input_count(const npu_graph *g);
-npu_status npu_graph_input(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
-uint32_t npu_graph_output_count(const npu_graph *g);
-npu_status npu_graph_output(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
-uint32_t npu_graph_state_count(const npu_graph *g);
-npu_status npu_graph_state(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
+NPU_API uint32_t npu_graph_input_count(const npu_graph *g);
+NPU_API npu_status npu_graph_input(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
+NPU_API uint32_t npu_graph_output_count(const npu_graph *g);
+NPU_API npu_status npu_graph_output(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
+NPU_API uint32_t npu_graph_state_count(const npu_graph *g);
+NPU_API npu_status npu_graph_state(const npu_graph *g, uint32_t index, npu_tensor_desc *out);
 
 /* ---- Batch ---- */
 
@@ -548,10 +564,10 @@ npu_status npu_graph_state(const npu_graph *g, uint32_t index, npu_tensor_desc *
  * `batch` (>= 1, or NPU_DIM_DYNAMIC) and re-infers every node in order. On
  * failure (e.g. a Reshape whose fixed target no longer fits) the graph keeps its
  * previous shapes and the message names the node. Not sticky. */
-npu_status npu_graph_set_batch(npu_graph *g, int64_t batch);
+NPU_API npu_status npu_graph_set_batch(npu_graph *g, int64_t batch);
 /* The batch of the Parameters: their common batch dim, NPU_DIM_DYNAMIC if it
  * is dynamic in all, 0 if they disagree or there is no Parameter. */
-int64_t npu_graph_batch(const npu_graph *g);
+NPU_API int64_t npu_graph_batch(const npu_graph *g);
 
 /* ==== 7. IR payload writer =============================================== */
 /* Writes the graph as OpenVINO IR v11, the way OpenVINO's serializer does
@@ -578,15 +594,15 @@ int64_t npu_graph_batch(const npu_graph *g);
 
 /* The NGRAPH_LITE payload for the driver's compiler. opts must give a
  * compiler_version (0: NPU_ERR_INVALID_ARGUMENT). */
-npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options *opts, void *dst,
+NPU_API npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload_options *opts, void *dst,
                                    size_t cap, size_t *size);
 /* Just the IR XML that the payload with these options carries (opts may be
  * NULL: layout B, threshold 0). With layout A it pairs with npu_graph_write_bin
  * as a model.xml / model.bin that OpenVINO reads. */
-npu_status npu_graph_write_xml(const npu_graph *g, const npu_payload_options *opts, void *dst,
+NPU_API npu_status npu_graph_write_xml(const npu_graph *g, const npu_payload_options *opts, void *dst,
                                size_t cap, size_t *size);
 /* Every constant packed in layer order (the layout-A weights, i.e. model.bin). */
-npu_status npu_graph_write_bin(const npu_graph *g, void *dst, size_t cap, size_t *size);
+NPU_API npu_status npu_graph_write_bin(const npu_graph *g, void *dst, size_t cap, size_t *size);
 /* ==== 8. OpenVINO IR loader ============================================== */
 /* Loads an OpenVINO IR (model.xml + model.bin, IR version 10 or 11, as written by
  * ov::serialize / ovc / mo) and turns it into the NGRAPH_LITE payload the driver's
@@ -691,19 +707,19 @@ typedef struct npu_ir_state {
  * NPU_STACK_BUDGET: with no arena, the XML walker's 9 KB state is on the stack
  * (npu_ir_size_file() too). Size on a thread with a large stack, or skip the
  * query and let npu_ir_load_memory() report the need when it fails. */
-npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes);
+NPU_API npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes);
 
 /* The same for a file: maps xml_path for the scan and unmaps it. NPU_ERR_IO when
  * the file cannot be opened or mapped. The answer is exact for npu_ir_open of the
  * same (unchanged) file. */
-npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *bytes);
+NPU_API npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *bytes);
 
 /* Loads an IR from caller memory. xml/xml_len: the XML text (no terminator
  * needed). weights/weights_size: the .bin contents (NULL/0 for none). Nothing is
  * copied: both must outlive the npu_ir (see the top of this section). On failure
  * the arena is left as it was and *out is NULL. ctx may be NULL (no message); the
  * object reports later errors into it. */
-npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xml,
+NPU_API npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xml,
                               size_t xml_len, const void *weights, uint64_t weights_size,
                               npu_ir **out);
 
@@ -713,40 +729,40 @@ npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xm
  * path). An explicit bin_path that cannot be opened is NPU_ERR_IO. Call
  * npu_ir_close() to unmap. On failure nothing stays mapped and the arena is left
  * as it was. */
-npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path,
+NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path,
                        const char *bin_path, npu_ir **out);
 
 /* Releases the mappings of npu_ir_open (no-op for npu_ir_load_memory and NULL).
  * The object and every pointer it returned (names, const data) must not be used
  * afterwards; its arena memory is the caller's to reuse. Payloads written in
  * layout B point into the mapping: close only after compiling them. */
-void npu_ir_close(npu_ir *ir);
+NPU_API void npu_ir_close(npu_ir *ir);
 
 /* Bytes the loaded object keeps in its arena. */
-size_t npu_ir_arena_bytes(const npu_ir *ir);
+NPU_API size_t npu_ir_arena_bytes(const npu_ir *ir);
 
 /* IR version (10 or 11). */
-uint32_t npu_ir_version(const npu_ir *ir);
+NPU_API uint32_t npu_ir_version(const npu_ir *ir);
 /* The weights the IR was loaded with (mapping base or caller pointer; NULL if none). */
-const void *npu_ir_weights(const npu_ir *ir, uint64_t *size);
+NPU_API const void *npu_ir_weights(const npu_ir *ir, uint64_t *size);
 
 /* Counts and entries. Out-of-range indices (and NULL ir) give NULL. Entries live
  * as long as the npu_ir. */
-uint32_t npu_ir_input_count(const npu_ir *ir);
-const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index);
-uint32_t npu_ir_output_count(const npu_ir *ir);
-const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index);
-uint32_t npu_ir_const_count(const npu_ir *ir);
-const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index);
-uint32_t npu_ir_state_count(const npu_ir *ir);
-const npu_ir_state *npu_ir_state_at(const npu_ir *ir, uint32_t index);
+NPU_API uint32_t npu_ir_input_count(const npu_ir *ir);
+NPU_API const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index);
+NPU_API uint32_t npu_ir_output_count(const npu_ir *ir);
+NPU_API const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index);
+NPU_API uint32_t npu_ir_const_count(const npu_ir *ir);
+NPU_API const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index);
+NPU_API uint32_t npu_ir_state_count(const npu_ir *ir);
+NPU_API const npu_ir_state *npu_ir_state_at(const npu_ir *ir, uint32_t index);
 
 /* Sets the layout of input (is_output 0) or output (is_output 1) `index`, e.g.
  * "NCHW", "NC", "N...C", "?C" (letters, '?', at most one "..."; without "..."
  * exactly one character per dim). "" clears it. Moves the batch axis to the N,
  * or to 0 when there is none. Errors: NPU_ERR_NOT_FOUND (index),
  * NPU_ERR_INVALID_ARGUMENT (syntax, or rank mismatch: message names the input). */
-npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const char *layout);
+NPU_API npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const char *layout);
 
 /* Debatching support: from now on every payload written rewrites the batch dim
  * of every top-level Parameter (its <data shape> entry and its output port's
@@ -760,7 +776,7 @@ npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, const ch
  * is dynamic. Errors: NPU_ERR_SHAPE (two inputs declare different static
  * batches; the message names both), NPU_ERR_NOT_FOUND (no input has a batch
  * axis), NPU_ERR_INVALID_ARGUMENT (batch < 0). On error the setting is unchanged. */
-npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch);
+NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch);
 
 /* Writes the NGRAPH_LITE payload (section "Shared by sections 7 and 8"):
  *  - layout B (NPU_PAYLOAD_NO_WEIGHTS_COPY, the default): header, compiler
@@ -778,7 +794,7 @@ npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch);
  * holds addresses into the weights: they must stay mapped (npu_ir_close not
  * called) until the compile call that consumes it returns.
  * Errors: NPU_ERR_INVALID_ARGUMENT (ir, size or compiler version), NPU_ERR_BUFFER_TOO_SMALL. */
-npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opts, void *dst,
+NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opts, void *dst,
                                 size_t cap, size_t *size);
 /* ==== 9. Device, model, request ========================================== */
 /* Runs models on the NPU through the Level Zero loader and the driver's graph
@@ -877,7 +893,7 @@ typedef struct npu_device_options {
  * hundred of them; the rest is scratch for the driver's extension list while
  * the call runs (about 25 KB, so that opening a device fits a small thread
  * stack), handed back before it returns. Thread-safe. */
-size_t npu_device_size(void);
+NPU_API size_t npu_device_size(void);
 
 /* Initializes the Level Zero loader (zeInit with ZE_INIT_FLAG_VPU_ONLY, then
  * 0), picks the NPU driver (Intel's NPU driver UUID first; otherwise any driver
@@ -891,13 +907,13 @@ size_t npu_device_size(void);
  * (no loader driver, no NPU device or no graph extension; the message says what
  * was searched and how to run on the software NPU:
  * ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so); NPU_ERR_DRIVER. */
-npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
+NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
                            npu_device **out);
 
 /* Releases the queue and the context. Every model and request of the device must
  * have been destroyed first. NULL is a no-op. Not thread-safe with other uses of
  * the device. */
-void npu_device_close(npu_device *dev);
+NPU_API void npu_device_close(npu_device *dev);
 
 typedef struct npu_device_properties {
     char name[256];               /* "Intel(R) AI Boost" */
@@ -927,23 +943,23 @@ typedef struct npu_device_properties {
 
 /* Fills `out` (memory figures are read now). Errors: NPU_ERR_INVALID_ARGUMENT,
  * NPU_ERR_DRIVER. Thread-safe. */
-npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out);
+NPU_API npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out);
 
 /* OpenVINO's OPTIMAL_NUMBER_OF_INFER_REQUESTS for a hint (DEFAULT = LATENCY).
  * 0 for a NULL device. */
-uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint);
+NPU_API uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint);
 
 /* The OpenVINO property names npu_device_get_property understands, NULL-
  * terminated, static: "FULL_DEVICE_NAME", "DEVICE_ARCHITECTURE",
  * "NPU_DRIVER_VERSION", "NPU_COMPILER_VERSION", "NPU_DEVICE_TOTAL_MEM_SIZE",
  * "NPU_DEVICE_ALLOC_MEM_SIZE", "OPTIMAL_NUMBER_OF_INFER_REQUESTS", ... */
-const char *const *npu_device_supported_properties(void);
+NPU_API const char *const *npu_device_supported_properties(void);
 
 /* One property as text (what ov_core_get_property prints), size-query
  * convention: dst NULL gives the bytes needed (with the NUL) in *size.
  * Errors: NPU_ERR_NOT_FOUND (unknown name), NPU_ERR_BUFFER_TOO_SMALL,
  * NPU_ERR_DRIVER. */
-npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap,
+NPU_API npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst, size_t cap,
                                    size_t *size);
 
 /* ---- Model: compile, import, export ---- */
@@ -953,7 +969,7 @@ npu_status npu_device_get_property(npu_device *dev, const char *name, char *dst,
  * keeps npu_model_arena_bytes() of it; the rest is scratch for the driver's
  * argument tables (about 17 KB, handed back before the call returns, so that
  * they never sit on the caller's stack). 0 when n_args > NPU_MAX_ARGS. */
-size_t npu_model_size(uint32_t n_args);
+NPU_API size_t npu_model_size(uint32_t n_args);
 
 /* Who handles a batched model (OpenVINO's NPU_BATCH_MODE). See "Batching" below
  * npu_compile_options. */
@@ -1097,7 +1113,7 @@ typedef struct npu_compile_options {
  * runtime does not know), NPU_ERR_LIMIT (> NPU_MAX_ARGS, or an argument whose
  * byte size, times its batch, overflows what one host buffer can hold). These
  * errors hold for every compile and import below. */
-npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload,
+NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const void *payload,
                                      size_t size, const npu_compile_options *opts,
                                      npu_model **out);
 
@@ -1107,20 +1123,20 @@ npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, const vo
  * >= 5.9, else by name), compiles it and rewinds the payload before the model is
  * carved: peak arena use is max(payload + flags, model). The graph (and its
  * constants) must stay alive until the call returns. */
-npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
                                    const npu_compile_options *opts, npu_model **out);
 /* The exact arena capacity (from the arena's current use) that
  * npu_model_compile_graph needs with these options. With a cache_dir the
  * compile needs (and records in the arena's peak) this capacity whether the
  * entry is present or not: a hit is refused below it too. */
-npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph,
+NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph,
                                         const npu_compile_options *opts, size_t *bytes);
 
 /* The same for a loaded IR (section 8). The IR must stay loaded (mapped) until
  * the call returns. */
-npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
                                 const npu_compile_options *opts, npu_model **out);
-npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir,
+NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir,
                                      const npu_compile_options *opts, size_t *bytes);
 
 typedef struct npu_import_options {
@@ -1142,7 +1158,7 @@ typedef struct npu_import_options {
  * that marks the blob encrypted, weights-separated or not ELF), NPU_ERR_LIMIT
  * (an argument too large, as for compiles), NPU_ERR_DRIVER,
  * NPU_ERR_ARENA_TOO_SMALL. */
-npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
+NPU_API npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
                             const npu_import_options *opts, npu_model **out);
 
 /* Imports a blob file, mapped read-only. When the blob part is page-aligned in
@@ -1151,7 +1167,7 @@ npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob,
  * Errors: those of npu_model_import; NPU_ERR_IO (cannot open or map the file,
  * or not a regular file; the message names the file); NPU_ERR_FORMAT (empty
  * file). */
-npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
+NPU_API npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
                                  const npu_import_options *opts, npu_model **out);
 
 /* Writes the native blob followed by an OVNPU 2.3 metadata tail (batch size and
@@ -1164,7 +1180,7 @@ npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *
  * padding, which OpenVINO never reads; npu reads it back as batch -1. Size-query convention: dst NULL gives the exact
  * byte count. The blob is copied straight into dst (no scratch memory).
  * Thread-safe. Errors: NPU_ERR_BUFFER_TOO_SMALL, NPU_ERR_DRIVER. */
-npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size);
+NPU_API npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size);
 
 /* Writes the export to `path` atomically: a temporary file in the same
  * directory is sized, mapped, filled, synced and renamed over `path`, and the
@@ -1176,15 +1192,15 @@ npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *siz
  * by an exporter killed mid-write is removed by the next export to the same
  * path once that process is gone. Errors: NPU_ERR_IO (names the file and errno
  * text), NPU_ERR_DRIVER. */
-npu_status npu_model_export_file(npu_model *model, const char *path);
+NPU_API npu_status npu_model_export_file(npu_model *model, const char *path);
 
 /* Destroys the driver graph (and releases a file mapping). Requests of the model
  * must have been destroyed. NULL is a no-op. */
-void npu_model_destroy(npu_model *model);
+NPU_API void npu_model_destroy(npu_model *model);
 
 /* Bytes the model object kept in its arena (at most the npu_model_size() of
  * its argument count: the set-up scratch is handed back). */
-size_t npu_model_arena_bytes(const npu_model *model);
+NPU_API size_t npu_model_arena_bytes(const npu_model *model);
 
 /* The model's inputs, outputs and state variables as the caller sees them
  * (states and the driver's internal arguments excluded). Shapes and bytes are
@@ -1194,16 +1210,16 @@ size_t npu_model_arena_bytes(const npu_model *model);
  * or the blob metadata's); "" when unknown, never one derived from the rank or
  * the driver's deviceLayout. Out-of-range index or NULL model: NULL.
  * Descriptions live as long as the model. */
-uint32_t npu_model_input_count(const npu_model *model);
-const npu_tensor_desc *npu_model_input(const npu_model *model, uint32_t index);
-uint32_t npu_model_output_count(const npu_model *model);
-const npu_tensor_desc *npu_model_output(const npu_model *model, uint32_t index);
-uint32_t npu_model_state_count(const npu_model *model);
-const npu_tensor_desc *npu_model_state(const npu_model *model, uint32_t index);
+NPU_API uint32_t npu_model_input_count(const npu_model *model);
+NPU_API const npu_tensor_desc *npu_model_input(const npu_model *model, uint32_t index);
+NPU_API uint32_t npu_model_output_count(const npu_model *model);
+NPU_API const npu_tensor_desc *npu_model_output(const npu_model *model, uint32_t index);
+NPU_API uint32_t npu_model_state_count(const npu_model *model);
+NPU_API const npu_tensor_desc *npu_model_state(const npu_model *model, uint32_t index);
 
 /* The batch the runtime debatches into separate command lists (1: none, and
  * for a dynamic-batch model, whose requests choose: npu_request_set_batch). */
-uint32_t npu_model_batch(const npu_model *model);
+NPU_API uint32_t npu_model_batch(const npu_model *model);
 
 /* Longest npu_model_info.batch_reason, including the NUL. */
 #define NPU_BATCH_REASON_MAX 256
@@ -1249,7 +1265,7 @@ typedef struct npu_model_info {
 
 /* Fills *out (a copy: no pointers into the model). Thread-safe. Errors:
  * NPU_ERR_INVALID_ARGUMENT (NULL). */
-npu_status npu_model_get_info(const npu_model *model, npu_model_info *out);
+NPU_API npu_status npu_model_get_info(const npu_model *model, npu_model_info *out);
 
 /* ---- Requests ---- */
 
@@ -1262,7 +1278,7 @@ typedef struct npu_request_options {
 } npu_request_options;
 
 /* Bytes npu_request_create takes from an arena (exact). 0 for a NULL model. */
-size_t npu_request_size(const npu_model *model, const npu_request_options *opts);
+NPU_API size_t npu_request_size(const npu_model *model, const npu_request_options *opts);
 
 /* Creates an inference request: one host buffer per argument (zeMemAllocHost,
  * 4096-aligned, sizes rounded up to 4096), a fence, and the command lists,
@@ -1273,24 +1289,24 @@ size_t npu_request_size(const npu_model *model, const npu_request_options *opts)
  * create requests of one model at once.
  * Errors: NPU_ERR_INVALID_ARGUMENT, NPU_ERR_ARENA_TOO_SMALL, NPU_ERR_DRIVER,
  * NPU_ERR_LIMIT (max_batch x an argument's bytes overflows a host buffer). */
-npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
+NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
                               npu_request **out);
 
 /* Waits for a running inference, then frees every driver object of the request.
  * NULL is a no-op. */
-void npu_request_destroy(npu_request *req);
+NPU_API void npu_request_destroy(npu_request *req);
 
 /* Data pointers of input / output `index` (the model's numbering): the caller
  * writes inputs and reads outputs in place, zero copy. With a caller buffer
  * attached (below) the caller buffer is returned. Valid until the request is
  * destroyed or the buffer is replaced. NULL for an out-of-range index. */
-void *npu_request_input(npu_request *req, uint32_t index);
-void *npu_request_output(npu_request *req, uint32_t index);
+NPU_API void *npu_request_input(npu_request *req, uint32_t index);
+NPU_API void *npu_request_output(npu_request *req, uint32_t index);
 
 /* Looks an input / output up by name (exact match). Do it once at setup, not
  * per inference. Errors: NPU_ERR_NOT_FOUND (names it), NPU_ERR_INVALID_ARGUMENT. */
-npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index);
-npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index);
+NPU_API npu_status npu_request_find_input(const npu_request *req, const char *name, uint32_t *index);
+NPU_API npu_status npu_request_find_output(const npu_request *req, const char *name, uint32_t *index);
 
 /* Attaches caller memory as input / output `index` (OpenVINO's set_tensor). size
  * must be at least the tensor's bytes (dynamic-batch models: max_batch x
@@ -1302,8 +1318,8 @@ npu_status npu_request_find_output(const npu_request *req, const char *name, uin
  * inference. ptr NULL detaches (back to the request's own buffer). The memory
  * must stay valid while attached. Not while the request runs (NPU_ERR_STATE).
  * Errors: NPU_ERR_NOT_FOUND, NPU_ERR_BUFFER_TOO_SMALL, NPU_ERR_DRIVER. */
-npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
-npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
+NPU_API npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
+NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
 
 /* Dynamic-batch models: the number of batch elements (1 <= n <= max_batch)
  * the next inferences compute: n command lists are submitted, over the first n
@@ -1312,25 +1328,25 @@ npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void 
  * max_batch. Other models accept only n == npu_model_batch(). Not while an
  * inference runs. Errors: NPU_ERR_INVALID_ARGUMENT (n out of range, message
  * gives the range), NPU_ERR_STATE (running). */
-npu_status npu_request_set_batch(npu_request *req, uint32_t n);
+NPU_API npu_status npu_request_set_batch(npu_request *req, uint32_t n);
 
 /* Runs one inference and waits for it: submit, fence wait, fence reset. No
  * allocation, formatting or name lookup happens on this path.
  * Errors: NPU_ERR_STATE (an async inference is running), NPU_ERR_DRIVER. If
  * the wait itself fails the request stays running: npu_request_wait again. */
-npu_status npu_request_infer(npu_request *req);
+NPU_API npu_status npu_request_infer(npu_request *req);
 
 /* Submits one inference and returns at once. Errors: NPU_ERR_STATE (already
  * running), NPU_ERR_DRIVER. */
-npu_status npu_request_start(npu_request *req);
+NPU_API npu_status npu_request_start(npu_request *req);
 
 /* Waits up to timeout_ns (UINT64_MAX: forever; 0: poll) for the started
  * inference. NPU_OK when finished (outputs are ready), NPU_NOT_READY on timeout,
  * NPU_OK at once if nothing runs. */
-npu_status npu_request_wait(npu_request *req, uint64_t timeout_ns);
+NPU_API npu_status npu_request_wait(npu_request *req, uint64_t timeout_ns);
 
 /* npu_request_wait(req, 0). */
-npu_status npu_request_poll(npu_request *req);
+NPU_API npu_status npu_request_poll(npu_request *req);
 
 /* ---- States (ReadValue / Assign variables) ----
  * A stateful model carries each variable from one inference to the next: the
@@ -1338,16 +1354,16 @@ npu_status npu_request_poll(npu_request *req);
  * two buffers per variable and alternates them (two recorded sets of command
  * lists), so carrying a state costs nothing per inference. A new request starts
  * with zeroed states. Not while the request runs (NPU_ERR_STATE). */
-uint32_t npu_request_state_count(const npu_request *req);
+NPU_API uint32_t npu_request_state_count(const npu_request *req);
 /* desc->name is the variable id. Errors: NPU_ERR_NOT_FOUND. */
-npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc);
+NPU_API npu_status npu_request_state(const npu_request *req, uint32_t index, npu_tensor_desc *desc);
 /* The buffer the next inference reads (the value after the last one); the caller
  * may read or write it in place until the next inference. NULL if out of range. */
-void *npu_request_state_data(npu_request *req, uint32_t index);
+NPU_API void *npu_request_state_data(npu_request *req, uint32_t index);
 /* Copies `size` bytes (the state's bytes exactly) into the state. */
-npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size);
+NPU_API npu_status npu_request_state_set(npu_request *req, uint32_t index, const void *data, size_t size);
 /* Zero-fills the state. */
-npu_status npu_request_state_reset(npu_request *req, uint32_t index);
+NPU_API npu_status npu_request_state_reset(npu_request *req, uint32_t index);
 /* ==== 10. Inspecting a blob before import =============================== */
 /* A compiled blob exported by OpenVINO's NPU plugin (`export_model`) or by npu
  * ends with a versioned metadata tail:
@@ -1401,7 +1417,7 @@ typedef struct npu_blob_info {
  * the end, more than NPU_BLOB_MAX_LAYOUTS layouts or a layout longer than
  * NPU_LAYOUT_MAX - 1, unknown major version, non-zero bytes in the padding; the
  * message names the field). */
-npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
+NPU_API npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
                          npu_blob_info_t *info);
 
 #ifdef __cplusplus
