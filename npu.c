@@ -6744,17 +6744,19 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
     npu__ctx_unlock(ctx);
 }
 
-static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__create_args *c, npu_model **out)
+/* Creates the driver's graph from c (the newest pfnCreate the driver has).
+ * On failure: the message (with the build log) recorded, the status returned;
+ * no graph is left. */
+static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, npu__ze_graph_handle_t *graph)
 {
     npu_context *ctx = d->ctx;
-    npu__ze_graph_handle_t graph = NULL;
     npu__ze_graph_desc_2 desc2;
     npu__ze_graph_input_hash ih;
     const char *fn;
-    npu_model *m;
     npu_status st;
     ze_result_t r;
 
+    *graph = NULL;
     memset(&desc2, 0, sizeof desc2);
     desc2.stype = NPU__ZE_STYPE_GRAPH_DESC_2;
     desc2.format = c->format;
@@ -6773,10 +6775,10 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
          * pfnBuildLogGetString(NULL, ...), and a successful create leaves no
          * handle to release (nothing can leak if that release failed). */
         fn = "pfnCreate3";
-        r = d->g->pfnCreate3(d->zctx, d->device, &desc2, &graph, NULL);
+        r = d->g->pfnCreate3(d->zctx, d->device, &desc2, graph, NULL);
     } else if (d->caps.create2) {
         fn = "pfnCreate2";
-        r = d->g->pfnCreate2(d->zctx, d->device, &desc2, &graph);
+        r = d->g->pfnCreate2(d->zctx, d->device, &desc2, graph);
     } else {
         npu__ze_graph_desc desc1;
         memset(&desc1, 0, sizeof desc1);
@@ -6786,19 +6788,32 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
         desc1.pInput = (const uint8_t *)c->input;
         desc1.pBuildFlags = c->flags_text;
         fn = "pfnCreate";
-        r = d->g->pfnCreate(d->zctx, d->device, &desc1, &graph);
+        r = d->g->pfnCreate(d->zctx, d->device, &desc1, graph);
     }
-    if (r != ZE_RESULT_SUCCESS) {
+    if (r == ZE_RESULT_SUCCESS) return NPU_OK;
+    *graph = NULL;
+    if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE) {
+        st = r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
+        npu__fail_begin(ctx, st, "import: %s failed: ze_result_t 0x%08x", fn, (unsigned)r);
+        npu__fail_more_build_log(d, ": ", "");
+        return npu__fail_end(ctx, st);
+    }
+    npu__fail_begin(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
+    npu__fail_more_build_log(d, ": ", ": (empty)");
+    return npu__fail_end(ctx, NPU_ERR_COMPILE);
+}
+
+static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__create_args *c, npu_model **out)
+{
+    npu_context *ctx = d->ctx;
+    npu__ze_graph_handle_t graph = NULL;
+    npu_model *m;
+    npu_status st;
+
+    st = npu__graph_create(d, c, &graph);
+    if (st != NPU_OK) {
         npu_arena_rewind(arena, c->transient_mark);
-        if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE) {
-            st = r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
-            npu__fail_begin(ctx, st, "import: %s failed: ze_result_t 0x%08x", fn, (unsigned)r);
-            npu__fail_more_build_log(d, ": ", "");
-            return npu__fail_end(ctx, st);
-        }
-        npu__fail_begin(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
-        npu__fail_more_build_log(d, ": ", ": (empty)");
-        return npu__fail_end(ctx, NPU_ERR_COMPILE);
+        return st;
     }
     /* The driver has the payload/blob now: the transient arena space is free. */
     npu_arena_rewind(arena, c->transient_mark);
@@ -7627,6 +7642,72 @@ NPU_API npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, cons
     return NPU_OK;
 }
 
+/* The arena capacity an import of this blob needs: the driver imports it once
+ * more to report its argument count (the native blob is the driver's format:
+ * only it can count), then the graph is destroyed again. */
+static npu_status npu__import_size(npu_device *d, const void *blob, size_t size, const npu_import_options *opts,
+                                   size_t *bytes)
+{
+    npu__blob_meta meta;
+    npu__create_args c;
+    npu__ze_graph_handle_t graph = NULL;
+    npu__ze_graph_properties_2 gp;
+    npu_status st;
+    ze_result_t r;
+    if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
+        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
+                         (int)opts->priority);
+    memset(&meta, 0, sizeof meta);
+    st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta);
+    if (st != NPU_OK) return st;
+    memset(&c, 0, sizeof c);
+    c.format = NPU__ZE_GRAPH_FORMAT_NATIVE;
+    c.input = blob;
+    c.size = (size_t)meta.blob_size;
+    st = npu__graph_create(d, &c, &graph);
+    if (st != NPU_OK) return st;
+    memset(&gp, 0, sizeof gp);
+    gp.stype = NPU__ZE_STYPE_GRAPH_PROPERTIES;
+    r = d->g->pfnGetProperties(graph, &gp);
+    d->g->pfnDestroy(graph);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(d->ctx, "pfnGetProperties", r);
+    if (gp.numGraphArgs > NPU_MAX_ARGS)
+        return npu__fail(d->ctx, NPU_ERR_LIMIT, "model: the graph has %u arguments (at most %u)",
+                         (unsigned)gp.numGraphArgs, (unsigned)NPU_MAX_ARGS);
+    *bytes = npu_model_size(gp.numGraphArgs);
+    return NPU_OK;
+}
+
+NPU_API npu_status npu_model_import_size(npu_device *dev, const void *blob, size_t size,
+                                         const npu_import_options *opts, size_t *bytes)
+{
+    if (bytes != NULL) *bytes = 0;
+    if (dev == NULL || blob == NULL || size == 0 || bytes == NULL)
+        return npu__fail(dev ? dev->ctx : NULL, NPU_ERR_INVALID_ARGUMENT,
+                         "npu_model_import_size: NULL argument or empty blob");
+    return npu__import_size(dev, blob, size, opts, bytes);
+}
+
+NPU_API npu_status npu_model_import_file_size(npu_device *dev, const char *path, const npu_import_options *opts,
+                                              size_t *bytes)
+{
+    void *map;
+    size_t size;
+    int err;
+    const char *why;
+    npu_status st;
+    if (bytes != NULL) *bytes = 0;
+    if (dev == NULL || path == NULL || bytes == NULL)
+        return npu__fail(dev ? dev->ctx : NULL, NPU_ERR_INVALID_ARGUMENT,
+                         "npu_model_import_file_size: NULL argument");
+    why = npu__map_file(path, &map, &size, &err);
+    if (why != NULL) return npu__fail(dev->ctx, NPU_ERR_IO, "import '%s': %s", path, why);
+    if (map == NULL) return npu__fail(dev->ctx, NPU_ERR_FORMAT, "import '%s': empty file", path);
+    st = npu__import_size(dev, map, size, opts, bytes);
+    munmap(map, size);
+    return st;
+}
+
 static npu_status npu__native_blob(npu_model *m, const uint8_t **ptr, size_t *size)
 {
     npu_device *d = m->dev;
@@ -8374,6 +8455,25 @@ NPU_API npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, cons
     NPU__UNUSED(path);
     NPU__UNUSED(opts);
     if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_model_import_size(npu_device *dev, const void *blob, size_t size,
+                                         const npu_import_options *opts, size_t *bytes)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(blob);
+    NPU__UNUSED(size);
+    NPU__UNUSED(opts);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_model_import_file_size(npu_device *dev, const char *path, const npu_import_options *opts,
+                                              size_t *bytes)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(path);
+    NPU__UNUSED(opts);
+    if (bytes != NULL) *bytes = 0;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
 NPU_API npu_status npu_model_export(npu_model *model, void *dst, size_t cap, size_t *size)

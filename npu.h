@@ -1170,6 +1170,23 @@ NPU_API npu_status npu_model_import(npu_device *dev, npu_arena *arena, const voi
 NPU_API npu_status npu_model_import_file(npu_device *dev, npu_arena *arena, const char *path,
                                  const npu_import_options *opts, npu_model **out);
 
+/* Exact arena capacity npu_model_import() of this blob needs (with these
+ * options): what the import peaks at, of which the model keeps
+ * npu_model_arena_bytes(). The argument count is the driver's to tell (a
+ * native blob is the driver's own format): the driver imports the blob once
+ * more for it and the graph is destroyed again, so the query costs about one
+ * import; an appliance that ships one blob can record the figure instead.
+ * Nothing is taken from any arena. The blob is needed only during the call.
+ * Errors: those of npu_model_import (a malformed tail, a blob the driver
+ * rejects, NPU_ERR_LIMIT), NPU_ERR_INVALID_ARGUMENT. Thread-safe for distinct
+ * devices; for one device as npu_model_import. */
+NPU_API npu_status npu_model_import_size(npu_device *dev, const void *blob, size_t size,
+                                         const npu_import_options *opts, size_t *bytes);
+/* The same for a blob file (mapped read-only during the call). Errors: also
+ * NPU_ERR_IO (the message names the file) and NPU_ERR_FORMAT (empty file). */
+NPU_API npu_status npu_model_import_file_size(npu_device *dev, const char *path, const npu_import_options *opts,
+                                              size_t *bytes);
+
 /* Writes the native blob followed by an OVNPU 2.3 metadata tail (batch size and
  * layouts of the model), the format npu_model_import and OpenVINO's
  * import_model read: 2.3 is the newest version both OpenVINO 2025.x (which

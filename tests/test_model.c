@@ -661,6 +661,80 @@ static int child_flow(void)
     return 0;
 }
 
+/* npu_model_import_size is the exact capacity an import needs: the import
+ * succeeds in exactly that, fails cleanly in one alignment unit less, and the
+ * query itself takes no arena and leaves no driver object. For a plain blob,
+ * a debatched one (metadata batch 4) and one with a state (4 arguments). */
+static void import_size_case(const unsigned char *blob, size_t size, uint32_t n_args, const char *what)
+{
+    tu_live live0 = tu_live_now();
+    size_t need = 0, fneed = 0, mark = npu_arena_used(&tu_arena);
+    npu_model *m = NULL;
+    npu_arena a;
+    char path[64];
+    FILE *f;
+    tu_ok(npu_model_import_size(dev, blob, size, NULL, &need), what);
+    assert_int_equal(npu_arena_used(&tu_arena), mark);
+    tu_live_expect(&live0);
+    assert_int_equal(need, npu_model_size(n_args));
+    assert_int_equal(npu_arena_init(&a, tu_mem + mark, need), NPU_OK);
+    tu_ok(npu_model_import(dev, &a, blob, size, NULL, &m), what);
+    assert_int_equal(a.peak, need);
+    assert_int_equal(npu_model_arena_bytes(m), npu_arena_used(&a));
+    npu_model_destroy(m);
+    m = NULL;
+    assert_int_equal(npu_arena_init(&a, tu_mem + mark, need - NPU_ARENA_ALIGN), NPU_OK);
+    assert_int_equal(npu_model_import(dev, &a, blob, size, NULL, &m), NPU_ERR_ARENA_TOO_SMALL);
+    assert_null(m);
+    assert_int_equal(npu_arena_used(&a), 0);
+    tu_live_expect(&live0);
+    /* the file variant agrees */
+    snprintf(path, sizeof path, "/tmp/npu-import-size-%ld.blob", (long)getpid());
+    f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(blob, 1, size, f), size);
+    fclose(f);
+    tu_ok(npu_model_import_file_size(dev, path, NULL, &fneed), what);
+    assert_int_equal(fneed, need);
+    unlink(path);
+    tu_live_expect(&live0);
+}
+
+static void test_import_size_is_exact(void **state)
+{
+    static const tail_spec spec = {3, 1, 0, 4, "NC", "NC"};
+    npu_graph *g;
+    npu_model *m = NULL;
+    unsigned char *blob = NULL, *buf;
+    size_t bsize, n, need = 7;
+    (void)state;
+    g = tu_graph_affine(&tu_arena, 1);
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, g, NULL, &m), "compile");
+    bsize = native_blob(m, &blob);
+    npu_model_destroy(m);
+    import_size_case(blob, bsize, 2, "plain blob");
+    buf = (unsigned char *)calloc(1, bsize + 3 * 4096);
+    n = make_tail(buf, blob, bsize, &spec);
+    import_size_case(buf, n, 2, "blob with metadata batch 4");
+    free(buf);
+    free(blob);
+    blob = NULL;
+    g = tu_graph_accumulator(&tu_arena);
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, g, NULL, &m), "compile state graph");
+    bsize = native_blob(m, &blob);
+    npu_model_destroy(m);
+    import_size_case(blob, bsize, 4, "blob with a state");
+    /* Bad input: the errors of an import, and *bytes is 0. */
+    memset(blob, 0x5a, 64);
+    assert_int_equal(npu_model_import_size(dev, blob, bsize, NULL, &need), NPU_ERR_FORMAT);
+    assert_int_equal(need, 0);
+    assert_int_equal(npu_model_import_size(dev, NULL, bsize, NULL, &need), NPU_ERR_INVALID_ARGUMENT);
+    assert_int_equal(npu_model_import_size(dev, blob, 0, NULL, &need), NPU_ERR_INVALID_ARGUMENT);
+    assert_int_equal(npu_model_import_file_size(dev, "/nonexistent/model.blob", NULL, &need), NPU_ERR_IO);
+    assert_non_null(strstr(npu_context_last_error(tu_ctx), "/nonexistent/model.blob"));
+    free(blob);
+}
+
 static void test_versions_children(void **state)
 {
     static const char *const versions[] = {"1.4", "1.5", "1.8", "1.13", "1.16", "1.18"};
@@ -700,6 +774,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_export_import_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_tail_variants, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_debatched, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_import_size_is_exact, setup, teardown),
         cmocka_unit_test(test_versions_children),
         cmocka_unit_test(test_old_compiler_by_name),
     };

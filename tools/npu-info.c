@@ -598,6 +598,7 @@ static int check_blob(const char *path)
     npu_device *dev = NULL;
     npu_model *model = NULL;
     void *model_mem = NULL;
+    size_t need = 0;
     npu_device_properties props;
     int have_dev = 0;
     npu_blob_info_t info;
@@ -665,8 +666,12 @@ static int check_blob(const char *path)
                  info.compiler_version >> 16, info.compiler_version & 0xffff, props.compiler_version >> 16,
                  props.compiler_version & 0xffff);
     model_mem = NULL;
-    if (posix_memalign(&model_mem, 4096, npu_model_size(NPU_MAX_ARGS)) != 0 ||
-        npu_arena_init(&model_arena, model_mem, npu_model_size(NPU_MAX_ARGS)) != NPU_OK) {
+    /* The exact arena the import needs; the driver refusing the blob shows here already. */
+    if (npu_model_import_size(dev, blob, blob_bytes, NULL, &need) != NPU_OK) {
+        snprintf(reason, sizeof reason, "the driver refuses it: %s", npu_context_last_error(ctx));
+        goto report;
+    }
+    if (posix_memalign(&model_mem, 4096, need) != 0 || npu_arena_init(&model_arena, model_mem, need) != NPU_OK) {
         snprintf(reason, sizeof reason, "out of memory");
         goto report;
     }

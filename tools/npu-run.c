@@ -1216,17 +1216,27 @@ int main(int argc, char **argv)
         if (o.batch && progress) fprintf(stderr, "%s: -b is ignored for a blob (its batch is compiled in)\n", argv0);
         if ((o.batch_mode || o.cache_dir || o.layout) && progress)
             fprintf(stderr, "%s: --batch-mode, --cache-dir and -layout apply to IR models; ignored for a blob\n", argv0);
-        model_mem = aligned_block(npu_model_size(NPU_MAX_ARGS), &model_arena);
-        if (model_mem == NULL) { rc = fail(1, "out of memory"); goto out; }
         npu_import_options io = {0};
-        if (progress) fprintf(stderr, "%s: importing %s\n", argv0, o.model);
-        t_load0 = now_ms();
+        const void *entry = NULL;
+        size_t entry_size = 0, need = 0;
         if (is_entry) {
-            const void *entry = NULL;
-            size_t entry_size = 0;
             if ((rc = map_cache_entry(o.model, &entry_map, &entry_map_size, &entry, &entry_size)) != 0) goto out;
             rc = 1;
             if (verbose) printf("model: %s is an npu cache entry: importing its blob\n", o.model);
+        }
+        /* The exact arena the import needs (npu_model_import_size), not a
+         * worst case for NPU_MAX_ARGS arguments. */
+        if ((is_entry ? npu_model_import_size(dev, entry, entry_size, &io, &need)
+                      : npu_model_import_file_size(dev, o.model, &io, &need)) != NPU_OK) {
+            rc = fail(1, "%s: import failed: %s", o.model, npu_context_last_error(ctx));
+            goto out;
+        }
+        model_mem = aligned_block(need, &model_arena);
+        if (model_mem == NULL) { rc = fail(1, "out of memory"); goto out; }
+        if (verbose) printf("model arena: %zu bytes (npu_model_import_size)\n", need);
+        if (progress) fprintf(stderr, "%s: importing %s\n", argv0, o.model);
+        t_load0 = now_ms();
+        if (is_entry) {
             if (npu_model_import(dev, &model_arena, entry, entry_size, &io, &model) != NPU_OK) {
                 rc = fail(1, "%s: import failed: %s", o.model, npu_context_last_error(ctx));
                 goto out;
