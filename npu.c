@@ -64,6 +64,7 @@ struct npu_context {
 
 typedef struct npu__sink npu__sink;  /* section 5 */
 static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...);
+static npu_status npu__check_reserved(npu_context *ctx, const uint32_t *reserved, const char *what);
 static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...);
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what);
 
@@ -346,6 +347,8 @@ NPU_API npu_status npu_context_create(npu_arena *arena, const npu_context_option
     if (arena == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (options != NULL && (unsigned)options->log_level > (unsigned)NPU_LOG_DEBUG)
         return NPU_ERR_INVALID_ARGUMENT;
+    if (options != NULL && npu__check_reserved(NULL, options->reserved, "context options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;   /* no context yet to hold the message */
     ctx = (npu_context *)npu__alloc(arena, NULL, sizeof *ctx, "context");
     if (ctx == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     ctx->last_status = NPU_OK;
@@ -478,6 +481,19 @@ static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt
     va_end(ap);
     npu__log_error(ctx);
     return status;
+}
+
+/* Options structs end in reserved words that must be zero (npu.h, "ABI"):
+ * a non-zero one is a field of a newer npu.h this library does not know. */
+static npu_status npu__check_reserved(npu_context *ctx, const uint32_t *reserved, const char *what)
+{
+    unsigned i;
+    for (i = 0; i < NPU_RESERVED_WORDS; i++)
+        if (reserved[i] != 0)
+            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: reserved[%u] is %lu, not 0 (a field of a newer "
+                             "npu.h than this library, %s?)", what, i, (unsigned long)reserved[i],
+                             NPU_VERSION_STRING);
+    return NPU_OK;
 }
 
 /* A message in parts: npu__fail_begin records the first, npu__fail_more
@@ -1604,7 +1620,8 @@ NPU_API size_t npu_graph_size(const npu_graph_options *options)
 {
     const char *name = options && options->name ? options->name : npu__graph_default_name;
     size_t len = strlen(name);
-    if (len >= NPU_NAME_MAX) return 0;
+    if (len >= NPU_NAME_MAX || (options != NULL && npu__check_reserved(NULL, options->reserved, "") != NPU_OK))
+        return 0;
     return NPU_ARENA_ROUND(sizeof(struct npu_graph)) + NPU_ARENA_ROUND(len + 1);
 }
 
@@ -1618,6 +1635,8 @@ NPU_API npu_status npu_graph_create(npu_arena *arena, npu_context *ctx, const np
     if (out == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_graph_create: out is NULL");
     *out = NULL;
     if (arena == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_graph_create: arena is NULL");
+    if (options != NULL && npu__check_reserved(ctx, options->reserved, "graph options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;
     len = strlen(name);
     if (len >= NPU_NAME_MAX)
         return npu__fail(ctx, NPU_ERR_LIMIT, "npu_graph_create: graph name of %zu bytes; at most %d",
@@ -3123,6 +3142,9 @@ static npu_status npu__graph_payload(const npu_graph *g, const npu_payload_optio
     int overflow = 0;
     npu_status st = npu__writer_check(g, opts, size, "npu_graph_write_payload");
     if (st != NPU_OK) return st;
+    if (opts != NULL && npu__check_reserved(g->ctx, opts->reserved, "npu_graph_write_payload: payload options") !=
+                            NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;
     if (opts == NULL || opts->compiler_version == 0)
         return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT,
                          "npu_graph_write_payload: compiler_version is 0; set it to the driver's "
@@ -5280,6 +5302,8 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     memset(&o, 0, sizeof o);
     if (opts != NULL) o = *opts;
     if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
+    if (npu__check_reserved(ir->ctx, o.reserved, "npu_ir_write_payload: payload options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;
     if (o.compiler_version == 0)
         return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: payload options: compiler_version is 0", ir->label);
     if ((unsigned)o.layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY)
@@ -6216,6 +6240,8 @@ NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu
     if (options != NULL && (unsigned)options->priority > (unsigned)NPU_PRIORITY_HIGH)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: priority %d is not an npu_priority",
                          (int)options->priority);
+    if (options != NULL && npu__check_reserved(ctx, options->reserved, "device options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;
     mark = arena->used;
     d = (npu_device *)npu__alloc(arena, ctx, sizeof *d, "device");
     if (d == NULL) return NPU_ERR_ARENA_TOO_SMALL;
@@ -7122,6 +7148,7 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
 {
     uint32_t i;
     if (o == NULL) return NPU_OK;
+    if (npu__check_reserved(ctx, o->reserved, "compile options") != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
     {
         /* Every enum-like field and its largest value (all start at 0). */
         const struct { const char *name; int value, max; } range[] = {
@@ -7545,6 +7572,8 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
         return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
                          (int)opts->priority);
+    if (opts != NULL && npu__check_reserved(d->ctx, opts->reserved, "import options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;
     memset(&meta, 0, sizeof meta);
     st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta);
     if (st != NPU_OK) return st;   /* FORMAT (malformed tail) or UNSUPPORTED (encrypted, ...) */
@@ -7657,6 +7686,8 @@ static npu_status npu__import_size(npu_device *d, const void *blob, size_t size,
     if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
         return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
                          (int)opts->priority);
+    if (opts != NULL && npu__check_reserved(d->ctx, opts->reserved, "import options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;
     memset(&meta, 0, sizeof meta);
     st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta);
     if (st != NPU_OK) return st;
@@ -8061,6 +8092,8 @@ NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const 
     if (out != NULL) *out = NULL;
     if (model == NULL || arena == NULL || out == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_create: NULL argument");
+    if (opts != NULL && npu__check_reserved(ctx, opts->reserved, "request options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;
     if (opts != NULL && model->dynamic_batch && opts->max_batch > NPU__MAX_BATCH)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_create: max_batch %u exceeds %u",
                          (unsigned)opts->max_batch, (unsigned)NPU__MAX_BATCH);

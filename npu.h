@@ -76,6 +76,10 @@ extern "C" {
 
 /* ==== 1. Versions ======================================================== */
 
+/* Words at the end of every option and info struct, zero today: later
+ * versions put new fields there without changing the struct's size. */
+#define NPU_RESERVED_WORDS 8
+
 /* Stack bounds (see "Stack" above): bytes of the caller's thread stack. */
 #define NPU_STACK_BUDGET 4096
 #define NPU_IR_SIZE_STACK 12288   /* npu_ir_size(), npu_ir_size_file() */
@@ -195,6 +199,7 @@ typedef struct npu_context_options {
     void *log_user_data;
     npu_log_level log_level;     /* messages at or below this level are passed
                                     (default NPU_LOG_ERROR, i.e. errors only) */
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
 } npu_context_options;
 
 /* Bytes npu_context_create takes from an arena (at NPU_ARENA_ALIGN). */
@@ -302,6 +307,7 @@ typedef struct npu_payload_options {
      * payload whose version differs from its own. 0 is an error when writing a
      * payload by hand; the compile path (section 9) fills it from the device. */
     uint32_t compiler_version;
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
 } npu_payload_options;
 
 /* ==== 6. Graph builder =================================================== */
@@ -374,6 +380,7 @@ typedef struct npu_graph_options {
     const char *name;      /* model name (<net name=...>); NULL: "npu_graph" */
     uint32_t max_nodes;    /* 0: no limit; otherwise adding more nodes gives
                               NPU_ERR_LIMIT (implicit constants count too) */
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
 } npu_graph_options;
 
 /* Bytes npu_graph_create takes from an arena with these options (NULL:
@@ -883,6 +890,7 @@ typedef struct npu_device_options {
      * own (unless NPU_DISABLE_VERSION_CHECK); OpenVINO 2026 does not compare it.
      * All zero: NPU_EXPORT_OPENVINO_MAJOR.MINOR.PATCH (2025.4.0). */
     uint16_t export_openvino_version[3];
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
 } npu_device_options;
 
 #define NPU_EXPORT_OPENVINO_MAJOR 2025
@@ -939,6 +947,7 @@ typedef struct npu_device_properties {
     int is_simulated;             /* the driver is not Intel's NPU driver (e.g. the
                                      software NPU of sim/) */
     uint8_t driver_uuid[16];
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later fields (see "ABI") */
 } npu_device_properties;
 
 /* Fills `out` (memory figures are read now). Errors: NPU_ERR_INVALID_ARGUMENT,
@@ -1037,6 +1046,7 @@ typedef struct npu_compile_options {
     npu_batch_mode batch_mode;           /* graph / IR compiles; see "Batching" */
     const char *cache_dir;               /* graph / IR compiles: the model cache
                                             directory (see "Model cache"); NULL: none */
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
 } npu_compile_options;
 
 /* Batching (graph and IR compiles; npu_model_compile_payload sends the payload
@@ -1148,6 +1158,7 @@ typedef struct npu_import_options {
      * use it in place (ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT). 0 (default): the
      * blob is needed only during the call. */
     int blob_persistent;
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
 } npu_import_options;
 
 /* Imports a compiled blob: a native blob, optionally followed by the "OVNPU"
@@ -1278,6 +1289,7 @@ typedef struct npu_model_info {
                                      missed ("miss: no entry", "miss: checksum
                                      mismatch", ...); NOT_STORED: why it was not
                                      stored (the miss reason is in the log) */
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later fields (see "ABI") */
 } npu_model_info;
 
 /* Fills *out (a copy: no pointers into the model). Thread-safe. Errors:
@@ -1292,6 +1304,7 @@ typedef struct npu_request_options {
     uint32_t max_batch;  /* dynamic-batch models: buffers and command lists for this
                             many batch elements (0: 1; at most 4096). Ignored for
                             other models. */
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
 } npu_request_options;
 
 /* Bytes npu_request_create takes from an arena (exact). 0 for a NULL model. */
@@ -1420,6 +1433,7 @@ typedef struct npu_blob_info {
     uint64_t compatibility_descriptor_size; /* bytes of the 2.6 descriptor (skipped) */
     int importable;                 /* 1 when npu can import it: not encrypted, no
                                        init blobs, ELF */
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later fields (see "ABI") */
 } npu_blob_info_t;
 
 /* Reads the metadata tail of the blob at data[0 .. size) into *info without
@@ -1436,6 +1450,19 @@ typedef struct npu_blob_info {
  * message names the field). */
 NPU_API npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
                          npu_blob_info_t *info);
+
+/* ==== ABI ================================================================ *
+ * libnpu.so.0 keeps its ABI for as long as its soname stays: within it,
+ * functions are only added, never changed or removed; enums only gain values;
+ * every public struct keeps its size and field offsets. Option structs
+ * (npu_*_options) and info structs (npu_device_properties, npu_model_info,
+ * npu_blob_info_t) end in NPU_RESERVED_WORDS reserved words where later fields
+ * go, each one's zero meaning "as before". The library refuses options whose
+ * reserved words are not zero (NPU_ERR_INVALID_ARGUMENT naming the struct):
+ * a program built against a newer npu.h then fails clearly on an older
+ * library instead of having its options ignored. Info structs are filled
+ * whole, reserved words zeroed. A change outside these rules gets a new
+ * soname (libnpu.so.1). Single-file use (NPU_STATIC) has no ABI to keep. */
 
 #ifdef __cplusplus
 }

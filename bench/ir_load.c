@@ -92,7 +92,7 @@ static void run(const char *xml_path, const char *bin_path, npu_payload_layout l
     npu_arena arena, ca;
     npu_context *ctx;
     npu_ir *ir = NULL;
-    npu_payload_options o = {layout, 0, NPU_COMPILER_VERSION(7, 4)};
+    npu_payload_options o = {.layout = layout, .weights_threshold_bytes = 0, .compiler_version = NPU_COMPILER_VERSION(7, 4)};
     size_t need = 0, size = 0;
     unsigned char *buf;
     double t0, t1, t2;

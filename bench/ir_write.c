@@ -55,7 +55,7 @@ int main(void)
     npu_arena_init(&arena, arena_mem, arena_bytes);
 
     t0 = now_s();
-    if (check(npu_graph_create(&arena, ctx, &(npu_graph_options){"mlp_1gib", 0}, &g), "graph", ctx)) return 1;
+    if (check(npu_graph_create(&arena, ctx, &(npu_graph_options){.name = "mlp_1gib", .max_nodes = 0}, &g), "graph", ctx)) return 1;
     x = npu_graph_parameter(g, "x", NPU_F32, &(npu_shape){2, {1, DIM}}, "NC");
     for (i = 0; i < LAYERS; i++) {
         npu_node *w = npu_graph_constant(g, NULL, NPU_F32, &(npu_shape){2, {DIM, DIM}},

@@ -69,7 +69,7 @@ static int write_ir_pair(const char *dir, char *xml_path, char *bin_path, size_t
     npu_arena a;
     npu_graph *g;
     if (npu_arena_init(&a, graph_mem, sizeof graph_mem) != NPU_OK) return fail("npu_arena_init");
-    npu_graph_options go = {"ir_file_mlp", 0};
+    npu_graph_options go = {.name = "ir_file_mlp", .max_nodes = 0};
     if (npu_graph_create(&a, ctx, &go, &g) != NPU_OK) return fail("npu_graph_create");
     npu_shape xs = {2, {1, IN}}, w1s = {2, {IN, HID}}, b1s = {1, {HID}}, w2s = {2, {HID, OUT}};
     npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NC");
@@ -79,7 +79,7 @@ static int write_ir_pair(const char *dir, char *xml_path, char *bin_path, size_t
     npu_graph_result(g, npu_graph_softmax(g, y, 1, NULL), "probabilities");
     if (npu_graph_status(g) != NPU_OK) return fail("building the graph");
 
-    npu_payload_options layout_a = {NPU_PAYLOAD_WEIGHTS_COPY, 0, 0};
+    npu_payload_options layout_a = {.layout = NPU_PAYLOAD_WEIGHTS_COPY, .weights_threshold_bytes = 0, .compiler_version = 0};
     size_t xml_size, bin_size;
     if (npu_graph_write_xml(g, &layout_a, NULL, 0, &xml_size) != NPU_OK) return fail("npu_graph_write_xml");
     if (npu_graph_write_bin(g, NULL, 0, &bin_size) != NPU_OK) return fail("npu_graph_write_bin");

@@ -96,7 +96,7 @@ static npu_status try_graph(npu_arena *a, void *arg)
 
 static void test_graph_object(void **state)
 {
-    npu_graph_options o = {"a_graph_with_a_longer_name", 10};
+    npu_graph_options o = {.name = "a_graph_with_a_longer_name", .max_nodes = 10};
     (void)state;
     sweep("graph (default options)", npu_graph_size(NULL), try_graph, NULL, 0);
     sweep("graph (named)", npu_graph_size(&o), try_graph, &o, 0);
@@ -368,7 +368,7 @@ static npu_status try_device(npu_arena *a, void *arg)
 
 static void test_device(void **state)
 {
-    npu_device_options o = {NPU_PRIORITY_HIGH, 1, {0, 0, 0}};
+    npu_device_options o = {.priority = NPU_PRIORITY_HIGH, .turbo = 1, .export_openvino_version = {0, 0, 0}};
     (void)state;
     sweep("device", npu_device_size(), try_device, NULL, 1);
     sweep("device (high priority, turbo)", npu_device_size(), try_device, &o, 1);
@@ -542,7 +542,7 @@ static npu_status try_request(npu_arena *a, void *arg)
 static void test_requests(void **state)
 {
     npu_compile_options plugin;
-    npu_request_options ro = {1, 0}, dyn = {0, 5};
+    npu_request_options ro = {.cached_inputs = 1, .max_batch = 0}, dyn = {.cached_inputs = 0, .max_batch = 5};
     npu_graph *g[4];
     int i;
     (void)state;

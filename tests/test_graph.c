@@ -83,7 +83,7 @@ static void test_graph_size_query_is_exact(void **state)
 {
     npu_arena a;
     npu_graph *g = NULL;
-    npu_graph_options o = {"my_model", 0};
+    npu_graph_options o = {.name = "my_model", .max_nodes = 0};
     size_t need = npu_graph_size(&o), cap;
     (void)state;
     assert_true(need > 0 && need % NPU_ARENA_ALIGN == 0);
@@ -98,7 +98,7 @@ static void test_graph_size_query_is_exact(void **state)
     assert_int_equal(npu_arena_used(&a), need);
     assert_int_equal(npu_graph_bytes_used(g), need);
     assert_string_equal(npu_graph_name(g), "my_model");
-    assert_int_equal(npu_graph_size(NULL), npu_graph_size(&(npu_graph_options){"npu_graph", 0}));
+    assert_int_equal(npu_graph_size(NULL), npu_graph_size(&(npu_graph_options){.name = "npu_graph", .max_nodes = 0}));
 }
 
 static void test_graph_create_rejects_bad_arguments(void **state)
@@ -111,9 +111,16 @@ static void test_graph_create_rejects_bad_arguments(void **state)
     assert_int_equal(npu_graph_create(&fx.arena, fx.ctx, NULL, NULL), NPU_ERR_INVALID_ARGUMENT);
     memset(long_name, 'a', NPU_NAME_MAX);
     long_name[NPU_NAME_MAX] = '\0';
+    memset(&o, 0, sizeof o);
     o.name = long_name;
     o.max_nodes = 0;
     assert_int_equal(npu_graph_create(&fx.arena, fx.ctx, &o, &g), NPU_ERR_LIMIT);
+    assert_int_equal(npu_graph_size(&o), 0);
+    /* A reserved word set (a field of a newer npu.h): refused, named. */
+    o.name = "g";
+    o.reserved[NPU_RESERVED_WORDS - 1] = 7;
+    assert_int_equal(npu_graph_create(&fx.arena, fx.ctx, &o, &g), NPU_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(npu_context_last_error(fx.ctx), "graph options: reserved[7] is 7"));
     assert_int_equal(npu_graph_size(&o), 0);
 }
 
@@ -486,7 +493,7 @@ static void test_max_nodes_is_a_limit(void **state)
 {
     npu_arena a;
     npu_graph *g;
-    npu_graph_options o = {NULL, 3};
+    npu_graph_options o = {.name = NULL, .max_nodes = 3};
     const int64_t t[] = {4};
     npu_shape s = S(1, D(4));
     npu_node *x;

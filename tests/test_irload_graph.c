@@ -43,9 +43,9 @@ static void test_builder_model_written_and_loaded_gives_the_same_payload(void **
     npu_ir *ir;
     npu_node *x, *h;
     npu_shape sx = {2, {1, 16}}, sw1 = {2, {16, 8}}, sb1 = {2, {1, 8}}, sw2 = {2, {8, 4}};
-    npu_payload_options a = {NPU_PAYLOAD_WEIGHTS_COPY, 0, NPU_COMPILER_VERSION(7, 4)};
-    npu_payload_options b_all = {NPU_PAYLOAD_NO_WEIGHTS_COPY, UINT64_MAX, NPU_COMPILER_VERSION(7, 4)};
-    npu_payload_options b_ptr = {NPU_PAYLOAD_NO_WEIGHTS_COPY, 0, NPU_COMPILER_VERSION(7, 4)};
+    npu_payload_options a = {.layout = NPU_PAYLOAD_WEIGHTS_COPY, .weights_threshold_bytes = 0, .compiler_version = NPU_COMPILER_VERSION(7, 4)};
+    npu_payload_options b_all = {.layout = NPU_PAYLOAD_NO_WEIGHTS_COPY, .weights_threshold_bytes = UINT64_MAX, .compiler_version = NPU_COMPILER_VERSION(7, 4)};
+    npu_payload_options b_ptr = {.layout = NPU_PAYLOAD_NO_WEIGHTS_COPY, .weights_threshold_bytes = 0, .compiler_version = NPU_COMPILER_VERSION(7, 4)};
     size_t nx, nb, n1, n2, i;
     unsigned char *xml, *bin, *p1, *p2;
     (void)state;

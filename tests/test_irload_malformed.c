@@ -266,7 +266,7 @@ static void test_valid_xml_features_are_accepted(void **state)
     assert_string_equal(npu_ir_input(ir, 0)->desc.name, "a&bAB<>\"'\xc3\xa9");
     assert_int_equal(npu_ir_input(ir, 0)->desc.shape.dims[1], 4);
     {   /* layout A reproduces the text exactly */
-        npu_payload_options o = {NPU_PAYLOAD_WEIGHTS_COPY, 0, 1};
+        npu_payload_options o = {.layout = NPU_PAYLOAD_WEIGHTS_COPY, .weights_threshold_bytes = 0, .compiler_version = 1};
         size_t n;
         unsigned char *p;
         assert_int_equal(npu_ir_write_payload(ir, &o, NULL, 0, &n), NPU_OK);

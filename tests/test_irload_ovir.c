@@ -85,7 +85,7 @@ static void check_payloads(npu_ir *ir, const char *xml)
     npu_payload_layout layouts[2] = {NPU_PAYLOAD_WEIGHTS_COPY, NPU_PAYLOAD_NO_WEIGHTS_COPY};
     int i;
     for (i = 0; i < 2; i++) {
-        npu_payload_options o = {layouts[i], 0, NPU_COMPILER_VERSION(7, 4)};
+        npu_payload_options o = {.layout = layouts[i], .weights_threshold_bytes = 0, .compiler_version = NPU_COMPILER_VERSION(7, 4)};
         size_t n = 0, m = 0, xoff, xlen;
         unsigned char *p;
         xmlDoc *doc;

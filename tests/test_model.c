@@ -735,6 +735,31 @@ static void test_import_size_is_exact(void **state)
     free(blob);
 }
 
+/* Options whose reserved words are not zero are refused before anything is
+ * done (npu.h "ABI"): compile, import and request options. */
+static void test_reserved_option_words_are_refused(void **state)
+{
+    npu_compile_options co;
+    npu_import_options io;
+    npu_graph *g;
+    npu_model *m = NULL;
+    size_t need = 0;
+    unsigned char blob[64] = {0};
+    (void)state;
+    g = tu_graph_affine(&tu_arena, 1);
+    memset(&co, 0, sizeof co);
+    co.reserved[0] = 1;
+    assert_int_equal(npu_model_compile_graph(dev, &tu_arena, g, &co, &m), NPU_ERR_INVALID_ARGUMENT);
+    assert_null(m);
+    assert_non_null(strstr(npu_context_last_error(tu_ctx), "compile options: reserved[0]"));
+    assert_int_equal(npu_model_compile_graph_size(dev, g, &co, &need), NPU_ERR_INVALID_ARGUMENT);
+    memset(&io, 0, sizeof io);
+    io.reserved[3] = 9;
+    assert_int_equal(npu_model_import(dev, &tu_arena, blob, sizeof blob, &io, &m), NPU_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(npu_context_last_error(tu_ctx), "import options: reserved[3]"));
+    assert_int_equal(npu_model_import_size(dev, blob, sizeof blob, &io, &need), NPU_ERR_INVALID_ARGUMENT);
+}
+
 static void test_versions_children(void **state)
 {
     static const char *const versions[] = {"1.4", "1.5", "1.8", "1.13", "1.16", "1.18"};
@@ -775,6 +800,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_import_tail_variants, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_debatched, setup, teardown),
         cmocka_unit_test_setup_teardown(test_import_size_is_exact, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reserved_option_words_are_refused, setup, teardown),
         cmocka_unit_test(test_versions_children),
         cmocka_unit_test(test_old_compiler_by_name),
     };

@@ -213,7 +213,7 @@ static void write_ir_pair(void)
     npu_node *w = npu_graph_constant(g, "W", NPU_F32, &ws, ir_weights, sizeof ir_weights);
     npu_graph_result(g, npu_graph_softmax(g, npu_graph_matmul(g, x, w, 0, 0, NULL), 1, NULL), "y");
     assert_int_equal(npu_graph_status(g), NPU_OK);
-    npu_payload_options layout_a = {NPU_PAYLOAD_WEIGHTS_COPY, 0, 0};
+    npu_payload_options layout_a = {.layout = NPU_PAYLOAD_WEIGHTS_COPY, .weights_threshold_bytes = 0, .compiler_version = 0};
     size_t xml_size;
     assert_int_equal(npu_graph_write_xml(g, &layout_a, xml, sizeof xml, &xml_size), NPU_OK);
     assert_int_equal(npu_graph_write_bin(g, bin, sizeof bin, &bin_size), NPU_OK);

@@ -31,7 +31,7 @@ static npu_context *new_ctx(void)
 {
     npu_arena a;
     npu_context *ctx = NULL;
-    npu_context_options o = {logger, NULL, NPU_LOG_DEBUG};
+    npu_context_options o = {.log = logger, .log_user_data = NULL, .log_level = NPU_LOG_DEBUG};
     assert_int_equal(npu_arena_init(&a, ctx_mem, sizeof ctx_mem), NPU_OK);
     assert_int_equal(npu_context_create(&a, &o, &ctx), NPU_OK);
     last_warning[0] = '\0';

@@ -444,7 +444,7 @@ int main(int argc, char **argv)
     npu_device *dev = NULL;
     npu_ir *ir = NULL;
     npu_model *model = NULL;
-    npu_context_options co = {log_to_stderr, NULL, o.quiet || o.json ? NPU_LOG_ERROR : NPU_LOG_WARN};
+    npu_context_options co = {.log = log_to_stderr, .log_user_data = NULL, .log_level = o.quiet || o.json ? NPU_LOG_ERROR : NPU_LOG_WARN};
     if (npu_arena_init(&dev_arena, dev_memory, sizeof dev_memory) != NPU_OK ||
         npu_context_create(&dev_arena, &co, &ctx) != NPU_OK)
         return report_error(1, "cannot create a context");

@@ -1109,7 +1109,7 @@ int main(int argc, char **argv)
     npu_arena dev_arena, ir_arena, model_arena, req_arena;
     void *ir_mem = NULL, *model_mem = NULL, *req_mem = NULL;
     npu_context *ctx;
-    npu_context_options co = {log_to_stderr, NULL, o.quiet ? NPU_LOG_ERROR : NPU_LOG_WARN};
+    npu_context_options co = {.log = log_to_stderr, .log_user_data = NULL, .log_level = o.quiet ? NPU_LOG_ERROR : NPU_LOG_WARN};
     npu_arena_init(&dev_arena, dev_memory, sizeof dev_memory);
     if (npu_context_create(&dev_arena, &co, &ctx) != NPU_OK) return fail(1, "cannot create a context");
 
