@@ -313,6 +313,31 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
         }
         return 1;
     }
+    case SIM_S_INTERPOLATE: {
+        const sim_tensor *sc = in[1];
+        if (s->in_count != 2 || SIM_INTERP_MODE(s->sub) > SIM_INTERP_LINEAR_ONNX ||
+            SIM_INTERP_COORD(s->sub) > SIM_INTERP_ALIGN_CORNERS ||
+            SIM_INTERP_NEAREST_MODE(s->sub) > SIM_INTERP_SIMPLE || x->rank != y->rank ||
+            x->rank < 1 || (s->axes_mask >> x->rank) != 0 || sc->rank != 1)
+            return 0;
+        int k = 0;
+        for (int i = 0; i < x->rank; i++)
+            k += (int)((s->axes_mask >> i) & 1u);
+        if (k < 1 || sc->d[0] != k)
+            return 0;
+        uint32_t seen = 0;
+        for (int j = 0; j < k; j++) {
+            int a = s->perm[j];
+            if (a < 0 || a >= x->rank || !((s->axes_mask >> a) & 1u) || ((seen >> a) & 1u))
+                return 0;
+            seen |= 1u << a;
+        }
+        for (int i = 0; i < x->rank; i++)
+            if ((!((s->axes_mask >> i) & 1u) && y->d[i] != x->d[i]) ||
+                (numel_of(y) > 0 && x->d[i] < 1))
+                return 0;
+        return 1;
+    }
     case SIM_S_OP_END:
         break;
     }
@@ -454,6 +479,26 @@ static void run_gather(const sim_tensor *xt, const float *x, const sim_tensor *i
         }
 }
 
+/* Interpolate: the modes from `sub`, the axes from perm, their scales from the
+ * second input; integer results of linear round half away from zero first. */
+static void run_interpolate(const float *x, const sim_shape *xs, const float *scales,
+                            const sim_step *s, float *y, const sim_shape *ys)
+{
+    sim_interp_params q;
+    memset(&q, 0, sizeof q);
+    q.mode = SIM_INTERP_MODE(s->sub);
+    q.coord = SIM_INTERP_COORD(s->sub);
+    q.nearest = SIM_INTERP_NEAREST_MODE(s->sub);
+    q.round_to_int = s->round_prec != 0 && q.mode == SIM_INTERP_LINEAR;
+    for (int i = 0; i < xs->rank; i++)
+        q.n_axes += (int)((s->axes_mask >> i) & 1u);
+    for (int j = 0; j < q.n_axes; j++) {
+        q.axes[j] = s->perm[j];
+        q.scales[j] = scales[j];
+    }
+    sim_k_interpolate(x, xs, &q, y, ys);
+}
+
 static void fill_conv(const sim_step *s, sim_conv_params *c)
 {
     memset(c, 0, sizeof *c);
@@ -562,6 +607,9 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
         break;
     case SIM_S_GATHER:
         run_gather(xt, x, &p->tensors[ins[1]], tensor_ptr(p, arena, ins[1]), s, y);
+        break;
+    case SIM_S_INTERPOLATE:
+        run_interpolate(x, &xs, tensor_ptr(p, arena, ins[1]), s, y, &ys);
         break;
     case SIM_S_OP_END:
         break;

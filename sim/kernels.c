@@ -8,6 +8,7 @@
  *   convolution   im2col tiles fed to the same GEMM (1x1 reads x; depthwise direct)
  *   pooling       MaxPool / AvgPool, direct loops
  *   data movement reduce, transpose, concat
+ *   resampling    Interpolate (nearest, linear, linear_onnx)
  *
  * Everything is plain C: the inner loops run over contiguous memory so that the
  * compiler vectorizes them at -O2. Scratch memory comes from malloc; when it is
@@ -1191,5 +1192,197 @@ void sim_k_concat(const float *const *xs, const sim_shape *shapes, int n, int ax
         for (size_t o = 0; o < outer; o++)
             memcpy(y + o * row + off, xs[i] + o * chunk, chunk * sizeof(float));
         off += chunk;
+    }
+}
+
+/* ---- resampling ----------------------------------------------------------- */
+/* Interpolate as OpenVINO's reference computes it (docs/driver-compat.md names
+ * the files): the source coordinate, the nearest pixel and the tap weights are
+ * float arithmetic in the same order, and the taps are summed in the reference's
+ * order (linear: the listed axes, first outermost; linear_onnx: the axes by
+ * dimension, the lower input neighbour first), so f32 results match bit for bit.
+ * Taps are computed per axis when that axis' output coordinate changes; no
+ * scratch memory. */
+
+typedef struct interp_taps {
+    int n;
+    int64_t idx[2];
+    float w[2];
+} interp_taps;
+
+static float clamp_nan_low(float v, float lo, float hi)
+{
+    return v >= lo ? (v <= hi ? v : hi) : lo;   /* NaN -> lo */
+}
+
+/* coordinate_transformation_mode: output coordinate -> source coordinate. */
+static float interp_source(int coord, int64_t o, float scale, int64_t out_len, int64_t in_len)
+{
+    float x = (float)o, lr = (float)out_len, li = (float)in_len;
+    if (scale == 1.0f || lr == li)
+        return x;
+    switch (coord) {
+    case SIM_INTERP_PYTORCH_HALF_PIXEL:
+        return lr > 1.0f ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case SIM_INTERP_ASYMMETRIC:
+        return x / scale;
+    case SIM_INTERP_TF_HALF_PIXEL_FOR_NN:
+        return (x + 0.5f) / scale;
+    case SIM_INTERP_ALIGN_CORNERS:
+        return lr == 1.0f ? 0.0f : x * (li - 1.0f) / (lr - 1.0f);
+    default: /* half_pixel */
+        return (x + 0.5f) / scale - 0.5f;
+    }
+}
+
+/* nearest_mode on a source coordinate already clamped to [-1, length]. */
+static int64_t interp_nearest(int mode, float v, int downsample)
+{
+    switch (mode) {
+    case SIM_INTERP_ROUND_PREFER_CEIL:
+        return (int64_t)roundf(v);
+    case SIM_INTERP_FLOOR:
+        return (int64_t)floorf(v);
+    case SIM_INTERP_CEIL:
+        return (int64_t)ceilf(v);
+    case SIM_INTERP_SIMPLE:
+        return downsample ? (int64_t)ceilf(v) : (int64_t)v;
+    default: /* round_prefer_floor: a half goes down, anything else to the nearest */
+        return v == (float)(int64_t)v + 0.5f ? (int64_t)floorf(v) : (int64_t)roundf(v);
+    }
+}
+
+static void interp_axis(const sim_interp_params *p, float scale, int64_t o, int64_t in_len,
+                        int64_t out_len, interp_taps *t)
+{
+    float v = interp_source(p->coord, o, scale, out_len, in_len);
+    float top = (float)(in_len - 1);
+    if (p->mode == SIM_INTERP_NEAREST) {
+        /* Every nearest_mode maps [-1, length] monotonically and the index is clamped
+         * to the input afterwards, so clamping first changes no result and keeps
+         * the integer conversion defined. */
+        int64_t i = interp_nearest(p->nearest, clamp_nan_low(v, -1.0f, top + 1.0f), scale < 1.0f);
+        t->n = 1;
+        t->idx[0] = i < 0 ? 0 : i > in_len - 1 ? in_len - 1 : i;
+        t->w[0] = 1.0f;
+    } else if (p->mode == SIM_INTERP_LINEAR_ONNX) {
+        v = clamp_nan_low(v, 0.0f, top);
+        int64_t i1 = (int64_t)v;
+        if (i1 > in_len - 1)
+            i1 = in_len - 1;
+        int64_t i2 = i1 + 1 < in_len ? i1 + 1 : in_len - 1;
+        float d1 = fabsf(v - (float)i1), d2 = fabsf(v - (float)i2);
+        if (i1 == i2)
+            d1 = d2 = 0.5f;
+        t->n = 2;
+        t->idx[0] = i1;     /* weighted by the distance to the other neighbour */
+        t->w[0] = d2;
+        t->idx[1] = i2;
+        t->w[1] = d1;
+    } else {
+        /* linear: the window round(v) - 2 .. round(v) + 2 inside the input, weight
+         * max(0, 1 - |v - i|); only the (at most two) non-zero weights add anything.
+         * Beyond [-1, length] every weight is 0, so the clamp changes nothing. */
+        v = clamp_nan_low(v, -2.0f, top + 2.0f);
+        int64_t r = (int64_t)roundf(v);
+        t->n = 0;
+        for (int64_t i = r - 2; i <= r + 2; i++) {
+            if (i < 0 || i >= in_len)
+                continue;
+            float w = 1.0f - fabsf(v - (float)i);
+            if (w > 0.0f && t->n < 2) {
+                t->idx[t->n] = i;
+                t->w[t->n++] = w;
+            }
+        }
+    }
+}
+
+void sim_k_interpolate(const float *x, const sim_shape *xs, const sim_interp_params *p, float *y,
+                       const sim_shape *ys)
+{
+    int r = ys->rank, k = p->n_axes;
+    size_t total = sim_shape_numel(ys);
+    if (total == 0 || k < 1 || k > r)
+        return;
+    size_t st[SIM_K_MAX_RANK];
+    size_t acc = 1;
+    for (int i = r - 1; i >= 0; i--) {
+        st[i] = acc;
+        acc *= (size_t)xs->d[i];
+    }
+    /* the axes in the order their taps combine */
+    int ax[SIM_K_MAX_RANK], slot[SIM_K_MAX_RANK];
+    float sc[SIM_K_MAX_RANK];
+    for (int j = 0; j < k; j++) {
+        ax[j] = p->axes[j];
+        sc[j] = p->scales[j];
+    }
+    if (p->mode == SIM_INTERP_LINEAR_ONNX) {
+        for (int j = 1; j < k; j++)
+            for (int q = j; q > 0 && ax[q - 1] > ax[q]; q--) {
+                int ta = ax[q];
+                float ts = sc[q];
+                ax[q] = ax[q - 1];
+                sc[q] = sc[q - 1];
+                ax[q - 1] = ta;
+                sc[q - 1] = ts;
+            }
+    }
+    for (int i = 0; i < r; i++)
+        slot[i] = -1;
+    for (int j = 0; j < k; j++)
+        slot[ax[j]] = j;
+    int64_t o[SIM_K_MAX_RANK] = {0};
+    interp_taps taps[SIM_K_MAX_RANK];
+    for (int j = 0; j < k; j++)
+        interp_axis(p, sc[j], 0, xs->d[ax[j]], ys->d[ax[j]], &taps[j]);
+    for (size_t e = 0; e < total; e++) {
+        size_t base = 0;
+        for (int i = 0; i < r; i++)
+            if (slot[i] < 0)
+                base += (size_t)o[i] * st[i];
+        if (p->mode == SIM_INTERP_NEAREST) {
+            size_t off = base;
+            for (int j = 0; j < k; j++)
+                off += (size_t)taps[j].idx[0] * st[ax[j]];
+            y[e] = x[off];
+        } else {
+            /* every combination of the axes' taps, the first axis outermost */
+            int digit[SIM_K_MAX_RANK] = {0};
+            float sum = 0.0f, wsum = 0.0f;
+            int any = 1;
+            for (int j = 0; j < k; j++)
+                any &= taps[j].n > 0;
+            while (any) {
+                float w = 1.0f;
+                size_t off = base;
+                for (int j = 0; j < k; j++) {
+                    w *= taps[j].w[digit[j]];
+                    off += (size_t)taps[j].idx[digit[j]] * st[ax[j]];
+                }
+                wsum += w;
+                sum += w * x[off];
+                int j = k - 1;
+                while (j >= 0 && ++digit[j] == taps[j].n)
+                    digit[j--] = 0;
+                any = j >= 0;
+            }
+            if (p->mode == SIM_INTERP_LINEAR_ONNX) {
+                y[e] = sum;
+            } else {
+                float v = wsum == 0.0f ? 0.0f : sum / wsum;
+                y[e] = p->round_to_int ? roundf(v) : v;
+            }
+        }
+        for (int i = r - 1; i >= 0; i--) {
+            int done = ++o[i] < ys->d[i];
+            if (!done)
+                o[i] = 0;
+            if (slot[i] >= 0)
+                interp_axis(p, sc[slot[i]], o[i], xs->d[i], ys->d[i], &taps[slot[i]]);
+            if (done)
+                break;
+        }
     }
 }

@@ -111,4 +111,37 @@ void sim_k_transpose(const float *x, const sim_shape *xs, const int *perm, float
 void sim_k_concat(const float *const *xs, const sim_shape *shapes, int n, int axis,
                   float *y);
 
+/* ---- resampling --------------------------------------------------------- */
+/* Interpolate-4 / Interpolate-11 (OpenVINO) without antialias: nearest, linear and
+ * linear_onnx. Each axis in `axes` maps an output coordinate to a source
+ * coordinate (coordinate_transformation_mode with that axis' scale), then to
+ * input taps: one (nearest, nearest_mode), the neighbours inside the input with
+ * triangle weights renormalised (linear), or the two clamped neighbours
+ * (linear_onnx). The output is the sum over the product of the axes' taps.
+ * x is the already padded input; ys equals xs outside `axes`. */
+enum { SIM_INTERP_NEAREST, SIM_INTERP_LINEAR, SIM_INTERP_LINEAR_ONNX };
+enum {
+    SIM_INTERP_HALF_PIXEL, SIM_INTERP_PYTORCH_HALF_PIXEL, SIM_INTERP_ASYMMETRIC,
+    SIM_INTERP_TF_HALF_PIXEL_FOR_NN, SIM_INTERP_ALIGN_CORNERS
+};
+enum {
+    SIM_INTERP_ROUND_PREFER_FLOOR, SIM_INTERP_ROUND_PREFER_CEIL, SIM_INTERP_FLOOR,
+    SIM_INTERP_CEIL, SIM_INTERP_SIMPLE
+};
+
+typedef struct sim_interp_params {
+    int mode;                        /* SIM_INTERP_NEAREST / _LINEAR / _LINEAR_ONNX */
+    int coord;                       /* SIM_INTERP_HALF_PIXEL ... _ALIGN_CORNERS */
+    int nearest;                     /* SIM_INTERP_ROUND_PREFER_FLOOR ... _SIMPLE */
+    int round_to_int;                /* linear: round half away from zero (integer types) */
+    int n_axes;                      /* 1..rank */
+    int axes[SIM_K_MAX_RANK];        /* distinct, in the order of the op's axes input */
+    float scales[SIM_K_MAX_RANK];    /* scale of axes[i] as the coordinate maps use it */
+} sim_interp_params;
+
+/* Any float values in `scales` are safe (no undefined conversion, no access
+ * outside x); x must have no empty dim when y has elements. */
+void sim_k_interpolate(const float *x, const sim_shape *xs, const sim_interp_params *p, float *y,
+                       const sim_shape *ys);
+
 #endif /* SIM_KERNELS_H */

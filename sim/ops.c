@@ -1237,6 +1237,280 @@ static int op_gather(cc *c, layer *L, int opset, int sub)
     return emit(c, L, &s, ins, 2, x->et, rank, d, &L->val[0]);
 }
 
+/* Float contents of a constant input (Interpolate scales). */
+static int const_floats(cc *c, layer *L, int i, float *out, int max, int *count, const char *what)
+{
+    cval *v = input(c, L, i);
+    if (!is_const(c, v))
+        return sim_lerr(c, L, "input %d (%s) must be a constant", i, what);
+    uint64_t n;
+    if (!numel_of(v->rank, v->d, &n) || v->rank > 1 || n > (uint64_t)max)
+        return sim_lerr(c, L, "input %d (%s) must be a scalar or 1-D with at most %d values", i, what, max);
+    for (uint64_t k = 0; k < n; k++) {
+        if (v->tensor == NO_TENSOR) {
+            uint8_t tmp[4];
+            uint32_t esz = sim_prec_size(v->raw_et);
+            memcpy(tmp, v->raw + k * esz, esz);
+            sim_cvt_to_f32(v->raw_et, tmp, &out[k], 1);
+        } else {
+            out[k] = c->pool[c->tensors[v->tensor].offset + k];
+        }
+    }
+    *count = (int)n;
+    return SIM_OK;
+}
+
+/* An enumeration attribute (matched in any case, as OpenVINO's EnumNames does);
+ * absent -> dflt. */
+static int attr_enum(cc *c, layer *L, const char *name, const char *const *names, int n, int dflt,
+                     int *out)
+{
+    char buf[64];
+    if (!attr_str(L, name, buf, sizeof buf)) {
+        *out = dflt;
+        return SIM_OK;
+    }
+    for (int i = 0; i < n; i++)
+        if (!strcasecmp(buf, names[i])) {
+            *out = i;
+            return SIM_OK;
+        }
+    char list[256] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    return sim_lerr(c, L, "attribute %s=\"%s\" is not one of %s", name, buf, list);
+}
+
+/* pads_begin / pads_end: resized to the rank (missing entries 0, extra ones
+ * dropped), as OpenVINO's Interpolate shape inference does. */
+static int attr_pads(cc *c, layer *L, const char *name, int rank, int64_t *out)
+{
+    char buf[256];
+    for (int i = 0; i < rank; i++)
+        out[i] = 0;
+    if (!attr_str(L, name, buf, sizeof buf))
+        return SIM_OK;
+    int n, dyn, dyn_rank;
+    int64_t d[SIM_MAX_RANK];
+    if (!sim_parse_shape(buf, &n, d, &dyn, &dyn_rank) || dyn)
+        return sim_lerr(c, L, "attribute %s=\"%s\" needs non-negative integers", name, buf);
+    for (int i = 0; i < n && i < rank; i++) {
+        if (d[i] > (1 << 30))
+            return sim_lerr(c, L, "attribute %s=\"%s\": pad %" PRId64 " is too large", name, buf, d[i]);
+        out[i] = d[i];
+    }
+    return SIM_OK;
+}
+
+static const char *const interp_modes[] = {"nearest", "linear", "linear_onnx", "cubic",
+                                           "bilinear_pillow", "bicubic_pillow"};
+static const char *const interp_calc[] = {"sizes", "scales"};
+static const char *const interp_coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
+                                            "tf_half_pixel_for_nn", "align_corners"};
+static const char *const interp_nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+                                             "ceil", "simple"};
+
+/* Pads x (materialized) with zeros along every axis (Concat with zero constants),
+ * as OpenVINO's Interpolate pads its input before interpolating. */
+static int pad_zeros(cc *c, layer *L, const cval *x, const int64_t *pb, const int64_t *pe, cval *out)
+{
+    cval cur = *x;
+    for (int a = 0; a < x->rank; a++) {
+        if (!pb[a] && !pe[a])
+            continue;
+        cval parts[3], *ins[3];
+        int n = 0;
+        for (int side = 0; side < 2; side++) {
+            int64_t len = side ? pe[a] : pb[a];
+            if (!len)
+                continue;
+            int64_t d[SIM_MAX_RANK];
+            memcpy(d, cur.d, sizeof d);
+            d[a] = len;
+            uint64_t cnt, off;
+            if (!numel_of(cur.rank, d, &cnt) || cnt > MAX_FOLD_FLOATS)
+                return sim_lerr(c, L, "padding block is too large");
+            if (!pool_alloc(c, cnt, &off))   /* zero-filled */
+                return sim_nomem(c);
+            cval *z = &parts[side ? 2 : 0];
+            memset(z, 0, sizeof *z);
+            z->set = 1;
+            z->et = cur.et;
+            z->rank = cur.rank;
+            memcpy(z->d, d, sizeof d);
+            z->tensor = add_tensor(c, SIM_T_CONST, off, cur.et, cur.rank, d);
+            if (z->tensor == NO_TENSOR)
+                return sim_nomem(c);
+        }
+        parts[1] = cur;
+        if (pb[a])
+            ins[n++] = &parts[0];
+        ins[n++] = &parts[1];
+        if (pe[a])
+            ins[n++] = &parts[2];
+        int64_t d[SIM_MAX_RANK];
+        memcpy(d, cur.d, sizeof d);
+        d[a] += pb[a] + pe[a];
+        sim_step s;
+        memset(&s, 0, sizeof s);
+        s.op = SIM_S_CONCAT;
+        s.axis = a;
+        cval next;
+        int rc = emit(c, L, &s, ins, n, cur.et, cur.rank, d, &next);
+        if (rc)
+            return rc;
+        cur = next;
+    }
+    *out = cur;
+    return SIM_OK;
+}
+
+/* Interpolate-4 (data, sizes, scales[, axes]) and Interpolate-11 (data,
+ * scales_or_sizes[, axes]) without antialias: nearest, linear, linear_onnx.
+ * Shapes as OpenVINO's shape inference gives them; the scales the coordinate
+ * maps use are the given ones, or size / padded length in sizes mode. */
+static int op_interpolate(cc *c, layer *L, int opset, int sub)
+{
+    (void)sub;
+    int v11 = opset >= 11;
+    int rc = need_ports(c, L, v11 ? 2 : 3, v11 ? 3 : 4, 1);
+    int mode, calc, coord, nearest, antialias;
+    if (rc || (rc = attr_enum(c, L, "mode", interp_modes, 6, SIM_INTERP_NEAREST, &mode)) ||
+        (rc = attr_enum(c, L, "shape_calculation_mode", interp_calc, 2, 0, &calc)) ||
+        (rc = attr_enum(c, L, "coordinate_transformation_mode", interp_coords, 5,
+                        SIM_INTERP_HALF_PIXEL, &coord)) ||
+        (rc = attr_enum(c, L, "nearest_mode", interp_nearest, 5, SIM_INTERP_ROUND_PREFER_FLOOR,
+                        &nearest)) ||
+        (rc = attr_bool(c, L, "antialias", 0, &antialias)))
+        return rc;
+    if (!v11 && mode > 3)
+        return sim_lerr(c, L, "Unsupported interpolation mode used with version 4 of the "
+                          "Interpolate op: %s", interp_modes[mode]);
+    if (mode > SIM_INTERP_LINEAR_ONNX)
+        return sim_lerr(c, L, "Interpolate mode=\"%s\" is not supported by the sim compiler "
+                          "(nearest, linear, linear_onnx)", interp_modes[mode]);
+    cval *x = input(c, L, 0);
+    int rank = x->rank;
+    if (x->et == SIM_P_BOOL)
+        return sim_lerr(c, L, "Interpolate of element type %s is not supported", sim_prec_name(x->et));
+    if (rank < 1)
+        return sim_lerr(c, L, "Interpolate needs an input of rank >= 1");
+    int64_t pb[SIM_MAX_RANK], pe[SIM_MAX_RANK];
+    if ((rc = attr_pads(c, L, "pads_begin", rank, pb)) || (rc = attr_pads(c, L, "pads_end", rank, pe)))
+        return rc;
+    /* axes: the last input when present, else 0..rank-1 */
+    int64_t axes[SIM_MAX_RANK * 2];
+    int n_axes = rank;
+    int axes_port = v11 ? 2 : 3;
+    for (int i = 0; i < rank; i++)
+        axes[i] = i;
+    if (L->n_in > axes_port) {
+        cval *av = input(c, L, axes_port);
+        if (av->et != SIM_P_I64 && av->et != SIM_P_I32)
+            return sim_lerr(c, L, "Axes element type must be i32, i64, u32 or u64 (got %s)",
+                            sim_prec_name(av->et));
+        if ((rc = const_ints(c, L, axes_port, axes, SIM_MAX_RANK * 2, &n_axes, "axes")))
+            return rc;
+    }
+    uint32_t mask = 0;
+    for (int i = 0; i < n_axes; i++) {
+        if (axes[i] < 0 || axes[i] >= rank)
+            return sim_lerr(c, L, "axis %" PRId64 " is outside 0..%d (All axes values should less "
+                              "than input rank: %d)", axes[i], rank - 1, rank);
+        if (mask & (1u << axes[i]))
+            return sim_lerr(c, L, "axis %" PRId64 " repeats in the axes input", axes[i]);
+        mask |= 1u << axes[i];
+    }
+    /* padded input shape, then the output shape */
+    int64_t padded[SIM_MAX_RANK], d[SIM_MAX_RANK];
+    for (int i = 0; i < rank; i++)
+        d[i] = padded[i] = x->d[i] + pb[i] + pe[i];
+    float scales[SIM_MAX_RANK];
+    int sport = v11 ? 1 : calc ? 2 : 1, n;
+    const char *what = calc ? "scales" : "sizes";
+    cval *sv = input(c, L, sport);
+    if (calc) {
+        float vals[SIM_MAX_RANK * 2];
+        if (sv->et != SIM_P_FP32 && sv->et != SIM_P_FP16 && sv->et != SIM_P_BF16)
+            return sim_lerr(c, L, "Scales element type must be f32, f16 or bf16 (got %s)",
+                            sim_prec_name(sv->et));
+        if ((rc = const_floats(c, L, sport, vals, SIM_MAX_RANK * 2, &n, what)))
+            return rc;
+        if (n < n_axes)
+            return sim_lerr(c, L, "The number of elements in the 'scales' input does not match "
+                              "the number of axes %d", n_axes);
+        for (int i = 0; i < n_axes; i++) {
+            float sc = vals[i];
+            if (!(sc > 0.0f) || sc > 1e6f)
+                return sim_lerr(c, L, "scale %g for axis %" PRId64 " is not a positive number "
+                                  "the sim can use", (double)sc, axes[i]);
+            scales[i] = sc;
+            /* ov::util::dim::scale: floor(length * (scale + 1e-6)) in float, unless 1 */
+            if (sc != 1.0f)
+                d[axes[i]] = (int64_t)((float)padded[axes[i]] * (sc + 1.0e-6f));
+        }
+    } else {
+        int64_t vals[SIM_MAX_RANK * 2];
+        if (sv->et != SIM_P_I64 && sv->et != SIM_P_I32)
+            return sim_lerr(c, L, "Sizes element type must be i32, i64, u32 or u64 (got %s)",
+                            sim_prec_name(sv->et));
+        if ((rc = const_ints(c, L, sport, vals, SIM_MAX_RANK * 2, &n, what)))
+            return rc;
+        if (n < n_axes)
+            return sim_lerr(c, L, "The number of elements in the 'sizes' input does not match "
+                              "the number of axes %d", n_axes);
+        for (int i = 0; i < n_axes; i++) {
+            if (vals[i] < 0 || vals[i] > ((int64_t)1 << 40))
+                return sim_lerr(c, L, "size %" PRId64 " for axis %" PRId64 " is out of range",
+                                vals[i], axes[i]);
+            d[axes[i]] = vals[i];
+            scales[i] = (float)vals[i] / (float)padded[axes[i]];
+        }
+    }
+    /* antialias changes only linear, and only when an axis shrinks (the reference's
+     * get_info_for_linear_mode); elsewhere OpenVINO ignores it and so does the sim */
+    int shrinks = 0;
+    for (int i = 0; i < n_axes; i++)
+        shrinks |= scales[i] < 1.0f;
+    if (antialias && mode == SIM_INTERP_LINEAR && shrinks)
+        return sim_lerr(c, L, "Interpolate antialias=true (mode=linear, downscaling) is not "
+                          "supported by the sim compiler");
+    uint64_t out_n;
+    if (!numel_of(rank, d, &out_n))
+        return sim_lerr(c, L, "output is too large");
+    for (int i = 0; out_n && i < rank; i++)
+        if (padded[i] < 1)
+            return sim_lerr(c, L, "cannot interpolate an empty input (dim %d)", i);
+    cval xp;
+    if ((rc = materialize(c, x)) || (rc = pad_zeros(c, L, x, pb, pe, &xp)))
+        return rc;
+    if (n_axes == 0)
+        return alias(c, &xp, x->et, rank, d, &L->val[0]);
+    uint64_t off;
+    if (!pool_alloc(c, (uint64_t)n_axes, &off))
+        return sim_nomem(c);
+    memcpy(c->pool + off, scales, (size_t)n_axes * sizeof(float));
+    int64_t sd[1] = {n_axes};
+    cval sc;
+    memset(&sc, 0, sizeof sc);
+    sc.set = 1;
+    sc.et = SIM_P_FP32;
+    sc.rank = 1;
+    sc.d[0] = n_axes;
+    sc.tensor = add_tensor(c, SIM_T_CONST, off, SIM_P_FP32, 1, sd);
+    if (sc.tensor == NO_TENSOR)
+        return sim_nomem(c);
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.op = SIM_S_INTERPOLATE;
+    s.sub = SIM_INTERP_SUB(mode, coord, nearest);
+    s.axes_mask = mask;
+    for (int i = 0; i < n_axes; i++)
+        s.perm[i] = (int32_t)axes[i];
+    cval *ins[2] = {&xp, &sc};
+    return emit(c, L, &s, ins, 2, x->et, rank, d, &L->val[0]);
+}
+
 static variable *find_var(cc *c, const char *id)
 {
     for (int i = 0; i < c->n_vars; i++)
@@ -1402,6 +1676,7 @@ static const op_def ops[] = {
     {"VariadicSplit", 1, op_split, 1},
     {"ShapeOf", 1, op_shape_of, 0},
     {"Gather", 1, op_gather, 0},
+    {"Interpolate", 4, op_interpolate, 0},
     {"ReadValue", 3, op_read_value, 0},
     {"Assign", 3, op_assign, 0},
 };

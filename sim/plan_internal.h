@@ -49,23 +49,32 @@ typedef struct sim_tensor {
 typedef enum sim_step_op {
     SIM_S_CONVERT = 1, SIM_S_BINARY, SIM_S_UNARY, SIM_S_CLAMP, SIM_S_SOFTMAX, SIM_S_MATMUL,
     SIM_S_CONV, SIM_S_MAXPOOL, SIM_S_AVGPOOL, SIM_S_REDUCE, SIM_S_TRANSPOSE, SIM_S_CONCAT,
-    SIM_S_SLICE, SIM_S_GATHER, SIM_S_OP_END
+    SIM_S_SLICE, SIM_S_GATHER, SIM_S_INTERPOLATE, SIM_S_OP_END
 } sim_step_op;
+
+/* Interpolate: inputs are the (already padded) data and the scales of its axes
+ * ([n_axes] f32, in the order of perm); its three modes are packed in `sub`
+ * (kernels.h SIM_INTERP_*). */
+#define SIM_INTERP_SUB(mode, coord, nearest) \
+    ((uint32_t)(mode) | (uint32_t)(coord) << 8 | (uint32_t)(nearest) << 16)
+#define SIM_INTERP_MODE(sub) ((int)((sub) & 0xffu))
+#define SIM_INTERP_COORD(sub) ((int)(((sub) >> 8) & 0xffu))
+#define SIM_INTERP_NEAREST_MODE(sub) ((int)((sub) >> 16))
 
 typedef struct sim_step {
     uint32_t op;          /* sim_step_op */
-    uint32_t sub;         /* sim_binop / sim_unop / reduce: 1 = mean */
+    uint32_t sub;         /* sim_binop / sim_unop / reduce: 1 = mean / SIM_INTERP_SUB */
     uint32_t out;         /* tensor index */
     uint32_t in_first;    /* into plan->step_inputs */
     uint32_t in_count;
     uint32_t prec;        /* Convert: target precision */
     uint32_t round_prec;  /* non-zero: round the result to this integer precision */
-    uint32_t axes_mask;   /* Reduce */
+    uint32_t axes_mask;   /* Reduce, Interpolate (its axes) */
     int32_t axis;         /* Softmax, Concat, Slice, Gather */
     int32_t transpose_a, transpose_b;
     int32_t spatial;      /* Conv, pools */
     int32_t exclude_pad;
-    int32_t perm[SIM_MAX_RANK];
+    int32_t perm[SIM_MAX_RANK]; /* Transpose; Interpolate: its axes in input order */
     int32_t pad_;
     float lo, hi;         /* Clamp */
     int64_t start;        /* Slice: first index along axis */

@@ -1535,6 +1535,314 @@ static void test_query_lists_supported_layers(void **state)
     free(xml);
 }
 
+/* ---- Interpolate ------------------------------------------------------------------------ */
+/* Interpolate-4 and -11 as OpenVINO writes them. Expected values are worked out
+ * by hand from the formulas of the op specification (interpolate-4.rst /
+ * interpolate-11.rst); each case says how. */
+
+typedef struct interp_ir {
+    const char *ver;                   /* "opset4" (data, sizes, scales[, axes]) or "opset11" */
+    const char *data;                  /* the <data> attributes */
+    const char *et, *prec, *shape;     /* the data Parameter */
+    const int64_t *sizes;              /* i64 Const, or NULL */
+    int n_sizes;
+    const float *scales;               /* f32 Const, or NULL */
+    int n_scales;
+    const int64_t *axes;               /* i64 Const, or NULL: no axes input */
+    int n_axes;
+    int sizes_from_param;              /* sizes are a Parameter instead */
+    int scales_as_i64;                 /* the scales Const holds i64 (wrong type) */
+} interp_ir;
+
+/* Parameter x (id 0) -> Interpolate "interp" (id 10) -> Result y (id 11). */
+static char *interp_xml(const interp_ir *c, buf *w)
+{
+    ir m = {0};
+    char ins[512], outs[64], dims[32];
+    int v11 = !strcmp(c->ver, "opset11"), port = 1;
+    param(&m, 0, "x", c->et, c->prec, c->shape);
+    snprintf(ins, sizeof ins, "%s:%s", c->prec, c->shape);
+    edge(&m, 0, 0, 10, 0);
+    if (c->sizes && (!v11 || !c->scales)) {
+        snprintf(dims, sizeof dims, "%d", c->n_sizes);
+        if (c->sizes_from_param)
+            param(&m, 1, "sizes", "i64", "I64", dims);
+        else
+            constant(&m, 1, "sizes", "i64", "I64", dims, wput(w, c->sizes, 8 * (size_t)c->n_sizes),
+                     8 * (size_t)c->n_sizes);
+        snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";I64:%s", dims);
+        edge(&m, 1, 0, 10, port++);
+    }
+    if (c->scales) {
+        snprintf(dims, sizeof dims, "%d", c->n_scales);
+        if (c->scales_as_i64) {
+            int64_t v[8];
+            for (int i = 0; i < c->n_scales; i++)
+                v[i] = (int64_t)c->scales[i];
+            constant(&m, 2, "scales", "i64", "I64", dims, wput(w, v, 8 * (size_t)c->n_scales),
+                     8 * (size_t)c->n_scales);
+            snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";I64:%s", dims);
+        } else {
+            constant(&m, 2, "scales", "f32", "FP32", dims, wput(w, c->scales, 4 * (size_t)c->n_scales),
+                     4 * (size_t)c->n_scales);
+            snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";FP32:%s", dims);
+        }
+        edge(&m, 2, 0, 10, port++);
+    }
+    if (c->axes) {
+        snprintf(dims, sizeof dims, "%d", c->n_axes);
+        constant(&m, 3, "axes", "i64", "I64", dims, wput(w, c->axes, 8 * (size_t)c->n_axes),
+                 8 * (size_t)c->n_axes);
+        snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";I64:%s", dims);
+        edge(&m, 3, 0, 10, port++);
+    }
+    /* declared output dims are deliberately wrong: the compiler infers them */
+    snprintf(outs, sizeof outs, "%s:9", c->prec);
+    layer(&m, 10, "interp", "Interpolate", c->ver, c->data, ins, outs);
+    result(&m, 11, "y", outs);
+    edge(&m, 10, port, 11, 0);
+    return ir_xml(&m, "interp");
+}
+
+/* Compiles, checks the output dims, runs x -> y (buffers in the arguments' types). */
+static void interp_run(const interp_ir *c, const void *x, void *y, uint32_t rank, const uint64_t *dims)
+{
+    buf w = {0};
+    char *xml = interp_xml(c, &w);
+    sim_plan *p = compile_xml(xml, &w, NULL);
+    assert_int_equal(sim_plan_arg_count(p), c->sizes_from_param ? 3 : 2);
+    const sim_arg *out = arg(p, sim_plan_arg_count(p) - 1);
+    assert_int_equal(out->is_output, 1);
+    assert_dims(out, rank, dims);
+    void *args[3] = {(void *)(uintptr_t)x, y, NULL};
+    assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+    /* the native blob carries the step and imports again */
+    size_t size;
+    const uint8_t *blob = sim_plan_native(p, &size);
+    sim_plan *q = NULL;
+    assert_int_equal(sim_plan_import(blob, size, &q, g_log, sizeof g_log), SIM_OK);
+    sim_plan_destroy(q);
+    sim_plan_destroy(p);
+    free(xml);
+    free(w.s);
+}
+
+static void interp_fail(const interp_ir *c, const char *needle)
+{
+    buf w = {0};
+    char *xml = interp_xml(c, &w);
+    expect_xml_fail(xml, &w, SIM_ERR_COMPILE, needle);
+    if (!strstr(g_log, "layer 'interp' (id 10)"))
+        fail_msg("the log does not name the layer: %s", g_log);
+    free(xml);
+    free(w.s);
+}
+
+static void test_interpolate_v11_and_v4_compile_and_run(void **state)
+{
+    (void)state;
+    /* v11 linear_onnx, sizes [4, 4] on axes [2, 3], half_pixel: [[1,2],[3,4]] -> each
+     * axis reads -0.25, 0.25, 0.75, 1.25, clamped to the input: weights (1,0),
+     * (.75,.25), (.25,.75), (0,1). */
+    const float x22[4] = {1, 2, 3, 4};
+    const float want44[16] = {1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f,
+                              2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f, 3.75f, 4};
+    const int64_t s44[2] = {4, 4}, ax23[2] = {2, 3}, s1144[4] = {1, 1, 4, 4};
+    const uint64_t d1144[4] = {1, 1, 4, 4};
+    float y[64];
+    interp_ir a = {"opset11",
+                   "mode=\"linear_onnx\" shape_calculation_mode=\"sizes\" "
+                   "coordinate_transformation_mode=\"half_pixel\" nearest_mode=\"round_prefer_floor\" "
+                   "antialias=\"false\" pads_begin=\"0, 0, 0, 0\" pads_end=\"0, 0, 0, 0\" "
+                   "cube_coeff=\"-0.75\"",
+                   "f32", "FP32", "1,1,2,2", s44, 2, NULL, 0, ax23, 2, 0, 0};
+    interp_run(&a, x22, y, 4, d1144);
+    assert_close(y, want44, 16, 0.0f);
+    /* without the axes input every axis is listed; N and C keep their length */
+    a.sizes = s1144;
+    a.n_sizes = 4;
+    a.axes = NULL;
+    memset(y, 0, sizeof y);
+    interp_run(&a, x22, y, 4, d1144);
+    assert_close(y, want44, 16, 0.0f);
+
+    /* v4 nearest, asymmetric, floor on x = 10..50. scales mode with scale 0.7:
+     * length floor(5 * 0.700001) = 3, sources o / 0.7 = 0, 1.43, 2.86 -> 0, 1, 2;
+     * the sizes input (99) is not read. sizes mode with size 3: the scale is
+     * 3 / 5 = 0.6, sources 0, 1.67, 3.33 -> 0, 1, 3. */
+    const float x5[5] = {10, 20, 30, 40, 50};
+    const int64_t s99[1] = {99}, s3[1] = {3}, ax3[1] = {3};
+    const float sc07[1] = {0.7f};
+    const uint64_t d1113[4] = {1, 1, 1, 3};
+    interp_ir b = {"opset4",
+                   "mode=\"nearest\" shape_calculation_mode=\"scales\" "
+                   "coordinate_transformation_mode=\"asymmetric\" nearest_mode=\"floor\" "
+                   "antialias=\"false\" pads_begin=\"0,0,0,0\" pads_end=\"0,0,0,0\" cube_coeff=\"-0.75\"",
+                   "f32", "FP32", "1,1,1,5", s99, 1, sc07, 1, ax3, 1, 0, 0};
+    interp_run(&b, x5, y, 4, d1113);
+    const float by_scale[3] = {10, 20, 30}, by_size[3] = {10, 20, 40};
+    assert_close(y, by_scale, 3, 0.0f);
+    b.data = "mode=\"nearest\" shape_calculation_mode=\"sizes\" "
+             "coordinate_transformation_mode=\"asymmetric\" nearest_mode=\"floor\"";
+    b.sizes = s3;
+    interp_run(&b, x5, y, 4, d1113);
+    assert_close(y, by_size, 3, 0.0f);
+
+    /* f16 data: [1, 2] to 4 with linear, half_pixel: 1, 1.25, 1.75, 2 (exact in f16) */
+    const int64_t s4[1] = {4};
+    const uint64_t d1114[4] = {1, 1, 1, 4};
+    uint16_t xh[2] = {sim_f32_to_f16(1.0f), sim_f32_to_f16(2.0f)}, yh[4];
+    interp_ir f = {"opset11", "mode=\"linear\" shape_calculation_mode=\"sizes\"", "f16", "FP16",
+                   "1,1,1,2", s4, 1, NULL, 0, ax3, 1, 0, 0};
+    interp_run(&f, xh, yh, 4, d1114);
+    const float fh[4] = {1, 1.25f, 1.75f, 2};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(yh[i], sim_f32_to_f16(fh[i]));
+}
+
+static void test_interpolate_u8_rounding_nhwc_axes_and_pads(void **state)
+{
+    (void)state;
+    /* u8 [0, 10] to 4, half_pixel: 0, 2.5, 7.5, 10. linear rounds half away from
+     * zero (OpenVINO's reference rounds integral results of linear): 0, 3, 8, 10;
+     * linear_onnx converts without rounding: 0, 2, 7, 10. */
+    const uint8_t xu[2] = {0, 10};
+    uint8_t yu[4];
+    const int64_t s4[1] = {4}, ax3[1] = {3};
+    const uint64_t d1114[4] = {1, 1, 1, 4};
+    interp_ir u = {"opset11", "mode=\"linear\" shape_calculation_mode=\"sizes\"", "u8", "U8",
+                   "1,1,1,2", s4, 1, NULL, 0, ax3, 1, 0, 0};
+    interp_run(&u, xu, yu, 4, d1114);
+    assert_int_equal(yu[0], 0);
+    assert_int_equal(yu[1], 3);
+    assert_int_equal(yu[2], 8);
+    assert_int_equal(yu[3], 10);
+    u.data = "mode=\"linear_onnx\" shape_calculation_mode=\"sizes\"";
+    interp_run(&u, xu, yu, 4, d1114);
+    assert_int_equal(yu[0], 0);
+    assert_int_equal(yu[1], 2);
+    assert_int_equal(yu[2], 7);
+    assert_int_equal(yu[3], 10);
+
+    /* NHWC [1,2,2,3], axes [1, 2], sizes [4, 4], the attributes OpenVINO's
+     * PrePostProcessor resize gives (linear, half_pixel, pads 0,0): per channel,
+     * rows and columns take the weights (1,0), (.75,.25), (.25,.75), (0,1). */
+    float x[12], y[48], want[48];
+    for (int i = 0; i < 12; i++)
+        x[i] = (float)(i * 17 % 29);
+    const float wt[4][2] = {{1, 0}, {0.75f, 0.25f}, {0.25f, 0.75f}, {0, 1}};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            for (int ch = 0; ch < 3; ch++) {
+                float v = 0;
+                for (int a = 0; a < 2; a++)
+                    for (int b = 0; b < 2; b++)
+                        v += wt[i][a] * wt[j][b] * x[(a * 2 + b) * 3 + ch];
+                want[(i * 4 + j) * 3 + ch] = v;
+            }
+    const int64_t s44[2] = {4, 4}, ax12[2] = {1, 2};
+    const uint64_t d1443[4] = {1, 4, 4, 3};
+    interp_ir n = {"opset11",
+                   "mode=\"linear\" shape_calculation_mode=\"sizes\" pads_begin=\"0, 0\" "
+                   "pads_end=\"0, 0\"",
+                   "f32", "FP32", "1,2,2,3", s44, 2, NULL, 0, ax12, 2, 0, 0};
+    interp_run(&n, x, y, 4, d1443);
+    assert_close(y, want, 48, 1e-6f);
+
+    /* pads add zeros before interpolating: [5, 6] padded by one on each side of W is
+     * [0, 5, 6, 0]; size 4 is that (equal lengths map 1:1). */
+    const float x56[2] = {5, 6};
+    const float padded[4] = {0, 5, 6, 0};
+    interp_ir pd = {"opset11",
+                    "mode=\"nearest\" shape_calculation_mode=\"sizes\" pads_begin=\"0,0,0,1\" "
+                    "pads_end=\"0,0,0,1\"",
+                    "f32", "FP32", "1,1,1,2", s4, 1, NULL, 0, ax3, 1, 0, 0};
+    interp_run(&pd, x56, y, 4, d1114);
+    assert_close(y, padded, 4, 0.0f);
+    /* scales 0.5 apply to the padded length: floor(4 * 0.500001) = 2; asymmetric,
+     * floor: sources 0 and 2 -> 0, 6 */
+    const float sc05[1] = {0.5f};
+    const uint64_t d1112[4] = {1, 1, 1, 2};
+    pd.data = "mode=\"nearest\" shape_calculation_mode=\"scales\" pads_begin=\"0,0,0,1\" "
+              "pads_end=\"0,0,0,1\" coordinate_transformation_mode=\"asymmetric\" "
+              "nearest_mode=\"floor\"";
+    pd.sizes = NULL;
+    pd.scales = sc05;
+    pd.n_scales = 1;
+    interp_run(&pd, x56, y, 4, d1112);
+    const float halved[2] = {0, 6};
+    assert_close(y, halved, 2, 0.0f);
+    /* a short pads list is filled with zeros: "0,1" pads C (not an interpolated
+     * axis), so C is 2 and channel 0 is all zeros */
+    const int64_t s2[1] = {2};
+    const uint64_t d1212[4] = {1, 2, 1, 2};
+    interp_ir pc = {"opset11", "mode=\"nearest\" shape_calculation_mode=\"sizes\" pads_begin=\"0,1\"",
+                    "f32", "FP32", "1,1,1,2", s2, 1, NULL, 0, ax3, 1, 0, 0};
+    interp_run(&pc, x56, y, 4, d1212);
+    const float pad_c[4] = {0, 0, 5, 6};
+    assert_close(y, pad_c, 4, 0.0f);
+}
+
+static void test_interpolate_refusals_name_the_layer_and_attribute(void **state)
+{
+    (void)state;
+    const int64_t s22[2] = {2, 2}, s4[1] = {4}, ax23[2] = {2, 3}, ax4[1] = {4}, ax22[2] = {2, 2};
+    const float sc[2] = {0.5f, 0.5f};
+    interp_ir c = {"opset4", "mode=\"cubic\" shape_calculation_mode=\"sizes\"", "f32", "FP32",
+                   "1,1,4,4", s22, 2, sc, 2, ax23, 2, 0, 0};
+    interp_fail(&c, "Interpolate mode=\"cubic\" is not supported by the sim compiler");
+    c.data = "mode=\"bicubic_pillow\" shape_calculation_mode=\"sizes\"";
+    interp_fail(&c, "Unsupported interpolation mode used with version 4 of the Interpolate op: "
+                    "bicubic_pillow");
+    c.ver = "opset11";
+    c.scales = NULL;
+    c.data = "mode=\"bilinear_pillow\" shape_calculation_mode=\"sizes\"";
+    interp_fail(&c, "Interpolate mode=\"bilinear_pillow\" is not supported");
+    c.data = "mode=\"bicubic_pillow\" shape_calculation_mode=\"sizes\"";
+    interp_fail(&c, "Interpolate mode=\"bicubic_pillow\" is not supported");
+    /* antialias changes linear when it shrinks: refused; elsewhere it is ignored */
+    c.data = "mode=\"linear\" shape_calculation_mode=\"sizes\" antialias=\"true\"";
+    interp_fail(&c, "antialias=true (mode=linear, downscaling) is not supported");
+    c.data = "mode=\"nearest\" shape_calculation_mode=\"sizes\" antialias=\"true\"";
+    float x[16] = {0}, y[4];
+    const uint64_t d1122[4] = {1, 1, 2, 2};
+    interp_run(&c, x, y, 4, d1122);
+    c.data = "mode=\"nearest\" shape_calculation_mode=\"sizes\" nearest_mode=\"round_half_even\"";
+    interp_fail(&c, "attribute nearest_mode=\"round_half_even\" is not one of round_prefer_floor");
+    c.data = "mode=\"linear\" shape_calculation_mode=\"sizes\" coordinate_transformation_mode=\"corner\"";
+    interp_fail(&c, "attribute coordinate_transformation_mode=\"corner\" is not one of half_pixel");
+    c.data = "mode=\"area\" shape_calculation_mode=\"sizes\"";
+    interp_fail(&c, "attribute mode=\"area\" is not one of nearest, linear, linear_onnx");
+    c.data = "mode=\"nearest\" shape_calculation_mode=\"sizes\" pads_begin=\"0,0,-1,0\"";
+    interp_fail(&c, "attribute pads_begin=\"0,0,-1,0\" needs non-negative integers");
+    c.data = "mode=\"nearest\" shape_calculation_mode=\"sizes\"";
+    c.axes = ax4;
+    c.n_axes = 1;
+    interp_fail(&c, "axis 4 is outside 0..3");
+    c.axes = ax22;
+    c.n_axes = 2;
+    interp_fail(&c, "axis 2 repeats in the axes input");
+    c.axes = ax23;
+    c.sizes = s4;
+    c.n_sizes = 1;
+    interp_fail(&c, "The number of elements in the 'sizes' input does not match the number of axes 2");
+    c.sizes = s22;
+    c.n_sizes = 2;
+    c.sizes_from_param = 1;
+    interp_fail(&c, "input 1 (sizes) must be a constant");
+    c.sizes_from_param = 0;
+    c.data = "mode=\"nearest\" shape_calculation_mode=\"scales\"";
+    c.sizes = NULL;
+    c.scales = sc;
+    c.n_scales = 2;
+    c.scales_as_i64 = 1;
+    interp_fail(&c, "Scales element type must be f32, f16 or bf16 (got I64)");
+    /* Interpolate-1 (opset1..3) is another op */
+    c.ver = "opset3";
+    c.scales_as_i64 = 0;
+    interp_fail(&c, "unsupported op Interpolate-opset3");
+}
+
 /* ---- concurrency ------------------------------------------------------------------------ */
 
 #include <pthread.h>
@@ -1792,6 +2100,9 @@ int main(void)
         cmocka_unit_test_setup(test_malformed_payloads_are_refused_with_a_log, default_profile),
         cmocka_unit_test_setup(test_elf_round_trip_and_corrupted_blobs, default_profile),
         cmocka_unit_test_setup(test_query_lists_supported_layers, default_profile),
+        cmocka_unit_test_setup(test_interpolate_v11_and_v4_compile_and_run, default_profile),
+        cmocka_unit_test_setup(test_interpolate_u8_rounding_nhwc_axes_and_pads, default_profile),
+        cmocka_unit_test_setup(test_interpolate_refusals_name_the_layer_and_attribute, default_profile),
         cmocka_unit_test_setup(test_concurrent_runs_on_one_plan, default_profile),
         cmocka_unit_test_setup(test_every_corpus_ir_compiles_or_names_the_problem, default_profile),
     };

@@ -1176,6 +1176,406 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* ---- resampling ------------------------------------------------------------------ */
+/* Interpolate-4/11. The oracle: the worked cases below are hand-computed from the
+ * formulas of OpenVINO's op specification (interpolate-4.rst, interpolate-11.rst:
+ * GetOriginalCoordinate, GetNearestPixel, linear_interpolation and
+ * onnx_linear_interpolation), and ref_interpolate is those formulas written out
+ * literally (every axis for nearest, the 5-wide window for linear, the 2^k corners
+ * for linear_onnx), in float like OpenVINO's reference implementation. */
+
+static sim_interp_params interp_p(int mode, int coord, int nearest, int n_axes, const int *axes,
+                                  const float *scales)
+{
+    sim_interp_params p;
+    memset(&p, 0, sizeof p);
+    p.mode = mode;
+    p.coord = coord;
+    p.nearest = nearest;
+    p.n_axes = n_axes;
+    for (int i = 0; i < n_axes; i++) {
+        p.axes[i] = axes[i];
+        p.scales[i] = scales[i];
+    }
+    return p;
+}
+
+static float spec_source(int coord, float o, float scale, float out_len, float in_len)
+{
+    if (scale == 1.0f || out_len == in_len)
+        return o;
+    switch (coord) {
+    case SIM_INTERP_HALF_PIXEL: return (o + 0.5f) / scale - 0.5f;
+    case SIM_INTERP_PYTORCH_HALF_PIXEL: return out_len > 1.0f ? (o + 0.5f) / scale - 0.5f : 0.0f;
+    case SIM_INTERP_ASYMMETRIC: return o / scale;
+    case SIM_INTERP_TF_HALF_PIXEL_FOR_NN: return (o + 0.5f) / scale;
+    default: return out_len == 1.0f ? 0.0f : o * (in_len - 1.0f) / (out_len - 1.0f);
+    }
+}
+
+static long long spec_nearest(int mode, float v, int down)
+{
+    switch (mode) {
+    case SIM_INTERP_ROUND_PREFER_FLOOR:
+        return v == (float)(long long)v + 0.5f ? (long long)floorf(v) : (long long)roundf(v);
+    case SIM_INTERP_ROUND_PREFER_CEIL: return (long long)roundf(v);
+    case SIM_INTERP_FLOOR: return (long long)floorf(v);
+    case SIM_INTERP_CEIL: return (long long)ceilf(v);
+    default: return down ? (long long)ceilf(v) : (long long)v;
+    }
+}
+
+static size_t flat(const sim_shape *s, const long long *c)
+{
+    size_t i = 0;
+    for (int d = 0; d < s->rank; d++)
+        i = i * (size_t)s->d[d] + (size_t)c[d];
+    return i;
+}
+
+static int next_coord(const sim_shape *s, long long *c)
+{
+    for (int d = s->rank - 1; d >= 0; d--) {
+        if (++c[d] < s->d[d])
+            return 1;
+        c[d] = 0;
+    }
+    return 0;
+}
+
+static void ref_interpolate(const float *x, const sim_shape *xs, const sim_interp_params *p,
+                            double *want, const sim_shape *ys)
+{
+    int r = xs->rank, k = p->n_axes;
+    float all[SIM_K_MAX_RANK];
+    for (int d = 0; d < r; d++)
+        all[d] = 1.0f;
+    for (int i = 0; i < k; i++)
+        all[p->axes[i]] = p->scales[i];
+    long long o[SIM_K_MAX_RANK] = {0};
+    if (sim_shape_numel(ys) == 0)
+        return;
+    do {
+        long long ic[SIM_K_MAX_RANK];
+        memcpy(ic, o, sizeof ic);
+        if (p->mode == SIM_INTERP_NEAREST) {
+            for (int d = 0; d < r; d++) {
+                float v = spec_source(p->coord, (float)o[d], all[d], (float)ys->d[d], (float)xs->d[d]);
+                long long n = spec_nearest(p->nearest, v, all[d] < 1.0f);
+                ic[d] = n < 0 ? 0 : n > xs->d[d] - 1 ? xs->d[d] - 1 : n;
+            }
+            want[flat(ys, o)] = x[flat(xs, ic)];
+        } else if (p->mode == SIM_INTERP_LINEAR) {
+            float icoord[SIM_K_MAX_RANK];
+            long long icr[SIM_K_MAX_RANK], idx[SIM_K_MAX_RANK] = {0};
+            for (int i = 0; i < k; i++) {
+                int a = p->axes[i];
+                icoord[i] = spec_source(p->coord, (float)o[a], p->scales[i], (float)ys->d[a],
+                                        (float)xs->d[a]);
+                icr[i] = (long long)roundf(icoord[i]);
+            }
+            float summa = 0.0f, wsum = 0.0f;
+            for (;;) {   /* indices over [5]^k, the first axis outermost */
+                int inside = 1;
+                float w = 1.0f;
+                for (int i = 0; i < k; i++) {
+                    long long at = idx[i] + icr[i] - 2;
+                    inside &= at >= 0 && at < xs->d[p->axes[i]];
+                    ic[p->axes[i]] = at;
+                }
+                if (inside) {
+                    for (int i = 0; i < k; i++)
+                        w *= fmaxf(0.0f, 1.0f - fabsf(icoord[i] - (float)ic[p->axes[i]]));
+                    wsum += w;
+                    summa += w * x[flat(xs, ic)];
+                }
+                int i = k - 1;
+                while (i >= 0 && ++idx[i] == 5)
+                    idx[i--] = 0;
+                if (i < 0)
+                    break;
+            }
+            float v = wsum == 0.0f ? 0.0f : summa / wsum;
+            want[flat(ys, o)] = p->round_to_int ? roundf(v) : v;
+        } else {
+            int ax[SIM_K_MAX_RANK], n = 0;   /* the axes by dimension */
+            float sc[SIM_K_MAX_RANK];
+            for (int d = 0; d < r; d++)
+                for (int i = 0; i < k; i++)
+                    if (p->axes[i] == d) {
+                        ax[n] = d;
+                        sc[n++] = p->scales[i];
+                    }
+            long long in1[SIM_K_MAX_RANK], in2[SIM_K_MAX_RANK];
+            float d1[SIM_K_MAX_RANK], d2[SIM_K_MAX_RANK];
+            for (int j = 0; j < k; j++) {
+                long long len = xs->d[ax[j]];
+                float v = spec_source(p->coord, (float)o[ax[j]], sc[j], (float)ys->d[ax[j]], (float)len);
+                v = fmaxf(0.0f, fminf(v, (float)(len - 1)));
+                in1[j] = (long long)v < len - 1 ? (long long)v : len - 1;
+                in2[j] = in1[j] + 1 < len - 1 ? in1[j] + 1 : len - 1;
+                d1[j] = fabsf(v - (float)in1[j]);
+                d2[j] = fabsf(v - (float)in2[j]);
+                if (in1[j] == in2[j])
+                    d1[j] = d2[j] = 0.5f;
+            }
+            float sum = 0.0f;
+            for (long long corner = 0; corner < (1LL << k); corner++) {
+                float coeff = 1.0f;
+                for (int j = 0; j < k; j++) {
+                    int bit = (int)((corner >> (k - 1 - j)) & 1);
+                    coeff *= bit ? d1[j] : d2[j];
+                    ic[ax[j]] = bit ? in2[j] : in1[j];
+                }
+                sum += coeff * x[flat(xs, ic)];
+            }
+            want[flat(ys, o)] = sum;
+        }
+    } while (next_coord(ys, o));
+}
+
+/* One axis of a [1,1,1,n] tensor: x = 10, 20, ... ; want = the input indices picked
+ * (nearest) or the values (other modes). */
+static void check_1d(const char *what, int mode, int coord, int nearest, int n_in, int n_out,
+                     float scale, const double *want)
+{
+    float x[8], y[8];
+    for (int i = 0; i < n_in; i++)
+        x[i] = 10.0f * (float)(i + 1);
+    sim_shape xs = shp(4, 1, 1, 1, n_in), ys = shp(4, 1, 1, 1, n_out);
+    int axes[1] = {3};
+    sim_interp_params p = interp_p(mode, coord, nearest, 1, axes, &scale);
+    sim_k_interpolate(x, &xs, &p, y, &ys);
+    double w[8];
+    for (int i = 0; i < n_out; i++)
+        w[i] = mode == SIM_INTERP_NEAREST ? 10.0 * (want[i] + 1) : want[i];
+    check_close(what, y, w, NULL, (size_t)n_out);
+}
+
+static void test_interpolate_nearest_every_rounding_and_coordinate_mode(void **state)
+{
+    (void)state;
+    /* half_pixel, 4 -> 2 (scale 0.5): source (o + 0.5) / 0.5 - 0.5 = 0.5, 2.5: exact
+     * halves, so the five nearest modes part ways; simple is ceil when downsampling. */
+    const double hp_down[5][2] = {{0, 2}, {1, 3}, {0, 2}, {1, 3}, {1, 3}};
+    /* half_pixel, 2 -> 4 (scale 2): -0.25, 0.25, 0.75, 1.25; simple truncates. */
+    const double hp_up[5][4] = {{0, 0, 1, 1}, {0, 0, 1, 1}, {0, 0, 0, 1}, {0, 1, 1, 1}, {0, 0, 0, 1}};
+    static const char *names[5] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"};
+    for (int m = 0; m < 5; m++) {
+        char what[96];
+        snprintf(what, sizeof what, "nearest half_pixel 4->2 %s", names[m]);
+        check_1d(what, SIM_INTERP_NEAREST, SIM_INTERP_HALF_PIXEL, m, 4, 2, 0.5f, hp_down[m]);
+        snprintf(what, sizeof what, "nearest half_pixel 2->4 %s", names[m]);
+        check_1d(what, SIM_INTERP_NEAREST, SIM_INTERP_HALF_PIXEL, m, 2, 4, 2.0f, hp_up[m]);
+    }
+    /* asymmetric 2 -> 4: o / 2 = 0, 0.5, 1, 1.5 */
+    const double asym_floor[4] = {0, 0, 1, 1}, asym_ceil[4] = {0, 1, 1, 1};
+    check_1d("nearest asymmetric prefer_floor", SIM_INTERP_NEAREST, SIM_INTERP_ASYMMETRIC,
+             SIM_INTERP_ROUND_PREFER_FLOOR, 2, 4, 2.0f, asym_floor);
+    check_1d("nearest asymmetric prefer_ceil", SIM_INTERP_NEAREST, SIM_INTERP_ASYMMETRIC,
+             SIM_INTERP_ROUND_PREFER_CEIL, 2, 4, 2.0f, asym_ceil);
+    /* tf_half_pixel_for_nn 2 -> 4: (o + 0.5) / 2 = 0.25, 0.75, 1.25, 1.75 */
+    const double tf[4] = {0, 1, 1, 1};
+    check_1d("nearest tf_half_pixel_for_nn", SIM_INTERP_NEAREST, SIM_INTERP_TF_HALF_PIXEL_FOR_NN,
+             SIM_INTERP_ROUND_PREFER_FLOOR, 2, 4, 2.0f, tf);
+    /* align_corners 3 -> 5: o * 2 / 4 = 0, 0.5, 1, 1.5, 2 (the scale is not used) */
+    const double ac_floor[5] = {0, 0, 1, 1, 2}, ac_ceil[5] = {0, 1, 1, 2, 2};
+    check_1d("nearest align_corners prefer_floor", SIM_INTERP_NEAREST, SIM_INTERP_ALIGN_CORNERS,
+             SIM_INTERP_ROUND_PREFER_FLOOR, 3, 5, 5.0f / 3.0f, ac_floor);
+    check_1d("nearest align_corners prefer_ceil", SIM_INTERP_NEAREST, SIM_INTERP_ALIGN_CORNERS,
+             SIM_INTERP_ROUND_PREFER_CEIL, 3, 5, 5.0f / 3.0f, ac_ceil);
+    /* 3 -> 1 (scale 1/3): pytorch_half_pixel gives 0 for a length-1 output,
+     * half_pixel (0.5 * 3) - 0.5 = 1 */
+    const double pt[1] = {0}, hp[1] = {1};
+    check_1d("nearest pytorch_half_pixel to length 1", SIM_INTERP_NEAREST,
+             SIM_INTERP_PYTORCH_HALF_PIXEL, SIM_INTERP_ROUND_PREFER_FLOOR, 3, 1, 1.0f / 3.0f, pt);
+    check_1d("nearest half_pixel to length 1", SIM_INTERP_NEAREST, SIM_INTERP_HALF_PIXEL,
+             SIM_INTERP_ROUND_PREFER_FLOOR, 3, 1, 1.0f / 3.0f, hp);
+    /* equal lengths are the identity whatever the scale says */
+    const double same[3] = {0, 1, 2};
+    check_1d("nearest equal lengths", SIM_INTERP_NEAREST, SIM_INTERP_ASYMMETRIC, SIM_INTERP_FLOOR,
+             3, 3, 0.25f, same);
+}
+
+static void test_interpolate_linear_modes_every_coordinate_mode(void **state)
+{
+    (void)state;
+    /* x = 10, 20 upsampled to 4. half_pixel / pytorch_half_pixel: sources -0.25,
+     * 0.25, 0.75, 1.25 -> clamped (linear_onnx) or renormalised inside (linear):
+     * 10, 0.75*10+0.25*20, 0.25*10+0.75*20, 20 */
+    const double hp[4] = {10, 12.5, 17.5, 20};
+    /* asymmetric: 0, 0.5, 1, 1.5 -> 10, 15, 20, 20 */
+    const double asym[4] = {10, 15, 20, 20};
+    /* tf_half_pixel_for_nn: 0.25, 0.75, 1.25, 1.75 -> 12.5, 17.5, 20, 20 */
+    const double tf[4] = {12.5, 17.5, 20, 20};
+    /* align_corners 2 -> 3: 0, 0.5, 1 */
+    const double ac[3] = {10, 15, 20};
+    for (int mode = SIM_INTERP_LINEAR; mode <= SIM_INTERP_LINEAR_ONNX; mode++) {
+        const char *mn = mode == SIM_INTERP_LINEAR ? "linear" : "linear_onnx";
+        char what[96];
+        snprintf(what, sizeof what, "%s half_pixel", mn);
+        check_1d(what, mode, SIM_INTERP_HALF_PIXEL, 0, 2, 4, 2.0f, hp);
+        snprintf(what, sizeof what, "%s pytorch_half_pixel", mn);
+        check_1d(what, mode, SIM_INTERP_PYTORCH_HALF_PIXEL, 0, 2, 4, 2.0f, hp);
+        snprintf(what, sizeof what, "%s asymmetric", mn);
+        check_1d(what, mode, SIM_INTERP_ASYMMETRIC, 0, 2, 4, 2.0f, asym);
+        snprintf(what, sizeof what, "%s tf_half_pixel_for_nn", mn);
+        check_1d(what, mode, SIM_INTERP_TF_HALF_PIXEL_FOR_NN, 0, 2, 4, 2.0f, tf);
+        snprintf(what, sizeof what, "%s align_corners", mn);
+        check_1d(what, mode, SIM_INTERP_ALIGN_CORNERS, 0, 2, 3, 1.5f, ac);
+        /* 2 -> 1 (scale 0.5): pytorch_half_pixel reads 0, half_pixel 0.5 */
+        const double pt1[1] = {10}, hp1[1] = {15};
+        snprintf(what, sizeof what, "%s pytorch_half_pixel to length 1", mn);
+        check_1d(what, mode, SIM_INTERP_PYTORCH_HALF_PIXEL, 0, 2, 1, 0.5f, pt1);
+        snprintf(what, sizeof what, "%s half_pixel to length 1", mn);
+        check_1d(what, mode, SIM_INTERP_HALF_PIXEL, 0, 2, 1, 0.5f, hp1);
+        /* 4 -> 2 half_pixel: 0.5 and 2.5, halfway between neighbours */
+        const double down[2] = {15, 35};
+        snprintf(what, sizeof what, "%s half_pixel 4->2", mn);
+        check_1d(what, mode, SIM_INTERP_HALF_PIXEL, 0, 4, 2, 0.5f, down);
+    }
+    /* Where the two differ: a source beyond the input. asymmetric with scale 0.5 from
+     * 2 to 4 reads 0, 2, 4, 6: linear has no neighbour with a weight there (0),
+     * linear_onnx clamps to the last element. */
+    const double lin_out[4] = {10, 0, 0, 0}, onnx_out[4] = {10, 20, 20, 20};
+    check_1d("linear source past the end", SIM_INTERP_LINEAR, SIM_INTERP_ASYMMETRIC, 0, 2, 4, 0.5f,
+             lin_out);
+    check_1d("linear_onnx source past the end", SIM_INTERP_LINEAR_ONNX, SIM_INTERP_ASYMMETRIC, 0, 2,
+             4, 0.5f, onnx_out);
+
+    /* 2-D, [[1,2],[3,4]] to 4x4 with half_pixel: rows weigh like the columns. */
+    const float x[4] = {1, 2, 3, 4};
+    const double want[16] = {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5,
+                             2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4};
+    sim_shape xs = shp(4, 1, 1, 2, 2), ys = shp(4, 1, 1, 4, 4);
+    int axes[2] = {2, 3};
+    float sc[2] = {2.0f, 2.0f};
+    for (int mode = SIM_INTERP_LINEAR; mode <= SIM_INTERP_LINEAR_ONNX; mode++) {
+        float y[16];
+        sim_interp_params p = interp_p(mode, SIM_INTERP_HALF_PIXEL, 0, 2, axes, sc);
+        sim_k_interpolate(x, &xs, &p, y, &ys);
+        check_close(mode == SIM_INTERP_LINEAR ? "linear 2x2->4x4" : "linear_onnx 2x2->4x4", y, want,
+                    NULL, 16);
+    }
+    /* Integer types: linear rounds half away from zero (0, 2.5, 7.5, 10 -> 0, 3, 8, 10);
+     * linear_onnx leaves the fraction to the conversion, which truncates. */
+    const float xi[2] = {0, 10};
+    float yi[4];
+    sim_shape xs1 = shp(4, 1, 1, 1, 2), ys1 = shp(4, 1, 1, 1, 4);
+    int ax1[1] = {3};
+    float s2 = 2.0f;
+    sim_interp_params pr = interp_p(SIM_INTERP_LINEAR, SIM_INTERP_HALF_PIXEL, 0, 1, ax1, &s2);
+    pr.round_to_int = 1;
+    sim_k_interpolate(xi, &xs1, &pr, yi, &ys1);
+    const double rounded[4] = {0, 3, 8, 10};
+    check_close("linear rounds for integer types", yi, rounded, NULL, 4);
+}
+
+static void test_interpolate_nhwc_axes_match_nchw(void **state)
+{
+    (void)state;
+    /* The same image as [1,H,W,C] with axes {1,2} and as [1,C,H,W] with axes {2,3}. */
+    int h = 3, w = 5, ch = 3, oh = 7, ow = 2;
+    float *nchw = rnd_buf((size_t)(ch * h * w), 0, 255), nhwc[45];
+    for (int c = 0; c < ch; c++)
+        for (int i = 0; i < h * w; i++)
+            nhwc[i * ch + c] = nchw[c * h * w + i];
+    sim_shape xa = shp(4, 1, ch, h, w), ya = shp(4, 1, ch, oh, ow);
+    sim_shape xb = shp(4, 1, h, w, ch), yb = shp(4, 1, oh, ow, ch);
+    int axes_a[2] = {2, 3}, axes_b[2] = {1, 2};
+    float sc[2] = {(float)oh / (float)h, (float)ow / (float)w};
+    for (int mode = 0; mode < 3; mode++)
+        for (int coord = 0; coord < 5; coord++) {
+            float ya_v[42], yb_v[42];
+            sim_interp_params pa = interp_p(mode, coord, SIM_INTERP_ROUND_PREFER_CEIL, 2, axes_a, sc);
+            sim_interp_params pb = interp_p(mode, coord, SIM_INTERP_ROUND_PREFER_CEIL, 2, axes_b, sc);
+            sim_k_interpolate(nchw, &xa, &pa, ya_v, &ya);
+            sim_k_interpolate(nhwc, &xb, &pb, yb_v, &yb);
+            double want[42];
+            for (int c = 0; c < ch; c++)
+                for (int i = 0; i < oh * ow; i++)
+                    want[i * ch + c] = ya_v[c * oh * ow + i];
+            char what[64];
+            snprintf(what, sizeof what, "NHWC mode %d coord %d", mode, coord);
+            check_close(what, yb_v, want, NULL, 42);
+        }
+    free(nchw);
+}
+
+static void test_interpolate_random_cases_follow_the_spec_formulas(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 600; t++) {
+        sim_shape xs = shp(0), ys = shp(0);
+        xs.rank = ys.rank = rnd_int(1, 4);
+        for (int d = 0; d < xs.rank; d++)
+            ys.d[d] = xs.d[d] = rnd_int(1, 5);
+        int mode = rnd_int(0, 2), coord = rnd_int(0, 4), nearest = rnd_int(0, 4);
+        int axes[SIM_K_MAX_RANK], k = 0;
+        float sc[SIM_K_MAX_RANK];
+        for (int d = 0; d < xs.rank; d++)
+            if (rnd_int(0, 2))
+                axes[k++] = d;
+        if (!k)
+            axes[k++] = rnd_int(0, xs.rank - 1);
+        for (int i = k - 1; i > 0; i--) {   /* any order */
+            int j = rnd_int(0, i), tmp = axes[i];
+            axes[i] = axes[j];
+            axes[j] = tmp;
+        }
+        for (int i = 0; i < k; i++) {
+            int a = axes[i];
+            if (rnd_int(0, 1)) {            /* sizes: the scale is out / in */
+                ys.d[a] = rnd_int(1, 9);
+                sc[i] = (float)ys.d[a] / (float)xs.d[a];
+            } else {                        /* scales: floor(in * (scale + 1e-6)) */
+                sc[i] = rnd_float(0.3f, 3.0f);
+                ys.d[a] = (int64_t)((float)xs.d[a] * (sc[i] + 1e-6f));
+                if (ys.d[a] < 1)
+                    ys.d[a] = 1;
+            }
+        }
+        sim_interp_params p = interp_p(mode, coord, nearest, k, axes, sc);
+        p.round_to_int = mode == SIM_INTERP_LINEAR && rnd_int(0, 3) == 0;
+        size_t nx = sim_shape_numel(&xs), ny = sim_shape_numel(&ys);
+        float *x = rnd_buf(nx, -4, 4), *y = alloc_f(ny);
+        double *want = alloc_d(ny);
+        sim_k_interpolate(x, &xs, &p, y, &ys);
+        ref_interpolate(x, &xs, &p, want, &ys);
+        char what[256], a[64], b[64];
+        shape_str(&xs, a, sizeof a);
+        shape_str(&ys, b, sizeof b);
+        snprintf(what, sizeof what, "case %d: mode %d coord %d nearest %d %s -> %s", t, mode, coord,
+                 nearest, a, b);
+        check_close(what, y, want, NULL, ny);
+        free(x);
+        free(y);
+        free(want);
+    }
+}
+
+static void test_interpolate_survives_any_scale(void **state)
+{
+    (void)state;
+    /* A crafted native blob can carry any scale; indices must stay inside x. */
+    const float bad[] = {0.0f, -1.0f, 1e-30f, 1e30f, INFINITY, -INFINITY, NAN};
+    float x[6] = {1, 2, 3, 4, 5, 6}, y[12];
+    sim_shape xs = shp(2, 2, 3), ys = shp(2, 3, 4);
+    int axes[2] = {0, 1};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (int mode = 0; mode < 3; mode++)
+            for (int coord = 0; coord < 5; coord++)
+                for (int nearest = 0; nearest < 5; nearest++) {
+                    float sc[2] = {bad[i], 2.0f};
+                    sim_interp_params p = interp_p(mode, coord, nearest, 2, axes, sc);
+                    sim_k_interpolate(x, &xs, &p, y, &ys);
+                    for (int e = 0; e < 12; e++)
+                        if (!(isnan(y[e]) || (y[e] >= 0.0f && y[e] <= 6.0f)))
+                            FAIL("scale %g mode %d: element %d = %g", (double)bad[i], mode, e,
+                                 (double)y[e]);
+                }
+}
+
 static void test_report_matmul_and_conv_throughput(void **state)
 {
     (void)state;
@@ -1237,6 +1637,11 @@ int main(void)
         cmocka_unit_test_setup(test_reduce_sum_and_mean_over_any_axes, reseed),
         cmocka_unit_test_setup(test_transpose_any_permutation, reseed),
         cmocka_unit_test_setup(test_concat_along_each_axis, reseed),
+        cmocka_unit_test_setup(test_interpolate_nearest_every_rounding_and_coordinate_mode, reseed),
+        cmocka_unit_test_setup(test_interpolate_linear_modes_every_coordinate_mode, reseed),
+        cmocka_unit_test_setup(test_interpolate_nhwc_axes_match_nchw, reseed),
+        cmocka_unit_test_setup(test_interpolate_random_cases_follow_the_spec_formulas, reseed),
+        cmocka_unit_test_setup(test_interpolate_survives_any_scale, reseed),
         cmocka_unit_test_setup(test_report_matmul_and_conv_throughput, reseed),
     };
     return cmocka_run_group_tests_name("sim kernels", tests, NULL, NULL);
