@@ -13,10 +13,12 @@
  *   8. IR loader                           XML scanner, model.xml/.bin -> payload
  *   9. Level Zero binding                  graph-extension ABI, driver calls
  *  10. Device                              driver/device discovery, properties
- *  11. Model                               compile, import, export, arguments
+ *  11. Model                               arguments, build flags, import,
+ *                                          export; compile from a graph or IR
+ *                                          (model sources, batch modes)
  *  12. Request                             command lists, inference, states
- *  13. Blob metadata, cache and batching   OVNPU tail, NH128 hash, cache
- *                                          directory, batch modes in compile
+ *  13. Blob metadata and cache             OVNPU tail, NH128 hash, cache
+ *                                          directory, the cache in a compile
  *
  * Rules: no heap allocation (every object comes from an npu_arena); no global
  * mutable state; every count, offset and size read from a file is checked at
@@ -99,6 +101,56 @@ static npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, si
  * the tail for `meta` (version 2.7 if meta->version is 0) to a sink that holds
  * exactly the native blob so far. */
 static void npu__meta_write(npu__sink *s, const npu__blob_meta *meta);
+
+/* ---- Model sources: provided by sections 7 (graph) and 8 (IR), used by the
+ * compile path of section 11 and the cache key of section 13 ----
+ * The compile, batching and cache code see a model only through this table,
+ * so that a program that compiles only graphs does not link the IR loader and
+ * one that compiles only IRs does not link the graph builder. `src` is the
+ * npu_graph or npu_ir; set_batch changes it during a compile (the caller's
+ * object: documented in npu.h, "Batching"). */
+typedef void (*npu__bytes_fn)(void *state, const void *data, uint64_t bytes);
+typedef struct npu__source {
+    const char *kind;          /* "graph", "IR": the cache entry's descriptor */
+    int converts;              /* the payload converts the compile's type
+                                  overrides itself (a graph's Convert layers) */
+    const char *layout_fix;    /* how to give it layouts naming N (messages) */
+    const char *(*label)(const void *src);
+    uint32_t (*ir_version)(const void *src);     /* 0: a graph (IR v11) */
+    uint32_t (*count)(const void *src, int what); /* 0 inputs, 1 outputs, 2 states */
+    /* Input / output i (npu__io_list.get); its batch axis from the layout's N. */
+    npu_status (*input)(const void *src, uint32_t i, npu_tensor_desc *out);
+    npu_status (*output)(const void *src, uint32_t i, npu_tensor_desc *out);
+    uint32_t (*batch_axis)(const void *src, int output, uint32_t i, const npu_tensor_desc *d);
+    int64_t (*batch)(const void *src);           /* what set_batch restores to */
+    npu_status (*set_batch)(const void *src, int64_t batch);
+    int64_t (*batch_rewrite)(const void *src);   /* NULL: none (an IR's npu_ir_set_batch) */
+    npu_status (*payload)(const void *src, const npu_payload_options *po, const npu_compile_options *o,
+                          void *dst, size_t cap, size_t *size);
+    /* The model without constant data or addresses, into a sink (cache key). */
+    npu_status (*structure)(const void *src, npu__sink *s);
+    /* Every constant's bytes in order (cache key, the driver's input hash). */
+    void (*constants)(const void *src, npu__bytes_fn take, void *state);
+} npu__source;
+
+typedef struct npu__model_src {
+    const npu__source *ops;
+    const void *src;
+} npu__model_src;
+
+/* ---- The model cache: written by section 13, used by section 11 ---- */
+/* One way of compiling a source (a batch decision). */
+typedef struct npu__form {
+    npu_batch_mode mode;   /* as npu_model_info reports it */
+    int64_t original;      /* npu_model_info.original_batch */
+    int64_t compiled;      /* the batch the payload is written with (PLUGIN: 1); 0: as is */
+} npu__form;
+#ifndef NPU_NO_LEVEL_ZERO
+/* Compiles one form through o->cache_dir: a hit is imported, a miss compiled
+ * and stored (npu_model_info.cache says which). */
+static npu_status npu__cache_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                     const npu_compile_options *o, const npu__form *form, npu_model **out);
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define NPU__PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -3165,6 +3217,86 @@ NPU_API npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload
     return npu__graph_payload(g, opts, NULL, dst, cap, size);
 }
 
+#ifndef NPU_NO_LEVEL_ZERO
+/* ---- The graph as a model source (npu__source, section 1) ---- */
+
+static const char *npu__gsrc_label(const void *src) { return npu_graph_name((const npu_graph *)src); }
+
+static uint32_t npu__gsrc_ir_version(const void *src)
+{
+    NPU__UNUSED(src);
+    return 0;
+}
+
+static uint32_t npu__gsrc_count(const void *src, int what)
+{
+    const npu_graph *g = (const npu_graph *)src;
+    return what == 0 ? npu_graph_input_count(g) : what == 1 ? npu_graph_output_count(g) : npu_graph_state_count(g);
+}
+
+static npu_status npu__gsrc_input(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    return npu_graph_input((const npu_graph *)src, i, out);
+}
+
+static npu_status npu__gsrc_output(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    return npu_graph_output((const npu_graph *)src, i, out);
+}
+
+static uint32_t npu__gsrc_batch_axis(const void *src, int output, uint32_t i, const npu_tensor_desc *d)
+{
+    NPU__UNUSED(src);
+    NPU__UNUSED(output);
+    NPU__UNUSED(i);
+    return npu__batch_axis(d->layout);
+}
+
+static int64_t npu__gsrc_batch(const void *src) { return npu_graph_batch((const npu_graph *)src); }
+
+static npu_status npu__gsrc_set_batch(const void *src, int64_t batch)
+{
+    return npu_graph_set_batch((npu_graph *)(uintptr_t)src, batch);
+}
+
+static npu_status npu__gsrc_payload(const void *src, const npu_payload_options *po, const npu_compile_options *o,
+                                    void *dst, size_t cap, size_t *size)
+{
+    return npu__graph_payload((const npu_graph *)src, po, o, dst, cap, size);
+}
+
+/* The IR XML as layout A writes it: weight offsets, no addresses. */
+static npu_status npu__gsrc_structure(const void *src, npu__sink *s)
+{
+    const npu_graph *g = (const npu_graph *)src;
+    npu_payload_options a;
+    npu__writer w;
+    size_t unused = 0;
+    npu_status st;
+    memset(&a, 0, sizeof a);
+    a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+    st = npu__writer_check(g, &a, &unused, "model cache key");
+    if (st != NPU_OK) return st;
+    npu__writer_init(&w, s, g, &a);
+    npu__x_graph(&w);
+    return NPU_OK;
+}
+
+static void npu__gsrc_constants(const void *src, npu__bytes_fn take, void *state)
+{
+    const npu_node *n;
+    for (n = ((const npu_graph *)src)->first; n != NULL; n = n->next)
+        if (n->op == NPU__OP_CONSTANT) take(state, n->a.constant.data, n->a.constant.bytes);
+}
+
+static const npu__source npu__graph_source = {
+    "graph", 1,
+    "give every input and output a layout with N on axis 0 (npu_graph_parameter's layout, npu_graph_set_layout)",
+    npu__gsrc_label, npu__gsrc_ir_version, npu__gsrc_count, npu__gsrc_input, npu__gsrc_output,
+    npu__gsrc_batch_axis, npu__gsrc_batch, npu__gsrc_set_batch, NULL, npu__gsrc_payload,
+    npu__gsrc_structure, npu__gsrc_constants};
+#endif /* NPU_NO_LEVEL_ZERO */
+
 /* ==== 8. IR loader ======================================================= */
 /* Owns: an allocation-free XML scanner (8a), the IR walker that counts, fills,
  * checks edges and streams the payload (8b), loading from memory and files (8c),
@@ -5312,6 +5444,82 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     return npu__sink_finish(&sink, ir->ctx, "IR payload", size);
 }
 
+#ifndef NPU_NO_LEVEL_ZERO
+/* ---- The IR as a model source (npu__source, section 1) ---- */
+
+static const char *npu__isrc_label(const void *src) { return ((const npu_ir *)src)->label; }
+
+static uint32_t npu__isrc_ir_version(const void *src) { return npu_ir_version((const npu_ir *)src); }
+
+static uint32_t npu__isrc_count(const void *src, int what)
+{
+    const npu_ir *ir = (const npu_ir *)src;
+    return what == 0 ? npu_ir_input_count(ir) : what == 1 ? npu_ir_output_count(ir) : npu_ir_state_count(ir);
+}
+
+static npu_status npu__isrc_input(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    const npu_ir_io *io = npu_ir_input((const npu_ir *)src, i);
+    if (io == NULL) return NPU_ERR_NOT_FOUND;
+    *out = io->desc;
+    return NPU_OK;
+}
+
+static npu_status npu__isrc_output(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    const npu_ir_io *io = npu_ir_output((const npu_ir *)src, i);
+    if (io == NULL) return NPU_ERR_NOT_FOUND;
+    *out = io->desc;
+    return NPU_OK;
+}
+
+/* The axis npu_ir_set_batch rewrites (npu_ir_io.batch_axis). */
+static uint32_t npu__isrc_batch_axis(const void *src, int output, uint32_t i, const npu_tensor_desc *d)
+{
+    const npu_ir_io *io = output ? npu_ir_output((const npu_ir *)src, i) : npu_ir_input((const npu_ir *)src, i);
+    NPU__UNUSED(d);
+    return io == NULL || io->batch_axis < 0 ? 0u : (uint32_t)io->batch_axis;
+}
+
+static int64_t npu__isrc_batch(const void *src) { return ((const npu_ir *)src)->batch; }
+
+static npu_status npu__isrc_set_batch(const void *src, int64_t batch)
+{
+    return npu_ir_set_batch((npu_ir *)(uintptr_t)src, batch, NULL);
+}
+
+static npu_status npu__isrc_payload(const void *src, const npu_payload_options *po, const npu_compile_options *o,
+                                    void *dst, size_t cap, size_t *size)
+{
+    NPU__UNUSED(o);   /* an IR leaves the type overrides to the compiler (IR v10 only) */
+    return npu_ir_write_payload((const npu_ir *)src, po, dst, cap, size);
+}
+
+/* The XML text as it is. */
+static npu_status npu__isrc_structure(const void *src, npu__sink *s)
+{
+    const npu_ir *ir = (const npu_ir *)src;
+    if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
+    npu__sink_put(s, ir->xml, ir->xml_len);
+    return NPU_OK;
+}
+
+/* The whole .bin, one piece. */
+static void npu__isrc_constants(const void *src, npu__bytes_fn take, void *state)
+{
+    const npu_ir *ir = (const npu_ir *)src;
+    take(state, ir->bin, ir->bin_size);
+}
+
+static const npu__source npu__ir_source = {
+    "IR", 0,
+    "give every input and output a layout with N on axis 0 (npu_ir_set_layout, or the IR's layout rt_info; "
+    "npu-run --layout)",
+    npu__isrc_label, npu__isrc_ir_version, npu__isrc_count, npu__isrc_input, npu__isrc_output,
+    npu__isrc_batch_axis, npu__isrc_batch, npu__isrc_set_batch, npu__isrc_batch, npu__isrc_payload,
+    npu__isrc_structure, npu__isrc_constants};
+#endif /* NPU_NO_LEVEL_ZERO */
+
 /* ==== 9. Level Zero binding ============================================== */
 /* Owns: our own declarations of the Intel NPU graph extension ABI (the Debian
  * loader headers are spec 1.4 and lack it), which table entries each extension
@@ -6402,7 +6610,7 @@ static npu_status npu__model_check_debatch(npu_model *m, const char *what)
 
 /* Sets the number of command lists a request runs per inference: every
  * non-state argument's user-visible batch axis (compiled as 1) becomes n. Used
- * by import (metadata batch size) and by the batching code (section 13). Only
+ * by import (metadata batch size) and by the compile path (batch modes). Only
  * on a model as created (batch_lists 1, not dynamic). */
 static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
 {
@@ -7165,11 +7373,10 @@ static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o,
     return NPU_ARENA_ROUND(s.len + 1);
 }
 
-struct npu__model_src;
 /* NH128 (section 13b) over the payload, the build flags and every weight byte
  * the payload points at: the driver's disk cache key for a layout-B payload. */
 static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
-                                const struct npu__model_src *src);
+                                const npu__model_src *src);
 
 /* layout_b: the payload holds weight addresses. The driver's disk cache keys
  * on the payload bytes (driver 1.32.1), so new weights at the same addresses
@@ -7178,7 +7385,7 @@ static uint64_t npu__input_hash(const void *payload, size_t size, const char *fl
  * cache for this compile. */
 static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payload, size_t size,
                                const char *flags, const npu_compile_options *o, size_t mark, int layout_b,
-                               const struct npu__model_src *src, npu_model **out)
+                               const npu__model_src *src, npu_model **out)
 {
     npu__create_args c;
     memset(&c, 0, sizeof c);
@@ -7294,182 +7501,6 @@ static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compil
     if (why == NULL) return NPU_PAYLOAD_NO_WEIGHTS_COPY;
     if (!quiet) npu__log(d->ctx, NPU_LOG_INFO, "compile: payload layout A (weights copied): %s", why);
     return NPU_PAYLOAD_WEIGHTS_COPY;
-}
-
-static npu_status npu__graph_in(const void *src, uint32_t i, npu_tensor_desc *out)
-{
-    return npu_graph_input((const npu_graph *)src, i, out);
-}
-
-static npu_status npu__graph_out(const void *src, uint32_t i, npu_tensor_desc *out)
-{
-    return npu_graph_output((const npu_graph *)src, i, out);
-}
-
-static npu_status npu__ir_in(const void *src, uint32_t i, npu_tensor_desc *out)
-{
-    const npu_ir_io *io = npu_ir_input((const npu_ir *)src, i);
-    if (io == NULL) return NPU_ERR_NOT_FOUND;
-    *out = io->desc;
-    return NPU_OK;
-}
-
-static npu_status npu__ir_out(const void *src, uint32_t i, npu_tensor_desc *out)
-{
-    const npu_ir_io *io = npu_ir_output((const npu_ir *)src, i);
-    if (io == NULL) return NPU_ERR_NOT_FOUND;
-    *out = io->desc;
-    return NPU_OK;
-}
-
-/* The layouts the graph / IR declares (e.g. "NHWC") replace the ones derived
- * from the compiled argument (which follow the rank), and give the batch axis. */
-static void npu__model_source_layouts(npu_model *m, const npu__io_list *in, const npu__io_list *outl)
-{
-    uint32_t i;
-    for (i = 0; i < m->n_inputs + m->n_outputs; i++) {
-        const npu__io_list *l = i < m->n_inputs ? in : outl;
-        uint32_t k = i < m->n_inputs ? i : i - m->n_inputs;
-        npu__arg *a = &m->args[m->order[i]];
-        npu_tensor_desc src;
-        const char *nax;
-        if (k >= l->count || l->get(l->src, k, &src) != NPU_OK) continue;
-        if (src.layout[0] == '\0' || strlen(src.layout) != a->desc.shape.rank) continue;
-        npu__strlcpy(a->desc.layout, src.layout, sizeof a->desc.layout);
-        nax = strchr(a->desc.layout, 'N');
-        a->batch_axis = nax ? (uint32_t)(nax - a->desc.layout) : 0;
-    }
-}
-
-/* Source-independent part of the graph / IR compile paths. */
-typedef struct npu__model_src {
-    const void *src;
-    int is_ir;
-} npu__model_src;
-
-static uint32_t npu__src_ir_version(const npu__model_src *m)
-{
-    return m->is_ir ? npu_ir_version((const npu_ir *)m->src) : 0;
-}
-
-/* A graph's payload converts the type overrides of o itself (Convert layers);
- * an IR's leaves them to the compiler (IR v10 only, see npu__flags_check). */
-static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po,
-                                   const npu_compile_options *o, void *dst, size_t cap, size_t *size)
-{
-    return m->is_ir ? npu_ir_write_payload((const npu_ir *)m->src, po, dst, cap, size)
-                    : npu__graph_payload((const npu_graph *)m->src, po, o, dst, cap, size);
-}
-
-static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o, npu__io_list *in,
-                           npu__io_list *outl, uint32_t *n_args)
-{
-    memset(in, 0, sizeof *in);
-    memset(outl, 0, sizeof *outl);
-    in->src = outl->src = m->src;
-    if (m->is_ir) {
-        const npu_ir *ir = (const npu_ir *)m->src;
-        in->count = npu_ir_input_count(ir);
-        outl->count = npu_ir_output_count(ir);
-        in->get = npu__ir_in;
-        outl->get = npu__ir_out;
-        *n_args = in->count + outl->count + 2 * npu_ir_state_count(ir);
-    } else {
-        const npu_graph *g = (const npu_graph *)m->src;
-        in->count = npu_graph_input_count(g);
-        outl->count = npu_graph_output_count(g);
-        in->get = npu__graph_in;
-        outl->get = npu__graph_out;
-        *n_args = in->count + outl->count + 2 * npu_graph_state_count(g);
-    }
-    if (o != NULL) {
-        in->overrides = o->input_types;
-        in->n_overrides = o->n_input_types;
-        outl->overrides = o->output_types;
-        outl->n_overrides = o->n_output_types;
-    }
-    in->ir_version = npu__src_ir_version(m);
-    in->converts = !m->is_ir;
-}
-
-/* Arena bytes one compile of `src` as it is now takes: max(payload + build
- * flags, model). The batching / cache layer (section 13) calls it per form. */
-static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                  size_t *bytes)
-{
-    npu_payload_options po;
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    size_t psize = 0, transient, model;
-    npu_status st;
-    memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
-    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
-    if (st != NPU_OK) return st;
-    npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    transient = NPU_ARENA_ROUND(psize) + npu__flags_size(d, o, &in, &outl);
-    model = npu_model_size(n_args);
-    *bytes = transient > model ? transient : model;
-    return NPU_OK;
-}
-
-/* Compiles `src` as it is now: payload and build flags transiently in the
- * arena, then the model. *compile_ns gets the time of the driver call. The
- * caller (section 13) has checked the arguments. */
-static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                     const npu_compile_options *o, uint64_t *compile_ns, npu_model **out)
-{
-    npu_payload_options po;
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    size_t psize = 0, mark;
-    const char *flags = NULL;
-    void *payload;
-    uint64_t t0;
-    npu_status st;
-    *out = NULL;
-    memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 0);
-    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
-    if (st != NPU_OK) return st;
-    mark = arena->used;
-    payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
-    if (payload == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    st = npu__src_payload(src, &po, o, payload, psize, &psize);
-    if (st == NPU_OK) {
-        npu__src_lists(src, o, &in, &outl, &n_args);
-        in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-        st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
-    }
-    if (st != NPU_OK) {
-        npu_arena_rewind(arena, mark);
-        return st;
-    }
-    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
-             po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
-    t0 = npu__now_ns();
-    st = npu__compile(d, arena, payload, psize, flags, o, mark, po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY, src,
-                      out);
-    *compile_ns = npu__now_ns() - t0;
-    if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
-    return st;
-}
-
-/* The build flags of `src` with these options into the arena (for the cache
- * key); the caller rewinds. */
-static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                 const npu_compile_options *o, const char **flags)
-{
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    return npu__flags_alloc(d, arena, o, &in, &outl, flags);
 }
 
 /* ---- Import / export ---- */
@@ -7828,6 +7859,549 @@ NPU_API const npu_tensor_desc *npu_model_output(const npu_model *m, uint32_t i)
 NPU_API const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
 {
     return m && i < m->n_states ? &m->args[m->order[m->n_inputs + m->n_outputs + 2 * i]].desc : NULL;
+}
+
+/* ---- Compile from a graph or an IR: sources, batching, the cache ----------
+ * Owns: npu_model_compile_graph / _ir and their size queries. Sees the model
+ * only through its npu__source table (section 1; the graph's in section 7, the
+ * IR's in section 8), decides the batch mode (npu.h "Batching") and runs one
+ * "form" of the model: compiled (npu__plain_compile), debatched, or with a
+ * cache_dir looked up in and stored into the model cache (section 13,
+ * npu__cache_compile). */
+
+/* The layouts the graph / IR declares (e.g. "NHWC") replace the ones derived
+ * from the compiled argument (which follow the rank), and give the batch axis. */
+static void npu__model_source_layouts(npu_model *m, const npu__io_list *in, const npu__io_list *outl)
+{
+    uint32_t i;
+    for (i = 0; i < m->n_inputs + m->n_outputs; i++) {
+        const npu__io_list *l = i < m->n_inputs ? in : outl;
+        uint32_t k = i < m->n_inputs ? i : i - m->n_inputs;
+        npu__arg *a = &m->args[m->order[i]];
+        npu_tensor_desc src;
+        const char *nax;
+        if (k >= l->count || l->get(l->src, k, &src) != NPU_OK) continue;
+        if (src.layout[0] == '\0' || strlen(src.layout) != a->desc.shape.rank) continue;
+        npu__strlcpy(a->desc.layout, src.layout, sizeof a->desc.layout);
+        nax = strchr(a->desc.layout, 'N');
+        a->batch_axis = nax ? (uint32_t)(nax - a->desc.layout) : 0;
+    }
+}
+
+static uint32_t npu__src_ir_version(const npu__model_src *m) { return m->ops->ir_version(m->src); }
+
+/* A graph's payload converts the type overrides of o itself (Convert layers);
+ * an IR's leaves them to the compiler (IR v10 only, see npu__flags_check). */
+static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po,
+                                   const npu_compile_options *o, void *dst, size_t cap, size_t *size)
+{
+    return m->ops->payload(m->src, po, o, dst, cap, size);
+}
+
+static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o, npu__io_list *in,
+                           npu__io_list *outl, uint32_t *n_args)
+{
+    memset(in, 0, sizeof *in);
+    memset(outl, 0, sizeof *outl);
+    in->src = outl->src = m->src;
+    in->count = m->ops->count(m->src, 0);
+    outl->count = m->ops->count(m->src, 1);
+    in->get = m->ops->input;
+    outl->get = m->ops->output;
+    *n_args = in->count + outl->count + 2 * m->ops->count(m->src, 2);
+    if (o != NULL) {
+        in->overrides = o->input_types;
+        in->n_overrides = o->n_input_types;
+        outl->overrides = o->output_types;
+        outl->n_overrides = o->n_output_types;
+    }
+    in->ir_version = npu__src_ir_version(m);
+    in->converts = m->ops->converts;
+}
+
+/* Arena bytes one compile of `src` as it is now takes: max(payload + build
+ * flags, model), for one form of the compile and for the cache (section 13). */
+static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                  size_t *bytes)
+{
+    npu_payload_options po;
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    size_t psize = 0, transient, model;
+    npu_status st;
+    memset(&po, 0, sizeof po);
+    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
+    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po.compiler_version = d->compiler_version;
+    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
+    if (st != NPU_OK) return st;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    transient = NPU_ARENA_ROUND(psize) + npu__flags_size(d, o, &in, &outl);
+    model = npu_model_size(n_args);
+    *bytes = transient > model ? transient : model;
+    return NPU_OK;
+}
+
+/* Compiles `src` as it is now: payload and build flags transiently in the
+ * arena, then the model. *compile_ns gets the time of the driver call. The
+ * caller has checked the arguments. */
+static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                     const npu_compile_options *o, uint64_t *compile_ns, npu_model **out)
+{
+    npu_payload_options po;
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    size_t psize = 0, mark;
+    const char *flags = NULL;
+    void *payload;
+    uint64_t t0;
+    npu_status st;
+    *out = NULL;
+    memset(&po, 0, sizeof po);
+    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 0);
+    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po.compiler_version = d->compiler_version;
+    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
+    if (st != NPU_OK) return st;
+    mark = arena->used;
+    payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
+    if (payload == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    st = npu__src_payload(src, &po, o, payload, psize, &psize);
+    if (st == NPU_OK) {
+        npu__src_lists(src, o, &in, &outl, &n_args);
+        in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+        st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
+    }
+    if (st != NPU_OK) {
+        npu_arena_rewind(arena, mark);
+        return st;
+    }
+    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
+             po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
+    t0 = npu__now_ns();
+    st = npu__compile(d, arena, payload, psize, flags, o, mark, po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY, src,
+                      out);
+    *compile_ns = npu__now_ns() - t0;
+    if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
+    return st;
+}
+
+/* The build flags of `src` with these options into the arena (for the cache
+ * key); the caller rewinds. */
+static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                 const npu_compile_options *o, const char **flags)
+{
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    return npu__flags_alloc(d, arena, o, &in, &outl, flags);
+}
+
+
+/* What analysing the model's inputs and outputs found. */
+typedef struct npu__batch_plan {
+    int batched;        /* an input whose layout names N has a batch other than 1
+                           (or such inputs disagree) */
+    int64_t n;          /* the original batch: N, NPU_DIM_DYNAMIC, or 1 */
+    int no_layout;      /* no input's layout names N: the batch is unknown */
+    int plugin_ok;      /* PLUGIN can debatch it (before trying set_batch/compile) */
+    char why[224];      /* why PLUGIN cannot ("" when it can); with no_layout: why
+                           the batch is unknown */
+} npu__batch_plan;
+
+/* Bumped whenever the rule deciding the batch changes, so that a cache entry
+ * made under an older decision is never taken for one made under this one.
+ * 2: the batch axis only from a layout naming N (no axis-0 default). */
+#define NPU__BATCH_RULE 2
+
+static void npu__batch_text(int64_t n, char *buf, size_t cap)
+{
+    if (n == NPU_DIM_DYNAMIC)
+        snprintf(buf, cap, "dynamic");
+    else
+        snprintf(buf, cap, "%lld", (long long)n);
+}
+
+/* Input / output i of the source with its batch axis: the 'N' of its layout
+ * (*has_n 1), else 0 (*has_n 0: the port has no batch axis for batching). */
+NPU__NOINLINE static npu_status npu__src_io(const npu__model_src *s, int output, uint32_t i, npu_tensor_desc *d,
+                              uint32_t *axis, int *has_n)
+{
+    npu_status st = output ? s->ops->output(s->src, i, d) : s->ops->input(s->src, i, d);
+    if (st != NPU_OK) return st;
+    *axis = s->ops->batch_axis(s->src, output, i, d);
+    *has_n = strchr(d->layout, 'N') != NULL && *axis < d->shape.rank;
+    return NPU_OK;
+}
+
+/* Finds the original batch and whether PLUGIN can debatch it. Only a layout
+ * naming N gives a batch axis (no axis-0 default: a softmax over axis 0 of a
+ * layout-less model must see all of axis 0). The batch of an IR counts its
+ * npu_ir_set_batch rewrite; its outputs are compared with the batch the IR
+ * text declares. */
+static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
+{
+    uint32_t n_in, n_out, n_states, i, k, axis = 0;
+    int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
+    int found = 0, mismatch = 0, has_n = 0;
+    char a[24], b[24], first_name[64] = "";
+    char why_axis[192] = "", why_missing[224] = "", why_dynamic[160] = "";   /* the longest texts: 154, 120, 120 */
+    npu_tensor_desc d;
+
+    memset(p, 0, sizeof *p);
+    p->n = 1;
+    n_in = s->ops->count(s->src, 0);
+    n_out = s->ops->count(s->src, 1);
+    n_states = s->ops->count(s->src, 2);
+    if (s->ops->batch_rewrite != NULL) rewrite = s->ops->batch_rewrite(s->src);
+    for (i = 0; i < n_in; i++) {
+        int64_t v, decl;
+        if (npu__src_io(s, 0, i, &d, &axis, &has_n) != NPU_OK) continue;
+        if (!has_n) {
+            if (why_missing[0] == '\0')
+                snprintf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
+                         d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
+            for (k = 0; k < d.shape.rank && why_dynamic[0] == '\0'; k++)
+                if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
+                    snprintf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
+                             "no layout naming N", d.name, (unsigned)k);
+            continue;
+        }
+        decl = d.shape.dims[axis];
+        v = rewrite > 0 ? rewrite : decl;
+        if (!found) {
+            found = 1;
+            n = v;
+            declared = decl;
+            npu__strlcpy(first_name, d.name, sizeof first_name);
+        } else if (v != n && !mismatch) {
+            mismatch = 1;
+            npu__batch_text(n, a, sizeof a);
+            npu__batch_text(v, b, sizeof b);
+            snprintf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
+                     a, d.name, b);
+        }
+        if (shown == 1 && v != 1) shown = v;
+        if (axis != 0 && why_axis[0] == '\0')
+            snprintf(why_axis, sizeof why_axis,
+                     "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
+                     (unsigned)axis, d.layout);
+    }
+    if (!found) {
+        p->no_layout = 1;
+        snprintf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
+                 why_missing, why_missing[0] ? ")" : "", why_dynamic);
+        return;
+    }
+    p->n = mismatch ? shown : n;
+    p->batched = mismatch || n != 1;
+    if (!p->batched) {
+        p->n = 1;
+        return;
+    }
+    if (mismatch) return;
+    if (n_states > 0) {
+        snprintf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
+        return;
+    }
+    if (why_missing[0] != '\0') {
+        npu__strlcpy(p->why, why_missing, sizeof p->why);
+        return;
+    }
+    if (why_axis[0] != '\0') {
+        npu__strlcpy(p->why, why_axis, sizeof p->why);
+        return;
+    }
+    for (i = 0; i < n_out; i++) {
+        if (npu__src_io(s, 1, i, &d, &axis, &has_n) != NPU_OK) continue;
+        if (!has_n) {
+            snprintf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
+                     d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
+            return;
+        }
+        if (axis != 0) {
+            snprintf(p->why, sizeof p->why,
+                     "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
+                     d.name, (unsigned)axis, d.layout);
+            return;
+        }
+        if (d.shape.dims[0] != declared) {
+            npu__batch_text(d.shape.dims[0], b, sizeof b);
+            npu__batch_text(declared, a, sizeof a);
+            snprintf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
+            return;
+        }
+    }
+    p->plugin_ok = 1;
+}
+
+/* Sets the source to batch 1 for PLUGIN (*saved: what to restore). */
+static npu_status npu__src_batch_one(const npu__model_src *s, int64_t *saved)
+{
+    *saved = s->ops->batch(s->src);
+    return s->ops->set_batch(s->src, 1);
+}
+
+static void npu__src_batch_restore(const npu__model_src *s, npu_context *ctx, int64_t saved)
+{
+    if (s->ops->set_batch(s->src, saved) != NPU_OK)
+        npu__log(ctx, NPU_LOG_ERROR, "batching: restoring the caller's batch %lld failed", (long long)saved);
+}
+
+/* Compiles one form of the source (already at the form's batch): the
+ * payload, then debatching into the form's command lists. */
+static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+{
+    uint64_t compile_ns = 0;
+    npu_status st;
+    npu_model *m = NULL;
+    size_t mark = arena->used;
+
+    *out = NULL;
+    st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
+    if (st != NPU_OK) return st;
+    if (form->mode == NPU_BATCH_PLUGIN) {
+        st = form->original == NPU_DIM_DYNAMIC ? npu__model_set_dynamic(m)
+             : form->original > (int64_t)NPU__MAX_BATCH
+                 ? npu__fail(d->ctx, NPU_ERR_LIMIT, "batching: batch %lld exceeds %u", (long long)form->original,
+                             (unsigned)NPU__MAX_BATCH)
+                 : npu__model_set_batch(m, (uint32_t)form->original);
+        if (st != NPU_OK) {
+            npu__model_release(m);
+            npu_arena_rewind(arena, mark);
+            return st;
+        }
+    }
+    m->info.batch_mode = form->mode;
+    m->info.original_batch = form->original;
+    m->info.compile_ns = compile_ns;
+    *out = m;
+    return NPU_OK;
+}
+
+/* One form, through the model cache when the options name a directory. */
+static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+{
+    if (o != NULL && o->cache_dir != NULL) return npu__cache_compile(d, arena, src, o, form, out);
+    return npu__form_compile(d, arena, src, o, form, out);
+}
+
+static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                     const void *out)
+{
+    npu_status st;
+    if (d == NULL || src->src == NULL || out == NULL)
+        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    st = npu__check_compile_opts(d->ctx, o);
+    if (st != NPU_OK) return st;
+    if (d->compiler_version == 0)
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
+                         "import a precompiled blob instead");
+    return NPU_OK;
+}
+
+/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
+ * the fix. */
+static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
+{
+    char b[24];
+    int layout = strstr(p->why, "layout naming N") != NULL;
+    if (p->no_layout)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
+                         p->why, s->ops->layout_fix);
+    npu__batch_text(p->n, b, sizeof b);
+    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
+                     p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
+}
+
+static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
+{
+    char b[24];
+    npu__batch_text(p->n, b, sizeof b);
+    npu__log(ctx, NPU_LOG_INFO,
+             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
+             "(COMPILER)",
+             b, why);
+}
+
+/* npu__compile_form, then the decision into npu_model_info. */
+static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                       const npu_compile_options *o, const npu__form *form, const char *reason,
+                                       npu_model **out)
+{
+    npu_status st = npu__compile_form(d, arena, src, o, form, out);
+    if (st == NPU_OK) {
+        (*out)->info.requested_mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+        npu__strlcpy((*out)->info.batch_reason, reason, sizeof (*out)->info.batch_reason);
+    }
+    return st;
+}
+
+/* why = prefix + the context's last error (cut to fit). */
+static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
+{
+    size_t n = npu__strlcpy(why, prefix, cap);
+    if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
+}
+
+static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                   const npu_compile_options *o, npu_model **out)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    npu__form as_is, plugin;
+    int64_t saved = 0;
+    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
+    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
+    npu_status st;
+
+    if (out != NULL) *out = NULL;
+    st = npu__compile_check(d, src, o, out);
+    if (st != NPU_OK) return st;
+    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    npu__batch_analyze(src, &plan);
+    as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
+    as_is.original = plan.n;
+    as_is.compiled = 0;
+    npu__batch_text(plan.n, b, sizeof b);
+    if (plan.no_layout) {
+        /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
+        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
+                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
+                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
+        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
+            /* the compile's message, cut to 300 bytes, then why npu left the batch */
+            npu__fail_cut(d->ctx, 300);
+            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, src->ops->layout_fix);
+            return npu__fail_end(d->ctx, st);
+        }
+        return st;
+    }
+    if (!plan.batched) {
+        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    if (mode == NPU_BATCH_COMPILER) {
+        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    if (!plan.plugin_ok) {
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        npu__auto_fallback(d->ctx, &plan, plan.why);
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, plan.why);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    st = npu__src_batch_one(src, &saved);
+    if (st != NPU_OK) {
+        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
+        if (mode == NPU_BATCH_PLUGIN)
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
+                             "debatched: %s", b, why);
+        npu__auto_fallback(d->ctx, &plan, why);
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, why);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    plugin.mode = NPU_BATCH_PLUGIN;
+    plugin.original = plan.n;
+    plugin.compiled = 1;
+    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
+             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
+    npu__src_batch_restore(src, d->ctx, saved);
+    if (st == NPU_OK) {
+        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
+                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
+                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+        return NPU_OK;
+    }
+    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
+    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
+    if (mode == NPU_BATCH_PLUGIN)
+        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
+    npu__auto_fallback(d->ctx, &plan, why);
+    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
+             b, why);
+    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+}
+
+static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                        size_t *bytes)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    size_t one = 0, plain = 0;
+    int64_t saved = 0;
+    npu_status st;
+    st = npu__compile_check(d, src, o, bytes);
+    if (st != NPU_OK) return st;
+    *bytes = 0;
+    npu__batch_analyze(src, &plan);
+    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+    if (plan.batched && mode != NPU_BATCH_COMPILER) {
+        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
+            st = npu__plain_size(d, src, o, &one);
+            npu__src_batch_restore(src, d->ctx, saved);
+            if (st != NPU_OK) return st;
+            if (mode == NPU_BATCH_PLUGIN) {
+                *bytes = one;
+                return NPU_OK;
+            }
+        } else if (mode == NPU_BATCH_PLUGIN) {
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
+        }
+    }
+    /* Unbatched or batch unknown, COMPILER, or AUTO (which may fall back): the
+     * model as it is. */
+    st = npu__plain_size(d, src, o, &plain);
+    if (st != NPU_OK) return st;
+    *bytes = one > plain ? one : plain;
+    return NPU_OK;
+}
+
+NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out)
+{
+    npu__model_src s;
+    s.ops = &npu__graph_source;
+    s.src = graph;
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+                                        size_t *bytes)
+{
+    npu__model_src s;
+    s.ops = &npu__graph_source;
+    s.src = graph;
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+
+NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out)
+{
+    npu__model_src s;
+    s.ops = &npu__ir_source;
+    s.src = ir;
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+                                     size_t *bytes)
+{
+    npu__model_src s;
+    s.ops = &npu__ir_source;
+    s.src = ir;
+    return npu__compile_src_size(dev, &s, opts, bytes);
 }
 
 /* ==== 12. Request ======================================================== */
@@ -8355,6 +8929,44 @@ NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, 
     if (out != NULL) *out = NULL;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
+NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(graph);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+                                        size_t *bytes)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(graph);
+    NPU__UNUSED(opts);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(ir);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+                                     size_t *bytes)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(ir);
+    NPU__UNUSED(opts);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
 NPU_API npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
                             const npu_import_options *opts, npu_model **out)
 {
@@ -8560,7 +9172,7 @@ NPU_API npu_status npu_request_state_reset(npu_request *req, uint32_t index)
 
 #endif /* NPU_NO_LEVEL_ZERO */
 
-/* ==== 13. Blob metadata, cache and batching ============================= */
+/* ==== 13. Blob metadata and cache ======================================= */
 
 /* ---- 13a. Blob metadata: the OVNPU tail ---------------------------------
  * Owns: reading and writing the versioned metadata OpenVINO's NPU plugin
@@ -9050,23 +9662,21 @@ static npu__digest npu__nh128_final(const npu__nh128 *h)
     return d;
 }
 
+/* npu__bytes_fn feeding one constant into the hash. */
+static void npu__input_hash_take(void *state, const void *data, uint64_t bytes)
+{
+    if (data != NULL && bytes <= SIZE_MAX) npu__nh128_update((npu__nh128 *)state, data, (size_t)bytes);
+}
+
 static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
-                                const struct npu__model_src *src)
+                                const npu__model_src *src)
 {
     npu__nh128 h;
     npu__digest dg;
     npu__nh128_init(&h, 0x6e70752d696e6870ull);   /* "npu-inhp" */
     npu__nh128_update(&h, payload, size);
     if (flags != NULL) npu__nh128_update(&h, flags, strlen(flags) + 1);
-    if (src->is_ir) {
-        const npu_ir *ir = (const npu_ir *)src->src;
-        if (ir->bin != NULL && ir->bin_size <= SIZE_MAX) npu__nh128_update(&h, ir->bin, (size_t)ir->bin_size);
-    } else {
-        const npu_node *n;
-        for (n = ((const npu_graph *)src->src)->first; n != NULL; n = n->next)
-            if (n->op == NPU__OP_CONSTANT && n->a.constant.bytes <= SIZE_MAX)
-                npu__nh128_update(&h, n->a.constant.data, (size_t)n->a.constant.bytes);
-    }
+    src->ops->constants(src->src, npu__input_hash_take, &h);
     dg = npu__nh128_final(&h);
     return dg.h[0] ^ dg.h[1];
 }
@@ -9767,209 +10377,13 @@ static void npu__cache_close(npu__cache_mapping *m)
 
 #endif /* NPU_NO_LEVEL_ZERO (13b-13d) */
 
-/* ---- 13e. Batching and the cache in the compile path ---------------------
- * Owns: npu_model_compile_graph / _ir and their size queries. Decides the
- * batch mode (l0.h "Batching"), computes the cache key (l0.h "Model cache"),
- * and runs one "form" of the model: a cache hit is imported, a miss is
- * compiled (section 11's npu__plain_compile), debatched and stored.
- * Calls: sections 6-8 (graph writer, IR), 10 (compile, import, export pieces),
+/* ---- 13e. The cache in the compile path ---------------------------------
+ * Owns: the key of one form of a model source (npu__source, section 1) and
+ * npu__cache_compile, which section 11's compile path calls when the options
+ * name a cache_dir: a hit is imported, a miss compiled and stored.
+ * Calls: sections 5 (sinks), 11 (build flags, import, npu__form_compile),
  * 13a-d (metadata, hash, entries). */
 #ifndef NPU_NO_LEVEL_ZERO
-
-/* What analysing the model's inputs and outputs found. */
-typedef struct npu__batch_plan {
-    int batched;        /* an input whose layout names N has a batch other than 1
-                           (or such inputs disagree) */
-    int64_t n;          /* the original batch: N, NPU_DIM_DYNAMIC, or 1 */
-    int no_layout;      /* no input's layout names N: the batch is unknown */
-    int plugin_ok;      /* PLUGIN can debatch it (before trying set_batch/compile) */
-    char why[224];      /* why PLUGIN cannot ("" when it can); with no_layout: why
-                           the batch is unknown */
-} npu__batch_plan;
-
-/* One way of compiling the source. */
-typedef struct npu__form {
-    npu_batch_mode mode;   /* as npu_model_info reports it */
-    int64_t original;      /* npu_model_info.original_batch */
-    int64_t compiled;      /* the batch the payload is written with (PLUGIN: 1); 0: as is */
-} npu__form;
-
-/* Bumped whenever the rule deciding the batch changes, so that a cache entry
- * made under an older decision is never taken for one made under this one.
- * 2: the batch axis only from a layout naming N (no axis-0 default). */
-#define NPU__BATCH_RULE 2
-
-static void npu__batch_text(int64_t n, char *buf, size_t cap)
-{
-    if (n == NPU_DIM_DYNAMIC)
-        snprintf(buf, cap, "dynamic");
-    else
-        snprintf(buf, cap, "%lld", (long long)n);
-}
-
-/* Input / output i of the source with its batch axis: the 'N' of its layout
- * (*has_n 1), else 0 (*has_n 0: the port has no batch axis for batching). */
-static npu_status npu__src_io(const npu__model_src *s, int output, uint32_t i, npu_tensor_desc *d,
-                              uint32_t *axis, int *has_n)
-{
-    if (s->is_ir) {
-        const npu_ir *ir = (const npu_ir *)s->src;
-        const npu_ir_io *io = output ? npu_ir_output(ir, i) : npu_ir_input(ir, i);
-        if (io == NULL) return NPU_ERR_NOT_FOUND;
-        *d = io->desc;
-        *axis = io->batch_axis < 0 ? 0u : (uint32_t)io->batch_axis;
-    } else {
-        const npu_graph *g = (const npu_graph *)s->src;
-        npu_status st = output ? npu_graph_output(g, i, d) : npu_graph_input(g, i, d);
-        if (st != NPU_OK) return st;
-        *axis = npu__batch_axis(d->layout);
-    }
-    *has_n = strchr(d->layout, 'N') != NULL && *axis < d->shape.rank;
-    return NPU_OK;
-}
-
-/* The fix named in every "no layout" message. */
-static const char *npu__layout_fix(const npu__model_src *s)
-{
-    return s->is_ir ? "give every input and output a layout with N on axis 0 (npu_ir_set_layout, or the IR's "
-                      "layout rt_info; npu-run --layout)"
-                    : "give every input and output a layout with N on axis 0 (npu_graph_parameter's layout, "
-                      "npu_graph_set_layout)";
-}
-
-/* Finds the original batch and whether PLUGIN can debatch it. Only a layout
- * naming N gives a batch axis (no axis-0 default: a softmax over axis 0 of a
- * layout-less model must see all of axis 0). The batch of an IR counts its
- * npu_ir_set_batch rewrite; its outputs are compared with the batch the IR
- * text declares. */
-static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
-{
-    uint32_t n_in, n_out, n_states, i, k, axis = 0;
-    int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
-    int found = 0, mismatch = 0, has_n = 0;
-    char a[24], b[24], first_name[64] = "";
-    char why_axis[224] = "", why_missing[224] = "", why_dynamic[160] = "";
-    npu_tensor_desc d;
-
-    memset(p, 0, sizeof *p);
-    p->n = 1;
-    if (s->is_ir) {
-        const npu_ir *ir = (const npu_ir *)s->src;
-        n_in = npu_ir_input_count(ir);
-        n_out = npu_ir_output_count(ir);
-        n_states = npu_ir_state_count(ir);
-        rewrite = ir->batch;
-    } else {
-        const npu_graph *g = (const npu_graph *)s->src;
-        n_in = npu_graph_input_count(g);
-        n_out = npu_graph_output_count(g);
-        n_states = npu_graph_state_count(g);
-    }
-    for (i = 0; i < n_in; i++) {
-        int64_t v, decl;
-        if (npu__src_io(s, 0, i, &d, &axis, &has_n) != NPU_OK) continue;
-        if (!has_n) {
-            if (why_missing[0] == '\0')
-                snprintf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
-                         d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
-            for (k = 0; k < d.shape.rank && why_dynamic[0] == '\0'; k++)
-                if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
-                    snprintf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
-                             "no layout naming N", d.name, (unsigned)k);
-            continue;
-        }
-        decl = d.shape.dims[axis];
-        v = rewrite > 0 ? rewrite : decl;
-        if (!found) {
-            found = 1;
-            n = v;
-            declared = decl;
-            npu__strlcpy(first_name, d.name, sizeof first_name);
-        } else if (v != n && !mismatch) {
-            mismatch = 1;
-            npu__batch_text(n, a, sizeof a);
-            npu__batch_text(v, b, sizeof b);
-            snprintf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
-                     a, d.name, b);
-        }
-        if (shown == 1 && v != 1) shown = v;
-        if (axis != 0 && why_axis[0] == '\0')
-            snprintf(why_axis, sizeof why_axis,
-                     "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
-                     (unsigned)axis, d.layout);
-    }
-    if (!found) {
-        p->no_layout = 1;
-        snprintf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
-                 why_missing, why_missing[0] ? ")" : "", why_dynamic);
-        return;
-    }
-    p->n = mismatch ? shown : n;
-    p->batched = mismatch || n != 1;
-    if (!p->batched) {
-        p->n = 1;
-        return;
-    }
-    if (mismatch) return;
-    if (n_states > 0) {
-        snprintf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
-        return;
-    }
-    if (why_missing[0] != '\0') {
-        npu__strlcpy(p->why, why_missing, sizeof p->why);
-        return;
-    }
-    if (why_axis[0] != '\0') {
-        npu__strlcpy(p->why, why_axis, sizeof p->why);
-        return;
-    }
-    for (i = 0; i < n_out; i++) {
-        if (npu__src_io(s, 1, i, &d, &axis, &has_n) != NPU_OK) continue;
-        if (!has_n) {
-            snprintf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
-                     d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
-            return;
-        }
-        if (axis != 0) {
-            snprintf(p->why, sizeof p->why,
-                     "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
-                     d.name, (unsigned)axis, d.layout);
-            return;
-        }
-        if (d.shape.dims[0] != declared) {
-            npu__batch_text(d.shape.dims[0], b, sizeof b);
-            npu__batch_text(declared, a, sizeof a);
-            snprintf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
-            return;
-        }
-    }
-    p->plugin_ok = 1;
-}
-
-/* Sets the source to batch 1 for PLUGIN (*saved: what to restore). */
-static npu_status npu__src_batch_one(const npu__model_src *s, int64_t *saved)
-{
-    if (s->is_ir) {
-        npu_ir *ir = (npu_ir *)(uintptr_t)s->src;
-        *saved = ir->batch;
-        return npu_ir_set_batch(ir, 1, NULL);
-    }
-    *saved = npu_graph_batch((const npu_graph *)s->src);
-    return npu_graph_set_batch((npu_graph *)(uintptr_t)s->src, 1);
-}
-
-static void npu__src_batch_restore(const npu__model_src *s, npu_context *ctx, int64_t saved)
-{
-    npu_status st;
-    if (s->is_ir)
-        st = npu_ir_set_batch((npu_ir *)(uintptr_t)s->src, saved, NULL);
-    else
-        st = npu_graph_set_batch((npu_graph *)(uintptr_t)s->src, saved);
-    if (st != NPU_OK)
-        npu__log(ctx, NPU_LOG_ERROR, "batching: restoring the caller's batch %lld failed", (long long)saved);
-}
-
-/* ---- the key ---- */
 
 /* A sink that feeds the key (for fields written with the sink helpers). */
 static void npu__key_sink(npu__sink *s, npu__cache_key *k)
@@ -9979,41 +10393,40 @@ static void npu__key_sink(npu__sink *s, npu__cache_key *k)
     s->feed_state = k;
 }
 
+/* The bytes of one constant as a key field (npu__bytes_fn). A constant
+ * larger than memory cannot be hashed: *overflow (the key state's flag). */
+typedef struct npu__key_consts {
+    npu__cache_key *k;
+    int overflow;
+} npu__key_consts;
+
+static void npu__key_constant(void *state, const void *data, uint64_t bytes)
+{
+    npu__key_consts *c = (npu__key_consts *)state;
+    if (bytes > SIZE_MAX) {
+        c->overflow = 1;
+        return;
+    }
+    npu__cache_key_field(c->k, NPU__KEY_CONSTANT, data, (size_t)bytes);
+}
+
 /* Structure and constants. A graph: its IR XML as layout A writes it (weight
  * offsets, no addresses), then every constant's bytes; an IR: its XML text and
  * its .bin. */
-static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src)
+static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src, npu_context *ctx)
 {
-    if (src->is_ir) {
-        const npu_ir *ir = (const npu_ir *)src->src;
-        if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
-        npu__cache_key_field(k, NPU__KEY_STRUCTURE, ir->xml, ir->xml_len);
-        if (ir->bin_size > SIZE_MAX) return npu__fail(ir->ctx, NPU_ERR_OVERFLOW, "%s: weights too large", ir->label);
-        npu__cache_key_field(k, NPU__KEY_CONSTANT, ir->bin, (size_t)ir->bin_size);
-    } else {
-        const npu_graph *g = (const npu_graph *)src->src;
-        const npu_node *n;
-        npu_payload_options a;
-        npu__writer w;
-        npu__sink s;
-        size_t unused = 0;
-        npu_status st;
-        memset(&a, 0, sizeof a);
-        a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
-        st = npu__writer_check(g, &a, &unused, "model cache key");
-        if (st != NPU_OK) return st;
-        npu__key_sink(&s, k);
-        npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
-        npu__writer_init(&w, &s, g, &a);
-        npu__x_graph(&w);
-        npu__cache_key_end(k);
-        for (n = g->first; n != NULL; n = n->next) {
-            if (n->op != NPU__OP_CONSTANT) continue;
-            if (n->a.constant.bytes > SIZE_MAX)
-                return npu__fail(g->ctx, NPU_ERR_OVERFLOW, "model cache key: constant too large");
-            npu__cache_key_field(k, NPU__KEY_CONSTANT, n->a.constant.data, (size_t)n->a.constant.bytes);
-        }
-    }
+    npu__sink s;
+    npu__key_consts c;
+    npu_status st;
+    npu__key_sink(&s, k);
+    npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
+    st = src->ops->structure(src->src, &s);
+    if (st != NPU_OK) return st;
+    npu__cache_key_end(k);
+    c.k = k;
+    c.overflow = 0;
+    src->ops->constants(src->src, npu__key_constant, &c);
+    if (c.overflow) return npu__fail(ctx, NPU_ERR_OVERFLOW, "model cache key: constant too large");
     return NPU_OK;
 }
 
@@ -10039,7 +10452,7 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *
     npu_status st;
 
     npu__cache_key_init(&k);
-    st = npu__key_model(&k, src);
+    st = npu__key_model(&k, src, d->ctx);
     if (st != NPU_OK) return st;
     st = npu__src_flags(d, arena, src, o, &flags);
     if (st != NPU_OK) return st;
@@ -10058,14 +10471,13 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *
     npu__sink_i64_dec(&s, form->original);
     npu__sink_str(&s, " compiled=");
     npu__sink_i64_dec(&s, form->compiled);
-    if (src->is_ir) {
+    if (src->ops->batch_rewrite != NULL) {
         npu__sink_str(&s, " ir_batch=");
-        npu__sink_i64_dec(&s, ((const npu_ir *)src->src)->batch);
+        npu__sink_i64_dec(&s, src->ops->batch_rewrite(src->src));
     }
     npu__sink_str(&s, "\nlayouts=");
-    n_in = src->is_ir ? npu_ir_input_count((const npu_ir *)src->src) : npu_graph_input_count((const npu_graph *)src->src);
-    n_out = src->is_ir ? npu_ir_output_count((const npu_ir *)src->src)
-                       : npu_graph_output_count((const npu_graph *)src->src);
+    n_in = src->ops->count(src->src, 0);
+    n_out = src->ops->count(src->src, 1);
     for (i = 0; i < n_in + n_out; i++) {
         if (npu__src_io(src, i >= n_in, i >= n_in ? i - n_in : i, &desc, &axis, &has_n) != NPU_OK) continue;
         npu__sink_str(&s, desc.layout);
@@ -10081,8 +10493,8 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *
     npu__cache_fields_init(f, &k, d->compiler_version, NULL, NULL);
     npu__device_platform(d, f->platform, sizeof f->platform);
     npu__batch_text(form->original, batch, sizeof batch);
-    npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->is_ir ? "IR" : "graph",
-             src->is_ir ? ((const npu_ir *)src->src)->label : npu_graph_name((const npu_graph *)src->src),
+    npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->ops->kind,
+             src->ops->label(src->src),
              (unsigned)n_in, (unsigned)n_out, batch,
              form->mode == NPU_BATCH_PLUGIN     ? " PLUGIN"
              : form->mode == NPU_BATCH_COMPILER ? " COMPILER"
@@ -10170,330 +10582,68 @@ NPU__NOINLINE static npu_status npu__cache_import(npu_device *d, npu_arena *aren
     return st;
 }
 
-/* Compiles (or imports from the cache) one form of the source. The source is
- * already at the form's batch. */
-static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+/* Looks the form up in o->cache_dir: a hit is imported; a miss is compiled
+ * (npu__form_compile, section 11) and stored. The source is already at the
+ * form's batch. */
+NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                                   const npu_compile_options *o, const npu__form *form,
+                                                   npu_model **out)
 {
     npu__cache_fields fields;
     npu__cache_mapping map;
-    int use_cache = o != NULL && o->cache_dir != NULL;
-    uint64_t compile_ns = 0;
     npu_status st;
     npu_model *m = NULL;
-    size_t mark = arena->used;
+    size_t mark = arena->used, need = 0, end;
 
     *out = NULL;
-    if (use_cache) {
-        /* A hit needs less arena than a compile. The capacity a compile needs
-         * is required (and recorded in the peak) either way, so that
-         * npu_model_compile_*_size is exact whatever the cache holds, and a
-         * program sized on a warm cache does not fail on a cold one. */
-        size_t need = 0, end;
-        st = npu__plain_size(d, src, o, &need);
-        if (st != NPU_OK) return st;
-        if (npu__add_size(arena->used, need, &end) || end > arena->capacity)
-            return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
-                             "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
-                             arena->capacity);
-        if (end > arena->peak) arena->peak = end;
-        st = npu__cache_fields_for(d, arena, src, o, form, &fields);
-        if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
-        {
-            /* the entry's path: scratch at the top, given back before the
-             * model is made (the compile's reserved need covers it) */
-            size_t pmark = arena->used;
-            char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
-            st = path != NULL ? npu__cache_open(d->ctx, o->cache_dir, &fields, &map, path) : NPU_ERR_ARENA_TOO_SMALL;
-            npu_arena_rewind(arena, pmark);
-            if (path == NULL) snprintf(map.reason, sizeof map.reason, "no arena room for the entry's path");
-        }
-        if (st == NPU_OK) {
-            st = npu__cache_import(d, arena, o, &map, &m);
-            if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
-                npu__model_release(m);
-                npu_arena_rewind(arena, mark);
-                st = NPU_ERR_FORMAT;
-            }
-            if (st == NPU_OK) {
-                m->info.from_cache = 1;
-                m->info.cache = NPU_CACHE_HIT;
-                m->info.batch_mode = form->mode;
-                m->info.original_batch = form->original;
-                *out = m;
-                return NPU_OK;
-            }
-            if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
-            npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
-                     "recompiling and replacing it", npu_status_string(st));
-            snprintf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
-        }
-    }
-    st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
+    /* A hit needs less arena than a compile. The capacity a compile needs
+     * is required (and recorded in the peak) either way, so that
+     * npu_model_compile_*_size is exact whatever the cache holds, and a
+     * program sized on a warm cache does not fail on a cold one. */
+    st = npu__plain_size(d, src, o, &need);
     if (st != NPU_OK) return st;
-    if (form->mode == NPU_BATCH_PLUGIN) {
-        st = form->original == NPU_DIM_DYNAMIC ? npu__model_set_dynamic(m)
-             : form->original > (int64_t)NPU__MAX_BATCH
-                 ? npu__fail(d->ctx, NPU_ERR_LIMIT, "batching: batch %lld exceeds %u", (long long)form->original,
-                             (unsigned)NPU__MAX_BATCH)
-                 : npu__model_set_batch(m, (uint32_t)form->original);
-        if (st != NPU_OK) {
+    if (npu__add_size(arena->used, need, &end) || end > arena->capacity)
+        return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
+                         "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
+                         arena->capacity);
+    if (end > arena->peak) arena->peak = end;
+    st = npu__cache_fields_for(d, arena, src, o, form, &fields);
+    if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
+    {
+        /* the entry's path: scratch at the top, given back before the
+         * model is made (the compile's reserved need covers it) */
+        size_t pmark = arena->used;
+        char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
+        st = path != NULL ? npu__cache_open(d->ctx, o->cache_dir, &fields, &map, path) : NPU_ERR_ARENA_TOO_SMALL;
+        npu_arena_rewind(arena, pmark);
+        if (path == NULL) snprintf(map.reason, sizeof map.reason, "no arena room for the entry's path");
+    }
+    if (st == NPU_OK) {
+        st = npu__cache_import(d, arena, o, &map, &m);
+        if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
             npu__model_release(m);
             npu_arena_rewind(arena, mark);
-            return st;
+            st = NPU_ERR_FORMAT;
         }
+        if (st == NPU_OK) {
+            m->info.from_cache = 1;
+            m->info.cache = NPU_CACHE_HIT;
+            m->info.batch_mode = form->mode;
+            m->info.original_batch = form->original;
+            *out = m;
+            return NPU_OK;
+        }
+        if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
+        npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
+                 "recompiling and replacing it", npu_status_string(st));
+        snprintf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
     }
-    m->info.batch_mode = form->mode;
-    m->info.original_batch = form->original;
-    m->info.compile_ns = compile_ns;
-    if (use_cache) {
-        snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
-        npu__cache_store_model(m, arena, o->cache_dir, &fields);
-    }
+    st = npu__form_compile(d, arena, src, o, form, &m);
+    if (st != NPU_OK) return st;
+    snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
+    npu__cache_store_model(m, arena, o->cache_dir, &fields);
     *out = m;
     return NPU_OK;
 }
 
-static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                     const void *out)
-{
-    npu_status st;
-    if (d == NULL || src->src == NULL || out == NULL)
-        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
-    st = npu__check_compile_opts(d->ctx, o);
-    if (st != NPU_OK) return st;
-    if (d->compiler_version == 0)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
-                         "import a precompiled blob instead");
-    return NPU_OK;
-}
-
-/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
- * the fix. */
-static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
-{
-    char b[24];
-    int layout = strstr(p->why, "layout naming N") != NULL;
-    if (p->no_layout)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
-                         p->why, npu__layout_fix(s));
-    npu__batch_text(p->n, b, sizeof b);
-    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
-                     p->why, layout ? "; " : "", layout ? npu__layout_fix(s) : "");
-}
-
-static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
-{
-    char b[24];
-    npu__batch_text(p->n, b, sizeof b);
-    npu__log(ctx, NPU_LOG_INFO,
-             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
-             "(COMPILER)",
-             b, why);
-}
-
-/* npu__compile_form, then the decision into npu_model_info. */
-static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                       const npu_compile_options *o, const npu__form *form, const char *reason,
-                                       npu_model **out)
-{
-    npu_status st = npu__compile_form(d, arena, src, o, form, out);
-    if (st == NPU_OK) {
-        (*out)->info.requested_mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-        npu__strlcpy((*out)->info.batch_reason, reason, sizeof (*out)->info.batch_reason);
-    }
-    return st;
-}
-
-/* why = prefix + the context's last error (cut to fit). */
-static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
-{
-    size_t n = npu__strlcpy(why, prefix, cap);
-    if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
-}
-
-static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                   const npu_compile_options *o, npu_model **out)
-{
-    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-    npu__batch_plan plan;
-    npu__form as_is, plugin;
-    int64_t saved = 0;
-    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
-    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
-    npu_status st;
-
-    if (out != NULL) *out = NULL;
-    st = npu__compile_check(d, src, o, out);
-    if (st != NPU_OK) return st;
-    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
-    npu__batch_analyze(src, &plan);
-    as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
-    as_is.original = plan.n;
-    as_is.compiled = 0;
-    npu__batch_text(plan.n, b, sizeof b);
-    if (plan.no_layout) {
-        /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
-        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
-                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
-                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
-        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
-            /* the compile's message, cut to 300 bytes, then why npu left the batch */
-            npu__fail_cut(d->ctx, 300);
-            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, npu__layout_fix(src));
-            return npu__fail_end(d->ctx, st);
-        }
-        return st;
-    }
-    if (!plan.batched) {
-        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    if (mode == NPU_BATCH_COMPILER) {
-        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    if (!plan.plugin_ok) {
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__auto_fallback(d->ctx, &plan, plan.why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, plan.why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    st = npu__src_batch_one(src, &saved);
-    if (st != NPU_OK) {
-        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
-        if (mode == NPU_BATCH_PLUGIN)
-            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
-                             "debatched: %s", b, why);
-        npu__auto_fallback(d->ctx, &plan, why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    plugin.mode = NPU_BATCH_PLUGIN;
-    plugin.original = plan.n;
-    plugin.compiled = 1;
-    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
-             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
-    npu__src_batch_restore(src, d->ctx, saved);
-    if (st == NPU_OK) {
-        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
-                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
-                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-        return NPU_OK;
-    }
-    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
-    if (mode == NPU_BATCH_PLUGIN)
-        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
-    npu__auto_fallback(d->ctx, &plan, why);
-    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
-             b, why);
-    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-}
-
-static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                        size_t *bytes)
-{
-    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-    npu__batch_plan plan;
-    size_t one = 0, plain = 0;
-    int64_t saved = 0;
-    npu_status st;
-    st = npu__compile_check(d, src, o, bytes);
-    if (st != NPU_OK) return st;
-    *bytes = 0;
-    npu__batch_analyze(src, &plan);
-    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-    if (plan.batched && mode != NPU_BATCH_COMPILER) {
-        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
-            st = npu__plain_size(d, src, o, &one);
-            npu__src_batch_restore(src, d->ctx, saved);
-            if (st != NPU_OK) return st;
-            if (mode == NPU_BATCH_PLUGIN) {
-                *bytes = one;
-                return NPU_OK;
-            }
-        } else if (mode == NPU_BATCH_PLUGIN) {
-            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
-        }
-    }
-    /* Unbatched or batch unknown, COMPILER, or AUTO (which may fall back): the
-     * model as it is. */
-    st = npu__plain_size(d, src, o, &plain);
-    if (st != NPU_OK) return st;
-    *bytes = one > plain ? one : plain;
-    return NPU_OK;
-}
-
-#else /* NPU_NO_LEVEL_ZERO: the four entry points below answer through these. */
-
-typedef struct npu__model_src {
-    const void *src;
-    int is_ir;
-} npu__model_src;
-
-static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                   const npu_compile_options *o, npu_model **out)
-{
-    NPU__UNUSED(d);
-    NPU__UNUSED(arena);
-    NPU__UNUSED(src);
-    NPU__UNUSED(o);
-    if (out != NULL) *out = NULL;
-    return NPU_ERR_NO_LEVEL_ZERO;
-}
-
-static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                        size_t *bytes)
-{
-    NPU__UNUSED(d);
-    NPU__UNUSED(src);
-    NPU__UNUSED(o);
-    if (bytes != NULL) *bytes = 0;
-    return NPU_ERR_NO_LEVEL_ZERO;
-}
-
 #endif /* NPU_NO_LEVEL_ZERO */
-
-NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
-                                   const npu_compile_options *opts, npu_model **out)
-{
-    npu__model_src s;
-    s.src = graph;
-    s.is_ir = 0;
-    return npu__compile_src(dev, arena, &s, opts, out);
-}
-
-NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
-                                        size_t *bytes)
-{
-    npu__model_src s;
-    s.src = graph;
-    s.is_ir = 0;
-    return npu__compile_src_size(dev, &s, opts, bytes);
-}
-
-NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
-                                const npu_compile_options *opts, npu_model **out)
-{
-    npu__model_src s;
-    s.src = ir;
-    s.is_ir = 1;
-    return npu__compile_src(dev, arena, &s, opts, out);
-}
-
-NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
-                                     size_t *bytes)
-{
-    npu__model_src s;
-    s.src = ir;
-    s.is_ir = 1;
-    return npu__compile_src_size(dev, &s, opts, bytes);
-}
