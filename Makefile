@@ -288,18 +288,37 @@ check-cxx:
 	$(CXX) -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c tests/cxx_header.cpp -o $(B)/cxx_header.o
 	@echo "check-cxx: npu.h compiles as C++"
 
+# Each NPU_NO_* macro alone, all of them together, and the three appliance
+# sets of `make size` (npu.h, "Building"): gcc and clang, no warnings.
+empty :=
+space := $(empty) $(empty)
+comma := ,
+NO_ALL := -DNPU_NO_GRAPH -DNPU_NO_IR -DNPU_NO_CACHE -DNPU_NO_MESSAGES
+STRICT_VARIANTS := graph:-DNPU_NO_GRAPH ir:-DNPU_NO_IR cache:-DNPU_NO_CACHE msg:-DNPU_NO_MESSAGES \
+                   all:$(subst $(space),$(comma),$(NO_ALL)) \
+                   ir-cache:-DNPU_NO_GRAPH graph-only:-DNPU_NO_IR,-DNPU_NO_CACHE \
+                   graph-only-msg:-DNPU_NO_IR,-DNPU_NO_CACHE,-DNPU_NO_MESSAGES \
+                   ir-cache-msg:-DNPU_NO_GRAPH,-DNPU_NO_MESSAGES blob:-DNPU_NO_GRAPH,-DNPU_NO_IR,-DNPU_NO_CACHE
 check-strict:
 	@mkdir -p $(B)/strict
 	gcc   $(STRICT) -O2 $(ZE_CFLAGS) -c npu.c -o $(B)/strict/npu-gcc.o
 	clang $(STRICT) -O2 $(ZE_CFLAGS) -c npu.c -o $(B)/strict/npu-clang.o
 	gcc   $(STRICT) -O2 -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/strict/npu-gcc-nolz.o
 	clang $(STRICT) -O2 -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/strict/npu-clang-nolz.o
+	@for v in $(STRICT_VARIANTS); do name=$${v%%:*}; defs=$$(echo "$${v#*:}" | tr ',' ' '); \
+	  for cc in gcc clang; do \
+	    $$cc $(STRICT) -O2 $(ZE_CFLAGS) $$defs -c npu.c -o $(B)/strict/npu-$$cc-$$name.o || \
+	      { echo "check-strict: $$cc $$defs failed"; exit 1; }; \
+	  done; done
 	@if nm -u $(B)/strict/npu-gcc-nolz.o | grep -q ' ze'; then \
 	  echo "check-strict: NPU_NO_LEVEL_ZERO build still references Level Zero"; exit 1; fi
-	@echo "check-strict: gcc and clang, with and without Level Zero: no warnings"
+	@if nm $(B)/strict/npu-gcc-all.o | grep -q ' U .*printf'; then \
+	  echo "check-strict: the build with every NPU_NO_* still calls printf:" \
+	       $$(nm $(B)/strict/npu-gcc-all.o | grep ' U .*printf'); exit 1; fi
+	@echo "check-strict: gcc and clang, with and without Level Zero, each NPU_NO_* and all of them: no warnings"
 
 check-nomalloc: $(B)/npu.o check-strict
-	@bad=$$(nm -u $(B)/npu.o $(B)/strict/npu-clang.o | awk '{print $$2}' | \
+	@bad=$$(nm -u $(B)/npu.o $(B)/strict/npu-clang.o $(B)/strict/npu-gcc-all.o $(B)/strict/npu-clang-all.o | awk '{print $$2}' | \
 	  grep -E '^(malloc|calloc|realloc|free|strdup|strndup|aligned_alloc|posix_memalign|reallocarray)$$' | sort -u | tr '\n' ' '); \
 	if [ -n "$$bad" ]; then echo "check-nomalloc: npu.o references $$bad"; exit 1; fi; \
 	echo "check-nomalloc: npu.o references no heap allocator"

@@ -51,6 +51,13 @@
 #include <signal.h>
 
 #define NPU__UNUSED(x) ((void)(x))
+/* A model source is built in: the graph builder or the IR loader (npu.h,
+ * "Building"). Without either, nothing writes or compiles a payload. */
+#if !defined(NPU_NO_GRAPH) || !defined(NPU_NO_IR)
+#define NPU__SOURCES 1
+#elif !defined(NPU_NO_CACHE)
+#define NPU_NO_CACHE   /* the cache keys only graph and IR compiles */
+#endif
 #define NPU__COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The context is private: callers see it only through npu_context_*. */
@@ -65,8 +72,25 @@ struct npu_context {
 };
 
 typedef struct npu__sink npu__sink;  /* section 5 */
+#ifndef NPU_NO_MESSAGES
 static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...);
 static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...);
+#define NPU__MSG_ONLY(...) __VA_ARGS__
+#define NPU__MSG_UNUSED(x)
+#else
+/* NPU_NO_MESSAGES (npu.h, "Building"): no message text and no formatting.
+ * Every function that formats a message is a macro that drops its format and
+ * arguments; an error keeps its status and its site, "npu.c:<line>" (section
+ * 3), so that a user can still find where it failed. Logging other than
+ * errors is gone. */
+#define NPU__SITE ((unsigned)__LINE__)
+#define NPU__MSG_ONLY(...)               /* a declaration only a message uses */
+#define NPU__MSG_UNUSED(x) NPU__UNUSED(x) /* a name only a message uses */
+static npu_status npu__fail_site(npu_context *ctx, npu_status status, unsigned line);
+static void npu__log_site(const npu_context *ctx, npu_log_level level);
+#define npu__fail(ctx, status, ...) npu__fail_site((ctx), (status), NPU__SITE)
+#define npu__log(ctx, level, ...) npu__log_site((ctx), (level))
+#endif
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what);
 
 /* ---- Blob metadata (OVNPU tail): written by section 13, used by section 11 ----
@@ -145,7 +169,7 @@ typedef struct npu__form {
     int64_t original;      /* npu_model_info.original_batch */
     int64_t compiled;      /* the batch the payload is written with (PLUGIN: 1); 0: as is */
 } npu__form;
-#ifndef NPU_NO_LEVEL_ZERO
+#if !defined(NPU_NO_LEVEL_ZERO) && !defined(NPU_NO_CACHE)
 /* Compiles one form through o->cache_dir: a hit is imported, a miss compiled
  * and stored (npu_model_info.cache says which). */
 static npu_status npu__cache_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
@@ -170,12 +194,14 @@ static int npu__add_size(size_t a, size_t b, size_t *out)
     return 0;
 }
 
+#if !defined(NPU_NO_IR)
 static int npu__mul_size(size_t a, size_t b, size_t *out)
 {
     if (a != 0 && b > SIZE_MAX / a) return 1;
     *out = a * b;
     return 0;
 }
+#endif
 
 static int npu__add_u64(uint64_t a, uint64_t b, uint64_t *out)
 {
@@ -330,6 +356,7 @@ NPU_API void npu_arena_rewind(npu_arena *arena, size_t mark)
  * arena would have needed, and returns NULL. */
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what)
 {
+    NPU__MSG_UNUSED(what);
     size_t rounded, end;
     void *p;
     if (arena == NULL) {
@@ -464,6 +491,7 @@ NPU_API void npu_context_clear_error(npu_context *ctx)
     npu__ctx_unlock(ctx);
 }
 
+#ifndef NPU_NO_MESSAGES
 static void npu__vlog(npu_context *ctx, npu_log_level level, const char *fmt, va_list ap)
 {
     char line[512];
@@ -494,11 +522,42 @@ static void npu__vset_error(npu_context *ctx, npu_status status, int append, con
     npu__ctx_unlock(ctx);
 }
 
+#else /* NPU_NO_MESSAGES */
+
+/* "npu.c:<line>" into dst (cut to cap). */
+static void npu__site_text(char *dst, size_t cap, unsigned line)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    tmp[--i] = '\0';
+    do {
+        tmp[--i] = (char)('0' + line % 10);
+        line /= 10;
+    } while (line != 0 && i > 6);
+    memcpy(tmp + i - 6, "npu.c:", 6);
+    if (cap > 0) npu__strlcpy(dst, tmp + i - 6, cap);
+}
+
+static void npu__log_site(const npu_context *ctx, npu_log_level level)
+{
+    NPU__UNUSED(ctx);
+    NPU__UNUSED(level);
+}
+
+static void npu__set_site(npu_context *ctx, npu_status status, unsigned line)
+{
+    npu__ctx_lock(ctx);
+    ctx->last_status = status;
+    npu__site_text(ctx->last_error, sizeof ctx->last_error, line);
+    npu__ctx_unlock(ctx);
+}
+#endif /* NPU_NO_MESSAGES */
+
 /* Hands the recorded message to the logger (a copy cut at 511 bytes: the
  * logger runs outside the lock and may itself call into npu). */
 static void npu__log_error(npu_context *ctx)
 {
-    char line[512];
+    char line[NPU_ERROR_MAX < 512 ? NPU_ERROR_MAX : 512];
     if (ctx->log == NULL || ctx->log_level < NPU_LOG_ERROR) return;
     npu__ctx_lock(ctx);
     npu__strlcpy(line, ctx->last_error, sizeof line);
@@ -506,7 +565,8 @@ static void npu__log_error(npu_context *ctx)
     ctx->log(ctx->log_user_data, NPU_LOG_ERROR, line);
 }
 
-#ifndef NPU_NO_LEVEL_ZERO
+#ifndef NPU_NO_MESSAGES
+#if !defined(NPU_NO_LEVEL_ZERO) || !defined(NPU_NO_IR)
 /* snprintf for texts that are meant to be cut at cap (reasons, notes). */
 NPU__PRINTF(3, 4)
 static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
@@ -558,7 +618,29 @@ static void npu__fail_more(npu_context *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+#else /* NPU_NO_MESSAGES: the same with the site for the text */
+
+static npu_status npu__fail_site(npu_context *ctx, npu_status status, unsigned line)
+{
+    if (ctx == NULL) return status;
+    npu__set_site(ctx, status, line);
+    npu__log_error(ctx);
+    return status;
+}
+
 #ifndef NPU_NO_LEVEL_ZERO
+static void npu__fail_begin_site(npu_context *ctx, npu_status status, unsigned line)
+{
+    if (ctx != NULL) npu__set_site(ctx, status, line);
+}
+#endif
+
+#define npu__fail_begin(ctx, status, ...) npu__fail_begin_site((ctx), (status), NPU__SITE)
+#define npu__fail_more(ctx, ...) NPU__UNUSED(ctx)
+#define npu__textf(dst, cap, ...) npu__site_text((dst), (cap), NPU__SITE)
+#endif /* NPU_NO_MESSAGES */
+
+#if !defined(NPU_NO_LEVEL_ZERO) && defined(NPU__SOURCES)
 /* Cuts the message being recorded to at most n bytes. */
 static void npu__fail_cut(npu_context *ctx, size_t n)
 {
@@ -569,11 +651,27 @@ static void npu__fail_cut(npu_context *ctx, size_t n)
 }
 #endif
 
+#if !defined(NPU_NO_MESSAGES) || !defined(NPU_NO_LEVEL_ZERO)
 static npu_status npu__fail_end(npu_context *ctx, npu_status status)
 {
     if (ctx != NULL) npu__log_error(ctx);
     return status;
 }
+#endif
+
+#ifndef NPU_NO_GRAPH
+/* Records a message formatted elsewhere (a graph's sticky error). */
+static npu_status npu__fail_str(npu_context *ctx, npu_status status, const char *text)
+{
+    if (ctx == NULL) return status;
+    npu__ctx_lock(ctx);
+    ctx->last_status = status;
+    npu__strlcpy(ctx->last_error, text, sizeof ctx->last_error);
+    npu__ctx_unlock(ctx);
+    npu__log_error(ctx);
+    return status;
+}
+#endif
 
 /* ==== 4. Types and shapes ================================================ */
 /* Owns: the element-type table shared by the writer, the loader and the Level
@@ -626,11 +724,13 @@ static const npu__type_info npu__types[] = {
 };
 _Static_assert(NPU__COUNT_OF(npu__types) == NPU__ELEM_COUNT, "one npu__types row per element type");
 
+#if !defined(NPU_NO_IR)
 /* The npu_type of an npu__types index; NPU_TYPE_UNDEFINED for IR-only types. */
 static npu_type npu__elem_type(int e)
 {
     return e > 0 && e < (int)NPU_TYPE_COUNT ? (npu_type)e : NPU_TYPE_UNDEFINED;
 }
+#endif
 
 static int npu__type_valid(npu_type t)
 {
@@ -655,6 +755,7 @@ NPU_API uint64_t npu_shape_elements(const npu_shape *shape)
     return n;
 }
 
+#ifdef NPU__SOURCES
 /* Elements with every dynamic dim counted as 1 (the size of a batch-1
  * buffer); 0 when the count overflows. */
 static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
@@ -667,7 +768,9 @@ static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
     }
     return n;
 }
+#endif
 
+#if !defined(NPU_NO_MESSAGES) && defined(NPU__SOURCES)
 /* Formats a shape as "[1,3,?,224]" for messages; always terminated. */
 static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
 {
@@ -689,6 +792,7 @@ static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
     if (len < cap) snprintf(buf + len, cap - len, "]");
     return buf;
 }
+#endif
 
 /* ==== 5. Output sinks and byte order ===================================== */
 /* Owns: the counting writer that lets every serializer answer an exact size
@@ -741,6 +845,37 @@ static void npu__sink_u64_dec(npu__sink *s, uint64_t v)
     npu__sink_put(s, tmp + i, sizeof tmp - i);
 }
 
+#ifndef NPU_NO_LEVEL_ZERO
+/* Lower-case hex without leading zeros (printf's %llx). */
+static void npu__sink_u64_hex(npu__sink *s, uint64_t v)
+{
+    char tmp[16];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = "0123456789abcdef"[v & 15u];
+        v >>= 4;
+    } while (v != 0);
+    npu__sink_put(s, tmp + i, sizeof tmp - i);
+}
+
+/* export_file's temp name into tmp (cut to cap, NUL-terminated): "<base>.tmp-",
+ * and with with_id "<pid>-<id in hex>" after it. */
+static void npu__temp_name(char *tmp, size_t cap, const char *base, int with_id, uint64_t id)
+{
+    npu__sink s;
+    npu__sink_init(&s, tmp, cap - 1);
+    npu__sink_str(&s, base);
+    npu__sink_str(&s, ".tmp-");
+    if (with_id) {
+        npu__sink_u64_dec(&s, (uint64_t)getpid());
+        npu__sink_str(&s, "-");
+        npu__sink_u64_hex(&s, id);
+    }
+    tmp[s.len < cap - 1 ? s.len : cap - 1] = '\0';
+}
+#endif
+
+#if defined(NPU__SOURCES)
 static void npu__sink_i64_dec(npu__sink *s, int64_t v)
 {
     if (v < 0) {
@@ -750,7 +885,9 @@ static void npu__sink_i64_dec(npu__sink *s, int64_t v)
         npu__sink_u64_dec(s, (uint64_t)v);
     }
 }
+#endif
 
+#ifndef NPU_NO_GRAPH
 /* Writes text with the five XML special characters escaped (attribute-safe). */
 static void npu__sink_xml_escaped(npu__sink *s, const char *text, size_t n)
 {
@@ -773,6 +910,7 @@ static void npu__sink_xml_escaped(npu__sink *s, const char *text, size_t n)
     }
     npu__sink_put(s, text + run, n - run);
 }
+#endif
 
 static void npu__le_put(unsigned char *p, uint64_t v, unsigned bytes)
 {
@@ -795,6 +933,7 @@ static void npu__sink_le(npu__sink *s, uint64_t v, unsigned bytes)
     npu__sink_put(s, tmp, bytes);
 }
 
+#if defined(NPU__SOURCES)
 /* Overwrites `bytes` bytes at an offset already produced (headers whose sizes
  * are known only after the body is written). No-op when counting. */
 static void npu__sink_patch_le(npu__sink *s, size_t offset, uint64_t v, unsigned bytes)
@@ -802,7 +941,9 @@ static void npu__sink_patch_le(npu__sink *s, size_t offset, uint64_t v, unsigned
     if (s->dst != NULL && offset + bytes <= s->cap && offset + bytes <= s->len)
         npu__le_put(s->dst + offset, v, bytes);
 }
+#endif
 
+#ifdef NPU__SOURCES
 /* Payload containers (ze-graph-ext.md section 3), shared by the IR writer (7)
  * and the IR loader (8). Layout A: [u16 major][u16 minor][u32 2][u64 xml size]
  * [xml][u64 weights size][weights]. Layout B: six u64 (custom data offset/size,
@@ -870,6 +1011,8 @@ static void npu__payload_end_xml(npu__payload *p)
     }
 }
 
+#endif
+#if !defined(NPU_NO_IR)
 /* Layout A only: the weights section (size, then the bytes). */
 static void npu__payload_weights(npu__payload *p, const void *weights, uint64_t size)
 {
@@ -880,6 +1023,7 @@ static void npu__payload_weights(npu__payload *p, const void *weights, uint64_t 
     }
     npu__sink_put(p->sink, weights, (size_t)size);
 }
+#endif
 
 /* Finishes a serializer call that follows the size-query convention: *size gets
  * the exact byte count; a too-small (non-NULL) dst gives NPU_ERR_BUFFER_TOO_SMALL
@@ -887,6 +1031,7 @@ static void npu__payload_weights(npu__payload *p, const void *weights, uint64_t 
 static npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *what,
                                    size_t *size)
 {
+    NPU__MSG_UNUSED(what);
     if (s->overflow) return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: size overflows size_t", what);
     if (size != NULL) *size = s->len;
     if (s->dst != NULL && s->len > s->cap)
@@ -896,6 +1041,25 @@ static npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *w
     return NPU_OK;
 }
 
+#ifdef NPU__SOURCES
+/* Shared by the graph writer (7) and the IR payload writer (8d). */
+#define NPU__VERSION_7_0 (7u << 16)
+
+/* The WeightsPointerAttribute key names the compiler reads: those of the
+ * OpenVINO it was built with (ptr; np/ns; mpZ/msZ; mp/ms across OpenVINO
+ * versions). Every compiler that has a layout-B serializer option (2025
+ * npu_ud_2025_24 and later) is taken to read mp/ms, as the software NPU's
+ * release profiles record (sim/profile.c); a compiler without the option never
+ * gets layout B from the compile path. */
+static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const char **size_key)
+{
+    (void)compiler_version;
+    *ptr_key = "mp";
+    *size_key = "ms";
+}
+#endif
+
+#ifndef NPU_NO_GRAPH   /* sections 6 and 7 */
 /* ==== 6. Graph builder =================================================== */
 /* Owns: npu_graph and npu_node, the op table (IR type, opset, inference, XML
  * attributes), type/shape inference, batch re-inference and introspection.
@@ -1048,8 +1212,9 @@ typedef struct npu__op_info {
 
 static const npu__op_info npu__ops[NPU__OP_COUNT];
 
-static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; }
+NPU__MSG_ONLY(static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; })
 
+#ifndef NPU_NO_MESSAGES
 /* "Op 'name': detail" into m. */
 NPU__NOINLINE static void npu__vmsg(npu__msg *m, const npu_node *n, const char *fmt, va_list ap)
 {
@@ -1067,6 +1232,14 @@ static npu_status npu__ierr(npu__msg *m, const npu_node *n, npu_status status, c
     va_end(ap);
     return status;
 }
+#else
+static npu_status npu__ierr_site(npu__msg *m, npu_status status, unsigned line)
+{
+    npu__site_text(m->text, sizeof m->text, line);
+    return status;
+}
+#define npu__ierr(m, n, status, ...) npu__ierr_site((m), (status), NPU__SITE)
+#endif
 
 static uint32_t npu__hash(const char *s)
 {
@@ -1139,7 +1312,7 @@ static int npu__dim_mul(int64_t a, int64_t b, int64_t *out)
 /* Two dims that must be equal (a dynamic one matches anything). */
 static int npu__dims_match(int64_t a, int64_t b) { return a == b || npu__dim_dyn(a) || npu__dim_dyn(b); }
 
-static const char *npu__sh(const npu_shape *s, char *buf) { return npu__shape_str(s, buf, 96); }
+NPU__MSG_ONLY(static const char *npu__sh(const npu_shape *s, char *buf) { return npu__shape_str(s, buf, 96); })
 
 /* A compatible shape (dynamic dims match anything). */
 static int npu__shapes_match(const npu_shape *a, const npu_shape *b)
@@ -1173,7 +1346,7 @@ static npu_status npu__numeric(npu__msg *m, const npu_node *n)
 static npu_status npu__input_axis(npu__msg *m, const npu_node *n, int64_t axis, uint32_t *out)
 {
     const npu_shape *x = &n->inputs[0]->shape;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (npu__norm_axis(axis, x->rank, out)) return NPU_OK;
     return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s", (long long)axis,
                      npu__sh(x, s0));
@@ -1182,7 +1355,8 @@ static npu_status npu__input_axis(npu__msg *m, const npu_node *n, int64_t axis, 
 /* `value` has the type and a compatible shape of variable node `var`. */
 static npu_status npu__variable_fits(npu__msg *m, const npu_node *n, const npu_node *value, const npu_node *var)
 {
-    char s0[96], s1[96];
+    NPU__MSG_UNUSED(n);
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     if (value->type != var->type)
         return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s, variable '%s' has type %s",
                          npu_type_name(value->type), var->a.var.variable_id, npu_type_name(var->type));
@@ -1223,7 +1397,7 @@ static npu_status npu__infer_unary_arith(npu_node *n, npu__msg *m)
 static npu_status npu__infer_binary(npu_node *n, npu__msg *m)
 {
     const npu_node *a = n->inputs[0], *b = n->inputs[1];
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu_status st = npu__same_type(m, n, 1);
     if (st == NPU_OK) st = npu__numeric(m, n);
     if (st != NPU_OK) return st;
@@ -1266,7 +1440,7 @@ static npu_status npu__infer_matmul(npu_node *n, npu__msg *m)
     uint32_t ra = a->shape.rank, rb = b->shape.rank, rbatch = 0, i;
     int a_vec = ra == 1, b_vec = rb == 1;
     int64_t ka, kb, rows, cols;
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu_status st = npu__same_type(m, n, 1);
     if (st != NPU_OK) return st;
     if (ra == 0 || rb == 0)
@@ -1331,7 +1505,7 @@ static npu_status npu__infer_conv(npu_node *n, npu__msg *m)
     int group = n->op == NPU__OP_GROUP_CONVOLUTION;
     uint32_t r = x->shape.rank, sp, i, k0 = group ? 3u : 2u;
     int64_t cin, cout;
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu_status st = npu__same_type(m, n, 1);
     if (st != NPU_OK) return st;
     if (r < 3)
@@ -1398,7 +1572,7 @@ static npu_status npu__infer_pool(npu_node *n, npu__msg *m)
     const npu_node *x = n->inputs[0];
     uint32_t r = x->shape.rank, sp, i;
     npu_status st;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (r < 3)
         return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
                          npu__sh(&x->shape, s0));
@@ -1474,7 +1648,7 @@ static npu_status npu__infer_reshape(npu_node *n, npu__msg *m)
     uint64_t known = 1, total = 1;
     unsigned char copied[NPU_MAX_RANK] = {0};
     int dynamic = 0;
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu__shape_set(&n->shape, cnt);
     for (i = 0; i < cnt; i++) {
         int64_t d = t[i];
@@ -1527,7 +1701,7 @@ static npu_status npu__infer_squeeze(npu_node *n, npu__msg *m)
     const npu_node *x = n->inputs[0];
     uint32_t i, r = x->shape.rank, ax, cnt = 0;
     unsigned char drop[NPU_MAX_RANK] = {0};
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (n->n_inputs > 1) {
         const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
         for (i = 0; i < cnt; i++) {
@@ -1555,7 +1729,7 @@ static npu_status npu__infer_unsqueeze(npu_node *n, npu__msg *m)
     uint32_t cnt, i, j = 0, ax, out_rank;
     const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
     unsigned char add[NPU_MAX_RANK] = {0};
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     out_rank = x->shape.rank + cnt;
     if (out_rank > NPU_MAX_RANK)
         return npu__ierr(m, n, NPU_ERR_LIMIT, "input 0 has shape %s: the output would have rank %u > %d",
@@ -1581,7 +1755,7 @@ static npu_status npu__infer_transpose(npu_node *n, npu__msg *m)
     uint32_t cnt, i;
     const int64_t *perm = npu__const_i64(n->inputs[1], &cnt);
     unsigned char seen[NPU_MAX_RANK] = {0};
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (cnt != x->shape.rank)
         return npu__ierr(m, n, NPU_ERR_SHAPE, "perm has %u values, input 0 has shape %s", cnt,
                          npu__sh(&x->shape, s0));
@@ -1602,7 +1776,7 @@ static npu_status npu__infer_concat(npu_node *n, npu__msg *m)
 {
     const npu_node *x0 = n->inputs[0];
     uint32_t i, j, ax;
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu_status st = npu__input_axis(m, n, n->a.axis.axis, &ax);
     if (st != NPU_OK) return st;
     n->a.axis.axis = ax;
@@ -1723,10 +1897,11 @@ static npu_node *npu__graph_fail(npu_graph *g, npu_status status, const char *ms
         g->status = status;
         npu__strlcpy(g->first_error, msg, sizeof g->first_error);
     }
-    npu__fail(g->ctx, status, "%s", msg);
+    npu__fail_str(g->ctx, status, msg);
     return NULL;
 }
 
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(3, 4)
 static npu_node *npu__graph_failf(npu_graph *g, npu_status status, const char *fmt, ...)
 {
@@ -1737,6 +1912,15 @@ static npu_node *npu__graph_failf(npu_graph *g, npu_status status, const char *f
     va_end(ap);
     return npu__graph_fail(g, status, m.text);
 }
+#else
+static npu_node *npu__graph_fail_site(npu_graph *g, npu_status status, unsigned line)
+{
+    char text[24];
+    npu__site_text(text, sizeof text, line);
+    return npu__graph_fail(g, status, text);
+}
+#define npu__graph_failf(g, status, ...) npu__graph_fail_site((g), (status), NPU__SITE)
+#endif
 
 static const npu_node *npu__find_name(const npu_graph *g, const char *name, uint32_t hash)
 {
@@ -1931,6 +2115,7 @@ static npu_node *npu__op_finish(npu_graph *g, npu_node *n)
 }
 
 /* Fails an op between begin and finish (attribute checks that need the name). */
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(4, 5)
 static npu_node *npu__op_abort(npu_graph *g, npu_node *n, npu_status status, const char *fmt, ...)
 {
@@ -1942,6 +2127,14 @@ static npu_node *npu__op_abort(npu_graph *g, npu_node *n, npu_status status, con
     npu_arena_rewind(g->arena, g->pending_mark);
     return npu__graph_fail(g, status, m.text);
 }
+#else
+static npu_node *npu__op_abort_site(npu_graph *g, npu_status status, unsigned line)
+{
+    npu_arena_rewind(g->arena, g->pending_mark);
+    return npu__graph_fail_site(g, status, line);
+}
+#define npu__op_abort(g, n, status, ...) npu__op_abort_site((g), (status), NPU__SITE)
+#endif
 
 static npu_node *npu__simple(npu_graph *g, npu__op op, npu_node *const *inputs, uint32_t n_inputs,
                              const char *name)
@@ -1997,7 +2190,7 @@ NPU_API npu_status npu_graph_set_layout(npu_node *node, const char *layout)
     npu_graph *g;
     const char *why;
     uint32_t bad;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (node == NULL) return NPU_ERR_INVALID_ARGUMENT;
     g = node->graph;
     if (layout == NULL) layout = "";
@@ -2022,6 +2215,7 @@ NPU_API npu_status npu_graph_set_layout(npu_node *node, const char *layout)
 /* Checks a caller's type and shape for a source node; 0 (op aborted) if bad. */
 static int npu__check_source(npu_graph *g, npu_node *n, npu_type type, const npu_shape *shape)
 {
+    NPU__MSG_UNUSED(n);
     uint32_t i;
     if (!npu__type_valid(type))
         return npu__op_abort(g, n, NPU_ERR_TYPE, "unknown element type %d", (int)type) != NULL;
@@ -2042,7 +2236,7 @@ NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type t
     npu_node *n = npu__simple(g, NPU__OP_PARAMETER, NULL, 0, name);
     const char *why;
     uint32_t bad;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (n == NULL) return NULL;
     if (!npu__check_source(g, n, type, shape)) return NULL;
     if (layout == NULL) layout = "";
@@ -2065,7 +2259,7 @@ NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type ty
     npu_node *n = npu__simple(g, NPU__OP_CONSTANT, NULL, 0, name);
     uint64_t elements, need = 0;
     uint32_t i;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (n == NULL) return NULL;
     if (!npu__check_source(g, n, type, shape)) return NULL;
     for (i = 0; i < shape->rank; i++)
@@ -2302,7 +2496,7 @@ NPU_API npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char 
     npu__op_request rq;
     npu_node *n;
     uint32_t bad;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (g == NULL) return NULL;
     if (variable_id == NULL)
         return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "ReadValue '%s': variable_id is NULL",
@@ -2375,6 +2569,7 @@ static void npu__desc(const npu_node *n, const char *name, npu_tensor_desc *out)
 static npu_status npu__io(const npu_graph *g, npu__op op, uint32_t index, npu_tensor_desc *out,
                           const char *what)
 {
+    NPU__MSG_UNUSED(what);
     const npu_node *n;
     if (g == NULL || out == NULL) return NPU_ERR_INVALID_ARGUMENT;
     n = npu__nth(g, op, index);
@@ -2472,7 +2667,6 @@ NPU_API int64_t npu_graph_batch(const npu_graph *g)
  * Calls: section 5 (sinks, payload containers). Every writer runs twice, once
  * counting (dst NULL) and once writing, through the same code. */
 
-#define NPU__VERSION_7_0 (7u << 16)
 
 typedef struct npu__writer {
     npu__sink *s;
@@ -2512,19 +2706,6 @@ static npu_type npu__w_over(const npu__writer *w, const npu_node *n)
 static uint32_t npu__w_conv_id(const npu__writer *w, const npu_node *n)
 {
     return w->extra_base + (n->op == NPU__OP_RESULT ? w->g->cat_count[NPU__CAT_PARAMETER] : 0u) + n->cat_index;
-}
-
-/* The WeightsPointerAttribute key names the compiler reads: those of the
- * OpenVINO it was built with (ptr; np/ns; mpZ/msZ; mp/ms across OpenVINO
- * versions). Every compiler that has a layout-B serializer option (2025
- * npu_ud_2025_24 and later) is taken to read mp/ms, as the software NPU's
- * release profiles record (sim/profile.c); a compiler without the option never
- * gets layout B from the compile path. */
-static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const char **size_key)
-{
-    (void)compiler_version;
-    *ptr_key = "mp";
-    *size_key = "ms";
 }
 
 /* Bytes of the zero init Const written for ReadValue n (0: none written). */
@@ -3124,6 +3305,7 @@ static uint64_t npu__constants_bytes(const npu_graph *g, int *overflow)
 static npu_status npu__writer_check(const npu_graph *g, const npu_payload_options *opts, size_t *size,
                                     const char *what)
 {
+    NPU__MSG_UNUSED(what);
     if (g == NULL || size == NULL) return npu__fail(g ? g->ctx : NULL, NPU_ERR_INVALID_ARGUMENT,
                                                     "%s: graph or size is NULL", what);
     if (opts != NULL && (unsigned)opts->layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY)
@@ -3297,6 +3479,9 @@ static const npu__source npu__graph_source = {
     npu__gsrc_structure, npu__gsrc_constants};
 #endif /* NPU_NO_LEVEL_ZERO */
 
+#endif /* NPU_NO_GRAPH */
+
+#ifndef NPU_NO_IR   /* section 8 */
 /* ==== 8. IR loader ======================================================= */
 /* Owns: an allocation-free XML scanner (8a), the IR walker that counts, fills,
  * checks edges and streams the payload (8b), loading from memory and files (8c),
@@ -3359,6 +3544,7 @@ static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line,
     *col = (unsigned long)(pos - last) + 1;
 }
 
+#ifndef NPU_NO_MESSAGES
 /* The line of pos for warnings, which come in document order: counting
  * resumes where the previous call stopped, so that a file with one warning
  * per line is not scanned once per warning. */
@@ -3388,6 +3574,9 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
     npu__fail_more(x->ctx, "%s", x->where);
     return npu__fail_end(x->ctx, status);
 }
+#else
+#define npu__xml_fail(x, pos, status, ...) npu__fail_site((x)->ctx, (status), NPU__SITE)
+#endif
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -3518,6 +3707,7 @@ static int npu__xml_name_char(unsigned char c)
 /* Reads a name at x->s[p]; returns its length (0: error recorded). */
 static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_status *st)
 {
+    NPU__MSG_UNUSED(what);
     size_t q = p;
     if (q >= x->n || !npu__xml_name_start((unsigned char)x->s[q])) {
         *st = q >= x->n ? npu__xml_fail(x, q, NPU_ERR_PARSE, "unexpected end of file in %s", what)
@@ -4014,14 +4204,18 @@ typedef struct npu__irw {
 
 static void npu__irw_set_where(npu__irw *w)
 {
+#ifdef NPU_NO_MESSAGES
+    w->x.where[0] = '\0';
+#else
     if (w->ldepth == 0) {
         w->x.where[0] = '\0';
     } else {
         const npu__irl *l = &w->lstack[w->ldepth - 1];
         size_t nl = l->name_len > 80 ? 80 : l->name_len;
-        snprintf(w->x.where, sizeof w->x.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
+        npu__textf(w->x.where, sizeof w->x.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
                  (unsigned long)l->id, l->scope ? ", in a <body>" : "");
     }
+#endif
 }
 
 /* Parses an unsigned decimal in raw text [p, p+n) (surrounding spaces allowed). */
@@ -4185,6 +4379,7 @@ static int npu__ir_layout_axis(const char *layout, uint32_t rank)
  * mapped file changed underneath). */
 static npu_status npu__ir_changed(npu_context *ctx, const char *label)
 {
+    NPU__MSG_UNUSED(label);
     return npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
 }
 
@@ -4437,7 +4632,7 @@ static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
 {
     uint64_t bits, bytes, end;
     const npu__type_info *e;
-    char shape[64];
+    NPU__MSG_ONLY(char shape[64];)
     if (!l->has_data) return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Const without a <data> element");
     e = &npu__types[l->elem];
     if (!l->shape_given) {
@@ -4957,7 +5152,7 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
 {
     static const char *const names[4] = {"from-layer", "from-port", "to-layer", "to-port"};
     uint32_t v[4], scope = w->scope_stack[w->scope_depth];
-    const char *in_body = scope ? " in this <body>" : "";
+    NPU__MSG_ONLY(const char *in_body = scope ? " in this <body>" : "";)
     npu__xattr a;
     npu__ir_layer_rec *from, *to;
     const npu__ir_port_rec *fp;
@@ -4985,7 +5180,7 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
                              (unsigned long)v[0], (unsigned long)v[1], (int)(from->name_len > 80 ? 80 : from->name_len),
                              w->x.s + from->name, (unsigned long)v[1], in_body);
     if (npu__ir_find_port(ir, scope, v[2], v[3], 0) == NULL) {
-        unsigned long line = npu__xml_line(&w->x, t->begin);
+        NPU__MSG_ONLY(unsigned long line = npu__xml_line(&w->x, t->begin);)
         npu__log(w->x.ctx, NPU_LOG_WARN, "%s line %lu: edge to-layer %lu to-port %lu: layer '%.*s' has no input port %lu",
                  w->x.label, line, (unsigned long)v[2], (unsigned long)v[3],
                  (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
@@ -5139,7 +5334,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         for (i = 1; i < ir->n_layers && st == NPU_OK; i++) {
             if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
-                size_t later = a->pos > b->pos ? a->pos : b->pos, earlier = a->pos > b->pos ? b->pos : a->pos;
+                size_t earlier = a->pos > b->pos ? b->pos : a->pos;
+                NPU__MSG_ONLY(size_t later = a->pos > b->pos ? a->pos : b->pos;)
                 unsigned long l0, c0;
                 npu__xml_linecol(&wp->x, earlier, &l0, &c0);
                 wp->x.where[0] = '\0';
@@ -5155,7 +5351,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__K_RESULT && r->scope == 0 && r->edges_in == 0) {
-            snprintf(wp->x.where, sizeof wp->x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
+            npu__textf(wp->x.where, sizeof wp->x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
                      xml + r->name, (unsigned long)r->id);
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
@@ -5520,6 +5716,8 @@ static const npu__source npu__ir_source = {
     npu__isrc_structure, npu__isrc_constants};
 #endif /* NPU_NO_LEVEL_ZERO */
 
+#endif /* NPU_NO_IR */
+
 /* ==== 9. Level Zero binding ============================================== */
 /* Owns: our own declarations of the Intel NPU graph extension ABI (the Debian
  * loader headers are spec 1.4 and lack it), which table entries each extension
@@ -5756,6 +5954,8 @@ static const uint8_t npu__intel_npu_driver_uuid[16] = {0x01, 0x7d, 0xe9, 0x31, 0
 
 static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r)
 {
+    NPU__MSG_UNUSED(r);
+    NPU__MSG_UNUSED(what);
     return npu__fail(ctx, NPU_ERR_DRIVER, "%s failed: ze_result_t 0x%08x", what, (unsigned)r);
 }
 
@@ -6068,6 +6268,7 @@ static int npu__open_dir_of(const char *path, const char **base, int *out)
     return 0;
 }
 
+#ifndef NPU_NO_CACHE
 static int npu__fsync_dir_of(const char *path)
 {
     const char *base;
@@ -6077,6 +6278,7 @@ static int npu__fsync_dir_of(const char *path)
     close(fd);
     return err;
 }
+#endif
 
 /* Polite spin lock (record_lock); recordings are short and rare. */
 static void npu__model_lock(npu_model *m)
@@ -6107,9 +6309,9 @@ NPU_API size_t npu_device_size(void)
 
 #define NPU__MAX_DRIVERS 16
 #define NPU__MAX_DEVICES 16
-static const char npu__no_device_hint[] =
+NPU__MSG_ONLY(static const char npu__no_device_hint[] =
     "To run on the software NPU instead: make sim; then set "
-    "ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so (the Level Zero loader then loads it)";
+    "ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so (the Level Zero loader then loads it)";)
 
 /* Finds the graph extension of a driver: the highest 1.x version offered under a
  * name starting with "ZE_extension_graph". *version 0 if none. Also notes the
@@ -6582,13 +6784,14 @@ NPU_API size_t npu_model_size(uint32_t n_args)
  * message ("8", "dynamic"). */
 static npu_status npu__model_check_debatch(npu_model *m, const char *what)
 {
+    NPU__MSG_UNUSED(what);
     uint32_t i, k;
     if (m->n_states > 0)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
                          "debatched", what, (unsigned)m->n_states);
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
-        const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";
+        NPU__MSG_ONLY(const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";)
         if (a->kind >= NPU__ARG_STATE_IN) continue;
         if (a->desc.shape.rank == 0 || a->batch_axis >= a->desc.shape.rank)
             return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch batch %s into",
@@ -6617,8 +6820,11 @@ static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
     char what[24];
     uint32_t i;
     npu_status st;
+    npu__sink s;
     if (n <= 1 || n == m->batch_lists) return NPU_OK;
-    snprintf(what, sizeof what, "%u", (unsigned)n);
+    npu__sink_init(&s, what, sizeof what - 1);
+    npu__sink_u64_dec(&s, n);
+    what[s.len] = '\0';
     st = npu__model_check_debatch(m, what);
     if (st != NPU_OK) return st;
     for (i = 0; i < m->n_args; i++)
@@ -6928,6 +7134,8 @@ typedef struct npu__create_args {
  * the stack). */
 static void npu__fail_more_build_log(npu_device *d, const char *sep, const char *none)
 {
+    NPU__MSG_UNUSED(none);
+    NPU__MSG_UNUSED(sep);
     npu_context *ctx = d->ctx;
     uint32_t size = 0;
     size_t len;
@@ -6996,6 +7204,7 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
         fn = "pfnCreate";
         r = d->g->pfnCreate(d->zctx, d->device, &desc1, &graph);
     }
+    NPU__MSG_UNUSED(fn);
     if (r != ZE_RESULT_SUCCESS) {
         npu_arena_rewind(arena, c->transient_mark);
         if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE) {
@@ -7338,6 +7547,11 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
         if (o->output_types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(o->output_types[i]))
             return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: output %u type %d is invalid",
                              (unsigned)i, (int)o->output_types[i]);
+#ifdef NPU_NO_CACHE
+    if (o->cache_dir != NULL)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "compile options: cache_dir is set, but npu was built with "
+                         "NPU_NO_CACHE (no model cache)");
+#endif
     return NPU_OK;
 }
 
@@ -7364,6 +7578,7 @@ static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_co
     return NPU_OK;
 }
 
+#if defined(NPU__SOURCES)
 static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
                               const npu__io_list *outl)
 {
@@ -7372,6 +7587,7 @@ static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o,
     npu__flags_write(&s, d, o, in, outl);
     return NPU_ARENA_ROUND(s.len + 1);
 }
+#endif
 
 /* NH128 (section 13b) over the payload, the build flags and every weight byte
  * the payload points at: the driver's disk cache key for a layout-B payload. */
@@ -7476,12 +7692,13 @@ NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, 
     st = npu__compile(dev, arena, payload, size, flags, opts, mark, in.layout_b, NULL, out);
     if (st == NPU_OK) {
         (*out)->info.requested_mode = opts != NULL ? opts->batch_mode : NPU_BATCH_AUTO;
-        snprintf((*out)->info.batch_reason, sizeof (*out)->info.batch_reason,
+        npu__textf((*out)->info.batch_reason, sizeof (*out)->info.batch_reason,
                  "a caller-built payload is compiled as it is (npu does not look for a batch in it)");
     }
     return st;
 }
 
+#if defined(NPU__SOURCES)
 /* The payload layout a compile uses (ir_version 0: a graph, IR v11). Layout B
  * only where the compiler has a serializer option to be told so (checked at
  * device open), and never for IR v10 (OpenVINO's
@@ -7502,6 +7719,7 @@ static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compil
     if (!quiet) npu__log(d->ctx, NPU_LOG_INFO, "compile: payload layout A (weights copied): %s", why);
     return NPU_PAYLOAD_WEIGHTS_COPY;
 }
+#endif
 
 /* ---- Import / export ---- */
 
@@ -7608,14 +7826,14 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         m->info.original_batch = meta.batch_size;
     }
     if (meta.batch_size == NPU_DIM_DYNAMIC)
-        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a dynamic "
+        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a dynamic "
                  "batch; debatched into 1..max_batch command lists (PLUGIN)");
     else if (meta.batch_size > 1)
-        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records batch "
+        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records batch "
                  "%lld; debatched into %lld command lists (PLUGIN)", (long long)meta.batch_size,
                  (long long)meta.batch_size);
     else
-        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
+        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
                  "run as it is");
     m->info.import_ns = npu__now_ns() - t0;
     *out = m;
@@ -7763,12 +7981,12 @@ NPU_API npu_status npu_model_export_file(npu_model *model, const char *path)
          * umask, as for any file a program creates. */
         struct timespec ts;
         unsigned attempt;
-        snprintf(tmp, sizeof tmp, "%s.tmp-", base);
+        npu__temp_name(tmp, sizeof tmp, base, 0, 0);
         (void)npu__remove_orphans_at(dir, tmp);
         if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
         for (attempt = 0; attempt < 8; attempt++) {
-            snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%llx", base, (long)getpid(),
-                     (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec + attempt);
+            npu__temp_name(tmp, sizeof tmp, base, 1,
+                           (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + attempt);
             do {
                 fd = openat(dir, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
             } while (fd < 0 && errno == EINTR);
@@ -7861,6 +8079,7 @@ NPU_API const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
     return m && i < m->n_states ? &m->args[m->order[m->n_inputs + m->n_outputs + 2 * i]].desc : NULL;
 }
 
+#ifdef NPU__SOURCES
 /* ---- Compile from a graph or an IR: sources, batching, the cache ----------
  * Owns: npu_model_compile_graph / _ir and their size queries. Sees the model
  * only through its npu__source table (section 1; the graph's in section 7, the
@@ -7987,6 +8206,7 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     return st;
 }
 
+#ifndef NPU_NO_CACHE
 /* The build flags of `src` with these options into the arena (for the cache
  * key); the caller rewinds. */
 static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
@@ -7998,6 +8218,7 @@ static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__mod
     in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     return npu__flags_alloc(d, arena, o, &in, &outl, flags);
 }
+#endif
 
 
 /* What analysing the model's inputs and outputs found. */
@@ -8016,12 +8237,16 @@ typedef struct npu__batch_plan {
  * 2: the batch axis only from a layout naming N (no axis-0 default). */
 #define NPU__BATCH_RULE 2
 
+/* "dynamic" or the number (cap >= 24: exact, part of a cache entry's descriptor). */
 static void npu__batch_text(int64_t n, char *buf, size_t cap)
 {
+    npu__sink s;
+    npu__sink_init(&s, buf, cap - 1);
     if (n == NPU_DIM_DYNAMIC)
-        snprintf(buf, cap, "dynamic");
+        npu__sink_str(&s, "dynamic");
     else
-        snprintf(buf, cap, "%lld", (long long)n);
+        npu__sink_i64_dec(&s, n);
+    buf[s.len < cap - 1 ? s.len : cap - 1] = '\0';
 }
 
 /* Input / output i of the source with its batch axis: the 'N' of its layout
@@ -8061,11 +8286,11 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         if (npu__src_io(s, 0, i, &d, &axis, &has_n) != NPU_OK) continue;
         if (!has_n) {
             if (why_missing[0] == '\0')
-                snprintf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
+                npu__textf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
                          d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
             for (k = 0; k < d.shape.rank && why_dynamic[0] == '\0'; k++)
                 if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
-                    snprintf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
+                    npu__textf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
                              "no layout naming N", d.name, (unsigned)k);
             continue;
         }
@@ -8080,18 +8305,18 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             mismatch = 1;
             npu__batch_text(n, a, sizeof a);
             npu__batch_text(v, b, sizeof b);
-            snprintf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
+            npu__textf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
                      a, d.name, b);
         }
         if (shown == 1 && v != 1) shown = v;
         if (axis != 0 && why_axis[0] == '\0')
-            snprintf(why_axis, sizeof why_axis,
+            npu__textf(why_axis, sizeof why_axis,
                      "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
                      (unsigned)axis, d.layout);
     }
     if (!found) {
         p->no_layout = 1;
-        snprintf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
+        npu__textf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
                  why_missing, why_missing[0] ? ")" : "", why_dynamic);
         return;
     }
@@ -8103,7 +8328,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     }
     if (mismatch) return;
     if (n_states > 0) {
-        snprintf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
+        npu__textf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
         return;
     }
     if (why_missing[0] != '\0') {
@@ -8117,12 +8342,12 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     for (i = 0; i < n_out; i++) {
         if (npu__src_io(s, 1, i, &d, &axis, &has_n) != NPU_OK) continue;
         if (!has_n) {
-            snprintf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
+            npu__textf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
                      d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
             return;
         }
         if (axis != 0) {
-            snprintf(p->why, sizeof p->why,
+            npu__textf(p->why, sizeof p->why,
                      "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
                      d.name, (unsigned)axis, d.layout);
             return;
@@ -8130,7 +8355,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         if (d.shape.dims[0] != declared) {
             npu__batch_text(d.shape.dims[0], b, sizeof b);
             npu__batch_text(declared, a, sizeof a);
-            snprintf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
+            npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
             return;
         }
     }
@@ -8186,7 +8411,9 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
 static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                     const npu_compile_options *o, const npu__form *form, npu_model **out)
 {
+#ifndef NPU_NO_CACHE
     if (o != NULL && o->cache_dir != NULL) return npu__cache_compile(d, arena, src, o, form, out);
+#endif
     return npu__form_compile(d, arena, src, o, form, out);
 }
 
@@ -8208,8 +8435,9 @@ static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, c
  * the fix. */
 static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
 {
+    NPU__MSG_UNUSED(s);
     char b[24];
-    int layout = strstr(p->why, "layout naming N") != NULL;
+    NPU__MSG_ONLY(int layout = strstr(p->why, "layout naming N") != NULL;)
     if (p->no_layout)
         return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
                          p->why, s->ops->layout_fix);
@@ -8220,6 +8448,7 @@ static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s,
 
 static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
 {
+    NPU__MSG_UNUSED(why);
     char b[24];
     npu__batch_text(p->n, b, sizeof b);
     npu__log(ctx, NPU_LOG_INFO,
@@ -8368,6 +8597,7 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     return NPU_OK;
 }
 
+#ifndef NPU_NO_GRAPH
 NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
                                    const npu_compile_options *opts, npu_model **out)
 {
@@ -8386,6 +8616,9 @@ NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph
     return npu__compile_src_size(dev, &s, opts, bytes);
 }
 
+#endif
+
+#ifndef NPU_NO_IR
 NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
                                 const npu_compile_options *opts, npu_model **out)
 {
@@ -8403,6 +8636,8 @@ NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, 
     s.src = ir;
     return npu__compile_src_size(dev, &s, opts, bytes);
 }
+#endif
+#endif /* NPU__SOURCES */
 
 /* ==== 12. Request ======================================================== */
 
@@ -8682,6 +8917,7 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
         return npu__fail(q->ctx, NPU_ERR_NOT_FOUND, "the model has no %s %u (it has %u)", output ? "output" : "input",
                          (unsigned)index, (unsigned)(output ? m->n_outputs : m->n_inputs));
     a = &m->args[i];
+    NPU__MSG_UNUSED(a);
     ra = &q->a[i];
     if (ptr != NULL && size < npu__req_arg_bytes(q, i, q->n_lists))
         return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': buffer of %zu bytes, %llu needed",
@@ -8929,6 +9165,7 @@ NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, 
     if (out != NULL) *out = NULL;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
+#ifndef NPU_NO_GRAPH
 NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
                                    const npu_compile_options *opts, npu_model **out)
 {
@@ -8948,6 +9185,8 @@ NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph
     if (bytes != NULL) *bytes = 0;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
+#endif
+#ifndef NPU_NO_IR
 NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
                                 const npu_compile_options *opts, npu_model **out)
 {
@@ -8967,6 +9206,7 @@ NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, 
     if (bytes != NULL) *bytes = 0;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
+#endif
 NPU_API npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
                             const npu_import_options *opts, npu_model **out)
 {
@@ -9223,6 +9463,7 @@ typedef struct npu__meta_cursor {
 static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *v,
                                  const char *field)
 {
+    NPU__MSG_UNUSED(field);
     if (c->end - c->pos < bytes)
         return npu__fail(c->ctx, NPU_ERR_FORMAT,
                          "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
@@ -9235,6 +9476,7 @@ static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *
 }
 
 /* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(2, 3)
 static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
 {
@@ -9246,6 +9488,9 @@ static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
     return npu__fail(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
                      (unsigned)(c->version & 0xffffu), what);
 }
+#else
+#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU_ERR_FORMAT, NPU__SITE)
+#endif
 
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
 static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
@@ -9265,8 +9510,8 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     out->n_output_layouts = (uint32_t)n_out;
     total = (uint32_t)(n_in + n_out);
     for (i = 0; i < total; i++) {
-        const char *kind = i < out->n_input_layouts ? "input" : "output";
-        uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;
+        NPU__MSG_ONLY(const char *kind = i < out->n_input_layouts ? "input" : "output";)
+        NPU__MSG_ONLY(uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;)
         if ((st = npu__meta_take(c, 2, &len, "layout length")) != NPU_OK) return st;
         if (len > NPU_LAYOUT_MAX - 1) {
             return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
@@ -9681,6 +9926,7 @@ static uint64_t npu__input_hash(const void *payload, size_t size, const char *fl
     return dg.h[0] ^ dg.h[1];
 }
 
+#ifndef NPU_NO_CACHE   /* 13c-13d */
 static int npu__digest_equal(const npu__digest *x, const npu__digest *y)
 {
     return x->h[0] == y->h[0] && x->h[1] == y->h[1];
@@ -9903,6 +10149,7 @@ static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const
 }
 
 /* Logs why the cache did not help and returns `status`. */
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(4, 5)
 static npu_status npu__cache_warn(npu_context *ctx, npu_log_level level, npu_status status,
                                   const char *fmt, ...)
@@ -9915,6 +10162,14 @@ static npu_status npu__cache_warn(npu_context *ctx, npu_log_level level, npu_sta
     npu__log(ctx, level, "model cache: %s", line);
     return status;
 }
+#else
+static npu_status npu__cache_warn_site(npu_context *ctx, npu_status status)
+{
+    NPU__UNUSED(ctx);
+    return status;
+}
+#define npu__cache_warn(ctx, level, status, ...) npu__cache_warn_site((ctx), (status))
+#endif
 
 static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
                               uint64_t payload_size)
@@ -10028,6 +10283,7 @@ typedef struct npu__cache_writer {
 
 /* Logs why the writer does not store (a warning) and keeps it for
  * npu_model_info.cache_note; returns status. */
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(3, 4)
 static npu_status npu__cache_writer_warn(npu__cache_writer *w, npu_status status, const char *fmt, ...)
 {
@@ -10038,6 +10294,14 @@ static npu_status npu__cache_writer_warn(npu__cache_writer *w, npu_status status
     npu__log(w->ctx, NPU_LOG_WARN, "model cache: %s", w->reason);
     return status;
 }
+#else
+static npu_status npu__cache_writer_site(npu__cache_writer *w, npu_status status, unsigned line)
+{
+    npu__site_text(w->reason, sizeof w->reason, line);
+    return status;
+}
+#define npu__cache_writer_warn(w, status, ...) npu__cache_writer_site((w), (status), NPU__SITE)
+#endif
 
 /* mkdir -p: creates dir and its missing parents, each with mode 0777 less
  * the umask (as mkdir(1) does). Returns 0 or the errno of the first level
@@ -10192,6 +10456,7 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
             unlink(w->temp_path);
         }
     }
+    NPU__MSG_UNUSED(step);
     if (err != 0) {
         npu__cache_writer_abort(w);
         return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot store '%s' (%s: %s); continuing without it",
@@ -10250,7 +10515,7 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
     npu_status status = NPU_ERR_FORMAT;
     size_t i;
     if (size < NPU__CACHE_HEADER) {
-        snprintf(reason, reason_cap, "truncated: %zu bytes, less than the %u-byte header", size,
+        npu__textf(reason, reason_cap, "truncated: %zu bytes, less than the %u-byte header", size,
                  NPU__CACHE_HEADER);
         return NPU_ERR_FORMAT;
     }
@@ -10263,48 +10528,48 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
     got.compiler_version = (uint32_t)npu__le_get(p + NPU__CACHE_OFF_COMPILER, 4);
     got.npu_version = (uint32_t)npu__le_get(p + NPU__CACHE_OFF_NPUVER, 4);
     if (memcmp(p, NPU__CACHE_MAGIC, 8) != 0) {
-        snprintf(reason, reason_cap, "not a cache entry (bad magic)");
+        npu__textf(reason, reason_cap, "not a cache entry (bad magic)");
     } else if (npu__le_get(p + 8, 4) != NPU__CACHE_FORMAT) {
-        snprintf(reason, reason_cap, "format version %u, this library reads %u",
+        npu__textf(reason, reason_cap, "format version %u, this library reads %u",
                  (unsigned)npu__le_get(p + 8, 4), NPU__CACHE_FORMAT);
     } else if (npu__le_get(p + 12, 4) != NPU__CACHE_HEADER) {
-        snprintf(reason, reason_cap, "header size %u, expected %u",
+        npu__textf(reason, reason_cap, "header size %u, expected %u",
                  (unsigned)npu__le_get(p + 12, 4), NPU__CACHE_HEADER);
     } else if (payload_size != (uint64_t)size - NPU__CACHE_HEADER) {
-        snprintf(reason, reason_cap,
+        npu__textf(reason, reason_cap,
                  "payload size %llu does not match the file (%zu bytes after the header): "
                  "truncated or extended",
                  (unsigned long long)payload_size, size - NPU__CACHE_HEADER);
     } else if (!npu__digest_equal(&got.key, &expected->key)) {
-        snprintf(reason, reason_cap, "key in the entry differs from its file name");
+        npu__textf(reason, reason_cap, "key in the entry differs from its file name");
     } else if (!npu__digest_equal(&got.check, &expected->check)) {
-        snprintf(reason, reason_cap,
+        npu__textf(reason, reason_cap,
                  "check digest differs: another model with the same key");
     } else if (got.compiler_version != expected->compiler_version) {
-        snprintf(reason, reason_cap, "compiler version 0x%08x, expected 0x%08x",
+        npu__textf(reason, reason_cap, "compiler version 0x%08x, expected 0x%08x",
                  (unsigned)got.compiler_version, (unsigned)expected->compiler_version);
     } else if (got.npu_version != expected->npu_version) {
-        snprintf(reason, reason_cap, "written by npu 0x%06x, this is 0x%06x",
+        npu__textf(reason, reason_cap, "written by npu 0x%06x, this is 0x%06x",
                  (unsigned)got.npu_version, (unsigned)expected->npu_version);
     } else if (strnlen(expected->platform, NPU__CACHE_PLATFORM_MAX) >= NPU__CACHE_PLATFORM_MAX ||
                strncmp((const char *)p + NPU__CACHE_OFF_PLATFORM, expected->platform,
                        NPU__CACHE_PLATFORM_MAX) != 0) {
-        snprintf(reason, reason_cap, "platform differs");
+        npu__textf(reason, reason_cap, "platform differs");
     } else if (strnlen(expected->descriptor, NPU__CACHE_DESCRIPTOR_MAX) >= NPU__CACHE_DESCRIPTOR_MAX ||
                strncmp((const char *)p + NPU__CACHE_OFF_DESCRIPTOR, expected->descriptor,
                        NPU__CACHE_DESCRIPTOR_MAX) != 0) {
-        snprintf(reason, reason_cap, "descriptor differs");
+        npu__textf(reason, reason_cap, "descriptor differs");
     } else {
         for (i = NPU__CACHE_FIELDS_END; i < NPU__CACHE_HEADER && p[i] == 0; i++) {}
         if (i < NPU__CACHE_HEADER) {
-            snprintf(reason, reason_cap, "non-zero byte at header offset %zu", i);
+            npu__textf(reason, reason_cap, "non-zero byte at header offset %zu", i);
         } else {
             npu__nh128_init(&sum, NPU__SEED_CHECKSUM);
             npu__nh128_update(&sum, p + NPU__CACHE_HEADER, size - NPU__CACHE_HEADER);
             digest = npu__cache_checksum(&sum, p);
             if (digest.h[0] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM, 8) ||
                 digest.h[1] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM + 8, 8)) {
-                snprintf(reason, reason_cap, "checksum mismatch: corrupt entry");
+                npu__textf(reason, reason_cap, "checksum mismatch: corrupt entry");
             } else {
                 status = NPU_OK;
             }
@@ -10337,7 +10602,7 @@ NPU__NOINLINE static npu_status npu__cache_open(npu_context *ctx, const char *di
     /* No ctx: a path too long is a miss (and a warning), not the compile's error. */
     status = npu__cache_entry_path(NULL, dir, &expected->key, path, NPU__CACHE_PATH_MAX);
     if (status != NPU_OK) {
-        snprintf(out->reason, sizeof out->reason, "%s",
+        npu__textf(out->reason, sizeof out->reason, "%s",
                  dir == NULL ? "no directory" : "directory path too long");
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss: %s ('%.64s...')", out->reason,
                                dir == NULL ? "" : dir);
@@ -10375,6 +10640,7 @@ static void npu__cache_close(npu__cache_mapping *m)
     m->payload_size = 0;
 }
 
+#endif /* NPU_NO_CACHE (13c-13d) */
 #endif /* NPU_NO_LEVEL_ZERO (13b-13d) */
 
 /* ---- 13e. The cache in the compile path ---------------------------------
@@ -10383,7 +10649,7 @@ static void npu__cache_close(npu__cache_mapping *m)
  * name a cache_dir: a hit is imported, a miss compiled and stored.
  * Calls: sections 5 (sinks), 11 (build flags, import, npu__form_compile),
  * 13a-d (metadata, hash, entries). */
-#ifndef NPU_NO_LEVEL_ZERO
+#if !defined(NPU_NO_LEVEL_ZERO) && !defined(NPU_NO_CACHE)
 
 /* A sink that feeds the key (for fields written with the sink helpers). */
 static void npu__key_sink(npu__sink *s, npu__cache_key *k)
@@ -10616,7 +10882,7 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
         char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
         st = path != NULL ? npu__cache_open(d->ctx, o->cache_dir, &fields, &map, path) : NPU_ERR_ARENA_TOO_SMALL;
         npu_arena_rewind(arena, pmark);
-        if (path == NULL) snprintf(map.reason, sizeof map.reason, "no arena room for the entry's path");
+        if (path == NULL) npu__textf(map.reason, sizeof map.reason, "no arena room for the entry's path");
     }
     if (st == NPU_OK) {
         st = npu__cache_import(d, arena, o, &map, &m);
@@ -10636,14 +10902,14 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
         if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
         npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
                  "recompiling and replacing it", npu_status_string(st));
-        snprintf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
+        npu__textf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
     }
     st = npu__form_compile(d, arena, src, o, form, &m);
     if (st != NPU_OK) return st;
-    snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
+    npu__textf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
     npu__cache_store_model(m, arena, o->cache_dir, &fields);
     *out = m;
     return NPU_OK;
 }
 
-#endif /* NPU_NO_LEVEL_ZERO */
+#endif /* NPU_NO_LEVEL_ZERO, NPU_NO_CACHE */
