@@ -6820,11 +6820,12 @@ static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
     char what[24];
     uint32_t i;
     npu_status st;
-    npu__sink s;
     if (n <= 1 || n == m->batch_lists) return NPU_OK;
-    npu__sink_init(&s, what, sizeof what - 1);
-    npu__sink_u64_dec(&s, n);
-    what[s.len] = '\0';
+#ifndef NPU_NO_MESSAGES
+    snprintf(what, sizeof what, "%u", (unsigned)n);
+#else
+    what[0] = '\0';
+#endif
     st = npu__model_check_debatch(m, what);
     if (st != NPU_OK) return st;
     for (i = 0; i < m->n_args; i++)
@@ -7128,14 +7129,13 @@ typedef struct npu__create_args {
     uint64_t hash;
 } npu__create_args;
 
+#ifndef NPU_NO_MESSAGES
 /* Reads the calling thread's last create-failure log (ext >= 1.4) into buf. */
 /* Appends the driver's build log to the message being recorded (under the
  * message lock, straight into the context: a log of kilobytes never sits on
  * the stack). */
 static void npu__fail_more_build_log(npu_device *d, const char *sep, const char *none)
 {
-    NPU__MSG_UNUSED(none);
-    NPU__MSG_UNUSED(sep);
     npu_context *ctx = d->ctx;
     uint32_t size = 0;
     size_t len;
@@ -7159,6 +7159,9 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
     }
     npu__ctx_unlock(ctx);
 }
+#else
+#define npu__fail_more_build_log(d, sep, none) NPU__UNUSED(d)   /* the site alone */
+#endif
 
 static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__create_args *c, npu_model **out)
 {
