@@ -125,7 +125,7 @@ IR_DATA      := $(IR_SRC:tests/data/%=$(B)/data/%) $(IR_SRC:tests/data/%.xml=$(B
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
         install install-sim uninstall clean demo examples tools data bench docs fuzz check-stack check-single-file \
         check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install \
-        check-sim-layers
+        check-sim-layers size check-size
 
 all: lib sim tools data
 
@@ -288,18 +288,37 @@ check-cxx:
 	$(CXX) -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c tests/cxx_header.cpp -o $(B)/cxx_header.o
 	@echo "check-cxx: npu.h compiles as C++"
 
+# Each NPU_NO_* macro alone, all of them together, and the three appliance
+# sets of `make size` (npu.h, "Building"): gcc and clang, no warnings.
+empty :=
+space := $(empty) $(empty)
+comma := ,
+NO_ALL := -DNPU_NO_GRAPH -DNPU_NO_IR -DNPU_NO_CACHE -DNPU_NO_MESSAGES
+STRICT_VARIANTS := graph:-DNPU_NO_GRAPH ir:-DNPU_NO_IR cache:-DNPU_NO_CACHE msg:-DNPU_NO_MESSAGES \
+                   all:$(subst $(space),$(comma),$(NO_ALL)) \
+                   ir-cache:-DNPU_NO_GRAPH graph-only:-DNPU_NO_IR,-DNPU_NO_CACHE \
+                   graph-only-msg:-DNPU_NO_IR,-DNPU_NO_CACHE,-DNPU_NO_MESSAGES \
+                   ir-cache-msg:-DNPU_NO_GRAPH,-DNPU_NO_MESSAGES blob:-DNPU_NO_GRAPH,-DNPU_NO_IR,-DNPU_NO_CACHE
 check-strict:
 	@mkdir -p $(B)/strict
 	gcc   $(STRICT) -O2 $(ZE_CFLAGS) -c npu.c -o $(B)/strict/npu-gcc.o
 	clang $(STRICT) -O2 $(ZE_CFLAGS) -c npu.c -o $(B)/strict/npu-clang.o
 	gcc   $(STRICT) -O2 -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/strict/npu-gcc-nolz.o
 	clang $(STRICT) -O2 -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/strict/npu-clang-nolz.o
+	@for v in $(STRICT_VARIANTS); do name=$${v%%:*}; defs=$$(echo "$${v#*:}" | tr ',' ' '); \
+	  for cc in gcc clang; do \
+	    $$cc $(STRICT) -O2 $(ZE_CFLAGS) $$defs -c npu.c -o $(B)/strict/npu-$$cc-$$name.o || \
+	      { echo "check-strict: $$cc $$defs failed"; exit 1; }; \
+	  done; done
 	@if nm -u $(B)/strict/npu-gcc-nolz.o | grep -q ' ze'; then \
 	  echo "check-strict: NPU_NO_LEVEL_ZERO build still references Level Zero"; exit 1; fi
-	@echo "check-strict: gcc and clang, with and without Level Zero: no warnings"
+	@if nm $(B)/strict/npu-gcc-all.o | grep -q ' U .*printf'; then \
+	  echo "check-strict: the build with every NPU_NO_* still calls printf:" \
+	       $$(nm $(B)/strict/npu-gcc-all.o | grep ' U .*printf'); exit 1; fi
+	@echo "check-strict: gcc and clang, with and without Level Zero, each NPU_NO_* and all of them: no warnings"
 
 check-nomalloc: $(B)/npu.o check-strict
-	@bad=$$(nm -u $(B)/npu.o $(B)/strict/npu-clang.o | awk '{print $$2}' | \
+	@bad=$$(nm -u $(B)/npu.o $(B)/strict/npu-clang.o $(B)/strict/npu-gcc-all.o $(B)/strict/npu-clang-all.o | awk '{print $$2}' | \
 	  grep -E '^(malloc|calloc|realloc|free|strdup|strndup|aligned_alloc|posix_memalign|reallocarray)$$' | sort -u | tr '\n' ' '); \
 	if [ -n "$$bad" ]; then echo "check-nomalloc: npu.o references $$bad"; exit 1; fi; \
 	echo "check-nomalloc: npu.o references no heap allocator"
@@ -361,7 +380,84 @@ check-single-file:
 	@$(B)/single/single_file
 	@echo "check-single-file: NPU_STATIC builds warning-free with gcc and clang and exports nothing"
 
-check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers check-stack check-single-file
+# ---- code size: what npu adds to three appliance programs ----------------
+# Each size/appliance_<p>.c is compiled and linked with npu.c at -Os with
+# -ffunction-sections -fdata-sections -Wl,--gc-sections, npu.c built with the
+# NPU_NO_* macros the program can use, once with and once without
+# NPU_NO_MESSAGES. Method: the link writes a map (-Wl,-Map); scripts/size-map.awk
+# sums the input sections of npu's object that the linker kept in .text and in
+# .rodata (+ .data.rel.ro): npu's own bytes in that program, after --gc-sections,
+# libc and the Level Zero loader not counted. `make size` fails above the
+# budgets (SIZE_BUDGET_<p>, .text bytes; with NPU_NO_MESSAGES 75% of it). It
+# also links the graph and IR programs against npu.c built with no macro at
+# all and checks with nm that the graph program keeps no IR-loader symbol and
+# the IR program no graph-builder symbol (the model-source table, npu.c
+# section 1). check-size (in make check) runs the programs built with every
+# macro they allow on the software NPU and holds .text under SIZE_CEILING_<p>,
+# the figures of this tree plus 3%, so that growth is seen where it happens.
+SIZE_DIR     := $(B)/size
+SIZE_PROGS   := blob ir graph
+SIZE_DEFS_blob  := -DNPU_NO_GRAPH -DNPU_NO_IR -DNPU_NO_CACHE
+SIZE_DEFS_ir    := -DNPU_NO_GRAPH
+SIZE_DEFS_graph := -DNPU_NO_IR -DNPU_NO_CACHE
+# <program>:<.text budget>:<.text budget with NPU_NO_MESSAGES> (issue 14's goals)
+SIZE_LIMITS  := blob:16384:12288 ir:49152:36864 graph:49152:36864
+# check-size: this tree's figures (gcc 12, x86-64) plus about 3%
+SIZE_CEILINGS := blob:17000:13900 ir:59300:50200 graph:43300:36000
+SIZE_CC      := $(CC) -std=c11 -Os -ffunction-sections -fdata-sections $(ZE_CFLAGS)
+# Builds $(SIZE_DIR)/<p>-<variant> and prints "text N rodata N" for npu's part.
+# $(1) program, $(2) variant name, $(3) macros.
+size_link = mkdir -p $(SIZE_DIR) && \
+	$(SIZE_CC) $(3) -c npu.c -o $(SIZE_DIR)/npu-$(1)-$(2).o && \
+	$(SIZE_CC) $(3) -I. -c size/appliance_$(1).c -o $(SIZE_DIR)/app-$(1)-$(2).o && \
+	$(CC) -Wl,--gc-sections -Wl,-Map=$(SIZE_DIR)/$(1)-$(2).map -o $(SIZE_DIR)/appliance_$(1)-$(2) \
+	  $(SIZE_DIR)/app-$(1)-$(2).o $(SIZE_DIR)/npu-$(1)-$(2).o $(ZE_LIBS) && \
+	awk -v obj=$(SIZE_DIR)/npu-$(1)-$(2).o -f scripts/size-map.awk $(SIZE_DIR)/$(1)-$(2).map
+
+size: $(wildcard size/*.c) scripts/size-map.awk $(NPU_DEPS)
+	@fail=0; printf '%-34s %8s %8s %8s\n' 'npu in the program (-Os, gc-sections)' .text .rodata budget; \
+	for p in $(SIZE_PROGS); do \
+	  case $$p in blob) defs='$(SIZE_DEFS_blob)'; what='blob -> infer';; \
+	    ir) defs='$(SIZE_DEFS_ir)'; what='IR + cache -> infer';; \
+	    graph) defs='$(SIZE_DEFS_graph)'; what='graph -> infer';; esac; \
+	  lim=$$(for l in $(SIZE_LIMITS); do case $$l in $$p:*) echo $$l;; esac; done); \
+	  for v in messages nomsg; do \
+	    if [ $$v = nomsg ]; then d="$$defs -DNPU_NO_MESSAGES"; b=$${lim##*:}; w="$$what, NO_MESSAGES"; \
+	    else d="$$defs"; b=$${lim#*:}; b=$${b%%:*}; w="$$what"; fi; \
+	    set -- $$($(call size_link,$$p,$$v,$$d)) || exit 1; \
+	    flag=''; if [ "$$2" -gt $$b ]; then flag='  OVER BUDGET'; fail=1; fi; \
+	    printf '%-34s %8d %8d %8d%s\n' "$$w" $$2 $$4 $$b "$$flag"; \
+	  done; \
+	done; \
+	for p in ir graph; do set -- $$($(call size_link,$$p,plain,)) || exit 1; \
+	  printf '%-34s %8d %8d\n' "$$p, no NPU_NO_* macro" $$2 $$4; done; \
+	bad=$$(nm $(SIZE_DIR)/appliance_graph-plain | grep -E ' (npu_ir_|npu__irw|npu__isrc_)'); \
+	if [ -n "$$bad" ]; then echo "size: the graph program links IR code:" $$bad; fail=1; fi; \
+	bad=$$(nm $(SIZE_DIR)/appliance_ir-plain | grep -E ' (npu_graph_|npu__x_|npu__gsrc_|npu__infer_)'); \
+	if [ -n "$$bad" ]; then echo "size: the IR program links graph code:" $$bad; fail=1; fi; \
+	if [ $$fail -ne 0 ]; then echo "size: FAILED (see above)"; exit 1; fi; \
+	echo "size: every program within its budget; graph and IR programs link only their own source"
+
+# make size under this tree's ceilings, then the programs built with every
+# macro they allow run on the software NPU: the graph; the IR twice (a cache
+# miss, then a hit); the blob npu-compile makes of the same IR.
+SIZE_IR := $(B)/data/irl_mlp_v10.xml
+check-size: $(B)/tools/npu-compile $(SIZE_IR) $(SIM_SO)
+	@$(MAKE) --no-print-directory size SIZE_LIMITS='$(SIZE_CEILINGS)'
+	@rm -rf $(SIZE_DIR)/cache; set -e; \
+	for v in messages nomsg; do \
+	  env $(TEST_ENV) $(SIZE_DIR)/appliance_graph-$$v >/dev/null; \
+	  env $(TEST_ENV) $(SIZE_DIR)/appliance_ir-$$v $(SIZE_IR) $(SIZE_DIR)/cache-$$v >/dev/null; \
+	  env $(TEST_ENV) $(SIZE_DIR)/appliance_ir-$$v $(SIZE_IR) $(SIZE_DIR)/cache-$$v >/dev/null; \
+	  test -n "$$(ls $(SIZE_DIR)/cache-$$v)"; \
+	done; \
+	env $(TEST_ENV) $(B)/tools/npu-compile -q -m $(SIZE_IR) -o $(SIZE_DIR)/mlp.blob >/dev/null; \
+	for v in messages nomsg; do env $(TEST_ENV) $(SIZE_DIR)/appliance_blob-$$v $(SIZE_DIR)/mlp.blob >/dev/null; done; \
+	rm -rf $(SIZE_DIR)/cache-messages $(SIZE_DIR)/cache-nomsg; \
+	echo "check-size: the six appliance programs ran on the software NPU (IR: a cache miss, then a hit)"
+
+check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers check-stack check-single-file \
+             check-size
 
 TEST_WRAP ?=
 check: check-build

@@ -13,10 +13,12 @@
  *   8. IR loader                           XML scanner, model.xml/.bin -> payload
  *   9. Level Zero binding                  graph-extension ABI, driver calls
  *  10. Device                              driver/device discovery, properties
- *  11. Model                               compile, import, export, arguments
+ *  11. Model                               arguments, build flags, import,
+ *                                          export; compile from a graph or IR
+ *                                          (model sources, batch modes)
  *  12. Request                             command lists, inference, states
- *  13. Blob metadata, cache and batching   OVNPU tail, NH128 hash, cache
- *                                          directory, batch modes in compile
+ *  13. Blob metadata and cache             OVNPU tail, NH128 hash, cache
+ *                                          directory, the cache in a compile
  *
  * Rules: no heap allocation (every object comes from an npu_arena); no global
  * mutable state; every count, offset and size read from a file is checked at
@@ -49,6 +51,13 @@
 #include <signal.h>
 
 #define NPU__UNUSED(x) ((void)(x))
+/* A model source is built in: the graph builder or the IR loader (npu.h,
+ * "Building"). Without either, nothing writes or compiles a payload. */
+#if !defined(NPU_NO_GRAPH) || !defined(NPU_NO_IR)
+#define NPU__SOURCES 1
+#elif !defined(NPU_NO_CACHE)
+#define NPU_NO_CACHE   /* the cache keys only graph and IR compiles */
+#endif
 #define NPU__COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The context is private: callers see it only through npu_context_*. */
@@ -63,10 +72,27 @@ struct npu_context {
 };
 
 typedef struct npu__sink npu__sink;  /* section 5 */
+#ifndef NPU_NO_MESSAGES
 static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...);
-static npu_status npu__check_reserved(npu_context *ctx, const uint32_t *reserved, const char *what);
 static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...);
+#define NPU__MSG_ONLY(...) __VA_ARGS__
+#define NPU__MSG_UNUSED(x)
+#else
+/* NPU_NO_MESSAGES (npu.h, "Building"): no message text and no formatting.
+ * Every function that formats a message is a macro that drops its format and
+ * arguments; an error keeps its status and its site, "npu.c:<line>" (section
+ * 3), so that a user can still find where it failed. Logging other than
+ * errors is gone. */
+#define NPU__SITE ((unsigned)__LINE__)
+#define NPU__MSG_ONLY(...)               /* a declaration only a message uses */
+#define NPU__MSG_UNUSED(x) NPU__UNUSED(x) /* a name only a message uses */
+static npu_status npu__fail_site(npu_context *ctx, npu_status status, unsigned line);
+static void npu__log_site(const npu_context *ctx, npu_log_level level);
+#define npu__fail(ctx, status, ...) npu__fail_site((ctx), (status), NPU__SITE)
+#define npu__log(ctx, level, ...) npu__log_site((ctx), (level))
+#endif
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what);
+static npu_status npu__check_reserved(npu_context *ctx, const uint32_t *reserved, const char *what);
 
 /* ---- Blob metadata (OVNPU tail): written by section 13, used by section 11 ----
  * File layout: [native blob][zero padding][fields][u64 blobDataSize]["OVNPU"],
@@ -101,6 +127,56 @@ static npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, si
  * exactly the native blob so far. */
 static void npu__meta_write(npu__sink *s, const npu__blob_meta *meta);
 
+/* ---- Model sources: provided by sections 7 (graph) and 8 (IR), used by the
+ * compile path of section 11 and the cache key of section 13 ----
+ * The compile, batching and cache code see a model only through this table,
+ * so that a program that compiles only graphs does not link the IR loader and
+ * one that compiles only IRs does not link the graph builder. `src` is the
+ * npu_graph or npu_ir; set_batch changes it during a compile (the caller's
+ * object: documented in npu.h, "Batching"). */
+typedef void (*npu__bytes_fn)(void *state, const void *data, uint64_t bytes);
+typedef struct npu__source {
+    const char *kind;          /* "graph", "IR": the cache entry's descriptor */
+    int converts;              /* the payload converts the compile's type
+                                  overrides itself (a graph's Convert layers) */
+    const char *layout_fix;    /* how to give it layouts naming N (messages) */
+    const char *(*label)(const void *src);
+    uint32_t (*ir_version)(const void *src);     /* 0: a graph (IR v11) */
+    uint32_t (*count)(const void *src, int what); /* 0 inputs, 1 outputs, 2 states */
+    /* Input / output i (npu__io_list.get); its batch axis from the layout's N. */
+    npu_status (*input)(const void *src, uint32_t i, npu_tensor_desc *out);
+    npu_status (*output)(const void *src, uint32_t i, npu_tensor_desc *out);
+    uint32_t (*batch_axis)(const void *src, int output, uint32_t i, const npu_tensor_desc *d);
+    int64_t (*batch)(const void *src);           /* what set_batch restores to */
+    npu_status (*set_batch)(const void *src, int64_t batch);
+    int64_t (*batch_rewrite)(const void *src);   /* NULL: none (an IR's npu_ir_set_batch) */
+    npu_status (*payload)(const void *src, const npu_payload_options *po, const npu_compile_options *o,
+                          void *dst, size_t cap, size_t *size);
+    /* The model without constant data or addresses, into a sink (cache key). */
+    npu_status (*structure)(const void *src, npu__sink *s);
+    /* Every constant's bytes in order (cache key, the driver's input hash). */
+    void (*constants)(const void *src, npu__bytes_fn take, void *state);
+} npu__source;
+
+typedef struct npu__model_src {
+    const npu__source *ops;
+    const void *src;
+} npu__model_src;
+
+/* ---- The model cache: written by section 13, used by section 11 ---- */
+/* One way of compiling a source (a batch decision). */
+typedef struct npu__form {
+    npu_batch_mode mode;   /* as npu_model_info reports it */
+    int64_t original;      /* npu_model_info.original_batch */
+    int64_t compiled;      /* the batch the payload is written with (PLUGIN: 1); 0: as is */
+} npu__form;
+#if !defined(NPU_NO_LEVEL_ZERO) && !defined(NPU_NO_CACHE)
+/* Compiles one form through o->cache_dir: a hit is imported, a miss compiled
+ * and stored (npu_model_info.cache says which). */
+static npu_status npu__cache_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                     const npu_compile_options *o, const npu__form *form, npu_model **out);
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define NPU__PRINTF(f, a) __attribute__((format(printf, f, a)))
 /* Keeps a side branch's frame (cache key, entry lookup) out of its caller's,
@@ -119,12 +195,14 @@ static int npu__add_size(size_t a, size_t b, size_t *out)
     return 0;
 }
 
+#if !defined(NPU_NO_IR)
 static int npu__mul_size(size_t a, size_t b, size_t *out)
 {
     if (a != 0 && b > SIZE_MAX / a) return 1;
     *out = a * b;
     return 0;
 }
+#endif
 
 static int npu__add_u64(uint64_t a, uint64_t b, uint64_t *out)
 {
@@ -279,6 +357,7 @@ NPU_API void npu_arena_rewind(npu_arena *arena, size_t mark)
  * arena would have needed, and returns NULL. */
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what)
 {
+    NPU__MSG_UNUSED(what);
     size_t rounded, end;
     void *p;
     if (arena == NULL) {
@@ -415,6 +494,7 @@ NPU_API void npu_context_clear_error(npu_context *ctx)
     npu__ctx_unlock(ctx);
 }
 
+#ifndef NPU_NO_MESSAGES
 static void npu__vlog(npu_context *ctx, npu_log_level level, const char *fmt, va_list ap)
 {
     char line[512];
@@ -445,11 +525,42 @@ static void npu__vset_error(npu_context *ctx, npu_status status, int append, con
     npu__ctx_unlock(ctx);
 }
 
+#else /* NPU_NO_MESSAGES */
+
+/* "npu.c:<line>" into dst (cut to cap). */
+static void npu__site_text(char *dst, size_t cap, unsigned line)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    tmp[--i] = '\0';
+    do {
+        tmp[--i] = (char)('0' + line % 10);
+        line /= 10;
+    } while (line != 0 && i > 6);
+    memcpy(tmp + i - 6, "npu.c:", 6);
+    if (cap > 0) npu__strlcpy(dst, tmp + i - 6, cap);
+}
+
+static void npu__log_site(const npu_context *ctx, npu_log_level level)
+{
+    NPU__UNUSED(ctx);
+    NPU__UNUSED(level);
+}
+
+static void npu__set_site(npu_context *ctx, npu_status status, unsigned line)
+{
+    npu__ctx_lock(ctx);
+    ctx->last_status = status;
+    npu__site_text(ctx->last_error, sizeof ctx->last_error, line);
+    npu__ctx_unlock(ctx);
+}
+#endif /* NPU_NO_MESSAGES */
+
 /* Hands the recorded message to the logger (a copy cut at 511 bytes: the
  * logger runs outside the lock and may itself call into npu). */
 static void npu__log_error(npu_context *ctx)
 {
-    char line[512];
+    char line[NPU_ERROR_MAX < 512 ? NPU_ERROR_MAX : 512];
     if (ctx->log == NULL || ctx->log_level < NPU_LOG_ERROR) return;
     npu__ctx_lock(ctx);
     npu__strlcpy(line, ctx->last_error, sizeof line);
@@ -457,7 +568,8 @@ static void npu__log_error(npu_context *ctx)
     ctx->log(ctx->log_user_data, NPU_LOG_ERROR, line);
 }
 
-#ifndef NPU_NO_LEVEL_ZERO
+#ifndef NPU_NO_MESSAGES
+#if !defined(NPU_NO_LEVEL_ZERO) || !defined(NPU_NO_IR)
 /* snprintf for texts that are meant to be cut at cap (reasons, notes). */
 NPU__PRINTF(3, 4)
 static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
@@ -481,19 +593,6 @@ static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt
     va_end(ap);
     npu__log_error(ctx);
     return status;
-}
-
-/* Options structs end in reserved words that must be zero (npu.h, "ABI"):
- * a non-zero one is a field of a newer npu.h this library does not know. */
-static npu_status npu__check_reserved(npu_context *ctx, const uint32_t *reserved, const char *what)
-{
-    unsigned i;
-    for (i = 0; i < NPU_RESERVED_WORDS; i++)
-        if (reserved[i] != 0)
-            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: reserved[%u] is %lu, not 0 (a field of a newer "
-                             "npu.h than this library, %s?)", what, i, (unsigned long)reserved[i],
-                             NPU_VERSION_STRING);
-    return NPU_OK;
 }
 
 /* A message in parts: npu__fail_begin records the first, npu__fail_more
@@ -522,7 +621,44 @@ static void npu__fail_more(npu_context *ctx, const char *fmt, ...)
     va_end(ap);
 }
 
+#else /* NPU_NO_MESSAGES: the same with the site for the text */
+
+static npu_status npu__fail_site(npu_context *ctx, npu_status status, unsigned line)
+{
+    if (ctx == NULL) return status;
+    npu__set_site(ctx, status, line);
+    npu__log_error(ctx);
+    return status;
+}
+
 #ifndef NPU_NO_LEVEL_ZERO
+static void npu__fail_begin_site(npu_context *ctx, npu_status status, unsigned line)
+{
+    if (ctx != NULL) npu__set_site(ctx, status, line);
+}
+#endif
+
+#define npu__fail_begin(ctx, status, ...) npu__fail_begin_site((ctx), (status), NPU__SITE)
+#define npu__fail_more(ctx, ...) NPU__UNUSED(ctx)
+#define npu__textf(dst, cap, ...) npu__site_text((dst), (cap), NPU__SITE)
+#endif /* NPU_NO_MESSAGES */
+
+/* Options structs end in reserved words that must be zero (npu.h, "ABI"):
+ * a non-zero one is a field of a newer npu.h this library does not know. */
+static npu_status npu__check_reserved(npu_context *ctx, const uint32_t *reserved, const char *what)
+{
+    unsigned i;
+    NPU__MSG_UNUSED(what);
+    for (i = 0; i < NPU_RESERVED_WORDS; i++)
+        if (reserved[i] != 0)
+            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: reserved[%u] is %lu, not 0 (a field of a newer "
+                             "npu.h than this library, %s?)", what, i, (unsigned long)reserved[i],
+                             NPU_VERSION_STRING);
+    return NPU_OK;
+}
+
+
+#if !defined(NPU_NO_LEVEL_ZERO) && defined(NPU__SOURCES)
 /* Cuts the message being recorded to at most n bytes. */
 static void npu__fail_cut(npu_context *ctx, size_t n)
 {
@@ -533,11 +669,27 @@ static void npu__fail_cut(npu_context *ctx, size_t n)
 }
 #endif
 
+#if !defined(NPU_NO_MESSAGES) || !defined(NPU_NO_LEVEL_ZERO)
 static npu_status npu__fail_end(npu_context *ctx, npu_status status)
 {
     if (ctx != NULL) npu__log_error(ctx);
     return status;
 }
+#endif
+
+#ifndef NPU_NO_GRAPH
+/* Records a message formatted elsewhere (a graph's sticky error). */
+static npu_status npu__fail_str(npu_context *ctx, npu_status status, const char *text)
+{
+    if (ctx == NULL) return status;
+    npu__ctx_lock(ctx);
+    ctx->last_status = status;
+    npu__strlcpy(ctx->last_error, text, sizeof ctx->last_error);
+    npu__ctx_unlock(ctx);
+    npu__log_error(ctx);
+    return status;
+}
+#endif
 
 /* ==== 4. Types and shapes ================================================ */
 /* Owns: the element-type table shared by the writer, the loader and the Level
@@ -590,11 +742,13 @@ static const npu__type_info npu__types[] = {
 };
 _Static_assert(NPU__COUNT_OF(npu__types) == NPU__ELEM_COUNT, "one npu__types row per element type");
 
+#if !defined(NPU_NO_IR)
 /* The npu_type of an npu__types index; NPU_TYPE_UNDEFINED for IR-only types. */
 static npu_type npu__elem_type(int e)
 {
     return e > 0 && e < (int)NPU_TYPE_COUNT ? (npu_type)e : NPU_TYPE_UNDEFINED;
 }
+#endif
 
 static int npu__type_valid(npu_type t)
 {
@@ -619,6 +773,7 @@ NPU_API uint64_t npu_shape_elements(const npu_shape *shape)
     return n;
 }
 
+#ifdef NPU__SOURCES
 /* Elements with every dynamic dim counted as 1 (the size of a batch-1
  * buffer); 0 when the count overflows. */
 static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
@@ -631,7 +786,9 @@ static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
     }
     return n;
 }
+#endif
 
+#if !defined(NPU_NO_MESSAGES) && defined(NPU__SOURCES)
 /* Formats a shape as "[1,3,?,224]" for messages; always terminated. */
 static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
 {
@@ -653,6 +810,7 @@ static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
     if (len < cap) snprintf(buf + len, cap - len, "]");
     return buf;
 }
+#endif
 
 /* ==== 5. Output sinks and byte order ===================================== */
 /* Owns: the counting writer that lets every serializer answer an exact size
@@ -705,6 +863,37 @@ static void npu__sink_u64_dec(npu__sink *s, uint64_t v)
     npu__sink_put(s, tmp + i, sizeof tmp - i);
 }
 
+#ifndef NPU_NO_LEVEL_ZERO
+/* Lower-case hex without leading zeros (printf's %llx). */
+static void npu__sink_u64_hex(npu__sink *s, uint64_t v)
+{
+    char tmp[16];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = "0123456789abcdef"[v & 15u];
+        v >>= 4;
+    } while (v != 0);
+    npu__sink_put(s, tmp + i, sizeof tmp - i);
+}
+
+/* export_file's temp name into tmp (cut to cap, NUL-terminated): "<base>.tmp-",
+ * and with with_id "<pid>-<id in hex>" after it. */
+static void npu__temp_name(char *tmp, size_t cap, const char *base, int with_id, uint64_t id)
+{
+    npu__sink s;
+    npu__sink_init(&s, tmp, cap - 1);
+    npu__sink_str(&s, base);
+    npu__sink_str(&s, ".tmp-");
+    if (with_id) {
+        npu__sink_u64_dec(&s, (uint64_t)getpid());
+        npu__sink_str(&s, "-");
+        npu__sink_u64_hex(&s, id);
+    }
+    tmp[s.len < cap - 1 ? s.len : cap - 1] = '\0';
+}
+#endif
+
+#if defined(NPU__SOURCES)
 static void npu__sink_i64_dec(npu__sink *s, int64_t v)
 {
     if (v < 0) {
@@ -714,7 +903,9 @@ static void npu__sink_i64_dec(npu__sink *s, int64_t v)
         npu__sink_u64_dec(s, (uint64_t)v);
     }
 }
+#endif
 
+#ifndef NPU_NO_GRAPH
 /* Writes text with the five XML special characters escaped (attribute-safe). */
 static void npu__sink_xml_escaped(npu__sink *s, const char *text, size_t n)
 {
@@ -737,6 +928,7 @@ static void npu__sink_xml_escaped(npu__sink *s, const char *text, size_t n)
     }
     npu__sink_put(s, text + run, n - run);
 }
+#endif
 
 static void npu__le_put(unsigned char *p, uint64_t v, unsigned bytes)
 {
@@ -759,6 +951,7 @@ static void npu__sink_le(npu__sink *s, uint64_t v, unsigned bytes)
     npu__sink_put(s, tmp, bytes);
 }
 
+#if defined(NPU__SOURCES)
 /* Overwrites `bytes` bytes at an offset already produced (headers whose sizes
  * are known only after the body is written). No-op when counting. */
 static void npu__sink_patch_le(npu__sink *s, size_t offset, uint64_t v, unsigned bytes)
@@ -766,7 +959,9 @@ static void npu__sink_patch_le(npu__sink *s, size_t offset, uint64_t v, unsigned
     if (s->dst != NULL && offset + bytes <= s->cap && offset + bytes <= s->len)
         npu__le_put(s->dst + offset, v, bytes);
 }
+#endif
 
+#ifdef NPU__SOURCES
 /* Payload containers (ze-graph-ext.md section 3), shared by the IR writer (7)
  * and the IR loader (8). Layout A: [u16 major][u16 minor][u32 2][u64 xml size]
  * [xml][u64 weights size][weights]. Layout B: six u64 (custom data offset/size,
@@ -834,6 +1029,8 @@ static void npu__payload_end_xml(npu__payload *p)
     }
 }
 
+#endif
+#if !defined(NPU_NO_IR)
 /* Layout A only: the weights section (size, then the bytes). */
 static void npu__payload_weights(npu__payload *p, const void *weights, uint64_t size)
 {
@@ -844,6 +1041,7 @@ static void npu__payload_weights(npu__payload *p, const void *weights, uint64_t 
     }
     npu__sink_put(p->sink, weights, (size_t)size);
 }
+#endif
 
 /* Finishes a serializer call that follows the size-query convention: *size gets
  * the exact byte count; a too-small (non-NULL) dst gives NPU_ERR_BUFFER_TOO_SMALL
@@ -851,6 +1049,7 @@ static void npu__payload_weights(npu__payload *p, const void *weights, uint64_t 
 static npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *what,
                                    size_t *size)
 {
+    NPU__MSG_UNUSED(what);
     if (s->overflow) return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: size overflows size_t", what);
     if (size != NULL) *size = s->len;
     if (s->dst != NULL && s->len > s->cap)
@@ -860,6 +1059,25 @@ static npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *w
     return NPU_OK;
 }
 
+#ifdef NPU__SOURCES
+/* Shared by the graph writer (7) and the IR payload writer (8d). */
+#define NPU__VERSION_7_0 (7u << 16)
+
+/* The WeightsPointerAttribute key names the compiler reads: those of the
+ * OpenVINO it was built with (ptr; np/ns; mpZ/msZ; mp/ms across OpenVINO
+ * versions). Every compiler that has a layout-B serializer option (2025
+ * npu_ud_2025_24 and later) is taken to read mp/ms, as the software NPU's
+ * release profiles record (sim/profile.c); a compiler without the option never
+ * gets layout B from the compile path. */
+static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const char **size_key)
+{
+    (void)compiler_version;
+    *ptr_key = "mp";
+    *size_key = "ms";
+}
+#endif
+
+#ifndef NPU_NO_GRAPH   /* sections 6 and 7 */
 /* ==== 6. Graph builder =================================================== */
 /* Owns: npu_graph and npu_node, the op table (IR type, opset, inference, XML
  * attributes), type/shape inference, batch re-inference and introspection.
@@ -1012,8 +1230,9 @@ typedef struct npu__op_info {
 
 static const npu__op_info npu__ops[NPU__OP_COUNT];
 
-static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; }
+NPU__MSG_ONLY(static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; })
 
+#ifndef NPU_NO_MESSAGES
 /* "Op 'name': detail" into m. */
 NPU__NOINLINE static void npu__vmsg(npu__msg *m, const npu_node *n, const char *fmt, va_list ap)
 {
@@ -1031,6 +1250,14 @@ static npu_status npu__ierr(npu__msg *m, const npu_node *n, npu_status status, c
     va_end(ap);
     return status;
 }
+#else
+static npu_status npu__ierr_site(npu__msg *m, npu_status status, unsigned line)
+{
+    npu__site_text(m->text, sizeof m->text, line);
+    return status;
+}
+#define npu__ierr(m, n, status, ...) npu__ierr_site((m), (status), NPU__SITE)
+#endif
 
 static uint32_t npu__hash(const char *s)
 {
@@ -1103,7 +1330,7 @@ static int npu__dim_mul(int64_t a, int64_t b, int64_t *out)
 /* Two dims that must be equal (a dynamic one matches anything). */
 static int npu__dims_match(int64_t a, int64_t b) { return a == b || npu__dim_dyn(a) || npu__dim_dyn(b); }
 
-static const char *npu__sh(const npu_shape *s, char *buf) { return npu__shape_str(s, buf, 96); }
+NPU__MSG_ONLY(static const char *npu__sh(const npu_shape *s, char *buf) { return npu__shape_str(s, buf, 96); })
 
 /* A compatible shape (dynamic dims match anything). */
 static int npu__shapes_match(const npu_shape *a, const npu_shape *b)
@@ -1137,7 +1364,7 @@ static npu_status npu__numeric(npu__msg *m, const npu_node *n)
 static npu_status npu__input_axis(npu__msg *m, const npu_node *n, int64_t axis, uint32_t *out)
 {
     const npu_shape *x = &n->inputs[0]->shape;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (npu__norm_axis(axis, x->rank, out)) return NPU_OK;
     return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s", (long long)axis,
                      npu__sh(x, s0));
@@ -1146,7 +1373,8 @@ static npu_status npu__input_axis(npu__msg *m, const npu_node *n, int64_t axis, 
 /* `value` has the type and a compatible shape of variable node `var`. */
 static npu_status npu__variable_fits(npu__msg *m, const npu_node *n, const npu_node *value, const npu_node *var)
 {
-    char s0[96], s1[96];
+    NPU__MSG_UNUSED(n);
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     if (value->type != var->type)
         return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s, variable '%s' has type %s",
                          npu_type_name(value->type), var->a.var.variable_id, npu_type_name(var->type));
@@ -1187,7 +1415,7 @@ static npu_status npu__infer_unary_arith(npu_node *n, npu__msg *m)
 static npu_status npu__infer_binary(npu_node *n, npu__msg *m)
 {
     const npu_node *a = n->inputs[0], *b = n->inputs[1];
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu_status st = npu__same_type(m, n, 1);
     if (st == NPU_OK) st = npu__numeric(m, n);
     if (st != NPU_OK) return st;
@@ -1230,7 +1458,7 @@ static npu_status npu__infer_matmul(npu_node *n, npu__msg *m)
     uint32_t ra = a->shape.rank, rb = b->shape.rank, rbatch = 0, i;
     int a_vec = ra == 1, b_vec = rb == 1;
     int64_t ka, kb, rows, cols;
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu_status st = npu__same_type(m, n, 1);
     if (st != NPU_OK) return st;
     if (ra == 0 || rb == 0)
@@ -1295,7 +1523,7 @@ static npu_status npu__infer_conv(npu_node *n, npu__msg *m)
     int group = n->op == NPU__OP_GROUP_CONVOLUTION;
     uint32_t r = x->shape.rank, sp, i, k0 = group ? 3u : 2u;
     int64_t cin, cout;
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu_status st = npu__same_type(m, n, 1);
     if (st != NPU_OK) return st;
     if (r < 3)
@@ -1362,7 +1590,7 @@ static npu_status npu__infer_pool(npu_node *n, npu__msg *m)
     const npu_node *x = n->inputs[0];
     uint32_t r = x->shape.rank, sp, i;
     npu_status st;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (r < 3)
         return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
                          npu__sh(&x->shape, s0));
@@ -1438,7 +1666,7 @@ static npu_status npu__infer_reshape(npu_node *n, npu__msg *m)
     uint64_t known = 1, total = 1;
     unsigned char copied[NPU_MAX_RANK] = {0};
     int dynamic = 0;
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu__shape_set(&n->shape, cnt);
     for (i = 0; i < cnt; i++) {
         int64_t d = t[i];
@@ -1491,7 +1719,7 @@ static npu_status npu__infer_squeeze(npu_node *n, npu__msg *m)
     const npu_node *x = n->inputs[0];
     uint32_t i, r = x->shape.rank, ax, cnt = 0;
     unsigned char drop[NPU_MAX_RANK] = {0};
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (n->n_inputs > 1) {
         const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
         for (i = 0; i < cnt; i++) {
@@ -1519,7 +1747,7 @@ static npu_status npu__infer_unsqueeze(npu_node *n, npu__msg *m)
     uint32_t cnt, i, j = 0, ax, out_rank;
     const int64_t *axes = npu__const_i64(n->inputs[1], &cnt);
     unsigned char add[NPU_MAX_RANK] = {0};
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     out_rank = x->shape.rank + cnt;
     if (out_rank > NPU_MAX_RANK)
         return npu__ierr(m, n, NPU_ERR_LIMIT, "input 0 has shape %s: the output would have rank %u > %d",
@@ -1545,7 +1773,7 @@ static npu_status npu__infer_transpose(npu_node *n, npu__msg *m)
     uint32_t cnt, i;
     const int64_t *perm = npu__const_i64(n->inputs[1], &cnt);
     unsigned char seen[NPU_MAX_RANK] = {0};
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (cnt != x->shape.rank)
         return npu__ierr(m, n, NPU_ERR_SHAPE, "perm has %u values, input 0 has shape %s", cnt,
                          npu__sh(&x->shape, s0));
@@ -1566,7 +1794,7 @@ static npu_status npu__infer_concat(npu_node *n, npu__msg *m)
 {
     const npu_node *x0 = n->inputs[0];
     uint32_t i, j, ax;
-    char s0[96], s1[96];
+    NPU__MSG_ONLY(char s0[96], s1[96];)
     npu_status st = npu__input_axis(m, n, n->a.axis.axis, &ax);
     if (st != NPU_OK) return st;
     n->a.axis.axis = ax;
@@ -1690,10 +1918,11 @@ static npu_node *npu__graph_fail(npu_graph *g, npu_status status, const char *ms
         g->status = status;
         npu__strlcpy(g->first_error, msg, sizeof g->first_error);
     }
-    npu__fail(g->ctx, status, "%s", msg);
+    npu__fail_str(g->ctx, status, msg);
     return NULL;
 }
 
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(3, 4)
 static npu_node *npu__graph_failf(npu_graph *g, npu_status status, const char *fmt, ...)
 {
@@ -1704,6 +1933,15 @@ static npu_node *npu__graph_failf(npu_graph *g, npu_status status, const char *f
     va_end(ap);
     return npu__graph_fail(g, status, m.text);
 }
+#else
+static npu_node *npu__graph_fail_site(npu_graph *g, npu_status status, unsigned line)
+{
+    char text[24];
+    npu__site_text(text, sizeof text, line);
+    return npu__graph_fail(g, status, text);
+}
+#define npu__graph_failf(g, status, ...) npu__graph_fail_site((g), (status), NPU__SITE)
+#endif
 
 static const npu_node *npu__find_name(const npu_graph *g, const char *name, uint32_t hash)
 {
@@ -1898,6 +2136,7 @@ static npu_node *npu__op_finish(npu_graph *g, npu_node *n)
 }
 
 /* Fails an op between begin and finish (attribute checks that need the name). */
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(4, 5)
 static npu_node *npu__op_abort(npu_graph *g, npu_node *n, npu_status status, const char *fmt, ...)
 {
@@ -1909,6 +2148,14 @@ static npu_node *npu__op_abort(npu_graph *g, npu_node *n, npu_status status, con
     npu_arena_rewind(g->arena, g->pending_mark);
     return npu__graph_fail(g, status, m.text);
 }
+#else
+static npu_node *npu__op_abort_site(npu_graph *g, npu_status status, unsigned line)
+{
+    npu_arena_rewind(g->arena, g->pending_mark);
+    return npu__graph_fail_site(g, status, line);
+}
+#define npu__op_abort(g, n, status, ...) npu__op_abort_site((g), (status), NPU__SITE)
+#endif
 
 static npu_node *npu__simple(npu_graph *g, npu__op op, npu_node *const *inputs, uint32_t n_inputs,
                              const char *name)
@@ -1964,7 +2211,7 @@ NPU_API npu_status npu_graph_set_layout(npu_node *node, const char *layout)
     npu_graph *g;
     const char *why;
     uint32_t bad;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (node == NULL) return NPU_ERR_INVALID_ARGUMENT;
     g = node->graph;
     if (layout == NULL) layout = "";
@@ -1989,6 +2236,7 @@ NPU_API npu_status npu_graph_set_layout(npu_node *node, const char *layout)
 /* Checks a caller's type and shape for a source node; 0 (op aborted) if bad. */
 static int npu__check_source(npu_graph *g, npu_node *n, npu_type type, const npu_shape *shape)
 {
+    NPU__MSG_UNUSED(n);
     uint32_t i;
     if (!npu__type_valid(type))
         return npu__op_abort(g, n, NPU_ERR_TYPE, "unknown element type %d", (int)type) != NULL;
@@ -2009,7 +2257,7 @@ NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type t
     npu_node *n = npu__simple(g, NPU__OP_PARAMETER, NULL, 0, name);
     const char *why;
     uint32_t bad;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (n == NULL) return NULL;
     if (!npu__check_source(g, n, type, shape)) return NULL;
     if (layout == NULL) layout = "";
@@ -2032,7 +2280,7 @@ NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type ty
     npu_node *n = npu__simple(g, NPU__OP_CONSTANT, NULL, 0, name);
     uint64_t elements, need = 0;
     uint32_t i;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (n == NULL) return NULL;
     if (!npu__check_source(g, n, type, shape)) return NULL;
     for (i = 0; i < shape->rank; i++)
@@ -2269,7 +2517,7 @@ NPU_API npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char 
     npu__op_request rq;
     npu_node *n;
     uint32_t bad;
-    char s0[96];
+    NPU__MSG_ONLY(char s0[96];)
     if (g == NULL) return NULL;
     if (variable_id == NULL)
         return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "ReadValue '%s': variable_id is NULL",
@@ -2342,6 +2590,7 @@ static void npu__desc(const npu_node *n, const char *name, npu_tensor_desc *out)
 static npu_status npu__io(const npu_graph *g, npu__op op, uint32_t index, npu_tensor_desc *out,
                           const char *what)
 {
+    NPU__MSG_UNUSED(what);
     const npu_node *n;
     if (g == NULL || out == NULL) return NPU_ERR_INVALID_ARGUMENT;
     n = npu__nth(g, op, index);
@@ -2439,7 +2688,6 @@ NPU_API int64_t npu_graph_batch(const npu_graph *g)
  * Calls: section 5 (sinks, payload containers). Every writer runs twice, once
  * counting (dst NULL) and once writing, through the same code. */
 
-#define NPU__VERSION_7_0 (7u << 16)
 
 typedef struct npu__writer {
     npu__sink *s;
@@ -2479,19 +2727,6 @@ static npu_type npu__w_over(const npu__writer *w, const npu_node *n)
 static uint32_t npu__w_conv_id(const npu__writer *w, const npu_node *n)
 {
     return w->extra_base + (n->op == NPU__OP_RESULT ? w->g->cat_count[NPU__CAT_PARAMETER] : 0u) + n->cat_index;
-}
-
-/* The WeightsPointerAttribute key names the compiler reads: those of the
- * OpenVINO it was built with (ptr; np/ns; mpZ/msZ; mp/ms across OpenVINO
- * versions). Every compiler that has a layout-B serializer option (2025
- * npu_ud_2025_24 and later) is taken to read mp/ms, as the software NPU's
- * release profiles record (sim/profile.c); a compiler without the option never
- * gets layout B from the compile path. */
-static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const char **size_key)
-{
-    (void)compiler_version;
-    *ptr_key = "mp";
-    *size_key = "ms";
 }
 
 /* Bytes of the zero init Const written for ReadValue n (0: none written). */
@@ -3091,6 +3326,7 @@ static uint64_t npu__constants_bytes(const npu_graph *g, int *overflow)
 static npu_status npu__writer_check(const npu_graph *g, const npu_payload_options *opts, size_t *size,
                                     const char *what)
 {
+    NPU__MSG_UNUSED(what);
     if (g == NULL || size == NULL) return npu__fail(g ? g->ctx : NULL, NPU_ERR_INVALID_ARGUMENT,
                                                     "%s: graph or size is NULL", what);
     if (opts != NULL && (unsigned)opts->layout > (unsigned)NPU_PAYLOAD_WEIGHTS_COPY)
@@ -3187,6 +3423,89 @@ NPU_API npu_status npu_graph_write_payload(const npu_graph *g, const npu_payload
     return npu__graph_payload(g, opts, NULL, dst, cap, size);
 }
 
+#ifndef NPU_NO_LEVEL_ZERO
+/* ---- The graph as a model source (npu__source, section 1) ---- */
+
+static const char *npu__gsrc_label(const void *src) { return npu_graph_name((const npu_graph *)src); }
+
+static uint32_t npu__gsrc_ir_version(const void *src)
+{
+    NPU__UNUSED(src);
+    return 0;
+}
+
+static uint32_t npu__gsrc_count(const void *src, int what)
+{
+    const npu_graph *g = (const npu_graph *)src;
+    return what == 0 ? npu_graph_input_count(g) : what == 1 ? npu_graph_output_count(g) : npu_graph_state_count(g);
+}
+
+static npu_status npu__gsrc_input(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    return npu_graph_input((const npu_graph *)src, i, out);
+}
+
+static npu_status npu__gsrc_output(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    return npu_graph_output((const npu_graph *)src, i, out);
+}
+
+static uint32_t npu__gsrc_batch_axis(const void *src, int output, uint32_t i, const npu_tensor_desc *d)
+{
+    NPU__UNUSED(src);
+    NPU__UNUSED(output);
+    NPU__UNUSED(i);
+    return npu__batch_axis(d->layout);
+}
+
+static int64_t npu__gsrc_batch(const void *src) { return npu_graph_batch((const npu_graph *)src); }
+
+static npu_status npu__gsrc_set_batch(const void *src, int64_t batch)
+{
+    return npu_graph_set_batch((npu_graph *)(uintptr_t)src, batch);
+}
+
+static npu_status npu__gsrc_payload(const void *src, const npu_payload_options *po, const npu_compile_options *o,
+                                    void *dst, size_t cap, size_t *size)
+{
+    return npu__graph_payload((const npu_graph *)src, po, o, dst, cap, size);
+}
+
+/* The IR XML as layout A writes it: weight offsets, no addresses. */
+static npu_status npu__gsrc_structure(const void *src, npu__sink *s)
+{
+    const npu_graph *g = (const npu_graph *)src;
+    npu_payload_options a;
+    npu__writer w;
+    size_t unused = 0;
+    npu_status st;
+    memset(&a, 0, sizeof a);
+    a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+    st = npu__writer_check(g, &a, &unused, "model cache key");
+    if (st != NPU_OK) return st;
+    npu__writer_init(&w, s, g, &a);
+    npu__x_graph(&w);
+    return NPU_OK;
+}
+
+static void npu__gsrc_constants(const void *src, npu__bytes_fn take, void *state)
+{
+    const npu_node *n;
+    for (n = ((const npu_graph *)src)->first; n != NULL; n = n->next)
+        if (n->op == NPU__OP_CONSTANT) take(state, n->a.constant.data, n->a.constant.bytes);
+}
+
+static const npu__source npu__graph_source = {
+    "graph", 1,
+    "give every input and output a layout with N on axis 0 (npu_graph_parameter's layout, npu_graph_set_layout)",
+    npu__gsrc_label, npu__gsrc_ir_version, npu__gsrc_count, npu__gsrc_input, npu__gsrc_output,
+    npu__gsrc_batch_axis, npu__gsrc_batch, npu__gsrc_set_batch, NULL, npu__gsrc_payload,
+    npu__gsrc_structure, npu__gsrc_constants};
+#endif /* NPU_NO_LEVEL_ZERO */
+
+#endif /* NPU_NO_GRAPH */
+
+#ifndef NPU_NO_IR   /* section 8 */
 /* ==== 8. IR loader ======================================================= */
 /* Owns: an allocation-free XML scanner (8a), the IR walker that counts, fills,
  * checks edges and streams the payload (8b), loading from memory and files (8c),
@@ -3249,6 +3568,7 @@ static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line,
     *col = (unsigned long)(pos - last) + 1;
 }
 
+#ifndef NPU_NO_MESSAGES
 /* The line of pos for warnings, which come in document order: counting
  * resumes where the previous call stopped, so that a file with one warning
  * per line is not scanned once per warning. */
@@ -3278,6 +3598,9 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
     npu__fail_more(x->ctx, "%s", x->where);
     return npu__fail_end(x->ctx, status);
 }
+#else
+#define npu__xml_fail(x, pos, status, ...) npu__fail_site((x)->ctx, (status), NPU__SITE)
+#endif
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -3408,6 +3731,7 @@ static int npu__xml_name_char(unsigned char c)
 /* Reads a name at x->s[p]; returns its length (0: error recorded). */
 static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_status *st)
 {
+    NPU__MSG_UNUSED(what);
     size_t q = p;
     if (q >= x->n || !npu__xml_name_start((unsigned char)x->s[q])) {
         *st = q >= x->n ? npu__xml_fail(x, q, NPU_ERR_PARSE, "unexpected end of file in %s", what)
@@ -3904,14 +4228,18 @@ typedef struct npu__irw {
 
 static void npu__irw_set_where(npu__irw *w)
 {
+#ifdef NPU_NO_MESSAGES
+    w->x.where[0] = '\0';
+#else
     if (w->ldepth == 0) {
         w->x.where[0] = '\0';
     } else {
         const npu__irl *l = &w->lstack[w->ldepth - 1];
         size_t nl = l->name_len > 80 ? 80 : l->name_len;
-        snprintf(w->x.where, sizeof w->x.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
+        npu__textf(w->x.where, sizeof w->x.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
                  (unsigned long)l->id, l->scope ? ", in a <body>" : "");
     }
+#endif
 }
 
 /* Parses an unsigned decimal in raw text [p, p+n) (surrounding spaces allowed). */
@@ -4075,6 +4403,7 @@ static int npu__ir_layout_axis(const char *layout, uint32_t rank)
  * mapped file changed underneath). */
 static npu_status npu__ir_changed(npu_context *ctx, const char *label)
 {
+    NPU__MSG_UNUSED(label);
     return npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
 }
 
@@ -4327,7 +4656,7 @@ static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
 {
     uint64_t bits, bytes, end;
     const npu__type_info *e;
-    char shape[64];
+    NPU__MSG_ONLY(char shape[64];)
     if (!l->has_data) return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Const without a <data> element");
     e = &npu__types[l->elem];
     if (!l->shape_given) {
@@ -4847,7 +5176,7 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
 {
     static const char *const names[4] = {"from-layer", "from-port", "to-layer", "to-port"};
     uint32_t v[4], scope = w->scope_stack[w->scope_depth];
-    const char *in_body = scope ? " in this <body>" : "";
+    NPU__MSG_ONLY(const char *in_body = scope ? " in this <body>" : "";)
     npu__xattr a;
     npu__ir_layer_rec *from, *to;
     const npu__ir_port_rec *fp;
@@ -4875,7 +5204,7 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
                              (unsigned long)v[0], (unsigned long)v[1], (int)(from->name_len > 80 ? 80 : from->name_len),
                              w->x.s + from->name, (unsigned long)v[1], in_body);
     if (npu__ir_find_port(ir, scope, v[2], v[3], 0) == NULL) {
-        unsigned long line = npu__xml_line(&w->x, t->begin);
+        NPU__MSG_ONLY(unsigned long line = npu__xml_line(&w->x, t->begin);)
         npu__log(w->x.ctx, NPU_LOG_WARN, "%s line %lu: edge to-layer %lu to-port %lu: layer '%.*s' has no input port %lu",
                  w->x.label, line, (unsigned long)v[2], (unsigned long)v[3],
                  (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
@@ -5029,7 +5358,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         for (i = 1; i < ir->n_layers && st == NPU_OK; i++) {
             if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
-                size_t later = a->pos > b->pos ? a->pos : b->pos, earlier = a->pos > b->pos ? b->pos : a->pos;
+                size_t earlier = a->pos > b->pos ? b->pos : a->pos;
+                NPU__MSG_ONLY(size_t later = a->pos > b->pos ? a->pos : b->pos;)
                 unsigned long l0, c0;
                 npu__xml_linecol(&wp->x, earlier, &l0, &c0);
                 wp->x.where[0] = '\0';
@@ -5045,7 +5375,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__K_RESULT && r->scope == 0 && r->edges_in == 0) {
-            snprintf(wp->x.where, sizeof wp->x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
+            npu__textf(wp->x.where, sizeof wp->x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
                      xml + r->name, (unsigned long)r->id);
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
@@ -5336,6 +5666,84 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     return npu__sink_finish(&sink, ir->ctx, "IR payload", size);
 }
 
+#ifndef NPU_NO_LEVEL_ZERO
+/* ---- The IR as a model source (npu__source, section 1) ---- */
+
+static const char *npu__isrc_label(const void *src) { return ((const npu_ir *)src)->label; }
+
+static uint32_t npu__isrc_ir_version(const void *src) { return npu_ir_version((const npu_ir *)src); }
+
+static uint32_t npu__isrc_count(const void *src, int what)
+{
+    const npu_ir *ir = (const npu_ir *)src;
+    return what == 0 ? npu_ir_input_count(ir) : what == 1 ? npu_ir_output_count(ir) : npu_ir_state_count(ir);
+}
+
+static npu_status npu__isrc_input(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    const npu_ir_io *io = npu_ir_input((const npu_ir *)src, i);
+    if (io == NULL) return NPU_ERR_NOT_FOUND;
+    *out = io->desc;
+    return NPU_OK;
+}
+
+static npu_status npu__isrc_output(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    const npu_ir_io *io = npu_ir_output((const npu_ir *)src, i);
+    if (io == NULL) return NPU_ERR_NOT_FOUND;
+    *out = io->desc;
+    return NPU_OK;
+}
+
+/* The axis npu_ir_set_batch rewrites (npu_ir_io.batch_axis). */
+static uint32_t npu__isrc_batch_axis(const void *src, int output, uint32_t i, const npu_tensor_desc *d)
+{
+    const npu_ir_io *io = output ? npu_ir_output((const npu_ir *)src, i) : npu_ir_input((const npu_ir *)src, i);
+    NPU__UNUSED(d);
+    return io == NULL || io->batch_axis < 0 ? 0u : (uint32_t)io->batch_axis;
+}
+
+static int64_t npu__isrc_batch(const void *src) { return ((const npu_ir *)src)->batch; }
+
+static npu_status npu__isrc_set_batch(const void *src, int64_t batch)
+{
+    return npu_ir_set_batch((npu_ir *)(uintptr_t)src, batch, NULL);
+}
+
+static npu_status npu__isrc_payload(const void *src, const npu_payload_options *po, const npu_compile_options *o,
+                                    void *dst, size_t cap, size_t *size)
+{
+    NPU__UNUSED(o);   /* an IR leaves the type overrides to the compiler (IR v10 only) */
+    return npu_ir_write_payload((const npu_ir *)src, po, dst, cap, size);
+}
+
+/* The XML text as it is. */
+static npu_status npu__isrc_structure(const void *src, npu__sink *s)
+{
+    const npu_ir *ir = (const npu_ir *)src;
+    if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
+    npu__sink_put(s, ir->xml, ir->xml_len);
+    return NPU_OK;
+}
+
+/* The whole .bin, one piece. */
+static void npu__isrc_constants(const void *src, npu__bytes_fn take, void *state)
+{
+    const npu_ir *ir = (const npu_ir *)src;
+    take(state, ir->bin, ir->bin_size);
+}
+
+static const npu__source npu__ir_source = {
+    "IR", 0,
+    "give every input and output a layout with N on axis 0 (npu_ir_set_layout, or the IR's layout rt_info; "
+    "npu-run --layout)",
+    npu__isrc_label, npu__isrc_ir_version, npu__isrc_count, npu__isrc_input, npu__isrc_output,
+    npu__isrc_batch_axis, npu__isrc_batch, npu__isrc_set_batch, npu__isrc_batch, npu__isrc_payload,
+    npu__isrc_structure, npu__isrc_constants};
+#endif /* NPU_NO_LEVEL_ZERO */
+
+#endif /* NPU_NO_IR */
+
 /* ==== 9. Level Zero binding ============================================== */
 /* Owns: our own declarations of the Intel NPU graph extension ABI (the Debian
  * loader headers are spec 1.4 and lack it), which table entries each extension
@@ -5572,6 +5980,8 @@ static const uint8_t npu__intel_npu_driver_uuid[16] = {0x01, 0x7d, 0xe9, 0x31, 0
 
 static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r)
 {
+    NPU__MSG_UNUSED(r);
+    NPU__MSG_UNUSED(what);
     return npu__fail(ctx, NPU_ERR_DRIVER, "%s failed: ze_result_t 0x%08x", what, (unsigned)r);
 }
 
@@ -5884,6 +6294,7 @@ static int npu__open_dir_of(const char *path, const char **base, int *out)
     return 0;
 }
 
+#ifndef NPU_NO_CACHE
 static int npu__fsync_dir_of(const char *path)
 {
     const char *base;
@@ -5893,6 +6304,7 @@ static int npu__fsync_dir_of(const char *path)
     close(fd);
     return err;
 }
+#endif
 
 /* Polite spin lock (record_lock); recordings are short and rare. */
 static void npu__model_lock(npu_model *m)
@@ -5923,9 +6335,9 @@ NPU_API size_t npu_device_size(void)
 
 #define NPU__MAX_DRIVERS 16
 #define NPU__MAX_DEVICES 16
-static const char npu__no_device_hint[] =
+NPU__MSG_ONLY(static const char npu__no_device_hint[] =
     "To run on the software NPU instead: make sim; then set "
-    "ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so (the Level Zero loader then loads it)";
+    "ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so (the Level Zero loader then loads it)";)
 
 /* Finds the graph extension of a driver: the highest 1.x version offered under a
  * name starting with "ZE_extension_graph". *version 0 if none. Also notes the
@@ -6400,13 +6812,14 @@ NPU_API size_t npu_model_size(uint32_t n_args)
  * message ("8", "dynamic"). */
 static npu_status npu__model_check_debatch(npu_model *m, const char *what)
 {
+    NPU__MSG_UNUSED(what);
     uint32_t i, k;
     if (m->n_states > 0)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
                          "debatched", what, (unsigned)m->n_states);
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
-        const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";
+        NPU__MSG_ONLY(const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";)
         if (a->kind >= NPU__ARG_STATE_IN) continue;
         if (a->desc.shape.rank == 0 || a->batch_axis >= a->desc.shape.rank)
             return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch batch %s into",
@@ -6428,7 +6841,7 @@ static npu_status npu__model_check_debatch(npu_model *m, const char *what)
 
 /* Sets the number of command lists a request runs per inference: every
  * non-state argument's user-visible batch axis (compiled as 1) becomes n. Used
- * by import (metadata batch size) and by the batching code (section 13). Only
+ * by import (metadata batch size) and by the compile path (batch modes). Only
  * on a model as created (batch_lists 1, not dynamic). */
 static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
 {
@@ -6436,7 +6849,11 @@ static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
     uint32_t i;
     npu_status st;
     if (n <= 1 || n == m->batch_lists) return NPU_OK;
+#ifndef NPU_NO_MESSAGES
     snprintf(what, sizeof what, "%u", (unsigned)n);
+#else
+    what[0] = '\0';
+#endif
     st = npu__model_check_debatch(m, what);
     if (st != NPU_OK) return st;
     for (i = 0; i < m->n_args; i++)
@@ -6740,6 +7157,7 @@ typedef struct npu__create_args {
     uint64_t hash;
 } npu__create_args;
 
+#ifndef NPU_NO_MESSAGES
 /* Reads the calling thread's last create-failure log (ext >= 1.4) into buf. */
 /* Appends the driver's build log to the message being recorded (under the
  * message lock, straight into the context: a log of kilobytes never sits on
@@ -6769,6 +7187,9 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
     }
     npu__ctx_unlock(ctx);
 }
+#else
+#define npu__fail_more_build_log(d, sep, none) NPU__UNUSED(d)   /* the site alone */
+#endif
 
 /* Creates the driver's graph from c (the newest pfnCreate the driver has).
  * On failure: the message (with the build log) recorded, the status returned;
@@ -6816,6 +7237,7 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
         fn = "pfnCreate";
         r = d->g->pfnCreate(d->zctx, d->device, &desc1, graph);
     }
+    NPU__MSG_UNUSED(fn);
     if (r == ZE_RESULT_SUCCESS) return NPU_OK;
     *graph = NULL;
     if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE) {
@@ -7172,6 +7594,11 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
         if (o->output_types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(o->output_types[i]))
             return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: output %u type %d is invalid",
                              (unsigned)i, (int)o->output_types[i]);
+#ifdef NPU_NO_CACHE
+    if (o->cache_dir != NULL)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "compile options: cache_dir is set, but npu was built with "
+                         "NPU_NO_CACHE (no model cache)");
+#endif
     return NPU_OK;
 }
 
@@ -7198,6 +7625,7 @@ static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_co
     return NPU_OK;
 }
 
+#if defined(NPU__SOURCES)
 static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
                               const npu__io_list *outl)
 {
@@ -7206,12 +7634,12 @@ static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o,
     npu__flags_write(&s, d, o, in, outl);
     return NPU_ARENA_ROUND(s.len + 1);
 }
+#endif
 
-struct npu__model_src;
 /* NH128 (section 13b) over the payload, the build flags and every weight byte
  * the payload points at: the driver's disk cache key for a layout-B payload. */
 static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
-                                const struct npu__model_src *src);
+                                const npu__model_src *src);
 
 /* layout_b: the payload holds weight addresses. The driver's disk cache keys
  * on the payload bytes (driver 1.32.1), so new weights at the same addresses
@@ -7220,7 +7648,7 @@ static uint64_t npu__input_hash(const void *payload, size_t size, const char *fl
  * cache for this compile. */
 static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payload, size_t size,
                                const char *flags, const npu_compile_options *o, size_t mark, int layout_b,
-                               const struct npu__model_src *src, npu_model **out)
+                               const npu__model_src *src, npu_model **out)
 {
     npu__create_args c;
     memset(&c, 0, sizeof c);
@@ -7311,12 +7739,13 @@ NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, 
     st = npu__compile(dev, arena, payload, size, flags, opts, mark, in.layout_b, NULL, out);
     if (st == NPU_OK) {
         (*out)->info.requested_mode = opts != NULL ? opts->batch_mode : NPU_BATCH_AUTO;
-        snprintf((*out)->info.batch_reason, sizeof (*out)->info.batch_reason,
+        npu__textf((*out)->info.batch_reason, sizeof (*out)->info.batch_reason,
                  "a caller-built payload is compiled as it is (npu does not look for a batch in it)");
     }
     return st;
 }
 
+#if defined(NPU__SOURCES)
 /* The payload layout a compile uses (ir_version 0: a graph, IR v11). Layout B
  * only where the compiler has a serializer option to be told so (checked at
  * device open), and never for IR v10 (OpenVINO's
@@ -7337,182 +7766,7 @@ static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compil
     if (!quiet) npu__log(d->ctx, NPU_LOG_INFO, "compile: payload layout A (weights copied): %s", why);
     return NPU_PAYLOAD_WEIGHTS_COPY;
 }
-
-static npu_status npu__graph_in(const void *src, uint32_t i, npu_tensor_desc *out)
-{
-    return npu_graph_input((const npu_graph *)src, i, out);
-}
-
-static npu_status npu__graph_out(const void *src, uint32_t i, npu_tensor_desc *out)
-{
-    return npu_graph_output((const npu_graph *)src, i, out);
-}
-
-static npu_status npu__ir_in(const void *src, uint32_t i, npu_tensor_desc *out)
-{
-    const npu_ir_io *io = npu_ir_input((const npu_ir *)src, i);
-    if (io == NULL) return NPU_ERR_NOT_FOUND;
-    *out = io->desc;
-    return NPU_OK;
-}
-
-static npu_status npu__ir_out(const void *src, uint32_t i, npu_tensor_desc *out)
-{
-    const npu_ir_io *io = npu_ir_output((const npu_ir *)src, i);
-    if (io == NULL) return NPU_ERR_NOT_FOUND;
-    *out = io->desc;
-    return NPU_OK;
-}
-
-/* The layouts the graph / IR declares (e.g. "NHWC") replace the ones derived
- * from the compiled argument (which follow the rank), and give the batch axis. */
-static void npu__model_source_layouts(npu_model *m, const npu__io_list *in, const npu__io_list *outl)
-{
-    uint32_t i;
-    for (i = 0; i < m->n_inputs + m->n_outputs; i++) {
-        const npu__io_list *l = i < m->n_inputs ? in : outl;
-        uint32_t k = i < m->n_inputs ? i : i - m->n_inputs;
-        npu__arg *a = &m->args[m->order[i]];
-        npu_tensor_desc src;
-        const char *nax;
-        if (k >= l->count || l->get(l->src, k, &src) != NPU_OK) continue;
-        if (src.layout[0] == '\0' || strlen(src.layout) != a->desc.shape.rank) continue;
-        npu__strlcpy(a->desc.layout, src.layout, sizeof a->desc.layout);
-        nax = strchr(a->desc.layout, 'N');
-        a->batch_axis = nax ? (uint32_t)(nax - a->desc.layout) : 0;
-    }
-}
-
-/* Source-independent part of the graph / IR compile paths. */
-typedef struct npu__model_src {
-    const void *src;
-    int is_ir;
-} npu__model_src;
-
-static uint32_t npu__src_ir_version(const npu__model_src *m)
-{
-    return m->is_ir ? npu_ir_version((const npu_ir *)m->src) : 0;
-}
-
-/* A graph's payload converts the type overrides of o itself (Convert layers);
- * an IR's leaves them to the compiler (IR v10 only, see npu__flags_check). */
-static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po,
-                                   const npu_compile_options *o, void *dst, size_t cap, size_t *size)
-{
-    return m->is_ir ? npu_ir_write_payload((const npu_ir *)m->src, po, dst, cap, size)
-                    : npu__graph_payload((const npu_graph *)m->src, po, o, dst, cap, size);
-}
-
-static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o, npu__io_list *in,
-                           npu__io_list *outl, uint32_t *n_args)
-{
-    memset(in, 0, sizeof *in);
-    memset(outl, 0, sizeof *outl);
-    in->src = outl->src = m->src;
-    if (m->is_ir) {
-        const npu_ir *ir = (const npu_ir *)m->src;
-        in->count = npu_ir_input_count(ir);
-        outl->count = npu_ir_output_count(ir);
-        in->get = npu__ir_in;
-        outl->get = npu__ir_out;
-        *n_args = in->count + outl->count + 2 * npu_ir_state_count(ir);
-    } else {
-        const npu_graph *g = (const npu_graph *)m->src;
-        in->count = npu_graph_input_count(g);
-        outl->count = npu_graph_output_count(g);
-        in->get = npu__graph_in;
-        outl->get = npu__graph_out;
-        *n_args = in->count + outl->count + 2 * npu_graph_state_count(g);
-    }
-    if (o != NULL) {
-        in->overrides = o->input_types;
-        in->n_overrides = o->n_input_types;
-        outl->overrides = o->output_types;
-        outl->n_overrides = o->n_output_types;
-    }
-    in->ir_version = npu__src_ir_version(m);
-    in->converts = !m->is_ir;
-}
-
-/* Arena bytes one compile of `src` as it is now takes: max(payload + build
- * flags, model). The batching / cache layer (section 13) calls it per form. */
-static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                  size_t *bytes)
-{
-    npu_payload_options po;
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    size_t psize = 0, transient, model;
-    npu_status st;
-    memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
-    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
-    if (st != NPU_OK) return st;
-    npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    transient = NPU_ARENA_ROUND(psize) + npu__flags_size(d, o, &in, &outl);
-    model = npu_model_size(n_args);
-    *bytes = transient > model ? transient : model;
-    return NPU_OK;
-}
-
-/* Compiles `src` as it is now: payload and build flags transiently in the
- * arena, then the model. *compile_ns gets the time of the driver call. The
- * caller (section 13) has checked the arguments. */
-static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                     const npu_compile_options *o, uint64_t *compile_ns, npu_model **out)
-{
-    npu_payload_options po;
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    size_t psize = 0, mark;
-    const char *flags = NULL;
-    void *payload;
-    uint64_t t0;
-    npu_status st;
-    *out = NULL;
-    memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 0);
-    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
-    if (st != NPU_OK) return st;
-    mark = arena->used;
-    payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
-    if (payload == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    st = npu__src_payload(src, &po, o, payload, psize, &psize);
-    if (st == NPU_OK) {
-        npu__src_lists(src, o, &in, &outl, &n_args);
-        in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-        st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
-    }
-    if (st != NPU_OK) {
-        npu_arena_rewind(arena, mark);
-        return st;
-    }
-    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
-             po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
-    t0 = npu__now_ns();
-    st = npu__compile(d, arena, payload, psize, flags, o, mark, po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY, src,
-                      out);
-    *compile_ns = npu__now_ns() - t0;
-    if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
-    return st;
-}
-
-/* The build flags of `src` with these options into the arena (for the cache
- * key); the caller rewinds. */
-static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                 const npu_compile_options *o, const char **flags)
-{
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    return npu__flags_alloc(d, arena, o, &in, &outl, flags);
-}
+#endif
 
 /* ---- Import / export ---- */
 
@@ -7621,14 +7875,14 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         m->info.original_batch = meta.batch_size;
     }
     if (meta.batch_size == NPU_DIM_DYNAMIC)
-        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a dynamic "
+        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a dynamic "
                  "batch; debatched into 1..max_batch command lists (PLUGIN)");
     else if (meta.batch_size > 1)
-        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records batch "
+        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records batch "
                  "%lld; debatched into %lld command lists (PLUGIN)", (long long)meta.batch_size,
                  (long long)meta.batch_size);
     else
-        snprintf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
+        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
                  "run as it is");
     m->info.import_ns = npu__now_ns() - t0;
     *out = m;
@@ -7844,12 +8098,12 @@ NPU_API npu_status npu_model_export_file(npu_model *model, const char *path)
          * umask, as for any file a program creates. */
         struct timespec ts;
         unsigned attempt;
-        snprintf(tmp, sizeof tmp, "%s.tmp-", base);
+        npu__temp_name(tmp, sizeof tmp, base, 0, 0);
         (void)npu__remove_orphans_at(dir, tmp);
         if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
         for (attempt = 0; attempt < 8; attempt++) {
-            snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%llx", base, (long)getpid(),
-                     (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec + attempt);
+            npu__temp_name(tmp, sizeof tmp, base, 1,
+                           (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + attempt);
             do {
                 fd = openat(dir, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
             } while (fd < 0 && errno == EINTR);
@@ -7941,6 +8195,566 @@ NPU_API const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
 {
     return m && i < m->n_states ? &m->args[m->order[m->n_inputs + m->n_outputs + 2 * i]].desc : NULL;
 }
+
+#ifdef NPU__SOURCES
+/* ---- Compile from a graph or an IR: sources, batching, the cache ----------
+ * Owns: npu_model_compile_graph / _ir and their size queries. Sees the model
+ * only through its npu__source table (section 1; the graph's in section 7, the
+ * IR's in section 8), decides the batch mode (npu.h "Batching") and runs one
+ * "form" of the model: compiled (npu__plain_compile), debatched, or with a
+ * cache_dir looked up in and stored into the model cache (section 13,
+ * npu__cache_compile). */
+
+/* The layouts the graph / IR declares (e.g. "NHWC") replace the ones derived
+ * from the compiled argument (which follow the rank), and give the batch axis. */
+static void npu__model_source_layouts(npu_model *m, const npu__io_list *in, const npu__io_list *outl)
+{
+    uint32_t i;
+    for (i = 0; i < m->n_inputs + m->n_outputs; i++) {
+        const npu__io_list *l = i < m->n_inputs ? in : outl;
+        uint32_t k = i < m->n_inputs ? i : i - m->n_inputs;
+        npu__arg *a = &m->args[m->order[i]];
+        npu_tensor_desc src;
+        const char *nax;
+        if (k >= l->count || l->get(l->src, k, &src) != NPU_OK) continue;
+        if (src.layout[0] == '\0' || strlen(src.layout) != a->desc.shape.rank) continue;
+        npu__strlcpy(a->desc.layout, src.layout, sizeof a->desc.layout);
+        nax = strchr(a->desc.layout, 'N');
+        a->batch_axis = nax ? (uint32_t)(nax - a->desc.layout) : 0;
+    }
+}
+
+static uint32_t npu__src_ir_version(const npu__model_src *m) { return m->ops->ir_version(m->src); }
+
+/* A graph's payload converts the type overrides of o itself (Convert layers);
+ * an IR's leaves them to the compiler (IR v10 only, see npu__flags_check). */
+static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po,
+                                   const npu_compile_options *o, void *dst, size_t cap, size_t *size)
+{
+    return m->ops->payload(m->src, po, o, dst, cap, size);
+}
+
+static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o, npu__io_list *in,
+                           npu__io_list *outl, uint32_t *n_args)
+{
+    memset(in, 0, sizeof *in);
+    memset(outl, 0, sizeof *outl);
+    in->src = outl->src = m->src;
+    in->count = m->ops->count(m->src, 0);
+    outl->count = m->ops->count(m->src, 1);
+    in->get = m->ops->input;
+    outl->get = m->ops->output;
+    *n_args = in->count + outl->count + 2 * m->ops->count(m->src, 2);
+    if (o != NULL) {
+        in->overrides = o->input_types;
+        in->n_overrides = o->n_input_types;
+        outl->overrides = o->output_types;
+        outl->n_overrides = o->n_output_types;
+    }
+    in->ir_version = npu__src_ir_version(m);
+    in->converts = m->ops->converts;
+}
+
+/* Arena bytes one compile of `src` as it is now takes: max(payload + build
+ * flags, model), for one form of the compile and for the cache (section 13). */
+static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                  size_t *bytes)
+{
+    npu_payload_options po;
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    size_t psize = 0, transient, model;
+    npu_status st;
+    memset(&po, 0, sizeof po);
+    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
+    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po.compiler_version = d->compiler_version;
+    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
+    if (st != NPU_OK) return st;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    transient = NPU_ARENA_ROUND(psize) + npu__flags_size(d, o, &in, &outl);
+    model = npu_model_size(n_args);
+    *bytes = transient > model ? transient : model;
+    return NPU_OK;
+}
+
+/* Compiles `src` as it is now: payload and build flags transiently in the
+ * arena, then the model. *compile_ns gets the time of the driver call. The
+ * caller has checked the arguments. */
+static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                     const npu_compile_options *o, uint64_t *compile_ns, npu_model **out)
+{
+    npu_payload_options po;
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    size_t psize = 0, mark;
+    const char *flags = NULL;
+    void *payload;
+    uint64_t t0;
+    npu_status st;
+    *out = NULL;
+    memset(&po, 0, sizeof po);
+    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 0);
+    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po.compiler_version = d->compiler_version;
+    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
+    if (st != NPU_OK) return st;
+    mark = arena->used;
+    payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
+    if (payload == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    st = npu__src_payload(src, &po, o, payload, psize, &psize);
+    if (st == NPU_OK) {
+        npu__src_lists(src, o, &in, &outl, &n_args);
+        in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+        st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
+    }
+    if (st != NPU_OK) {
+        npu_arena_rewind(arena, mark);
+        return st;
+    }
+    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
+             po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
+    t0 = npu__now_ns();
+    st = npu__compile(d, arena, payload, psize, flags, o, mark, po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY, src,
+                      out);
+    *compile_ns = npu__now_ns() - t0;
+    if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
+    return st;
+}
+
+#ifndef NPU_NO_CACHE
+/* The build flags of `src` with these options into the arena (for the cache
+ * key); the caller rewinds. */
+static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                 const npu_compile_options *o, const char **flags)
+{
+    npu__io_list in, outl;
+    uint32_t n_args = 0;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    return npu__flags_alloc(d, arena, o, &in, &outl, flags);
+}
+#endif
+
+
+/* What analysing the model's inputs and outputs found. */
+typedef struct npu__batch_plan {
+    int batched;        /* an input whose layout names N has a batch other than 1
+                           (or such inputs disagree) */
+    int64_t n;          /* the original batch: N, NPU_DIM_DYNAMIC, or 1 */
+    int no_layout;      /* no input's layout names N: the batch is unknown */
+    int plugin_ok;      /* PLUGIN can debatch it (before trying set_batch/compile) */
+    char why[224];      /* why PLUGIN cannot ("" when it can); with no_layout: why
+                           the batch is unknown */
+} npu__batch_plan;
+
+/* Bumped whenever the rule deciding the batch changes, so that a cache entry
+ * made under an older decision is never taken for one made under this one.
+ * 2: the batch axis only from a layout naming N (no axis-0 default). */
+#define NPU__BATCH_RULE 2
+
+/* "dynamic" or the number (cap >= 24: exact, part of a cache entry's descriptor). */
+static void npu__batch_text(int64_t n, char *buf, size_t cap)
+{
+    npu__sink s;
+    npu__sink_init(&s, buf, cap - 1);
+    if (n == NPU_DIM_DYNAMIC)
+        npu__sink_str(&s, "dynamic");
+    else
+        npu__sink_i64_dec(&s, n);
+    buf[s.len < cap - 1 ? s.len : cap - 1] = '\0';
+}
+
+/* Input / output i of the source with its batch axis: the 'N' of its layout
+ * (*has_n 1), else 0 (*has_n 0: the port has no batch axis for batching). */
+NPU__NOINLINE static npu_status npu__src_io(const npu__model_src *s, int output, uint32_t i, npu_tensor_desc *d,
+                              uint32_t *axis, int *has_n)
+{
+    npu_status st = output ? s->ops->output(s->src, i, d) : s->ops->input(s->src, i, d);
+    if (st != NPU_OK) return st;
+    *axis = s->ops->batch_axis(s->src, output, i, d);
+    *has_n = strchr(d->layout, 'N') != NULL && *axis < d->shape.rank;
+    return NPU_OK;
+}
+
+/* Finds the original batch and whether PLUGIN can debatch it. Only a layout
+ * naming N gives a batch axis (no axis-0 default: a softmax over axis 0 of a
+ * layout-less model must see all of axis 0). The batch of an IR counts its
+ * npu_ir_set_batch rewrite; its outputs are compared with the batch the IR
+ * text declares. */
+static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
+{
+    uint32_t n_in, n_out, n_states, i, k, axis = 0;
+    int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
+    int found = 0, mismatch = 0, has_n = 0;
+    char a[24], b[24], first_name[64] = "";
+    char why_axis[192] = "", why_missing[224] = "", why_dynamic[160] = "";   /* the longest texts: 154, 120, 120 */
+    npu_tensor_desc d;
+
+    memset(p, 0, sizeof *p);
+    p->n = 1;
+    n_in = s->ops->count(s->src, 0);
+    n_out = s->ops->count(s->src, 1);
+    n_states = s->ops->count(s->src, 2);
+    if (s->ops->batch_rewrite != NULL) rewrite = s->ops->batch_rewrite(s->src);
+    for (i = 0; i < n_in; i++) {
+        int64_t v, decl;
+        if (npu__src_io(s, 0, i, &d, &axis, &has_n) != NPU_OK) continue;
+        if (!has_n) {
+            if (why_missing[0] == '\0')
+                npu__textf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
+                         d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
+            for (k = 0; k < d.shape.rank && why_dynamic[0] == '\0'; k++)
+                if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
+                    npu__textf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
+                             "no layout naming N", d.name, (unsigned)k);
+            continue;
+        }
+        decl = d.shape.dims[axis];
+        v = rewrite > 0 ? rewrite : decl;
+        if (!found) {
+            found = 1;
+            n = v;
+            declared = decl;
+            npu__strlcpy(first_name, d.name, sizeof first_name);
+        } else if (v != n && !mismatch) {
+            mismatch = 1;
+            npu__batch_text(n, a, sizeof a);
+            npu__batch_text(v, b, sizeof b);
+            npu__textf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
+                     a, d.name, b);
+        }
+        if (shown == 1 && v != 1) shown = v;
+        if (axis != 0 && why_axis[0] == '\0')
+            npu__textf(why_axis, sizeof why_axis,
+                     "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
+                     (unsigned)axis, d.layout);
+    }
+    if (!found) {
+        p->no_layout = 1;
+        npu__textf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
+                 why_missing, why_missing[0] ? ")" : "", why_dynamic);
+        return;
+    }
+    p->n = mismatch ? shown : n;
+    p->batched = mismatch || n != 1;
+    if (!p->batched) {
+        p->n = 1;
+        return;
+    }
+    if (mismatch) return;
+    if (n_states > 0) {
+        npu__textf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
+        return;
+    }
+    if (why_missing[0] != '\0') {
+        npu__strlcpy(p->why, why_missing, sizeof p->why);
+        return;
+    }
+    if (why_axis[0] != '\0') {
+        npu__strlcpy(p->why, why_axis, sizeof p->why);
+        return;
+    }
+    for (i = 0; i < n_out; i++) {
+        if (npu__src_io(s, 1, i, &d, &axis, &has_n) != NPU_OK) continue;
+        if (!has_n) {
+            npu__textf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
+                     d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
+            return;
+        }
+        if (axis != 0) {
+            npu__textf(p->why, sizeof p->why,
+                     "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
+                     d.name, (unsigned)axis, d.layout);
+            return;
+        }
+        if (d.shape.dims[0] != declared) {
+            npu__batch_text(d.shape.dims[0], b, sizeof b);
+            npu__batch_text(declared, a, sizeof a);
+            npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
+            return;
+        }
+    }
+    p->plugin_ok = 1;
+}
+
+/* Sets the source to batch 1 for PLUGIN (*saved: what to restore). */
+static npu_status npu__src_batch_one(const npu__model_src *s, int64_t *saved)
+{
+    *saved = s->ops->batch(s->src);
+    return s->ops->set_batch(s->src, 1);
+}
+
+static void npu__src_batch_restore(const npu__model_src *s, npu_context *ctx, int64_t saved)
+{
+    if (s->ops->set_batch(s->src, saved) != NPU_OK)
+        npu__log(ctx, NPU_LOG_ERROR, "batching: restoring the caller's batch %lld failed", (long long)saved);
+}
+
+/* Compiles one form of the source (already at the form's batch): the
+ * payload, then debatching into the form's command lists. */
+static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+{
+    uint64_t compile_ns = 0;
+    npu_status st;
+    npu_model *m = NULL;
+    size_t mark = arena->used;
+
+    *out = NULL;
+    st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
+    if (st != NPU_OK) return st;
+    if (form->mode == NPU_BATCH_PLUGIN) {
+        st = form->original == NPU_DIM_DYNAMIC ? npu__model_set_dynamic(m)
+             : form->original > (int64_t)NPU__MAX_BATCH
+                 ? npu__fail(d->ctx, NPU_ERR_LIMIT, "batching: batch %lld exceeds %u", (long long)form->original,
+                             (unsigned)NPU__MAX_BATCH)
+                 : npu__model_set_batch(m, (uint32_t)form->original);
+        if (st != NPU_OK) {
+            npu__model_release(m);
+            npu_arena_rewind(arena, mark);
+            return st;
+        }
+    }
+    m->info.batch_mode = form->mode;
+    m->info.original_batch = form->original;
+    m->info.compile_ns = compile_ns;
+    *out = m;
+    return NPU_OK;
+}
+
+/* One form, through the model cache when the options name a directory. */
+static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+{
+#ifndef NPU_NO_CACHE
+    if (o != NULL && o->cache_dir != NULL) return npu__cache_compile(d, arena, src, o, form, out);
+#endif
+    return npu__form_compile(d, arena, src, o, form, out);
+}
+
+static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                     const void *out)
+{
+    npu_status st;
+    if (d == NULL || src->src == NULL || out == NULL)
+        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    st = npu__check_compile_opts(d->ctx, o);
+    if (st != NPU_OK) return st;
+    if (d->compiler_version == 0)
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
+                         "import a precompiled blob instead");
+    return NPU_OK;
+}
+
+/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
+ * the fix. */
+static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
+{
+    NPU__MSG_UNUSED(s);
+    char b[24];
+    NPU__MSG_ONLY(int layout = strstr(p->why, "layout naming N") != NULL;)
+    if (p->no_layout)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
+                         p->why, s->ops->layout_fix);
+    npu__batch_text(p->n, b, sizeof b);
+    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
+                     p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
+}
+
+static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
+{
+    NPU__MSG_UNUSED(why);
+    char b[24];
+    npu__batch_text(p->n, b, sizeof b);
+    npu__log(ctx, NPU_LOG_INFO,
+             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
+             "(COMPILER)",
+             b, why);
+}
+
+/* npu__compile_form, then the decision into npu_model_info. */
+static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                       const npu_compile_options *o, const npu__form *form, const char *reason,
+                                       npu_model **out)
+{
+    npu_status st = npu__compile_form(d, arena, src, o, form, out);
+    if (st == NPU_OK) {
+        (*out)->info.requested_mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+        npu__strlcpy((*out)->info.batch_reason, reason, sizeof (*out)->info.batch_reason);
+    }
+    return st;
+}
+
+/* why = prefix + the context's last error (cut to fit). */
+static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
+{
+    size_t n = npu__strlcpy(why, prefix, cap);
+    if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
+}
+
+static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                   const npu_compile_options *o, npu_model **out)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    npu__form as_is, plugin;
+    int64_t saved = 0;
+    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
+    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
+    npu_status st;
+
+    if (out != NULL) *out = NULL;
+    st = npu__compile_check(d, src, o, out);
+    if (st != NPU_OK) return st;
+    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    npu__batch_analyze(src, &plan);
+    as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
+    as_is.original = plan.n;
+    as_is.compiled = 0;
+    npu__batch_text(plan.n, b, sizeof b);
+    if (plan.no_layout) {
+        /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
+        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
+                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
+                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
+        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
+            /* the compile's message, cut to 300 bytes, then why npu left the batch */
+            npu__fail_cut(d->ctx, 300);
+            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, src->ops->layout_fix);
+            return npu__fail_end(d->ctx, st);
+        }
+        return st;
+    }
+    if (!plan.batched) {
+        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    if (mode == NPU_BATCH_COMPILER) {
+        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    if (!plan.plugin_ok) {
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        npu__auto_fallback(d->ctx, &plan, plan.why);
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, plan.why);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    st = npu__src_batch_one(src, &saved);
+    if (st != NPU_OK) {
+        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
+        if (mode == NPU_BATCH_PLUGIN)
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
+                             "debatched: %s", b, why);
+        npu__auto_fallback(d->ctx, &plan, why);
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, why);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    plugin.mode = NPU_BATCH_PLUGIN;
+    plugin.original = plan.n;
+    plugin.compiled = 1;
+    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
+             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
+    npu__src_batch_restore(src, d->ctx, saved);
+    if (st == NPU_OK) {
+        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
+                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
+                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+        return NPU_OK;
+    }
+    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
+    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
+    if (mode == NPU_BATCH_PLUGIN)
+        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
+    npu__auto_fallback(d->ctx, &plan, why);
+    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
+             b, why);
+    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+}
+
+static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                        size_t *bytes)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    size_t one = 0, plain = 0;
+    int64_t saved = 0;
+    npu_status st;
+    st = npu__compile_check(d, src, o, bytes);
+    if (st != NPU_OK) return st;
+    *bytes = 0;
+    npu__batch_analyze(src, &plan);
+    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+    if (plan.batched && mode != NPU_BATCH_COMPILER) {
+        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
+            st = npu__plain_size(d, src, o, &one);
+            npu__src_batch_restore(src, d->ctx, saved);
+            if (st != NPU_OK) return st;
+            if (mode == NPU_BATCH_PLUGIN) {
+                *bytes = one;
+                return NPU_OK;
+            }
+        } else if (mode == NPU_BATCH_PLUGIN) {
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
+        }
+    }
+    /* Unbatched or batch unknown, COMPILER, or AUTO (which may fall back): the
+     * model as it is. */
+    st = npu__plain_size(d, src, o, &plain);
+    if (st != NPU_OK) return st;
+    *bytes = one > plain ? one : plain;
+    return NPU_OK;
+}
+
+#ifndef NPU_NO_GRAPH
+NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out)
+{
+    npu__model_src s;
+    s.ops = &npu__graph_source;
+    s.src = graph;
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+                                        size_t *bytes)
+{
+    npu__model_src s;
+    s.ops = &npu__graph_source;
+    s.src = graph;
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+
+#endif
+
+#ifndef NPU_NO_IR
+NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out)
+{
+    npu__model_src s;
+    s.ops = &npu__ir_source;
+    s.src = ir;
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+                                     size_t *bytes)
+{
+    npu__model_src s;
+    s.ops = &npu__ir_source;
+    s.src = ir;
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+#endif
+#endif /* NPU__SOURCES */
 
 /* ==== 12. Request ======================================================== */
 
@@ -8222,6 +9036,7 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
         return npu__fail(q->ctx, NPU_ERR_NOT_FOUND, "the model has no %s %u (it has %u)", output ? "output" : "input",
                          (unsigned)index, (unsigned)(output ? m->n_outputs : m->n_inputs));
     a = &m->args[i];
+    NPU__MSG_UNUSED(a);
     ra = &q->a[i];
     if (ptr != NULL && size < npu__req_arg_bytes(q, i, q->n_lists))
         return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': buffer of %zu bytes, %llu needed",
@@ -8469,6 +9284,48 @@ NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, 
     if (out != NULL) *out = NULL;
     return NPU_ERR_NO_LEVEL_ZERO;
 }
+#ifndef NPU_NO_GRAPH
+NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(graph);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+                                        size_t *bytes)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(graph);
+    NPU__UNUSED(opts);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+#endif
+#ifndef NPU_NO_IR
+NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(arena);
+    NPU__UNUSED(ir);
+    NPU__UNUSED(opts);
+    if (out != NULL) *out = NULL;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+                                     size_t *bytes)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(ir);
+    NPU__UNUSED(opts);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+#endif
 NPU_API npu_status npu_model_import(npu_device *dev, npu_arena *arena, const void *blob, size_t size,
                             const npu_import_options *opts, npu_model **out)
 {
@@ -8693,7 +9550,7 @@ NPU_API npu_status npu_request_state_reset(npu_request *req, uint32_t index)
 
 #endif /* NPU_NO_LEVEL_ZERO */
 
-/* ==== 13. Blob metadata, cache and batching ============================= */
+/* ==== 13. Blob metadata and cache ======================================= */
 
 /* ---- 13a. Blob metadata: the OVNPU tail ---------------------------------
  * Owns: reading and writing the versioned metadata OpenVINO's NPU plugin
@@ -8744,6 +9601,7 @@ typedef struct npu__meta_cursor {
 static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *v,
                                  const char *field)
 {
+    NPU__MSG_UNUSED(field);
     if (c->end - c->pos < bytes)
         return npu__fail(c->ctx, NPU_ERR_FORMAT,
                          "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
@@ -8756,6 +9614,7 @@ static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *
 }
 
 /* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(2, 3)
 static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
 {
@@ -8767,6 +9626,9 @@ static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
     return npu__fail(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
                      (unsigned)(c->version & 0xffffu), what);
 }
+#else
+#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU_ERR_FORMAT, NPU__SITE)
+#endif
 
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
 static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
@@ -8786,8 +9648,8 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     out->n_output_layouts = (uint32_t)n_out;
     total = (uint32_t)(n_in + n_out);
     for (i = 0; i < total; i++) {
-        const char *kind = i < out->n_input_layouts ? "input" : "output";
-        uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;
+        NPU__MSG_ONLY(const char *kind = i < out->n_input_layouts ? "input" : "output";)
+        NPU__MSG_ONLY(uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;)
         if ((st = npu__meta_take(c, 2, &len, "layout length")) != NPU_OK) return st;
         if (len > NPU_LAYOUT_MAX - 1) {
             return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
@@ -9183,27 +10045,26 @@ static npu__digest npu__nh128_final(const npu__nh128 *h)
     return d;
 }
 
+/* npu__bytes_fn feeding one constant into the hash. */
+static void npu__input_hash_take(void *state, const void *data, uint64_t bytes)
+{
+    if (data != NULL && bytes <= SIZE_MAX) npu__nh128_update((npu__nh128 *)state, data, (size_t)bytes);
+}
+
 static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
-                                const struct npu__model_src *src)
+                                const npu__model_src *src)
 {
     npu__nh128 h;
     npu__digest dg;
     npu__nh128_init(&h, 0x6e70752d696e6870ull);   /* "npu-inhp" */
     npu__nh128_update(&h, payload, size);
     if (flags != NULL) npu__nh128_update(&h, flags, strlen(flags) + 1);
-    if (src->is_ir) {
-        const npu_ir *ir = (const npu_ir *)src->src;
-        if (ir->bin != NULL && ir->bin_size <= SIZE_MAX) npu__nh128_update(&h, ir->bin, (size_t)ir->bin_size);
-    } else {
-        const npu_node *n;
-        for (n = ((const npu_graph *)src->src)->first; n != NULL; n = n->next)
-            if (n->op == NPU__OP_CONSTANT && n->a.constant.bytes <= SIZE_MAX)
-                npu__nh128_update(&h, n->a.constant.data, (size_t)n->a.constant.bytes);
-    }
+    src->ops->constants(src->src, npu__input_hash_take, &h);
     dg = npu__nh128_final(&h);
     return dg.h[0] ^ dg.h[1];
 }
 
+#ifndef NPU_NO_CACHE   /* 13c-13d */
 static int npu__digest_equal(const npu__digest *x, const npu__digest *y)
 {
     return x->h[0] == y->h[0] && x->h[1] == y->h[1];
@@ -9426,6 +10287,7 @@ static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const
 }
 
 /* Logs why the cache did not help and returns `status`. */
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(4, 5)
 static npu_status npu__cache_warn(npu_context *ctx, npu_log_level level, npu_status status,
                                   const char *fmt, ...)
@@ -9438,6 +10300,14 @@ static npu_status npu__cache_warn(npu_context *ctx, npu_log_level level, npu_sta
     npu__log(ctx, level, "model cache: %s", line);
     return status;
 }
+#else
+static npu_status npu__cache_warn_site(npu_context *ctx, npu_status status)
+{
+    NPU__UNUSED(ctx);
+    return status;
+}
+#define npu__cache_warn(ctx, level, status, ...) npu__cache_warn_site((ctx), (status))
+#endif
 
 static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
                               uint64_t payload_size)
@@ -9551,6 +10421,7 @@ typedef struct npu__cache_writer {
 
 /* Logs why the writer does not store (a warning) and keeps it for
  * npu_model_info.cache_note; returns status. */
+#ifndef NPU_NO_MESSAGES
 NPU__PRINTF(3, 4)
 static npu_status npu__cache_writer_warn(npu__cache_writer *w, npu_status status, const char *fmt, ...)
 {
@@ -9561,6 +10432,14 @@ static npu_status npu__cache_writer_warn(npu__cache_writer *w, npu_status status
     npu__log(w->ctx, NPU_LOG_WARN, "model cache: %s", w->reason);
     return status;
 }
+#else
+static npu_status npu__cache_writer_site(npu__cache_writer *w, npu_status status, unsigned line)
+{
+    npu__site_text(w->reason, sizeof w->reason, line);
+    return status;
+}
+#define npu__cache_writer_warn(w, status, ...) npu__cache_writer_site((w), (status), NPU__SITE)
+#endif
 
 /* mkdir -p: creates dir and its missing parents, each with mode 0777 less
  * the umask (as mkdir(1) does). Returns 0 or the errno of the first level
@@ -9715,6 +10594,7 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
             unlink(w->temp_path);
         }
     }
+    NPU__MSG_UNUSED(step);
     if (err != 0) {
         npu__cache_writer_abort(w);
         return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot store '%s' (%s: %s); continuing without it",
@@ -9773,7 +10653,7 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
     npu_status status = NPU_ERR_FORMAT;
     size_t i;
     if (size < NPU__CACHE_HEADER) {
-        snprintf(reason, reason_cap, "truncated: %zu bytes, less than the %u-byte header", size,
+        npu__textf(reason, reason_cap, "truncated: %zu bytes, less than the %u-byte header", size,
                  NPU__CACHE_HEADER);
         return NPU_ERR_FORMAT;
     }
@@ -9786,48 +10666,48 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
     got.compiler_version = (uint32_t)npu__le_get(p + NPU__CACHE_OFF_COMPILER, 4);
     got.npu_version = (uint32_t)npu__le_get(p + NPU__CACHE_OFF_NPUVER, 4);
     if (memcmp(p, NPU__CACHE_MAGIC, 8) != 0) {
-        snprintf(reason, reason_cap, "not a cache entry (bad magic)");
+        npu__textf(reason, reason_cap, "not a cache entry (bad magic)");
     } else if (npu__le_get(p + 8, 4) != NPU__CACHE_FORMAT) {
-        snprintf(reason, reason_cap, "format version %u, this library reads %u",
+        npu__textf(reason, reason_cap, "format version %u, this library reads %u",
                  (unsigned)npu__le_get(p + 8, 4), NPU__CACHE_FORMAT);
     } else if (npu__le_get(p + 12, 4) != NPU__CACHE_HEADER) {
-        snprintf(reason, reason_cap, "header size %u, expected %u",
+        npu__textf(reason, reason_cap, "header size %u, expected %u",
                  (unsigned)npu__le_get(p + 12, 4), NPU__CACHE_HEADER);
     } else if (payload_size != (uint64_t)size - NPU__CACHE_HEADER) {
-        snprintf(reason, reason_cap,
+        npu__textf(reason, reason_cap,
                  "payload size %llu does not match the file (%zu bytes after the header): "
                  "truncated or extended",
                  (unsigned long long)payload_size, size - NPU__CACHE_HEADER);
     } else if (!npu__digest_equal(&got.key, &expected->key)) {
-        snprintf(reason, reason_cap, "key in the entry differs from its file name");
+        npu__textf(reason, reason_cap, "key in the entry differs from its file name");
     } else if (!npu__digest_equal(&got.check, &expected->check)) {
-        snprintf(reason, reason_cap,
+        npu__textf(reason, reason_cap,
                  "check digest differs: another model with the same key");
     } else if (got.compiler_version != expected->compiler_version) {
-        snprintf(reason, reason_cap, "compiler version 0x%08x, expected 0x%08x",
+        npu__textf(reason, reason_cap, "compiler version 0x%08x, expected 0x%08x",
                  (unsigned)got.compiler_version, (unsigned)expected->compiler_version);
     } else if (got.npu_version != expected->npu_version) {
-        snprintf(reason, reason_cap, "written by npu 0x%06x, this is 0x%06x",
+        npu__textf(reason, reason_cap, "written by npu 0x%06x, this is 0x%06x",
                  (unsigned)got.npu_version, (unsigned)expected->npu_version);
     } else if (strnlen(expected->platform, NPU__CACHE_PLATFORM_MAX) >= NPU__CACHE_PLATFORM_MAX ||
                strncmp((const char *)p + NPU__CACHE_OFF_PLATFORM, expected->platform,
                        NPU__CACHE_PLATFORM_MAX) != 0) {
-        snprintf(reason, reason_cap, "platform differs");
+        npu__textf(reason, reason_cap, "platform differs");
     } else if (strnlen(expected->descriptor, NPU__CACHE_DESCRIPTOR_MAX) >= NPU__CACHE_DESCRIPTOR_MAX ||
                strncmp((const char *)p + NPU__CACHE_OFF_DESCRIPTOR, expected->descriptor,
                        NPU__CACHE_DESCRIPTOR_MAX) != 0) {
-        snprintf(reason, reason_cap, "descriptor differs");
+        npu__textf(reason, reason_cap, "descriptor differs");
     } else {
         for (i = NPU__CACHE_FIELDS_END; i < NPU__CACHE_HEADER && p[i] == 0; i++) {}
         if (i < NPU__CACHE_HEADER) {
-            snprintf(reason, reason_cap, "non-zero byte at header offset %zu", i);
+            npu__textf(reason, reason_cap, "non-zero byte at header offset %zu", i);
         } else {
             npu__nh128_init(&sum, NPU__SEED_CHECKSUM);
             npu__nh128_update(&sum, p + NPU__CACHE_HEADER, size - NPU__CACHE_HEADER);
             digest = npu__cache_checksum(&sum, p);
             if (digest.h[0] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM, 8) ||
                 digest.h[1] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM + 8, 8)) {
-                snprintf(reason, reason_cap, "checksum mismatch: corrupt entry");
+                npu__textf(reason, reason_cap, "checksum mismatch: corrupt entry");
             } else {
                 status = NPU_OK;
             }
@@ -9860,7 +10740,7 @@ NPU__NOINLINE static npu_status npu__cache_open(npu_context *ctx, const char *di
     /* No ctx: a path too long is a miss (and a warning), not the compile's error. */
     status = npu__cache_entry_path(NULL, dir, &expected->key, path, NPU__CACHE_PATH_MAX);
     if (status != NPU_OK) {
-        snprintf(out->reason, sizeof out->reason, "%s",
+        npu__textf(out->reason, sizeof out->reason, "%s",
                  dir == NULL ? "no directory" : "directory path too long");
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss: %s ('%.64s...')", out->reason,
                                dir == NULL ? "" : dir);
@@ -9898,211 +10778,16 @@ static void npu__cache_close(npu__cache_mapping *m)
     m->payload_size = 0;
 }
 
+#endif /* NPU_NO_CACHE (13c-13d) */
 #endif /* NPU_NO_LEVEL_ZERO (13b-13d) */
 
-/* ---- 13e. Batching and the cache in the compile path ---------------------
- * Owns: npu_model_compile_graph / _ir and their size queries. Decides the
- * batch mode (l0.h "Batching"), computes the cache key (l0.h "Model cache"),
- * and runs one "form" of the model: a cache hit is imported, a miss is
- * compiled (section 11's npu__plain_compile), debatched and stored.
- * Calls: sections 6-8 (graph writer, IR), 10 (compile, import, export pieces),
+/* ---- 13e. The cache in the compile path ---------------------------------
+ * Owns: the key of one form of a model source (npu__source, section 1) and
+ * npu__cache_compile, which section 11's compile path calls when the options
+ * name a cache_dir: a hit is imported, a miss compiled and stored.
+ * Calls: sections 5 (sinks), 11 (build flags, import, npu__form_compile),
  * 13a-d (metadata, hash, entries). */
-#ifndef NPU_NO_LEVEL_ZERO
-
-/* What analysing the model's inputs and outputs found. */
-typedef struct npu__batch_plan {
-    int batched;        /* an input whose layout names N has a batch other than 1
-                           (or such inputs disagree) */
-    int64_t n;          /* the original batch: N, NPU_DIM_DYNAMIC, or 1 */
-    int no_layout;      /* no input's layout names N: the batch is unknown */
-    int plugin_ok;      /* PLUGIN can debatch it (before trying set_batch/compile) */
-    char why[224];      /* why PLUGIN cannot ("" when it can); with no_layout: why
-                           the batch is unknown */
-} npu__batch_plan;
-
-/* One way of compiling the source. */
-typedef struct npu__form {
-    npu_batch_mode mode;   /* as npu_model_info reports it */
-    int64_t original;      /* npu_model_info.original_batch */
-    int64_t compiled;      /* the batch the payload is written with (PLUGIN: 1); 0: as is */
-} npu__form;
-
-/* Bumped whenever the rule deciding the batch changes, so that a cache entry
- * made under an older decision is never taken for one made under this one.
- * 2: the batch axis only from a layout naming N (no axis-0 default). */
-#define NPU__BATCH_RULE 2
-
-static void npu__batch_text(int64_t n, char *buf, size_t cap)
-{
-    if (n == NPU_DIM_DYNAMIC)
-        snprintf(buf, cap, "dynamic");
-    else
-        snprintf(buf, cap, "%lld", (long long)n);
-}
-
-/* Input / output i of the source with its batch axis: the 'N' of its layout
- * (*has_n 1), else 0 (*has_n 0: the port has no batch axis for batching). */
-static npu_status npu__src_io(const npu__model_src *s, int output, uint32_t i, npu_tensor_desc *d,
-                              uint32_t *axis, int *has_n)
-{
-    if (s->is_ir) {
-        const npu_ir *ir = (const npu_ir *)s->src;
-        const npu_ir_io *io = output ? npu_ir_output(ir, i) : npu_ir_input(ir, i);
-        if (io == NULL) return NPU_ERR_NOT_FOUND;
-        *d = io->desc;
-        *axis = io->batch_axis < 0 ? 0u : (uint32_t)io->batch_axis;
-    } else {
-        const npu_graph *g = (const npu_graph *)s->src;
-        npu_status st = output ? npu_graph_output(g, i, d) : npu_graph_input(g, i, d);
-        if (st != NPU_OK) return st;
-        *axis = npu__batch_axis(d->layout);
-    }
-    *has_n = strchr(d->layout, 'N') != NULL && *axis < d->shape.rank;
-    return NPU_OK;
-}
-
-/* The fix named in every "no layout" message. */
-static const char *npu__layout_fix(const npu__model_src *s)
-{
-    return s->is_ir ? "give every input and output a layout with N on axis 0 (npu_ir_set_layout, or the IR's "
-                      "layout rt_info; npu-run --layout)"
-                    : "give every input and output a layout with N on axis 0 (npu_graph_parameter's layout, "
-                      "npu_graph_set_layout)";
-}
-
-/* Finds the original batch and whether PLUGIN can debatch it. Only a layout
- * naming N gives a batch axis (no axis-0 default: a softmax over axis 0 of a
- * layout-less model must see all of axis 0). The batch of an IR counts its
- * npu_ir_set_batch rewrite; its outputs are compared with the batch the IR
- * text declares. */
-static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
-{
-    uint32_t n_in, n_out, n_states, i, k, axis = 0;
-    int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
-    int found = 0, mismatch = 0, has_n = 0;
-    char a[24], b[24], first_name[64] = "";
-    char why_axis[224] = "", why_missing[224] = "", why_dynamic[160] = "";
-    npu_tensor_desc d;
-
-    memset(p, 0, sizeof *p);
-    p->n = 1;
-    if (s->is_ir) {
-        const npu_ir *ir = (const npu_ir *)s->src;
-        n_in = npu_ir_input_count(ir);
-        n_out = npu_ir_output_count(ir);
-        n_states = npu_ir_state_count(ir);
-        rewrite = ir->batch;
-    } else {
-        const npu_graph *g = (const npu_graph *)s->src;
-        n_in = npu_graph_input_count(g);
-        n_out = npu_graph_output_count(g);
-        n_states = npu_graph_state_count(g);
-    }
-    for (i = 0; i < n_in; i++) {
-        int64_t v, decl;
-        if (npu__src_io(s, 0, i, &d, &axis, &has_n) != NPU_OK) continue;
-        if (!has_n) {
-            if (why_missing[0] == '\0')
-                snprintf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
-                         d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
-            for (k = 0; k < d.shape.rank && why_dynamic[0] == '\0'; k++)
-                if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
-                    snprintf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
-                             "no layout naming N", d.name, (unsigned)k);
-            continue;
-        }
-        decl = d.shape.dims[axis];
-        v = rewrite > 0 ? rewrite : decl;
-        if (!found) {
-            found = 1;
-            n = v;
-            declared = decl;
-            npu__strlcpy(first_name, d.name, sizeof first_name);
-        } else if (v != n && !mismatch) {
-            mismatch = 1;
-            npu__batch_text(n, a, sizeof a);
-            npu__batch_text(v, b, sizeof b);
-            snprintf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
-                     a, d.name, b);
-        }
-        if (shown == 1 && v != 1) shown = v;
-        if (axis != 0 && why_axis[0] == '\0')
-            snprintf(why_axis, sizeof why_axis,
-                     "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
-                     (unsigned)axis, d.layout);
-    }
-    if (!found) {
-        p->no_layout = 1;
-        snprintf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
-                 why_missing, why_missing[0] ? ")" : "", why_dynamic);
-        return;
-    }
-    p->n = mismatch ? shown : n;
-    p->batched = mismatch || n != 1;
-    if (!p->batched) {
-        p->n = 1;
-        return;
-    }
-    if (mismatch) return;
-    if (n_states > 0) {
-        snprintf(p->why, sizeof p->why, "the model has %u state variable(s)", (unsigned)n_states);
-        return;
-    }
-    if (why_missing[0] != '\0') {
-        npu__strlcpy(p->why, why_missing, sizeof p->why);
-        return;
-    }
-    if (why_axis[0] != '\0') {
-        npu__strlcpy(p->why, why_axis, sizeof p->why);
-        return;
-    }
-    for (i = 0; i < n_out; i++) {
-        if (npu__src_io(s, 1, i, &d, &axis, &has_n) != NPU_OK) continue;
-        if (!has_n) {
-            snprintf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
-                     d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
-            return;
-        }
-        if (axis != 0) {
-            snprintf(p->why, sizeof p->why,
-                     "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
-                     d.name, (unsigned)axis, d.layout);
-            return;
-        }
-        if (d.shape.dims[0] != declared) {
-            npu__batch_text(d.shape.dims[0], b, sizeof b);
-            npu__batch_text(declared, a, sizeof a);
-            snprintf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
-            return;
-        }
-    }
-    p->plugin_ok = 1;
-}
-
-/* Sets the source to batch 1 for PLUGIN (*saved: what to restore). */
-static npu_status npu__src_batch_one(const npu__model_src *s, int64_t *saved)
-{
-    if (s->is_ir) {
-        npu_ir *ir = (npu_ir *)(uintptr_t)s->src;
-        *saved = ir->batch;
-        return npu_ir_set_batch(ir, 1, NULL);
-    }
-    *saved = npu_graph_batch((const npu_graph *)s->src);
-    return npu_graph_set_batch((npu_graph *)(uintptr_t)s->src, 1);
-}
-
-static void npu__src_batch_restore(const npu__model_src *s, npu_context *ctx, int64_t saved)
-{
-    npu_status st;
-    if (s->is_ir)
-        st = npu_ir_set_batch((npu_ir *)(uintptr_t)s->src, saved, NULL);
-    else
-        st = npu_graph_set_batch((npu_graph *)(uintptr_t)s->src, saved);
-    if (st != NPU_OK)
-        npu__log(ctx, NPU_LOG_ERROR, "batching: restoring the caller's batch %lld failed", (long long)saved);
-}
-
-/* ---- the key ---- */
+#if !defined(NPU_NO_LEVEL_ZERO) && !defined(NPU_NO_CACHE)
 
 /* A sink that feeds the key (for fields written with the sink helpers). */
 static void npu__key_sink(npu__sink *s, npu__cache_key *k)
@@ -10112,41 +10797,40 @@ static void npu__key_sink(npu__sink *s, npu__cache_key *k)
     s->feed_state = k;
 }
 
+/* The bytes of one constant as a key field (npu__bytes_fn). A constant
+ * larger than memory cannot be hashed: *overflow (the key state's flag). */
+typedef struct npu__key_consts {
+    npu__cache_key *k;
+    int overflow;
+} npu__key_consts;
+
+static void npu__key_constant(void *state, const void *data, uint64_t bytes)
+{
+    npu__key_consts *c = (npu__key_consts *)state;
+    if (bytes > SIZE_MAX) {
+        c->overflow = 1;
+        return;
+    }
+    npu__cache_key_field(c->k, NPU__KEY_CONSTANT, data, (size_t)bytes);
+}
+
 /* Structure and constants. A graph: its IR XML as layout A writes it (weight
  * offsets, no addresses), then every constant's bytes; an IR: its XML text and
  * its .bin. */
-static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src)
+static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src, npu_context *ctx)
 {
-    if (src->is_ir) {
-        const npu_ir *ir = (const npu_ir *)src->src;
-        if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
-        npu__cache_key_field(k, NPU__KEY_STRUCTURE, ir->xml, ir->xml_len);
-        if (ir->bin_size > SIZE_MAX) return npu__fail(ir->ctx, NPU_ERR_OVERFLOW, "%s: weights too large", ir->label);
-        npu__cache_key_field(k, NPU__KEY_CONSTANT, ir->bin, (size_t)ir->bin_size);
-    } else {
-        const npu_graph *g = (const npu_graph *)src->src;
-        const npu_node *n;
-        npu_payload_options a;
-        npu__writer w;
-        npu__sink s;
-        size_t unused = 0;
-        npu_status st;
-        memset(&a, 0, sizeof a);
-        a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
-        st = npu__writer_check(g, &a, &unused, "model cache key");
-        if (st != NPU_OK) return st;
-        npu__key_sink(&s, k);
-        npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
-        npu__writer_init(&w, &s, g, &a);
-        npu__x_graph(&w);
-        npu__cache_key_end(k);
-        for (n = g->first; n != NULL; n = n->next) {
-            if (n->op != NPU__OP_CONSTANT) continue;
-            if (n->a.constant.bytes > SIZE_MAX)
-                return npu__fail(g->ctx, NPU_ERR_OVERFLOW, "model cache key: constant too large");
-            npu__cache_key_field(k, NPU__KEY_CONSTANT, n->a.constant.data, (size_t)n->a.constant.bytes);
-        }
-    }
+    npu__sink s;
+    npu__key_consts c;
+    npu_status st;
+    npu__key_sink(&s, k);
+    npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
+    st = src->ops->structure(src->src, &s);
+    if (st != NPU_OK) return st;
+    npu__cache_key_end(k);
+    c.k = k;
+    c.overflow = 0;
+    src->ops->constants(src->src, npu__key_constant, &c);
+    if (c.overflow) return npu__fail(ctx, NPU_ERR_OVERFLOW, "model cache key: constant too large");
     return NPU_OK;
 }
 
@@ -10172,7 +10856,7 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *
     npu_status st;
 
     npu__cache_key_init(&k);
-    st = npu__key_model(&k, src);
+    st = npu__key_model(&k, src, d->ctx);
     if (st != NPU_OK) return st;
     st = npu__src_flags(d, arena, src, o, &flags);
     if (st != NPU_OK) return st;
@@ -10191,14 +10875,13 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *
     npu__sink_i64_dec(&s, form->original);
     npu__sink_str(&s, " compiled=");
     npu__sink_i64_dec(&s, form->compiled);
-    if (src->is_ir) {
+    if (src->ops->batch_rewrite != NULL) {
         npu__sink_str(&s, " ir_batch=");
-        npu__sink_i64_dec(&s, ((const npu_ir *)src->src)->batch);
+        npu__sink_i64_dec(&s, src->ops->batch_rewrite(src->src));
     }
     npu__sink_str(&s, "\nlayouts=");
-    n_in = src->is_ir ? npu_ir_input_count((const npu_ir *)src->src) : npu_graph_input_count((const npu_graph *)src->src);
-    n_out = src->is_ir ? npu_ir_output_count((const npu_ir *)src->src)
-                       : npu_graph_output_count((const npu_graph *)src->src);
+    n_in = src->ops->count(src->src, 0);
+    n_out = src->ops->count(src->src, 1);
     for (i = 0; i < n_in + n_out; i++) {
         if (npu__src_io(src, i >= n_in, i >= n_in ? i - n_in : i, &desc, &axis, &has_n) != NPU_OK) continue;
         npu__sink_str(&s, desc.layout);
@@ -10214,8 +10897,8 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *
     npu__cache_fields_init(f, &k, d->compiler_version, NULL, NULL);
     npu__device_platform(d, f->platform, sizeof f->platform);
     npu__batch_text(form->original, batch, sizeof batch);
-    npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->is_ir ? "IR" : "graph",
-             src->is_ir ? ((const npu_ir *)src->src)->label : npu_graph_name((const npu_graph *)src->src),
+    npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->ops->kind,
+             src->ops->label(src->src),
              (unsigned)n_in, (unsigned)n_out, batch,
              form->mode == NPU_BATCH_PLUGIN     ? " PLUGIN"
              : form->mode == NPU_BATCH_COMPILER ? " COMPILER"
@@ -10303,330 +10986,68 @@ NPU__NOINLINE static npu_status npu__cache_import(npu_device *d, npu_arena *aren
     return st;
 }
 
-/* Compiles (or imports from the cache) one form of the source. The source is
- * already at the form's batch. */
-static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+/* Looks the form up in o->cache_dir: a hit is imported; a miss is compiled
+ * (npu__form_compile, section 11) and stored. The source is already at the
+ * form's batch. */
+NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                                   const npu_compile_options *o, const npu__form *form,
+                                                   npu_model **out)
 {
     npu__cache_fields fields;
     npu__cache_mapping map;
-    int use_cache = o != NULL && o->cache_dir != NULL;
-    uint64_t compile_ns = 0;
     npu_status st;
     npu_model *m = NULL;
-    size_t mark = arena->used;
+    size_t mark = arena->used, need = 0, end;
 
     *out = NULL;
-    if (use_cache) {
-        /* A hit needs less arena than a compile. The capacity a compile needs
-         * is required (and recorded in the peak) either way, so that
-         * npu_model_compile_*_size is exact whatever the cache holds, and a
-         * program sized on a warm cache does not fail on a cold one. */
-        size_t need = 0, end;
-        st = npu__plain_size(d, src, o, &need);
-        if (st != NPU_OK) return st;
-        if (npu__add_size(arena->used, need, &end) || end > arena->capacity)
-            return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
-                             "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
-                             arena->capacity);
-        if (end > arena->peak) arena->peak = end;
-        st = npu__cache_fields_for(d, arena, src, o, form, &fields);
-        if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
-        {
-            /* the entry's path: scratch at the top, given back before the
-             * model is made (the compile's reserved need covers it) */
-            size_t pmark = arena->used;
-            char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
-            st = path != NULL ? npu__cache_open(d->ctx, o->cache_dir, &fields, &map, path) : NPU_ERR_ARENA_TOO_SMALL;
-            npu_arena_rewind(arena, pmark);
-            if (path == NULL) snprintf(map.reason, sizeof map.reason, "no arena room for the entry's path");
-        }
-        if (st == NPU_OK) {
-            st = npu__cache_import(d, arena, o, &map, &m);
-            if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
-                npu__model_release(m);
-                npu_arena_rewind(arena, mark);
-                st = NPU_ERR_FORMAT;
-            }
-            if (st == NPU_OK) {
-                m->info.from_cache = 1;
-                m->info.cache = NPU_CACHE_HIT;
-                m->info.batch_mode = form->mode;
-                m->info.original_batch = form->original;
-                *out = m;
-                return NPU_OK;
-            }
-            if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
-            npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
-                     "recompiling and replacing it", npu_status_string(st));
-            snprintf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
-        }
-    }
-    st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
+    /* A hit needs less arena than a compile. The capacity a compile needs
+     * is required (and recorded in the peak) either way, so that
+     * npu_model_compile_*_size is exact whatever the cache holds, and a
+     * program sized on a warm cache does not fail on a cold one. */
+    st = npu__plain_size(d, src, o, &need);
     if (st != NPU_OK) return st;
-    if (form->mode == NPU_BATCH_PLUGIN) {
-        st = form->original == NPU_DIM_DYNAMIC ? npu__model_set_dynamic(m)
-             : form->original > (int64_t)NPU__MAX_BATCH
-                 ? npu__fail(d->ctx, NPU_ERR_LIMIT, "batching: batch %lld exceeds %u", (long long)form->original,
-                             (unsigned)NPU__MAX_BATCH)
-                 : npu__model_set_batch(m, (uint32_t)form->original);
-        if (st != NPU_OK) {
+    if (npu__add_size(arena->used, need, &end) || end > arena->capacity)
+        return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
+                         "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
+                         arena->capacity);
+    if (end > arena->peak) arena->peak = end;
+    st = npu__cache_fields_for(d, arena, src, o, form, &fields);
+    if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
+    {
+        /* the entry's path: scratch at the top, given back before the
+         * model is made (the compile's reserved need covers it) */
+        size_t pmark = arena->used;
+        char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
+        st = path != NULL ? npu__cache_open(d->ctx, o->cache_dir, &fields, &map, path) : NPU_ERR_ARENA_TOO_SMALL;
+        npu_arena_rewind(arena, pmark);
+        if (path == NULL) npu__textf(map.reason, sizeof map.reason, "no arena room for the entry's path");
+    }
+    if (st == NPU_OK) {
+        st = npu__cache_import(d, arena, o, &map, &m);
+        if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
             npu__model_release(m);
             npu_arena_rewind(arena, mark);
-            return st;
+            st = NPU_ERR_FORMAT;
         }
+        if (st == NPU_OK) {
+            m->info.from_cache = 1;
+            m->info.cache = NPU_CACHE_HIT;
+            m->info.batch_mode = form->mode;
+            m->info.original_batch = form->original;
+            *out = m;
+            return NPU_OK;
+        }
+        if (st == NPU_ERR_ARENA_TOO_SMALL) return st;
+        npu__log(d->ctx, NPU_LOG_WARN, "model cache: the entry verified but could not be imported (%s); "
+                 "recompiling and replacing it", npu_status_string(st));
+        npu__textf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
     }
-    m->info.batch_mode = form->mode;
-    m->info.original_batch = form->original;
-    m->info.compile_ns = compile_ns;
-    if (use_cache) {
-        snprintf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
-        npu__cache_store_model(m, arena, o->cache_dir, &fields);
-    }
+    st = npu__form_compile(d, arena, src, o, form, &m);
+    if (st != NPU_OK) return st;
+    npu__textf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
+    npu__cache_store_model(m, arena, o->cache_dir, &fields);
     *out = m;
     return NPU_OK;
 }
 
-static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                     const void *out)
-{
-    npu_status st;
-    if (d == NULL || src->src == NULL || out == NULL)
-        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
-    st = npu__check_compile_opts(d->ctx, o);
-    if (st != NPU_OK) return st;
-    if (d->compiler_version == 0)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
-                         "import a precompiled blob instead");
-    return NPU_OK;
-}
-
-/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
- * the fix. */
-static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
-{
-    char b[24];
-    int layout = strstr(p->why, "layout naming N") != NULL;
-    if (p->no_layout)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
-                         p->why, npu__layout_fix(s));
-    npu__batch_text(p->n, b, sizeof b);
-    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
-                     p->why, layout ? "; " : "", layout ? npu__layout_fix(s) : "");
-}
-
-static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
-{
-    char b[24];
-    npu__batch_text(p->n, b, sizeof b);
-    npu__log(ctx, NPU_LOG_INFO,
-             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
-             "(COMPILER)",
-             b, why);
-}
-
-/* npu__compile_form, then the decision into npu_model_info. */
-static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                       const npu_compile_options *o, const npu__form *form, const char *reason,
-                                       npu_model **out)
-{
-    npu_status st = npu__compile_form(d, arena, src, o, form, out);
-    if (st == NPU_OK) {
-        (*out)->info.requested_mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-        npu__strlcpy((*out)->info.batch_reason, reason, sizeof (*out)->info.batch_reason);
-    }
-    return st;
-}
-
-/* why = prefix + the context's last error (cut to fit). */
-static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
-{
-    size_t n = npu__strlcpy(why, prefix, cap);
-    if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
-}
-
-static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                   const npu_compile_options *o, npu_model **out)
-{
-    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-    npu__batch_plan plan;
-    npu__form as_is, plugin;
-    int64_t saved = 0;
-    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
-    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
-    npu_status st;
-
-    if (out != NULL) *out = NULL;
-    st = npu__compile_check(d, src, o, out);
-    if (st != NPU_OK) return st;
-    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
-    npu__batch_analyze(src, &plan);
-    as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
-    as_is.original = plan.n;
-    as_is.compiled = 0;
-    npu__batch_text(plan.n, b, sizeof b);
-    if (plan.no_layout) {
-        /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
-        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
-                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
-                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
-        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
-            /* the compile's message, cut to 300 bytes, then why npu left the batch */
-            npu__fail_cut(d->ctx, 300);
-            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, npu__layout_fix(src));
-            return npu__fail_end(d->ctx, st);
-        }
-        return st;
-    }
-    if (!plan.batched) {
-        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    if (mode == NPU_BATCH_COMPILER) {
-        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    if (!plan.plugin_ok) {
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__auto_fallback(d->ctx, &plan, plan.why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, plan.why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    st = npu__src_batch_one(src, &saved);
-    if (st != NPU_OK) {
-        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
-        if (mode == NPU_BATCH_PLUGIN)
-            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
-                             "debatched: %s", b, why);
-        npu__auto_fallback(d->ctx, &plan, why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    plugin.mode = NPU_BATCH_PLUGIN;
-    plugin.original = plan.n;
-    plugin.compiled = 1;
-    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
-             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
-    npu__src_batch_restore(src, d->ctx, saved);
-    if (st == NPU_OK) {
-        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
-                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
-                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-        return NPU_OK;
-    }
-    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
-    if (mode == NPU_BATCH_PLUGIN)
-        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
-    npu__auto_fallback(d->ctx, &plan, why);
-    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
-             b, why);
-    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-}
-
-static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                        size_t *bytes)
-{
-    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-    npu__batch_plan plan;
-    size_t one = 0, plain = 0;
-    int64_t saved = 0;
-    npu_status st;
-    st = npu__compile_check(d, src, o, bytes);
-    if (st != NPU_OK) return st;
-    *bytes = 0;
-    npu__batch_analyze(src, &plan);
-    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-    if (plan.batched && mode != NPU_BATCH_COMPILER) {
-        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
-            st = npu__plain_size(d, src, o, &one);
-            npu__src_batch_restore(src, d->ctx, saved);
-            if (st != NPU_OK) return st;
-            if (mode == NPU_BATCH_PLUGIN) {
-                *bytes = one;
-                return NPU_OK;
-            }
-        } else if (mode == NPU_BATCH_PLUGIN) {
-            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
-        }
-    }
-    /* Unbatched or batch unknown, COMPILER, or AUTO (which may fall back): the
-     * model as it is. */
-    st = npu__plain_size(d, src, o, &plain);
-    if (st != NPU_OK) return st;
-    *bytes = one > plain ? one : plain;
-    return NPU_OK;
-}
-
-#else /* NPU_NO_LEVEL_ZERO: the four entry points below answer through these. */
-
-typedef struct npu__model_src {
-    const void *src;
-    int is_ir;
-} npu__model_src;
-
-static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                   const npu_compile_options *o, npu_model **out)
-{
-    NPU__UNUSED(d);
-    NPU__UNUSED(arena);
-    NPU__UNUSED(src);
-    NPU__UNUSED(o);
-    if (out != NULL) *out = NULL;
-    return NPU_ERR_NO_LEVEL_ZERO;
-}
-
-static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                        size_t *bytes)
-{
-    NPU__UNUSED(d);
-    NPU__UNUSED(src);
-    NPU__UNUSED(o);
-    if (bytes != NULL) *bytes = 0;
-    return NPU_ERR_NO_LEVEL_ZERO;
-}
-
-#endif /* NPU_NO_LEVEL_ZERO */
-
-NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
-                                   const npu_compile_options *opts, npu_model **out)
-{
-    npu__model_src s;
-    s.src = graph;
-    s.is_ir = 0;
-    return npu__compile_src(dev, arena, &s, opts, out);
-}
-
-NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
-                                        size_t *bytes)
-{
-    npu__model_src s;
-    s.src = graph;
-    s.is_ir = 0;
-    return npu__compile_src_size(dev, &s, opts, bytes);
-}
-
-NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
-                                const npu_compile_options *opts, npu_model **out)
-{
-    npu__model_src s;
-    s.src = ir;
-    s.is_ir = 1;
-    return npu__compile_src(dev, arena, &s, opts, out);
-}
-
-NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
-                                     size_t *bytes)
-{
-    npu__model_src s;
-    s.src = ir;
-    s.is_ir = 1;
-    return npu__compile_src_size(dev, &s, opts, bytes);
-}
+#endif /* NPU_NO_LEVEL_ZERO, NPU_NO_CACHE */

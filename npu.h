@@ -43,10 +43,29 @@
  *   from gcc's call graph (-fcallgraph-info, at -O2 and -Os) and fails above
  *   these bounds.
  *
- * Building: C11. Define NPU_NO_LEVEL_ZERO to build only the graph and IR parts
- * (sections 1-8), without the Level Zero loader. npu.c needs only this header,
- * libc (POSIX for files and clocks) and, unless NPU_NO_LEVEL_ZERO, the Level Zero
- * loader headers (pkg-config level-zero).
+ * Building: C11. npu.c needs only this header, libc (POSIX for files and
+ * clocks) and, unless NPU_NO_LEVEL_ZERO, the Level Zero loader headers
+ * (pkg-config level-zero). Leave out what a program does not use by defining,
+ * for npu.c and for every file that includes this header alike:
+ *   NPU_NO_LEVEL_ZERO  only the graph and IR parts (sections 1-8), without the
+ *                      Level Zero loader; section 9 answers NPU_ERR_NO_LEVEL_ZERO.
+ *   NPU_NO_GRAPH       no graph builder or IR writer: sections 6 and 7 and
+ *                      npu_model_compile_graph(_size) are not declared.
+ *   NPU_NO_IR          no IR loader: section 8 and npu_model_compile_ir(_size)
+ *                      are not declared. With both NO_GRAPH and NO_IR a
+ *                      program imports blobs (or compiles its own payloads).
+ *   NPU_NO_CACHE       no model cache: a compile with a cache_dir fails with
+ *                      NPU_ERR_UNSUPPORTED (declarations are unchanged, so
+ *                      every build has the same structs).
+ *   NPU_NO_MESSAGES    no message text and no formatting: every status stays
+ *                      exact, and the context's message (and the logger's
+ *                      error line) is the failing site, "npu.c:<line>"; the
+ *                      logger gets errors only; npu_model_info's batch_reason
+ *                      and cache_note hold a site too. NPU_ERROR_MAX is 32.
+ * With -ffunction-sections -fdata-sections -Wl,--gc-sections a program also
+ * links only the functions it calls: one that compiles only graphs does not
+ * link the IR loader, and the other way round. `make size` measures what npu
+ * adds to three small programs (blob import, IR + cache, graph) built so.
  */
 #ifndef NPU_H
 #define NPU_H
@@ -214,8 +233,17 @@ NPU_API npu_status npu_context_create(npu_arena *arena, const npu_context_option
 
 /* The last error message ("" if none) and its status. The message is at most
  * NPU_ERROR_MAX - 1 bytes; longer ones (build logs) are cut. The pointer stays
- * valid for the context's life; the text changes with the next error. */
+ * valid for the context's life; the text changes with the next error. With
+ * NPU_NO_MESSAGES the message is the failing site, "npu.c:<line>", and the
+ * context's buffer is 32 bytes. NPU_ERROR_MAX may be defined (the same for
+ * npu.c and its users) to size the buffer: messages are cut to fit. */
+#ifndef NPU_ERROR_MAX
+#ifdef NPU_NO_MESSAGES
+#define NPU_ERROR_MAX 32
+#else
 #define NPU_ERROR_MAX 4096
+#endif
+#endif
 NPU_API const char *npu_context_last_error(const npu_context *ctx);
 NPU_API npu_status npu_context_last_status(const npu_context *ctx);
 NPU_API void npu_context_clear_error(npu_context *ctx);
@@ -310,6 +338,11 @@ typedef struct npu_payload_options {
     uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
 } npu_payload_options;
 
+/* Longest node, graph or variable name, including the NUL (the driver's
+ * argument-name field has this size). */
+#define NPU_NAME_MAX 256
+
+#ifndef NPU_NO_GRAPH
 /* ==== 6. Graph builder =================================================== */
 /* Build a model in C, op by op, with OpenVINO opset semantics; then write it as
  * an OpenVINO IR v11 (section 7) for the driver's compiler.
@@ -370,9 +403,6 @@ typedef struct npu_payload_options {
 typedef struct npu_graph npu_graph;
 typedef struct npu_node npu_node;
 
-/* Longest node, graph or variable name, including the NUL (the driver's
- * argument-name field has this size). */
-#define NPU_NAME_MAX 256
 /* Spatial axes of convolution and pooling attributes (input rank - 2). */
 #define NPU_MAX_SPATIAL (NPU_MAX_RANK - 2)
 
@@ -610,6 +640,9 @@ NPU_API npu_status npu_graph_write_xml(const npu_graph *g, const npu_payload_opt
                                size_t cap, size_t *size);
 /* Every constant packed in layer order (the layout-A weights, i.e. model.bin). */
 NPU_API npu_status npu_graph_write_bin(const npu_graph *g, void *dst, size_t cap, size_t *size);
+#endif /* NPU_NO_GRAPH */
+
+#ifndef NPU_NO_IR
 /* ==== 8. OpenVINO IR loader ============================================== */
 /* Loads an OpenVINO IR (model.xml + model.bin, IR version 10 or 11, as written by
  * ov::serialize / ovc / mo) and turns it into the NGRAPH_LITE payload the driver's
@@ -803,6 +836,8 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
  * Errors: NPU_ERR_INVALID_ARGUMENT (ir, size or compiler version), NPU_ERR_BUFFER_TOO_SMALL. */
 NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_options *opts, void *dst,
                                 size_t cap, size_t *size);
+#endif /* NPU_NO_IR */
+
 /* ==== 9. Device, model, request ========================================== */
 /* Runs models on the NPU through the Level Zero loader and the driver's graph
  * extension. The flow follows OpenVINO's C API:
@@ -1127,6 +1162,7 @@ NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, 
                                      size_t size, const npu_compile_options *opts,
                                      npu_model **out);
 
+#ifndef NPU_NO_GRAPH
 /* Writes the graph's payload (layout per opts / the driver, stamped with the
  * device's compiler version) into `arena` transiently, with the build flags
  * (every input and output: precision and layout by rank, by index for compilers
@@ -1142,12 +1178,16 @@ NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, co
 NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph,
                                         const npu_compile_options *opts, size_t *bytes);
 
+#endif
+
+#ifndef NPU_NO_IR
 /* The same for a loaded IR (section 8). The IR must stay loaded (mapped) until
  * the call returns. */
 NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
                                 const npu_compile_options *opts, npu_model **out);
 NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir,
                                      const npu_compile_options *opts, size_t *bytes);
+#endif
 
 typedef struct npu_import_options {
     npu_priority priority;   /* as in npu_compile_options */
