@@ -6,9 +6,10 @@
 # Every public function's worst case is the largest sum of frames along any
 # call path from it, within npu.c. Calls into libc or the Level Zero driver
 # count as zero (the driver's own use is not ours). A call through a function
-# pointer inside npu.c (op tables, sinks) is charged the worst case of every
-# npu.c function whose address may be taken (defined but never called
-# directly). Recursion is an error: the bound would not exist.
+# pointer is charged by the rules below (which callers call which of npu.c's
+# callback families): the worst case of every npu.c function of that family.
+# Other indirect calls go to the driver's tables, libc or the caller's logger
+# and count zero. Recursion is an error: the bound would not exist.
 #
 # Fails (exit 1) when a public function's worst case is above `budget`, when a
 # frame is above `frame_max`, or when a frame is "dynamic" without "bounded".
@@ -23,7 +24,7 @@ function worst(f,    i, n, c, w, best, key) {
     n = ncallee[f]
     for (i = 1; i <= n; i++) {
         c = callee[f, i]
-        if (c == "__indirect_call") w = indirect_worst()
+        if (c == "__indirect_call") w = indirect_worst(f, site[f, i])
         else if (c in frame) w = worst(c)
         else w = 0
         if (w > best) { best = w; via[f] = c }
@@ -32,17 +33,47 @@ function worst(f,    i, n, c, w, best, key) {
     done[f] = frame[f] + best
     return done[f]
 }
-function indirect_worst(    g, w, best) {
-    if (indirect_done) return indirect_value
-    indirect_done = 1
-    indirect_value = 0
-    for (g in frame) if (!(g in called) && g !~ /^npu_/) {
-        w = worst(g)
-        if (w > indirect_value) indirect_value = w
-    }
-    return indirect_value
+# A call through a function pointer is classified by its call site, the
+# source line gcc records on the edge (read from npu.c): which of npu.c's
+# callback families it reaches. A call site that matches no family and is not
+# a driver, libc or logger call fails the check, so that a new kind of
+# callback cannot go uncounted.
+function site_family(line,    t, m, f) {
+    f = site_family1(src[line])
+    if (f == "") f = site_family1(src[line + 1])   # a call continued on the next line
+    if (f == "") f = site_family1(src[line + 2])
+    return f
 }
-BEGIN { if (budget == "") budget = 4096; if (frame_max == "") frame_max = 1024; status = 0
+function site_family1(t,    m) {
+    if (t ~ /->g->pfn|d->g->|->pfn[A-Z]/) return "-"                  # the driver's tables
+    if (t ~ /ctx->log\(|->log\(/) return "-"                          # the caller's logger
+    if (t ~ /->feed\(/) return "_(feed)$"                              # sink feeds
+    if (t ~ /(^|[^a-z_])take\(/) return "_take$|^npu__key_constant$"          # constant streams
+    if (t ~ /(^|[^a-z_])cmp\(/) return "_cmp$"                                # heapsort comparators
+    if (t ~ /\.infer\(|(^|[^a-z_])f\(n, m\)/) return "^npu__infer_"            # shape inference
+    if (t ~ /attrs\(s, n\)/) return "^npu__attrs_"                    # IR <data> writers
+    if (t ~ /layout_of\(/) return "_layout_of$"
+    if (t ~ /l->get\(/) return "^npu__[gi]src_(input|output)$"        # I/O lists of a source
+    if (match(t, /->ops->[a-z_]+\(/)) {                                # a model source's table
+        m = substr(t, RSTART + 7, RLENGTH - 8)
+        if (m == "batch_rewrite") m = "batch"
+        return "^npu__[gi]src_" m "$"
+    }
+    return ""
+}
+function indirect_worst(caller, line,    fam, g, w, best) {
+    fam = site_family(line)
+    if (fam == "") { printf "stack-check: %s: unclassified call through a pointer on line %d: %s\n", caller, line, src[line]; status = 1; return 0 }
+    if (fam == "-") return 0
+    if (fam in fam_done) return fam_done[fam]
+    best = 0
+    for (g in frame) if (g ~ fam) { w = worst(g); if (w > best) best = w }
+    fam_done[fam] = best
+    return best
+}
+BEGIN { if (source == "") source = "npu.c"
+    while ((getline l < source) > 0) src[++nsrc] = l
+    if (budget == "") budget = 4096; if (frame_max == "") frame_max = 1024; status = 0
     n = split(except, ex, ",")
     for (i = 1; i <= n; i++) { split(ex[i], kv, "="); exc[kv[1]] = kv[2] }
 }
@@ -57,7 +88,10 @@ BEGIN { if (budget == "") budget = 4096; if (frame_max == "") frame_max = 1024; 
 /^edge:/ {
     s = $0; sub(/^edge: \{ sourcename: "/, "", s); sub(/".*/, "", s); s = short(s)
     d = $0; sub(/.*targetname: "/, "", d); sub(/".*/, "", d); d = short(d)
-    if (!((s, d) in seen)) { seen[s, d] = 1; callee[s, ++ncallee[s]] = d; if (d != s) called[d] = 1 }
+    ln = 0
+    if (match($0, /label: "[^"]*:[0-9]+:/)) { ln = substr($0, RSTART, RLENGTH); sub(/:$/, "", ln); sub(/.*:/, "", ln); ln += 0 }
+    if (d == "__indirect_call") { if (!((s, d, ln) in seen)) { seen[s, d, ln] = 1; callee[s, ++ncallee[s]] = d; site[s, ncallee[s]] = ln } }
+    else if (!((s, d) in seen)) { seen[s, d] = 1; callee[s, ++ncallee[s]] = d; if (d != s) called[d] = 1 }
 }
 END {
     for (f in frame) if (frame[f] > frame_max && !(f in exc)) {
