@@ -1242,7 +1242,7 @@ NPU__NOINLINE static void npu__vmsg(npu__msg *m, const npu_node *n, const char *
 }
 
 NPU__PRINTF(4, 5)
-static npu_status npu__ierr(npu__msg *m, const npu_node *n, npu_status status, const char *fmt, ...)
+static npu_status npu__infer_error(npu__msg *m, const npu_node *n, npu_status status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -1256,7 +1256,7 @@ static npu_status npu__ierr_site(npu__msg *m, npu_status status, unsigned line)
     npu__site_text(m->text, sizeof m->text, line);
     return status;
 }
-#define npu__ierr(m, n, status, ...) npu__ierr_site((m), (status), NPU__SITE)
+#define npu__infer_error(m, n, status, ...) npu__ierr_site((m), (status), NPU__SITE)
 #endif
 
 static uint32_t npu__hash(const char *s)
@@ -1330,7 +1330,7 @@ static int npu__dim_mul(int64_t a, int64_t b, int64_t *out)
 /* Two dims that must be equal (a dynamic one matches anything). */
 static int npu__dims_match(int64_t a, int64_t b) { return a == b || npu__dim_dyn(a) || npu__dim_dyn(b); }
 
-NPU__MSG_ONLY(static const char *npu__sh(const npu_shape *s, char *buf) { return npu__shape_str(s, buf, 96); })
+NPU__MSG_ONLY(static const char *npu__shape_text(const npu_shape *s, char *buf) { return npu__shape_str(s, buf, 96); })
 
 /* A compatible shape (dynamic dims match anything). */
 static int npu__shapes_match(const npu_shape *a, const npu_shape *b)
@@ -1349,7 +1349,7 @@ static npu_status npu__same_type(npu__msg *m, const npu_node *n, uint32_t i)
 {
     npu_type t0 = n->inputs[0]->type, ti = n->inputs[i]->type;
     if (ti == t0) return NPU_OK;
-    return npu__ierr(m, n, NPU_ERR_TYPE, "input %u has type %s, input 0 has type %s", i, npu_type_name(ti),
+    return npu__infer_error(m, n, NPU_ERR_TYPE, "input %u has type %s, input 0 has type %s", i, npu_type_name(ti),
                      npu_type_name(t0));
 }
 
@@ -1357,7 +1357,7 @@ static npu_status npu__same_type(npu__msg *m, const npu_node *n, uint32_t i)
 static npu_status npu__numeric(npu__msg *m, const npu_node *n)
 {
     if (n->inputs[0]->type != NPU_BOOL) return NPU_OK;
-    return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type boolean; a numeric type is needed");
+    return npu__infer_error(m, n, NPU_ERR_TYPE, "input 0 has type boolean; a numeric type is needed");
 }
 
 /* Normalizes an axis of input 0. */
@@ -1366,8 +1366,8 @@ static npu_status npu__input_axis(npu__msg *m, const npu_node *n, int64_t axis, 
     const npu_shape *x = &n->inputs[0]->shape;
     NPU__MSG_ONLY(char s0[96];)
     if (npu__norm_axis(axis, x->rank, out)) return NPU_OK;
-    return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s", (long long)axis,
-                     npu__sh(x, s0));
+    return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s", (long long)axis,
+                     npu__shape_text(x, s0));
 }
 
 /* `value` has the type and a compatible shape of variable node `var`. */
@@ -1376,11 +1376,11 @@ static npu_status npu__variable_fits(npu__msg *m, const npu_node *n, const npu_n
     NPU__MSG_UNUSED(n);
     NPU__MSG_ONLY(char s0[96], s1[96];)
     if (value->type != var->type)
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s, variable '%s' has type %s",
+        return npu__infer_error(m, n, NPU_ERR_TYPE, "input 0 has type %s, variable '%s' has type %s",
                          npu_type_name(value->type), var->a.var.variable_id, npu_type_name(var->type));
     if (!npu__shapes_match(&value->shape, &var->shape))
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s, variable '%s' has shape %s",
-                         npu__sh(&value->shape, s0), var->a.var.variable_id, npu__sh(&var->shape, s1));
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 0 has shape %s, variable '%s' has shape %s",
+                         npu__shape_text(&value->shape, s0), var->a.var.variable_id, npu__shape_text(&var->shape, s1));
     return NPU_OK;
 }
 
@@ -1422,9 +1422,9 @@ static npu_status npu__infer_binary(npu_node *n, npu__msg *m)
     npu__shape_set(&n->shape, 0);
     if (!npu__bcast(a->shape.dims, a->shape.rank, b->shape.dims, b->shape.rank, n->shape.dims,
                     &n->shape.rank))
-        return npu__ierr(m, n, NPU_ERR_SHAPE,
+        return npu__infer_error(m, n, NPU_ERR_SHAPE,
                          "input 1 has shape %s, input 0 has shape %s (not broadcastable)",
-                         npu__sh(&b->shape, s1), npu__sh(&a->shape, s0));
+                         npu__shape_text(&b->shape, s1), npu__shape_text(&a->shape, s0));
     n->type = a->type;
     return NPU_OK;
 }
@@ -1432,7 +1432,7 @@ static npu_status npu__infer_binary(npu_node *n, npu__msg *m)
 static npu_status npu__infer_clamp(npu_node *n, npu__msg *m)
 {
     if (!(n->a.clamp.min <= n->a.clamp.max))
-        return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "min %g is not <= max %g", n->a.clamp.min,
+        return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "min %g is not <= max %g", n->a.clamp.min,
                          n->a.clamp.max);
     return npu__infer_unary_arith(n, m);
 }
@@ -1443,7 +1443,7 @@ static npu_status npu__infer_softmax(npu_node *n, npu__msg *m)
     uint32_t axis;
     npu_status st;
     if (!npu__type_is_float(x->type))
-        return npu__ierr(m, n, NPU_ERR_TYPE, "input 0 has type %s; f32, f16 or bf16 is needed",
+        return npu__infer_error(m, n, NPU_ERR_TYPE, "input 0 has type %s; f32, f16 or bf16 is needed",
                          npu_type_name(x->type));
     st = npu__input_axis(m, n, n->a.axis.axis, &axis);
     if (st != NPU_OK) return st;
@@ -1462,8 +1462,8 @@ static npu_status npu__infer_matmul(npu_node *n, npu__msg *m)
     npu_status st = npu__same_type(m, n, 1);
     if (st != NPU_OK) return st;
     if (ra == 0 || rb == 0)
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "input %d is a scalar (shapes %s and %s)",
-                         ra == 0 ? 0 : 1, npu__sh(&a->shape, s0), npu__sh(&b->shape, s1));
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "input %d is a scalar (shapes %s and %s)",
+                         ra == 0 ? 0 : 1, npu__shape_text(&a->shape, s0), npu__shape_text(&b->shape, s1));
     /* 1-D: a becomes [1,K], b becomes [K,1]; transposes do not apply to them */
     if (a_vec) { da[0] = 1; da[1] = a->shape.dims[0]; ra = 2; }
     else memcpy(da, a->shape.dims, sizeof(int64_t) * ra);
@@ -1474,15 +1474,15 @@ static npu_status npu__infer_matmul(npu_node *n, npu__msg *m)
     rows = da[ra - 2]; ka = da[ra - 1];
     kb = db[rb - 2]; cols = db[rb - 1];
     if (!npu__dims_match(ka, kb))
-        return npu__ierr(m, n, NPU_ERR_SHAPE,
+        return npu__infer_error(m, n, NPU_ERR_SHAPE,
                          "input 1 has shape %s, input 0 has shape %s: inner dims %lld and %lld "
                          "differ (transpose_a=%d, transpose_b=%d)",
-                         npu__sh(&b->shape, s1), npu__sh(&a->shape, s0), (long long)ka,
+                         npu__shape_text(&b->shape, s1), npu__shape_text(&a->shape, s0), (long long)ka,
                          (long long)kb, n->a.matmul.transpose_a != 0, n->a.matmul.transpose_b != 0);
     if (!npu__bcast(da, ra - 2, db, rb - 2, batch, &rbatch))
-        return npu__ierr(m, n, NPU_ERR_SHAPE,
+        return npu__infer_error(m, n, NPU_ERR_SHAPE,
                          "input 1 has shape %s, input 0 has shape %s: batch dims not broadcastable",
-                         npu__sh(&b->shape, s1), npu__sh(&a->shape, s0));
+                         npu__shape_text(&b->shape, s1), npu__shape_text(&a->shape, s0));
     npu__shape_set(&n->shape, 0);
     for (i = 0; i < rbatch; i++) n->shape.dims[n->shape.rank++] = batch[i];
     if (!a_vec) n->shape.dims[n->shape.rank++] = rows;
@@ -1527,14 +1527,14 @@ static npu_status npu__infer_conv(npu_node *n, npu__msg *m)
     npu_status st = npu__same_type(m, n, 1);
     if (st != NPU_OK) return st;
     if (r < 3)
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
-                         npu__sh(&x->shape, s0));
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
+                         npu__shape_text(&x->shape, s0));
     if (w->shape.rank != r + (group ? 1u : 0u))
-        return npu__ierr(m, n, NPU_ERR_SHAPE,
+        return npu__infer_error(m, n, NPU_ERR_SHAPE,
                          "input 1 has shape %s, input 0 has shape %s: weights need rank %u",
-                         npu__sh(&w->shape, s1), npu__sh(&x->shape, s0), r + (group ? 1u : 0u));
+                         npu__shape_text(&w->shape, s1), npu__shape_text(&x->shape, s0), r + (group ? 1u : 0u));
     if (!npu__auto_pad_valid(n->a.conv.auto_pad))
-        return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "unknown auto_pad %d", (int)n->a.conv.auto_pad);
+        return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "unknown auto_pad %d", (int)n->a.conv.auto_pad);
     sp = r - 2;
     cin = w->shape.dims[group ? 2 : 1];
     cout = w->shape.dims[group ? 1 : 0];
@@ -1543,14 +1543,14 @@ static npu_status npu__infer_conv(npu_node *n, npu__msg *m)
         if (npu__dim_dyn(groups)) cin = cout = NPU_DIM_DYNAMIC;
         if ((!npu__dim_dyn(cin) && npu__dim_mul(cin, groups, &cin)) ||
             (!npu__dim_dyn(cout) && npu__dim_mul(cout, groups, &cout)))
-            return npu__ierr(m, n, NPU_ERR_OVERFLOW, "input 1 has shape %s: channels overflow",
-                             npu__sh(&w->shape, s1));
+            return npu__infer_error(m, n, NPU_ERR_OVERFLOW, "input 1 has shape %s: channels overflow",
+                             npu__shape_text(&w->shape, s1));
     }
     if (!npu__dims_match(x->shape.dims[1], cin))
-        return npu__ierr(m, n, NPU_ERR_SHAPE,
+        return npu__infer_error(m, n, NPU_ERR_SHAPE,
                          "input 1 has shape %s, input 0 has shape %s: input channels %lld, "
                          "weights expect %lld",
-                         npu__sh(&w->shape, s1), npu__sh(&x->shape, s0),
+                         npu__shape_text(&w->shape, s1), npu__shape_text(&x->shape, s0),
                          (long long)x->shape.dims[1], (long long)cin);
     npu__shape_set(&n->shape, r);
     n->shape.dims[0] = x->shape.dims[0];
@@ -1562,21 +1562,21 @@ static npu_status npu__infer_conv(npu_node *n, npu__msg *m)
         if (*stride == 0) *stride = 1;
         if (*dl == 0) *dl = 1;
         if (*stride < 0 || *dl < 0 || n->a.conv.pads_begin[i] < 0 || n->a.conv.pads_end[i] < 0)
-            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT,
+            return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT,
                              "spatial axis %u: negative stride, dilation or pad", i);
         if (k < 1)
-            return npu__ierr(m, n, NPU_ERR_SHAPE, "input 1 has shape %s: kernel dims must be static and >= 1",
-                             npu__sh(&w->shape, s1));
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 1 has shape %s: kernel dims must be static and >= 1",
+                             npu__shape_text(&w->shape, s1));
         if (npu__dim_mul(k - 1, *dl, &k_eff) || npu__dim_add(k_eff, 1, &k_eff))
             st_dim = NPU_ERR_OVERFLOW;
         else
             st_dim = npu__window_dim(x->shape.dims[2 + i], k_eff, *stride, n->a.conv.pads_begin[i],
                                      n->a.conv.pads_end[i], n->a.conv.auto_pad, 0, &n->shape.dims[2 + i]);
         if (st_dim != NPU_OK)
-            return npu__ierr(m, n, st_dim,
+            return npu__infer_error(m, n, st_dim,
                              "input 1 has shape %s, input 0 has shape %s: the dilated kernel %s the "
                              "padded input on spatial axis %u",
-                             npu__sh(&w->shape, s1), npu__sh(&x->shape, s0),
+                             npu__shape_text(&w->shape, s1), npu__shape_text(&x->shape, s0),
                              st_dim == NPU_ERR_OVERFLOW ? "overflows with" : "exceeds", i);
     }
     for (; i < NPU_MAX_SPATIAL; i++)
@@ -1592,13 +1592,13 @@ static npu_status npu__infer_pool(npu_node *n, npu__msg *m)
     npu_status st;
     NPU__MSG_ONLY(char s0[96];)
     if (r < 3)
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
-                         npu__sh(&x->shape, s0));
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 0 has shape %s; rank 3 or more is needed",
+                         npu__shape_text(&x->shape, s0));
     st = npu__numeric(m, n);
     if (st != NPU_OK) return st;
     if (!npu__auto_pad_valid(n->a.pool.auto_pad) ||
         (unsigned)n->a.pool.rounding_type > (unsigned)NPU_ROUND_CEIL)
-        return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "unknown auto_pad or rounding_type");
+        return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "unknown auto_pad or rounding_type");
     sp = r - 2;
     npu__shape_set(&n->shape, r);
     n->shape.dims[0] = x->shape.dims[0];
@@ -1607,15 +1607,15 @@ static npu_status npu__infer_pool(npu_node *n, npu__msg *m)
         int64_t k = n->a.pool.kernel[i];
         if (n->a.pool.strides[i] == 0) n->a.pool.strides[i] = 1;
         if (k < 1 || n->a.pool.strides[i] < 0 || n->a.pool.pads_begin[i] < 0 || n->a.pool.pads_end[i] < 0)
-            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT,
+            return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT,
                              "spatial axis %u: kernel %lld (must be >= 1) or a negative stride/pad",
                              i, (long long)k);
         st = npu__window_dim(x->shape.dims[2 + i], k, n->a.pool.strides[i], n->a.pool.pads_begin[i],
                              n->a.pool.pads_end[i], n->a.pool.auto_pad,
                              n->a.pool.rounding_type == NPU_ROUND_CEIL, &n->shape.dims[2 + i]);
         if (st != NPU_OK)
-            return npu__ierr(m, n, st, "input 0 has shape %s: kernel %lld %s the padded input on spatial axis %u",
-                             npu__sh(&x->shape, s0), (long long)k,
+            return npu__infer_error(m, n, st, "input 0 has shape %s: kernel %lld %s the padded input on spatial axis %u",
+                             npu__shape_text(&x->shape, s0), (long long)k,
                              st == NPU_ERR_OVERFLOW ? "overflows with" : "exceeds", i);
     }
     for (; i < NPU_MAX_SPATIAL; i++)
@@ -1642,7 +1642,7 @@ static npu_status npu__infer_reduce(npu_node *n, npu__msg *m)
         st = npu__input_axis(m, n, axes[i], &ax);
         if (st != NPU_OK) break;
         if (reduce[ax])
-            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %lld is given twice",
+            return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %lld is given twice",
                              (long long)axes[i]);
         reduce[ax] = 1;
     }
@@ -1672,43 +1672,43 @@ static npu_status npu__infer_reshape(npu_node *n, npu__msg *m)
         int64_t d = t[i];
         if (d == -1) {
             if (infer_at != UINT32_MAX)
-                return npu__ierr(m, n, NPU_ERR_SHAPE, "target shape has more than one -1");
+                return npu__infer_error(m, n, NPU_ERR_SHAPE, "target shape has more than one -1");
             infer_at = i;
             continue;
         }
-        if (d < -1) return npu__ierr(m, n, NPU_ERR_SHAPE, "target dim %u is %lld", i, (long long)d);
+        if (d < -1) return npu__infer_error(m, n, NPU_ERR_SHAPE, "target dim %u is %lld", i, (long long)d);
         if (d == 0 && n->a.flag.flag) {
             if (i >= x->shape.rank)
-                return npu__ierr(m, n, NPU_ERR_SHAPE,
+                return npu__infer_error(m, n, NPU_ERR_SHAPE,
                                  "target dim %u is 0 (special_zero) but input 0 of shape %s has "
                                  "no axis %u",
-                                 i, npu__sh(&x->shape, s0), i);
+                                 i, npu__shape_text(&x->shape, s0), i);
             n->shape.dims[i] = x->shape.dims[i];
             copied[i] = 1;
             continue;
         }
         n->shape.dims[i] = d;
         if (npu__mul_u64(known, (uint64_t)d, &known))
-            return npu__ierr(m, n, NPU_ERR_OVERFLOW, "target shape overflows");
+            return npu__infer_error(m, n, NPU_ERR_OVERFLOW, "target shape overflows");
     }
     for (i = 0; i < x->shape.rank; i++) {
         if (i < cnt && copied[i]) continue;
         if (npu__dim_dyn(x->shape.dims[i])) dynamic = 1;
         else if (npu__mul_u64(total, (uint64_t)x->shape.dims[i], &total))
-            return npu__ierr(m, n, NPU_ERR_OVERFLOW, "input 0 shape overflows");
+            return npu__infer_error(m, n, NPU_ERR_OVERFLOW, "input 0 shape overflows");
     }
     if (dynamic) {
         if (infer_at != UINT32_MAX) n->shape.dims[infer_at] = NPU_DIM_DYNAMIC;
     } else if (infer_at != UINT32_MAX) {
         if (known == 0 || total % known != 0)
-            return npu__ierr(m, n, NPU_ERR_SHAPE,
-                             "input 0 has shape %s, which does not fit target %s", npu__sh(&x->shape, s0),
-                             npu__sh(&n->shape, s1));
+            return npu__infer_error(m, n, NPU_ERR_SHAPE,
+                             "input 0 has shape %s, which does not fit target %s", npu__shape_text(&x->shape, s0),
+                             npu__shape_text(&n->shape, s1));
         n->shape.dims[infer_at] = (int64_t)(total / known);
     } else if (known != total) {
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "input 0 has shape %s (%llu elements), target %s has %llu",
-                         npu__sh(&x->shape, s0), (unsigned long long)npu_shape_elements(&x->shape),
-                         npu__sh(&n->shape, s1), (unsigned long long)npu_shape_elements(&n->shape));
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 0 has shape %s (%llu elements), target %s has %llu",
+                         npu__shape_text(&x->shape, s0), (unsigned long long)npu_shape_elements(&x->shape),
+                         npu__shape_text(&n->shape, s1), (unsigned long long)npu_shape_elements(&n->shape));
     }
     n->type = x->type;
     return NPU_OK;
@@ -1726,8 +1726,8 @@ static npu_status npu__infer_squeeze(npu_node *n, npu__msg *m)
             npu_status st = npu__input_axis(m, n, axes[i], &ax);
             if (st != NPU_OK) return st;
             if (x->shape.dims[ax] != 1)
-                return npu__ierr(m, n, NPU_ERR_SHAPE,
-                                 "input 0 has shape %s: axis %u is not of size 1", npu__sh(&x->shape, s0),
+                return npu__infer_error(m, n, NPU_ERR_SHAPE,
+                                 "input 0 has shape %s: axis %u is not of size 1", npu__shape_text(&x->shape, s0),
                                  ax);
             drop[ax] = 1;
         }
@@ -1750,14 +1750,14 @@ static npu_status npu__infer_unsqueeze(npu_node *n, npu__msg *m)
     NPU__MSG_ONLY(char s0[96];)
     out_rank = x->shape.rank + cnt;
     if (out_rank > NPU_MAX_RANK)
-        return npu__ierr(m, n, NPU_ERR_LIMIT, "input 0 has shape %s: the output would have rank %u > %d",
-                         npu__sh(&x->shape, s0), out_rank, NPU_MAX_RANK);
+        return npu__infer_error(m, n, NPU_ERR_LIMIT, "input 0 has shape %s: the output would have rank %u > %d",
+                         npu__shape_text(&x->shape, s0), out_rank, NPU_MAX_RANK);
     for (i = 0; i < cnt; i++) {
         if (!npu__norm_axis(axes[i], out_rank, &ax))
-            return npu__ierr(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for output rank %u",
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for output rank %u",
                              (long long)axes[i], out_rank);
         if (add[ax])
-            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %lld is given twice",
+            return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %lld is given twice",
                              (long long)axes[i]);
         add[ax] = 1;
     }
@@ -1775,12 +1775,12 @@ static npu_status npu__infer_transpose(npu_node *n, npu__msg *m)
     unsigned char seen[NPU_MAX_RANK] = {0};
     NPU__MSG_ONLY(char s0[96];)
     if (cnt != x->shape.rank)
-        return npu__ierr(m, n, NPU_ERR_SHAPE, "perm has %u values, input 0 has shape %s", cnt,
-                         npu__sh(&x->shape, s0));
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "perm has %u values, input 0 has shape %s", cnt,
+                         npu__shape_text(&x->shape, s0));
     npu__shape_set(&n->shape, cnt);
     for (i = 0; i < cnt; i++) {
         if (perm[i] < 0 || perm[i] >= (int64_t)cnt || seen[perm[i]])
-            return npu__ierr(m, n, NPU_ERR_INVALID_ARGUMENT,
+            return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT,
                              "perm is not a permutation of 0..%u (value %lld at %u)", cnt - 1,
                              (long long)perm[i], i);
         seen[perm[i]] = 1;
@@ -1804,20 +1804,20 @@ static npu_status npu__infer_concat(npu_node *n, npu__msg *m)
         st = npu__same_type(m, n, i);
         if (st != NPU_OK) return st;
         if (xi->shape.rank != x0->shape.rank)
-            return npu__ierr(m, n, NPU_ERR_SHAPE, "input %u has shape %s, input 0 has shape %s", i,
-                             npu__sh(&xi->shape, s1), npu__sh(&x0->shape, s0));
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "input %u has shape %s, input 0 has shape %s", i,
+                             npu__shape_text(&xi->shape, s1), npu__shape_text(&x0->shape, s0));
         for (j = 0; j < x0->shape.rank; j++) {
             int64_t a = n->shape.dims[j], b = xi->shape.dims[j];
             if (j == ax) {
                 if (npu__dim_dyn(a) || npu__dim_dyn(b)) n->shape.dims[j] = NPU_DIM_DYNAMIC;
                 else if (npu__dim_add(a, b, &n->shape.dims[j]))
-                    return npu__ierr(m, n, NPU_ERR_OVERFLOW, "input %u has shape %s: the concat axis %u "
-                                     "overflows", i, npu__sh(&xi->shape, s1), ax);
+                    return npu__infer_error(m, n, NPU_ERR_OVERFLOW, "input %u has shape %s: the concat axis %u "
+                                     "overflows", i, npu__shape_text(&xi->shape, s1), ax);
             } else if (!npu__dims_match(a, b)) {
-                return npu__ierr(m, n, NPU_ERR_SHAPE,
+                return npu__infer_error(m, n, NPU_ERR_SHAPE,
                                  "input %u has shape %s, input 0 has shape %s (differ on axis %u, "
                                  "concat axis %u)",
-                                 i, npu__sh(&xi->shape, s1), npu__sh(&x0->shape, s0), j, ax);
+                                 i, npu__shape_text(&xi->shape, s1), npu__shape_text(&x0->shape, s0), j, ax);
             } else if (npu__dim_dyn(a)) {
                 n->shape.dims[j] = b;
             }
@@ -2221,12 +2221,12 @@ NPU_API npu_status npu_graph_set_layout(npu_node *node, const char *layout)
                          npu__op_name(node), node->name);
     if (layout[0] != '\0' && (why = npu__layout_check(layout, &node->shape)) != NULL)
         return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT, "%s '%s': layout \"%.20s\" %s (shape %s)",
-                         npu__op_name(node), node->name, layout, why, npu__sh(&node->shape, s0));
+                         npu__op_name(node), node->name, layout, why, npu__shape_text(&node->shape, s0));
     if (node->op == NPU__OP_PARAMETER && !npu__dynamic_ok(&node->shape, layout, &bad))
         return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT,
                          "Parameter '%s': shape %s is dynamic on axis %u, but layout \"%s\" puts "
                          "the batch on axis %u",
-                         node->name, npu__sh(&node->shape, s0), bad, layout, npu__batch_axis(layout));
+                         node->name, npu__shape_text(&node->shape, s0), bad, layout, npu__batch_axis(layout));
     npu__strlcpy(node->layout, layout, sizeof node->layout);
     return NPU_OK;
 }
@@ -2263,11 +2263,11 @@ NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type t
     if (layout == NULL) layout = "";
     if (layout[0] != '\0' && (why = npu__layout_check(layout, shape)) != NULL)
         return npu__op_abort(g, n, NPU_ERR_INVALID_ARGUMENT, "layout \"%.20s\" %s (shape %s)", layout,
-                             why, npu__sh(shape, s0));
+                             why, npu__shape_text(shape, s0));
     if (!npu__dynamic_ok(shape, layout, &bad))
         return npu__op_abort(g, n, NPU_ERR_SHAPE,
                              "shape %s is dynamic on axis %u; only the batch axis (%u) may be dynamic",
-                             npu__sh(shape, s0), bad, npu__batch_axis(layout));
+                             npu__shape_text(shape, s0), bad, npu__batch_axis(layout));
     n->type = type;
     n->shape = *shape;
     npu__strlcpy(n->layout, layout, sizeof n->layout);
@@ -2286,15 +2286,15 @@ NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type ty
     for (i = 0; i < shape->rank; i++)
         if (shape->dims[i] < 0)
             return npu__op_abort(g, n, NPU_ERR_SHAPE, "shape %s: a constant cannot be dynamic",
-                                 npu__sh(shape, s0));
+                                 npu__shape_text(shape, s0));
     if (data == NULL) return npu__op_abort(g, n, NPU_ERR_INVALID_ARGUMENT, "data is NULL");
     elements = npu_shape_elements(shape);
     if (elements == 0)
         return npu__op_abort(g, n, NPU_ERR_SHAPE, "shape %s has no elements (or overflows)",
-                             npu__sh(shape, s0));
+                             npu__shape_text(shape, s0));
     if (npu__mul_u64(elements, npu_type_size(type), &need) || need != (uint64_t)bytes)
         return npu__op_abort(g, n, NPU_ERR_INVALID_ARGUMENT,
-                             "%zu bytes given; shape %s of %s needs %llu", bytes, npu__sh(shape, s0),
+                             "%zu bytes given; shape %s of %s needs %llu", bytes, npu__shape_text(shape, s0),
                              npu_type_name(type), (unsigned long long)need);
     n->type = type;
     n->shape = *shape;
@@ -2538,7 +2538,7 @@ NPU_API npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char 
     if (!npu__dynamic_ok(shape, "", &bad))
         return npu__op_abort(g, n, NPU_ERR_SHAPE,
                              "variable shape %s is dynamic on axis %u; only axis 0 may be dynamic",
-                             npu__sh(shape, s0), bad);
+                             npu__shape_text(shape, s0), bad);
     n->type = type;
     n->shape = *shape;
     return npu__op_finish(g, n);
@@ -2569,7 +2569,7 @@ NPU_API npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *va
 
 /* ---- Introspection ---- */
 
-static const npu_node *npu__nth(const npu_graph *g, npu__op op, uint32_t index)
+static const npu_node *npu__nth_node_of_op(const npu_graph *g, npu__op op, uint32_t index)
 {
     const npu_node *n;
     for (n = g->first; n != NULL; n = n->next)
@@ -2593,7 +2593,7 @@ static npu_status npu__io(const npu_graph *g, npu__op op, uint32_t index, npu_te
     NPU__MSG_UNUSED(what);
     const npu_node *n;
     if (g == NULL || out == NULL) return NPU_ERR_INVALID_ARGUMENT;
-    n = npu__nth(g, op, index);
+    n = npu__nth_node_of_op(g, op, index);
     if (n == NULL)
         return npu__fail(g->ctx, NPU_ERR_NOT_FOUND, "graph '%s': no %s %u (it has %u)", g->name, what,
                          index,
@@ -2758,7 +2758,7 @@ static int npu__by_pointer(const npu__writer *w, const npu_node *n)
     return w->pointer_layout && n->a.constant.bytes >= w->threshold;
 }
 
-static void npu__x(npu__sink *s, const char *t) { npu__sink_str(s, t); }
+static void npu__xml_text(npu__sink *s, const char *t) { npu__sink_str(s, t); }
 
 static void npu__x_tabs(npu__sink *s, unsigned n)
 {
@@ -2769,30 +2769,30 @@ static void npu__x_tabs(npu__sink *s, unsigned n)
 /* ` name="`: the value and the closing quote follow. */
 static void npu__x_attr_open(npu__sink *s, const char *name)
 {
-    npu__x(s, " ");
-    npu__x(s, name);
-    npu__x(s, "=\"");
+    npu__xml_text(s, " ");
+    npu__xml_text(s, name);
+    npu__xml_text(s, "=\"");
 }
 
 static void npu__x_attr_str(npu__sink *s, const char *name, const char *value)
 {
     npu__x_attr_open(s, name);
     npu__sink_xml_escaped(s, value, strlen(value));
-    npu__x(s, "\"");
+    npu__xml_text(s, "\"");
 }
 
 static void npu__x_attr_i64(npu__sink *s, const char *name, int64_t v)
 {
     npu__x_attr_open(s, name);
     npu__sink_i64_dec(s, v);
-    npu__x(s, "\"");
+    npu__xml_text(s, "\"");
 }
 
 static void npu__x_attr_u64(npu__sink *s, const char *name, uint64_t v)
 {
     npu__x_attr_open(s, name);
     npu__sink_u64_dec(s, v);
-    npu__x(s, "\"");
+    npu__xml_text(s, "\"");
 }
 
 static void npu__x_attr_bool(npu__sink *s, const char *name, int v)
@@ -2808,11 +2808,11 @@ static void npu__x_attr_list(npu__sink *s, const char *name, const int64_t *v, u
     uint32_t i;
     npu__x_attr_open(s, name);
     for (i = 0; i < n; i++) {
-        if (i) npu__x(s, sep);
-        if (v[i] < 0 && sep[1] == '\0') npu__x(s, "?");
+        if (i) npu__xml_text(s, sep);
+        if (v[i] < 0 && sep[1] == '\0') npu__xml_text(s, "?");
         else npu__sink_i64_dec(s, v[i]);
     }
-    npu__x(s, "\"");
+    npu__xml_text(s, "\"");
 }
 
 /* %.17g as pugixml writes doubles, with '.' whatever the locale. */
@@ -2952,7 +2952,7 @@ static void npu__x_tensor_name(npu__sink *s, const char *name)
     const char *p = name, *comma;
     while ((comma = strchr(p, ',')) != NULL) {
         npu__sink_xml_escaped(s, p, (size_t)(comma - p));
-        npu__x(s, "\\,");
+        npu__xml_text(s, "\\,");
         p = comma + 1;
     }
     npu__sink_xml_escaped(s, p, strlen(p));
@@ -2962,16 +2962,16 @@ static void npu__x_layout_rt_info(npu__sink *s, const char *layout)
 {
     size_t i;
     npu__x_tabs(s, 5);
-    npu__x(s, "<rt_info>\n");
+    npu__xml_text(s, "<rt_info>\n");
     npu__x_tabs(s, 6);
-    npu__x(s, "<attribute name=\"layout\" version=\"0\" layout=\"[");
+    npu__xml_text(s, "<attribute name=\"layout\" version=\"0\" layout=\"[");
     for (i = 0; layout[i] != '\0'; i++) {
-        if (i) npu__x(s, ",");
+        if (i) npu__xml_text(s, ",");
         npu__sink_xml_escaped(s, &layout[i], 1);
     }
-    npu__x(s, "]\" />\n");
+    npu__xml_text(s, "]\" />\n");
     npu__x_tabs(s, 5);
-    npu__x(s, "</rt_info>\n");
+    npu__xml_text(s, "</rt_info>\n");
 }
 
 /* One <port>; `names_of`: the node whose tensor names this output carries
@@ -2986,40 +2986,40 @@ static void npu__x_port_t(npu__sink *s, uint32_t id, const npu_node *tensor, npu
     uint32_t i;
     int has_names = 0;
     npu__x_tabs(s, 4);
-    npu__x(s, "<port id=\"");
+    npu__xml_text(s, "<port id=\"");
     npu__sink_u64_dec(s, id);
-    npu__x(s, "\" precision=\"");
-    npu__x(s, npu__types[type].ov_precision);
-    npu__x(s, "\"");
+    npu__xml_text(s, "\" precision=\"");
+    npu__xml_text(s, npu__types[type].ov_precision);
+    npu__xml_text(s, "\"");
     if (names_of != NULL) {
         const npu_node *r;
         if (names_of->op == NPU__OP_PARAMETER || names_of->op == NPU__OP_RESULT) {
-            npu__x(s, " names=\"");
+            npu__xml_text(s, " names=\"");
             npu__x_tensor_name(s, names_of->name);
             has_names = 1;
         }
         for (r = names_of->op == NPU__OP_RESULT ? NULL : names_of->first_result; r != NULL; r = r->next_result) {
             if (w != NULL && npu__w_over(w, r) != NPU_TYPE_UNDEFINED) continue;
-            npu__x(s, has_names ? "," : " names=\"");
+            npu__xml_text(s, has_names ? "," : " names=\"");
             npu__x_tensor_name(s, r->name);
             has_names = 1;
         }
-        if (has_names) npu__x(s, "\"");
+        if (has_names) npu__xml_text(s, "\"");
     }
     if (tensor->shape.rank == 0 && (layout == NULL || layout[0] == '\0')) {
-        npu__x(s, " />\n");
+        npu__xml_text(s, " />\n");
         return;
     }
-    npu__x(s, ">\n");
+    npu__xml_text(s, ">\n");
     for (i = 0; i < tensor->shape.rank; i++) {
         npu__x_tabs(s, 5);
-        npu__x(s, "<dim>");
+        npu__xml_text(s, "<dim>");
         npu__sink_i64_dec(s, tensor->shape.dims[i] < 0 ? -1 : tensor->shape.dims[i]);
-        npu__x(s, "</dim>\n");
+        npu__xml_text(s, "</dim>\n");
     }
     if (layout != NULL && layout[0] != '\0') npu__x_layout_rt_info(s, layout);
     npu__x_tabs(s, 4);
-    npu__x(s, "</port>\n");
+    npu__xml_text(s, "</port>\n");
 }
 
 static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const npu_node *names_of,
@@ -3034,50 +3034,50 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
     const npu__op_info *info = &npu__ops[n->op];
     uint32_t i;
     npu__x_tabs(s, 2);
-    npu__x(s, "<layer id=\"");
+    npu__xml_text(s, "<layer id=\"");
     npu__sink_u64_dec(s, npu__layer_id(w, n));
-    npu__x(s, "\"");
+    npu__xml_text(s, "\"");
     npu__x_attr_str(s, "name", n->name);
     npu__x_attr_str(s, "type", info->ir_type);
     npu__x_attr_str(s, "version", info->version);
-    npu__x(s, ">\n");
+    npu__xml_text(s, ">\n");
     if (n->op == NPU__OP_CONSTANT) {
         int by_pointer = npu__by_pointer(w, n);
         npu__x_tabs(s, 3);
-        npu__x(s, "<data");
+        npu__xml_text(s, "<data");
         npu__x_attr_str(s, "element_type", npu__types[n->type].ov_name);
         npu__x_attr_list(s, "shape", n->shape.dims, n->shape.rank, ", ");
         npu__x_attr_u64(s, "offset", by_pointer ? 0 : w->offset);
         npu__x_attr_u64(s, "size", n->a.constant.bytes);
-        npu__x(s, " />\n");
+        npu__xml_text(s, " />\n");
         if (by_pointer) {
             npu__x_tabs(s, 3);
-            npu__x(s, "<rt_info>\n");
+            npu__xml_text(s, "<rt_info>\n");
             npu__x_tabs(s, 4);
-            npu__x(s, "<attribute name=\"WeightsPointerAttribute\" version=\"0\"");
+            npu__xml_text(s, "<attribute name=\"WeightsPointerAttribute\" version=\"0\"");
             npu__x_attr_u64(s, w->wpa_ptr, (uint64_t)(uintptr_t)n->a.constant.data);
             npu__x_attr_u64(s, w->wpa_size, n->a.constant.bytes);
-            npu__x(s, " />\n");
+            npu__xml_text(s, " />\n");
             npu__x_tabs(s, 3);
-            npu__x(s, "</rt_info>\n");
+            npu__xml_text(s, "</rt_info>\n");
         } else if (npu__add_u64(w->offset, n->a.constant.bytes, &w->offset)) {
             s->overflow = 1;
         }
     } else if (n->op == NPU__OP_PARAMETER && npu__w_over(w, n) != NPU_TYPE_UNDEFINED) {
         npu__x_tabs(s, 3);
-        npu__x(s, "<data");
+        npu__xml_text(s, "<data");
         npu__x_attr_list(s, "shape", n->shape.dims, n->shape.rank, ",");
         npu__x_attr_str(s, "element_type", npu__types[npu__w_over(w, n)].ov_name);
-        npu__x(s, " />\n");
+        npu__xml_text(s, " />\n");
     } else if (info->attrs != NULL) {
         npu__x_tabs(s, 3);
-        npu__x(s, "<data");
+        npu__xml_text(s, "<data");
         info->attrs(s, n);
-        npu__x(s, " />\n");
+        npu__xml_text(s, " />\n");
     }
     if (n->n_inputs > 0 || npu__out_port(w, n) > 0) {
         npu__x_tabs(s, 3);
-        npu__x(s, "<input>\n");
+        npu__xml_text(s, "<input>\n");
         for (i = 0; i < n->n_inputs; i++)
             if (n->op == NPU__OP_RESULT && npu__w_over(w, n) != NPU_TYPE_UNDEFINED)
                 npu__x_port_t(s, i, n->inputs[i], npu__w_over(w, n), NULL, n->layout, NULL);
@@ -3085,19 +3085,19 @@ static void npu__x_layer(npu__writer *w, const npu_node *n)
                 npu__x_port(s, i, n->inputs[i], NULL, n->op == NPU__OP_RESULT ? n->layout : NULL);
         if (n->n_inputs == 0) npu__x_port(s, 0, n, NULL, NULL);   /* the zero init input */
         npu__x_tabs(s, 3);
-        npu__x(s, "</input>\n");
+        npu__xml_text(s, "</input>\n");
     }
     if (n->op != NPU__OP_RESULT) {
         npu__x_tabs(s, 3);
-        npu__x(s, "<output>\n");
+        npu__xml_text(s, "<output>\n");
         npu__x_port_t(s, npu__out_port(w, n), n,
                       npu__w_over(w, n) != NPU_TYPE_UNDEFINED ? npu__w_over(w, n) : n->type, n,
                       n->op == NPU__OP_PARAMETER ? n->layout : NULL, w);
         npu__x_tabs(s, 3);
-        npu__x(s, "</output>\n");
+        npu__xml_text(s, "</output>\n");
     }
     npu__x_tabs(s, 2);
-    npu__x(s, "</layer>\n");
+    npu__xml_text(s, "</layer>\n");
 }
 
 /* Visits the nodes in IR layer order. */
@@ -3137,45 +3137,45 @@ static void npu__x_converts(npu__writer *w)
         from = n->op == NPU__OP_PARAMETER ? t : tensor->type;
         to = n->op == NPU__OP_PARAMETER ? n->type : t;
         npu__x_tabs(s, 2);
-        npu__x(s, "<layer id=\"");
+        npu__xml_text(s, "<layer id=\"");
         npu__sink_u64_dec(s, npu__w_conv_id(w, n));
-        npu__x(s, "\" name=\"");
+        npu__xml_text(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
-        npu__x(s, "/convert\"");
+        npu__xml_text(s, "/convert\"");
         npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONVERT].ir_type);
         npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONVERT].version);
-        npu__x(s, ">\n");
+        npu__xml_text(s, ">\n");
         npu__x_tabs(s, 3);
-        npu__x(s, "<data");
+        npu__xml_text(s, "<data");
         npu__x_attr_str(s, "destination_type", npu__types[to].ov_name);
-        npu__x(s, " />\n");
+        npu__xml_text(s, " />\n");
         npu__x_tabs(s, 3);
-        npu__x(s, "<input>\n");
+        npu__xml_text(s, "<input>\n");
         npu__x_port_t(s, 0, tensor, from, NULL, NULL, NULL);
         npu__x_tabs(s, 3);
-        npu__x(s, "</input>\n");
+        npu__xml_text(s, "</input>\n");
         npu__x_tabs(s, 3);
-        npu__x(s, "<output>\n");
+        npu__xml_text(s, "<output>\n");
         /* The output names move to the Convert, as PrePostProcessor does. */
         npu__x_port_t(s, 1, tensor, to, n->op == NPU__OP_RESULT ? n : NULL, NULL, NULL);
         npu__x_tabs(s, 3);
-        npu__x(s, "</output>\n");
+        npu__xml_text(s, "</output>\n");
         npu__x_tabs(s, 2);
-        npu__x(s, "</layer>\n");
+        npu__xml_text(s, "</layer>\n");
     }
 }
 
 static void npu__x_edge(npu__sink *s, uint32_t from, uint32_t from_port, uint32_t to, uint32_t to_port)
 {
-    npu__x(s, "\t\t<edge from-layer=\"");
+    npu__xml_text(s, "\t\t<edge from-layer=\"");
     npu__sink_u64_dec(s, from);
-    npu__x(s, "\" from-port=\"");
+    npu__xml_text(s, "\" from-port=\"");
     npu__sink_u64_dec(s, from_port);
-    npu__x(s, "\" to-layer=\"");
+    npu__xml_text(s, "\" to-layer=\"");
     npu__sink_u64_dec(s, to);
-    npu__x(s, "\" to-port=\"");
+    npu__xml_text(s, "\" to-port=\"");
     npu__sink_u64_dec(s, to_port);
-    npu__x(s, "\" />\n");
+    npu__xml_text(s, "\" />\n");
 }
 
 /* Where a consumer of src reads from: src's output, or the Convert behind an
@@ -3202,28 +3202,28 @@ static void npu__x_rv_inits(npu__writer *w)
         uint64_t bytes = npu__rv_init_bytes(w, n);
         if (bytes == 0) continue;
         npu__x_tabs(s, 2);
-        npu__x(s, "<layer id=\"");
+        npu__xml_text(s, "<layer id=\"");
         npu__sink_u64_dec(s, w->rv_base + k++);
-        npu__x(s, "\" name=\"");
+        npu__xml_text(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
-        npu__x(s, "/init\"");
+        npu__xml_text(s, "/init\"");
         npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONSTANT].ir_type);
         npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONSTANT].version);
-        npu__x(s, ">\n");
+        npu__xml_text(s, ">\n");
         npu__x_tabs(s, 3);
-        npu__x(s, "<data");
+        npu__xml_text(s, "<data");
         npu__x_attr_str(s, "element_type", npu__types[n->type].ov_name);
         npu__x_attr_list(s, "shape", n->shape.dims, n->shape.rank, ", ");
         npu__x_attr_u64(s, "offset", w->offset);
         npu__x_attr_u64(s, "size", bytes);
-        npu__x(s, " />\n");
+        npu__xml_text(s, " />\n");
         npu__x_tabs(s, 3);
-        npu__x(s, "<output>\n");
+        npu__xml_text(s, "<output>\n");
         npu__x_port(s, 0, n, NULL, NULL);
         npu__x_tabs(s, 3);
-        npu__x(s, "</output>\n");
+        npu__xml_text(s, "</output>\n");
         npu__x_tabs(s, 2);
-        npu__x(s, "</layer>\n");
+        npu__xml_text(s, "</layer>\n");
         if (npu__add_u64(w->offset, bytes, &w->offset)) s->overflow = 1;
     }
 }
@@ -3236,11 +3236,11 @@ static void npu__x_rv_init_edges(npu__writer *w)
     unsigned cat;
     NPU__FOR_EACH_LAYER(w->g, cat, n) {
         if (npu__rv_init_bytes(w, n) == 0) continue;
-        npu__x(s, "\t\t<edge from-layer=\"");
+        npu__xml_text(s, "\t\t<edge from-layer=\"");
         npu__sink_u64_dec(s, w->rv_base + k++);
-        npu__x(s, "\" from-port=\"0\" to-layer=\"");
+        npu__xml_text(s, "\" from-port=\"0\" to-layer=\"");
         npu__sink_u64_dec(s, npu__layer_id(w, n));
-        npu__x(s, "\" to-port=\"0\" />\n");
+        npu__xml_text(s, "\" to-port=\"0\" />\n");
     }
 }
 
@@ -3271,13 +3271,13 @@ static void npu__x_graph(npu__writer *w)
     unsigned cat;
     uint32_t i;
     w->offset = 0;
-    npu__x(s, "<?xml version=\"1.0\"?>\n<net");
+    npu__xml_text(s, "<?xml version=\"1.0\"?>\n<net");
     npu__x_attr_str(s, "name", g->name);
-    npu__x(s, " version=\"11\">\n\t<layers>\n");
+    npu__xml_text(s, " version=\"11\">\n\t<layers>\n");
     NPU__FOR_EACH_LAYER(g, cat, n) npu__x_layer(w, n);
     npu__x_converts(w);
     npu__x_rv_inits(w);
-    npu__x(s, "\t</layers>\n\t<edges>\n");
+    npu__xml_text(s, "\t</layers>\n\t<edges>\n");
     NPU__FOR_EACH_LAYER(g, cat, n) {
         int over = npu__w_over(w, n) != NPU_TYPE_UNDEFINED;
         if (over && n->op == NPU__OP_PARAMETER) npu__x_edge(s, npu__layer_id(w, n), 0, npu__w_conv_id(w, n), 0);
@@ -3295,7 +3295,7 @@ static void npu__x_graph(npu__writer *w)
     npu__x_rv_init_edges(w);
     /* OpenVINO's VCL serializer sets both on every model (bool rt_info, which
      * ov::Any writes as YES/NO; older compilers read only those). */
-    npu__x(s, "\t</edges>\n\t<rt_info>\n\t\t<is_new_api value=\"YES\" />\n"
+    npu__xml_text(s, "\t</edges>\n\t<rt_info>\n\t\t<is_new_api value=\"YES\" />\n"
               "\t\t<use_indices_for_io_metadata value=\"YES\" />\n\t</rt_info>\n</net>\n");
 }
 
@@ -3520,16 +3520,16 @@ static const npu__source npu__graph_source = {
  * Comments, processing instructions and the XML declaration are validated and
  * skipped. Positions are byte offsets; line/column are computed only for errors. */
 
-enum { NPU__X_EOF = 0, NPU__X_START, NPU__X_END, NPU__X_TEXT };
+enum { NPU__XML_EOF = 0, NPU__XML_START_TAG, NPU__XML_END_TAG, NPU__XML_TEXT };
 
-typedef struct npu__xtok {
+typedef struct npu__xml_token {
     int kind;
     size_t begin, end;          /* the whole token */
     size_t name, name_len;      /* START/END: element name */
     size_t attrs, attrs_end;    /* START: attribute region */
     int self_closing;           /* START: <x/> */
     size_t text, text_end;      /* TEXT: raw content (entities not decoded) */
-} npu__xtok;
+} npu__xml_token;
 
 typedef struct npu__xml {
     const char *s;
@@ -3769,11 +3769,11 @@ static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_s
 }
 
 /* Attribute iteration over a validated start tag. */
-typedef struct npu__xattr {
+typedef struct npu__xml_attribute {
     size_t name, name_len, value, value_len;
-} npu__xattr;
+} npu__xml_attribute;
 
-static int npu__xml_attr_next(const npu__xml *x, size_t *it, size_t end, npu__xattr *a)
+static int npu__xml_attr_next(const npu__xml *x, size_t *it, size_t end, npu__xml_attribute *a)
 {
     size_t p = *it;
     const char *s = x->s;
@@ -3819,7 +3819,7 @@ static int npu__xml_val_eq(const npu__xml *x, size_t p, size_t len, const char *
     return lit[j] == '\0';
 }
 
-static int npu__xml_attr(const npu__xml *x, const npu__xtok *t, const char *name, npu__xattr *out)
+static int npu__xml_attr(const npu__xml *x, const npu__xml_token *t, const char *name, npu__xml_attribute *out)
 {
     size_t it = t->attrs;
     while (npu__xml_attr_next(x, &it, t->attrs_end, out))
@@ -3829,7 +3829,7 @@ static int npu__xml_attr(const npu__xml *x, const npu__xtok *t, const char *name
 
 /* Validates the attributes of start tag t, which begin at t->attrs. On success
  * t->attrs_end is the position of '>' or "/>" and t->end the position after it. */
-static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xtok *t)
+static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
 {
     const char *s = x->s;
     unsigned count = 0;
@@ -3884,7 +3884,7 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xtok *t)
                                  NPU_IR_MAX_ATTRS);
         {   /* unique names */
             size_t it = first;
-            npu__xattr a;
+            npu__xml_attribute a;
             while (npu__xml_attr_next(x, &it, name, &a))
                 if (a.name_len == nlen && memcmp(s + a.name, s + name, nlen) == 0)
                     return npu__xml_fail(x, name, NPU_ERR_PARSE, "duplicate attribute '%.*s'",
@@ -3907,7 +3907,7 @@ static size_t npu__xml_find(const npu__xml *x, size_t p, const char *lit)
     return SIZE_MAX;
 }
 
-static npu_status npu__xml_next(npu__xml *x, npu__xtok *t)
+static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
 {
     const char *s = x->s;
     npu_status st;
@@ -3919,7 +3919,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xtok *t)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file: <%.*s> is not closed",
                                      (int)x->stack_len[x->depth - 1], s + x->stack_name[x->depth - 1]);
             if (!x->root_closed) return npu__xml_fail(x, p, NPU_ERR_PARSE, "no root element");
-            t->kind = NPU__X_EOF;
+            t->kind = NPU__XML_EOF;
             t->begin = t->end = p;
             return NPU_OK;
         }
@@ -3937,7 +3937,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xtok *t)
             st = npu__xml_check_chars(x, p, e, 0, 0);
             if (st != NPU_OK) return st;
             x->pos = e;
-            t->kind = NPU__X_TEXT;
+            t->kind = NPU__XML_TEXT;
             t->begin = t->text = p;
             t->end = t->text_end = e;
             return NPU_OK;
@@ -3960,7 +3960,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xtok *t)
             st = npu__xml_check_chars(x, p + 9, q, 0, 1);
             if (st != NPU_OK) return st;
             x->pos = q + 3;
-            t->kind = NPU__X_TEXT;
+            t->kind = NPU__XML_TEXT;
             t->begin = p;
             t->end = q + 3;
             t->text = p + 9;
@@ -4004,7 +4004,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xtok *t)
             x->depth--;
             if (x->depth == 0) x->root_closed = 1;
             x->pos = q + 1;
-            t->kind = NPU__X_END;
+            t->kind = NPU__XML_END_TAG;
             t->begin = p;
             t->end = q + 1;
             t->name = p + 1 + 1;
@@ -4019,7 +4019,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xtok *t)
             if (x->depth >= NPU_IR_MAX_DEPTH)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "elements nested deeper than NPU_IR_MAX_DEPTH (%d)",
                                      NPU_IR_MAX_DEPTH);
-            t->kind = NPU__X_START;
+            t->kind = NPU__XML_START_TAG;
             t->begin = p;
             t->name = p + 1;
             t->name_len = nlen;
@@ -4102,12 +4102,12 @@ static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
     return -1;
 }
 
-enum { NPU__K_OTHER = 0, NPU__K_PARAM, NPU__K_CONST, NPU__K_RESULT, NPU__K_READ, NPU__K_ASSIGN };
+enum { NPU__KIND_OTHER = 0, NPU__KIND_PARAMETER, NPU__KIND_CONSTANT, NPU__KIND_RESULT, NPU__KIND_READ_VALUE, NPU__KIND_ASSIGN };
 
 enum {
-    NPU__R_OTHER = 0, NPU__R_NET, NPU__R_LAYERS, NPU__R_LAYER, NPU__R_DATA, NPU__R_LRT, NPU__R_IN,
-    NPU__R_OUT, NPU__R_PORT, NPU__R_DIM, NPU__R_PRT, NPU__R_PRT_ATTR, NPU__R_BODY, NPU__R_EDGES,
-    NPU__R_EDGE, NPU__R_NRT, NPU__R_NRT_ITEM
+    NPU__ROLE_OTHER = 0, NPU__ROLE_NET, NPU__ROLE_LAYERS, NPU__ROLE_LAYER, NPU__ROLE_DATA, NPU__ROLE_LAYER_RT_INFO, NPU__ROLE_INPUT,
+    NPU__ROLE_OUTPUT, NPU__ROLE_PORT, NPU__ROLE_DIM, NPU__ROLE_PORT_RT_INFO, NPU__ROLE_PORT_RT_INFO_ATTR, NPU__ROLE_BODY, NPU__ROLE_EDGES,
+    NPU__ROLE_EDGE, NPU__ROLE_NET_RT_INFO, NPU__ROLE_NET_RT_INFO_ITEM
 };
 
 enum { NPU__W_COUNT = 0, NPU__W_FILL, NPU__W_EDGES, NPU__W_WRITE };
@@ -4157,7 +4157,7 @@ struct npu_ir {
     /* The XML walker's state (9 KB of element, scope and layer stacks) lives
      * in the IR's arena block, not on the stack of npu_ir_write_payload;
      * walk_lock serialises payload writers of one IR. */
-    struct npu__irw *walk;
+    struct npu__ir_walker *walk;
     atomic_flag walk_lock;
 };
 
@@ -4170,7 +4170,7 @@ typedef struct npu__ir_counts {
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
 
-typedef struct npu__irl {           /* an open <layer> */
+typedef struct npu__ir_open_layer {           /* an open <layer> */
     size_t pos, name, name_len;
     uint32_t id, scope, kind, index;
     int has_data, has_rt, rt_done, data_done;
@@ -4195,9 +4195,9 @@ typedef struct npu__irl {           /* an open <layer> */
     /* WRITE */
     int copy_to_blob;
     uint64_t blob_offset;
-} npu__irl;
+} npu__ir_open_layer;
 
-typedef struct npu__irw {
+typedef struct npu__ir_walker {
     npu__xml x;
     int mode;
     npu_ir *ir;                     /* FILL, EDGES, WRITE */
@@ -4206,7 +4206,7 @@ typedef struct npu__irw {
     unsigned char role[NPU_IR_MAX_DEPTH + 1];
     uint32_t scope_stack[NPU__IR_MAX_LAYER_NEST + 1];
     unsigned scope_depth;
-    npu__irl lstack[NPU__IR_MAX_LAYER_NEST];
+    npu__ir_open_layer lstack[NPU__IR_MAX_LAYER_NEST];
     unsigned ldepth;
     /* the open port */
     uint32_t port_dir, port_id, port_rank;
@@ -4224,9 +4224,9 @@ typedef struct npu__irw {
                                      already YES in the file's net rt_info */
     uint32_t compiler_version;    /* WRITE: the payload's compiler */
     const char *wpa_ptr, *wpa_size;
-} npu__irw;
+} npu__ir_walker;
 
-static void npu__irw_set_where(npu__irw *w)
+static void npu__ir_walk_set_where(npu__ir_walker *w)
 {
 #ifdef NPU_NO_MESSAGES
     w->x.where[0] = '\0';
@@ -4234,7 +4234,7 @@ static void npu__irw_set_where(npu__irw *w)
     if (w->ldepth == 0) {
         w->x.where[0] = '\0';
     } else {
-        const npu__irl *l = &w->lstack[w->ldepth - 1];
+        const npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
         size_t nl = l->name_len > 80 ? 80 : l->name_len;
         npu__textf(w->x.where, sizeof w->x.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
                  (unsigned long)l->id, l->scope ? ", in a <body>" : "");
@@ -4292,7 +4292,7 @@ static int npu__ir_dim(const char *s, size_t n, int64_t *out)
 }
 
 /* Parses a shape attribute ("1,3,224,224", "?,16", "1..32,64", "" scalar). */
-static npu_status npu__irw_shape_attr(npu__irw *w, const npu__xattr *a, npu__irl *l)
+static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attribute *a, npu__ir_open_layer *l)
 {
     const char *s = w->x.s + a->value;
     size_t n = a->value_len, i = 0, start = 0, e = n;
@@ -4407,7 +4407,7 @@ static npu_status npu__ir_changed(npu_context *ctx, const char *label)
     return npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
 }
 
-static npu_status npu__irw_pool_string(npu__irw *w, size_t p, size_t n, uint32_t *off_plus1,
+static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n, uint32_t *off_plus1,
                                        const char **str)
 {
     size_t len = npu__xml_decode(w->x.s + p, n, NULL);
@@ -4426,7 +4426,7 @@ static npu_status npu__irw_pool_string(npu__irw *w, size_t p, size_t n, uint32_t
     return NPU_OK;
 }
 
-static void npu__irw_emit_upto(npu__irw *w, size_t pos)
+static void npu__ir_walk_emit_upto(npu__ir_walker *w, size_t pos)
 {
     if (pos > w->copied) {
         npu__sink_put(w->sink, w->x.s + w->copied, pos - w->copied);
@@ -4434,7 +4434,7 @@ static void npu__irw_emit_upto(npu__irw *w, size_t pos)
     }
 }
 
-static void npu__irw_emit_wpa(npu__irw *w, const npu__irl *l)
+static void npu__ir_walk_emit_wpa(npu__ir_walker *w, const npu__ir_open_layer *l)
 {
     const npu_ir *ir = w->ir;
     uint64_t mp = 0;
@@ -4450,15 +4450,15 @@ static void npu__irw_emit_wpa(npu__irw *w, const npu__irl *l)
     npu__sink_str(w->sink, "\"/>");
 }
 
-static int npu__irw_by_pointer(const npu__irw *w, const npu__irl *l)
+static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_layer *l)
 {
-    return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__K_CONST && !l->copy_to_blob;
+    return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
-static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
+static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_token *t)
 {
-    npu__xattr a;
-    npu__irl *l;
+    npu__xml_attribute a;
+    npu__ir_open_layer *l;
     uint64_t v;
     const char *name = "";
     int is_io;
@@ -4475,21 +4475,21 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
         l->name_len = a.value_len;
     }
     w->ldepth++;
-    npu__irw_set_where(w);
+    npu__ir_walk_set_where(w);
     if (!npu__xml_attr(&w->x, t, "id", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
     if (!npu__ir_u64(w->x.s + a.value, a.value_len, UINT32_MAX - 1u, &v))
         return npu__xml_fail(&w->x, a.value, NPU_ERR_PARSE, "layer id \"%.*s\" is not a number below 2^32",
                              (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
     l->id = (uint32_t)v;
-    npu__irw_set_where(w);
+    npu__ir_walk_set_where(w);
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
-    if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Parameter")) l->kind = NPU__K_PARAM;
-    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Const")) l->kind = NPU__K_CONST;
-    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Result")) l->kind = NPU__K_RESULT;
-    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "ReadValue")) l->kind = NPU__K_READ;
-    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Assign")) l->kind = NPU__K_ASSIGN;
+    if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Parameter")) l->kind = NPU__KIND_PARAMETER;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Const")) l->kind = NPU__KIND_CONSTANT;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Result")) l->kind = NPU__KIND_RESULT;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "ReadValue")) l->kind = NPU__KIND_READ_VALUE;
+    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Assign")) l->kind = NPU__KIND_ASSIGN;
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
                              (unsigned)NPU_IR_MAX_LAYERS);
@@ -4508,33 +4508,33 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
         r->name_len = (uint32_t)l->name_len;
     }
     w->c.layers++;
-    is_io = (l->kind == NPU__K_PARAM || l->kind == NPU__K_RESULT) && l->scope == 0;
-    if (l->kind == NPU__K_CONST || is_io) {   /* listed: an index, and the name in the pool */
-        uint32_t *count = l->kind == NPU__K_CONST ? &w->c.consts : l->kind == NPU__K_PARAM ? &w->c.inputs
+    is_io = (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0;
+    if (l->kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
+        uint32_t *count = l->kind == NPU__KIND_CONSTANT ? &w->c.consts : l->kind == NPU__KIND_PARAMETER ? &w->c.inputs
                                                                                           : &w->c.outputs;
         l->index = (*count)++;
         if (w->mode != NPU__W_COUNT &&
-            l->index >= (l->kind == NPU__K_CONST   ? w->ir->n_consts
-                         : l->kind == NPU__K_PARAM ? w->ir->n_inputs
+            l->index >= (l->kind == NPU__KIND_CONSTANT   ? w->ir->n_consts
+                         : l->kind == NPU__KIND_PARAMETER ? w->ir->n_inputs
                                                    : w->ir->n_outputs))
             return npu__ir_changed(w->x.ctx, w->x.label);
         if (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL) {
-            npu_status st = npu__irw_pool_string(w, l->name, l->name_len, NULL, &name);
+            npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
             if (st != NPU_OK) return st;
         }
     }
-    if (w->mode == NPU__W_FILL && l->kind == NPU__K_CONST) {
+    if (w->mode == NPU__W_FILL && l->kind == NPU__KIND_CONSTANT) {
         npu_ir_const *k = &w->ir->consts[l->index].pub;
         k->layer_id = l->id;
         k->graph = l->scope;
         k->name = name;
     } else if (w->mode == NPU__W_FILL && is_io) {
-        npu_ir_io *io = l->kind == NPU__K_PARAM ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+        npu_ir_io *io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
         io->layer_id = l->id;
         io->desc.name = name;
         io->tensor_names = "";
         w->ir->layers[w->c.layers - 1].io = l->index;
-    } else if (w->mode == NPU__W_WRITE && l->kind == NPU__K_CONST) {
+    } else if (w->mode == NPU__W_WRITE && l->kind == NPU__KIND_CONSTANT) {
         const npu__ir_const *k = &w->ir->consts[l->index];
         l->offset = k->pub.offset;
         l->size = k->pub.size;
@@ -4544,7 +4544,7 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
             l->blob_offset = w->blob_running;
             w->blob_running += k->pub.size;
         }
-    } else if (l->kind == NPU__K_READ || l->kind == NPU__K_ASSIGN) {
+    } else if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
         if (++w->c.var_layers > NPU__IR_MAX_VAR_LAYERS)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_LIMIT,
                                  "more than %u ReadValue/Assign layers", NPU__IR_MAX_VAR_LAYERS);
@@ -4555,31 +4555,31 @@ static npu_status npu__irw_layer_start(npu__irw *w, const npu__xtok *t)
 /* Counts ReadValue/Assign layers per variable. The id is decoded into the pool
  * for every layer (as the counting pass sized it); a repeated id's copy stays
  * unused. */
-static npu_status npu__irw_add_variable(npu__irw *w, const npu__irl *l, const npu__xattr *a)
+static npu_status npu__ir_walk_add_variable(npu__ir_walker *w, const npu__ir_open_layer *l, const npu__xml_attribute *a)
 {
     npu_ir *ir = w->ir;
     const char *id = NULL;
     uint32_t i;
-    npu_status st = npu__irw_pool_string(w, a->value, a->value_len, NULL, &id);
+    npu_status st = npu__ir_walk_pool_string(w, a->value, a->value_len, NULL, &id);
     if (st != NPU_OK || w->mode != NPU__W_FILL) return st;
     for (i = 0; i < ir->n_states && strcmp(ir->states[i].variable_id, id) != 0; i++) continue;
     if (i == ir->n_states) {
         if (ir->n_states >= ir->n_var_layers) return npu__ir_changed(w->x.ctx, w->x.label);
         ir->states[ir->n_states++].variable_id = id;
     }
-    if (l->kind == NPU__K_READ) ir->states[i].read_values++;
+    if (l->kind == NPU__KIND_READ_VALUE) ir->states[i].read_values++;
     else ir->states[i].assigns++;
     return NPU_OK;
 }
 
-static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
+static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
-    npu__xattr a;
+    npu__xml_attribute a;
     npu_status st;
     if (l->has_data) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "a second <data> element");
     l->has_data = 1;
     l->data_pos = t->begin;
-    if (l->kind == NPU__K_PARAM || l->kind == NPU__K_CONST) {
+    if (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) {
         if (npu__xml_attr(&w->x, t, "element_type", &a)) {
             l->elem = npu__ir_elem_find(w->x.s + a.value, a.value_len, 0);
             if (l->elem < 0)
@@ -4587,9 +4587,9 @@ static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
                                      (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
         }
         if (npu__xml_attr(&w->x, t, "shape", &a)) {
-            st = npu__irw_shape_attr(w, &a, l);
+            st = npu__ir_walk_shape_attr(w, &a, l);
             if (st != NPU_OK) return st;
-            if (w->mode == NPU__W_WRITE && l->kind == NPU__K_PARAM && l->scope == 0 && w->batch > 0) {
+            if (w->mode == NPU__W_WRITE && l->kind == NPU__KIND_PARAMETER && l->scope == 0 && w->batch > 0) {
                 /* batch rewrite of the shape attribute */
                 int axis = w->ir->inputs[l->index].batch_axis;
                 size_t i, start = a.value, k = 0;
@@ -4598,7 +4598,7 @@ static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
                     if (k == (size_t)axis) {
                         size_t b = start, e = i;
                         npu__xml_trim(w->x.s, &b, &e);
-                        npu__irw_emit_upto(w, b);
+                        npu__ir_walk_emit_upto(w, b);
                         npu__sink_i64_dec(w->sink, w->batch);
                         w->copied = e;
                         break;
@@ -4609,8 +4609,8 @@ static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
             }
         }
     }
-    if (l->kind == NPU__K_CONST) {
-        npu__xattr off;
+    if (l->kind == NPU__KIND_CONSTANT) {
+        npu__xml_attribute off;
         if (l->elem < 0) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without element_type");
         if (l->elem == NPU__ELEM_STRING)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED, "string constants are not supported");
@@ -4622,17 +4622,17 @@ static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
         l->has_offset = l->has_size = 1;
         if (w->mode == NPU__W_WRITE && w->layout_b) {
-            npu__irw_emit_upto(w, off.value);
+            npu__ir_walk_emit_upto(w, off.value);
             npu__sink_u64_dec(w->sink, l->copy_to_blob ? l->blob_offset : 0);
             w->copied = off.value + off.value_len;
         }
     }
-    if (l->kind == NPU__K_READ || l->kind == NPU__K_ASSIGN) {
+    if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
         if (!npu__xml_attr(&w->x, t, "variable_id", &a))
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "%s without a variable_id",
-                                 l->kind == NPU__K_READ ? "ReadValue" : "Assign");
+                                 l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
         if (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL) {
-            st = npu__irw_add_variable(w, l, &a);
+            st = npu__ir_walk_add_variable(w, l, &a);
             if (st != NPU_OK) return st;
         }
     }
@@ -4641,18 +4641,18 @@ static npu_status npu__irw_data(npu__irw *w, const npu__xtok *t, npu__irl *l)
 
 /* After the <data> element of a Const: add the pointer attribute when the
  * layer has no <rt_info> of its own. */
-static void npu__irw_data_end(npu__irw *w, size_t end, npu__irl *l)
+static void npu__ir_walk_data_end(npu__ir_walker *w, size_t end, npu__ir_open_layer *l)
 {
     l->data_done = 1;
-    if (npu__irw_by_pointer(w, l) && !l->has_rt) {
-        npu__irw_emit_upto(w, end);
+    if (npu__ir_walk_by_pointer(w, l) && !l->has_rt) {
+        npu__ir_walk_emit_upto(w, end);
         npu__sink_str(w->sink, "<rt_info>");
-        npu__irw_emit_wpa(w, l);
+        npu__ir_walk_emit_wpa(w, l);
         npu__sink_str(w->sink, "</rt_info>");
     }
 }
 
-static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
+static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     uint64_t bits, bytes, end;
     const npu__type_info *e;
@@ -4699,11 +4699,11 @@ static npu_status npu__irw_const_check(npu__irw *w, npu__irl *l)
     return NPU_OK;
 }
 
-static npu_status npu__irw_io_end(npu__irw *w, npu__irl *l)
+static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     npu_ir_io *io;
     int elem;
-    if (l->kind == NPU__K_PARAM) {
+    if (l->kind == NPU__KIND_PARAMETER) {
         if (!l->shape_given) {
             if (!l->io_port_seen)
                 return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without a shape or an output port");
@@ -4722,10 +4722,10 @@ static npu_status npu__irw_io_end(npu__irw *w, npu__irl *l)
     }
     if (l->shape_dynrank)
         return npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED, "%s with a dynamic rank (\"...\")",
-                             l->kind == NPU__K_PARAM ? "Parameter" : "Result");
+                             l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result");
     if (l->shape_rank > NPU_MAX_RANK)
         return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)",
-                             l->kind == NPU__K_PARAM ? "Parameter" : "Result", (unsigned long)l->shape_rank,
+                             l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result", (unsigned long)l->shape_rank,
                              NPU_MAX_RANK);
     if (l->layout[0] != '\0' && npu__ir_layout_axis(l->layout, l->shape_rank) == -2) {
         if (w->mode == NPU__W_FILL)
@@ -4735,7 +4735,7 @@ static npu_status npu__irw_io_end(npu__irw *w, npu__irl *l)
         l->layout[0] = '\0';
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
-    io = l->kind == NPU__K_PARAM ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+    io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
     io->desc.shape = l->shape;
     io->desc.shape.rank = l->shape_rank;
     io->element_type = npu__types[elem < 0 ? 0 : elem].ov_name;
@@ -4746,9 +4746,9 @@ static npu_status npu__irw_io_end(npu__irw *w, npu__irl *l)
     return NPU_OK;
 }
 
-static npu_status npu__irw_port_start(npu__irw *w, const npu__xtok *t, npu__irl *l, uint32_t dir)
+static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l, uint32_t dir)
 {
-    npu__xattr a;
+    npu__xml_attribute a;
     uint64_t v;
     uint32_t names = 0;
     npu_status st;
@@ -4764,13 +4764,13 @@ static npu_status npu__irw_port_start(npu__irw *w, const npu__xtok *t, npu__irl 
         w->port_elem = e < 0 ? 0 : e;
     }
     w->port_is_io = 0;
-    if ((l->kind == NPU__K_PARAM && dir == 1 && l->n_out == 0) ||
-        (l->kind == NPU__K_RESULT && dir == 0 && l->n_in == 0) ||
-        (l->kind == NPU__K_CONST && dir == 1 && l->n_out == 0))
+    if ((l->kind == NPU__KIND_PARAMETER && dir == 1 && l->n_out == 0) ||
+        (l->kind == NPU__KIND_RESULT && dir == 0 && l->n_in == 0) ||
+        (l->kind == NPU__KIND_CONSTANT && dir == 1 && l->n_out == 0))
         w->port_is_io = 1;
     if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
         (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL)) {
-        st = npu__irw_pool_string(w, a.value, a.value_len, &names, NULL);
+        st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names, NULL);
         if (st != NPU_OK) return st;
     }
     if (w->port_is_io) l->io_names = names;
@@ -4792,7 +4792,7 @@ static npu_status npu__irw_port_start(npu__irw *w, const npu__xtok *t, npu__irl 
     return NPU_OK;
 }
 
-static npu_status npu__irw_dim_text(npu__irw *w, const npu__xtok *t, npu__irl *l)
+static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     int64_t d;
     const char *s = w->x.s + t->text;
@@ -4806,16 +4806,16 @@ static npu_status npu__irw_dim_text(npu__irw *w, const npu__xtok *t, npu__irl *l
         return npu__xml_fail(&w->x, t->text, NPU_ERR_PARSE,
                              "<dim>%.*s</dim>: expected a number <= 2^40, -1 or ?", (int)(n > 40 ? 40 : n), s);
     if (w->port_is_io && w->port_rank < NPU_MAX_RANK) l->io_shape.dims[w->port_rank] = d;
-    if (w->mode == NPU__W_WRITE && w->batch > 0 && w->port_is_io && l->kind == NPU__K_PARAM && l->scope == 0 &&
+    if (w->mode == NPU__W_WRITE && w->batch > 0 && w->port_is_io && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
         w->ir->inputs[l->index].batch_axis == (int32_t)w->port_rank) {
-        npu__irw_emit_upto(w, t->text);
+        npu__ir_walk_emit_upto(w, t->text);
         npu__sink_i64_dec(w->sink, w->batch);
         w->copied = t->text_end;
     }
     return NPU_OK;
 }
 
-static void npu__irw_port_end(npu__irw *w, npu__irl *l)
+static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     if (!w->port_is_io) return;
     l->io_port_seen = 1;
@@ -4824,42 +4824,42 @@ static void npu__irw_port_end(npu__irw *w, npu__irl *l)
     l->io_elem = w->port_elem > 0 ? w->port_elem : -1;
 }
 
-static unsigned char npu__irw_role(const npu__irw *w, unsigned parent, const npu__xtok *t)
+static unsigned char npu__ir_walk_role(const npu__ir_walker *w, unsigned parent, const npu__xml_token *t)
 {
     const npu__xml *x = &w->x;
-#define NPU__IS(lit) npu__xml_eq(x, t->name, t->name_len, lit)
+#define NPU__TAG_IS(lit) npu__xml_eq(x, t->name, t->name_len, lit)
     switch (parent) {
-    case NPU__R_NET:
-    case NPU__R_BODY:
-        if (parent == NPU__R_NET && NPU__IS("rt_info")) return NPU__R_NRT;
-        if (NPU__IS("layers")) return NPU__R_LAYERS;
-        if (NPU__IS("edges")) return NPU__R_EDGES;
-        return NPU__R_OTHER;
-    case NPU__R_LAYERS: return NPU__IS("layer") ? NPU__R_LAYER : NPU__R_OTHER;
-    case NPU__R_LAYER:
-        if (NPU__IS("data")) return NPU__R_DATA;
-        if (NPU__IS("rt_info")) return NPU__R_LRT;
-        if (NPU__IS("input")) return NPU__R_IN;
-        if (NPU__IS("output")) return NPU__R_OUT;
-        if (NPU__IS("body")) return NPU__R_BODY;
-        return NPU__R_OTHER;
-    case NPU__R_IN:
-    case NPU__R_OUT: return NPU__IS("port") ? NPU__R_PORT : NPU__R_OTHER;
-    case NPU__R_PORT:
-        if (NPU__IS("dim")) return NPU__R_DIM;
-        if (NPU__IS("rt_info")) return NPU__R_PRT;
-        return NPU__R_OTHER;
-    case NPU__R_PRT: return NPU__IS("attribute") ? NPU__R_PRT_ATTR : NPU__R_OTHER;
-    case NPU__R_EDGES: return NPU__IS("edge") ? NPU__R_EDGE : NPU__R_OTHER;
-    case NPU__R_NRT: return NPU__R_NRT_ITEM;
-    default: return NPU__R_OTHER;
+    case NPU__ROLE_NET:
+    case NPU__ROLE_BODY:
+        if (parent == NPU__ROLE_NET && NPU__TAG_IS("rt_info")) return NPU__ROLE_NET_RT_INFO;
+        if (NPU__TAG_IS("layers")) return NPU__ROLE_LAYERS;
+        if (NPU__TAG_IS("edges")) return NPU__ROLE_EDGES;
+        return NPU__ROLE_OTHER;
+    case NPU__ROLE_LAYERS: return NPU__TAG_IS("layer") ? NPU__ROLE_LAYER : NPU__ROLE_OTHER;
+    case NPU__ROLE_LAYER:
+        if (NPU__TAG_IS("data")) return NPU__ROLE_DATA;
+        if (NPU__TAG_IS("rt_info")) return NPU__ROLE_LAYER_RT_INFO;
+        if (NPU__TAG_IS("input")) return NPU__ROLE_INPUT;
+        if (NPU__TAG_IS("output")) return NPU__ROLE_OUTPUT;
+        if (NPU__TAG_IS("body")) return NPU__ROLE_BODY;
+        return NPU__ROLE_OTHER;
+    case NPU__ROLE_INPUT:
+    case NPU__ROLE_OUTPUT: return NPU__TAG_IS("port") ? NPU__ROLE_PORT : NPU__ROLE_OTHER;
+    case NPU__ROLE_PORT:
+        if (NPU__TAG_IS("dim")) return NPU__ROLE_DIM;
+        if (NPU__TAG_IS("rt_info")) return NPU__ROLE_PORT_RT_INFO;
+        return NPU__ROLE_OTHER;
+    case NPU__ROLE_PORT_RT_INFO: return NPU__TAG_IS("attribute") ? NPU__ROLE_PORT_RT_INFO_ATTR : NPU__ROLE_OTHER;
+    case NPU__ROLE_EDGES: return NPU__TAG_IS("edge") ? NPU__ROLE_EDGE : NPU__ROLE_OTHER;
+    case NPU__ROLE_NET_RT_INFO: return NPU__ROLE_NET_RT_INFO_ITEM;
+    default: return NPU__ROLE_OTHER;
     }
-#undef NPU__IS
+#undef NPU__TAG_IS
 }
 
-static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t); /* 8c */
+static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t); /* 8c */
 
-static void npu__irw_emit_net_rt(npu__irw *w, int element)
+static void npu__ir_walk_emit_net_rt(npu__ir_walker *w, int element)
 {
     if (element) npu__sink_str(w->sink, "<rt_info>");
     if (!(w->net_rt_has & 1)) npu__sink_str(w->sink, "<is_new_api value=\"YES\"/>");
@@ -4867,15 +4867,15 @@ static void npu__irw_emit_net_rt(npu__irw *w, int element)
     if (element) npu__sink_str(w->sink, "</rt_info>");
 }
 
-static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
+static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
 {
     npu__xml *x = &w->x;
     unsigned depth = t->self_closing ? x->depth : x->depth - 1;  /* depth of this element */
     unsigned char role;
-    npu__irl *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
+    npu__ir_open_layer *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
     npu_status st = NPU_OK;
     if (depth == 0) {
-        npu__xattr a;
+        npu__xml_attribute a;
         uint64_t v;
         if (!npu__xml_eq(x, t->name, t->name_len, "net"))
             return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "root element is <%.*s>, expected <net>",
@@ -4887,22 +4887,22 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
                                  "IR version \"%.*s\" is not supported (only 10 and 11)",
                                  (int)(a.value_len > 20 ? 20 : a.value_len), x->s + a.value);
         w->c.version = (uint32_t)v;
-        role = NPU__R_NET;
+        role = NPU__ROLE_NET;
     } else {
-        role = npu__irw_role(w, w->role[depth - 1], t);
+        role = npu__ir_walk_role(w, w->role[depth - 1], t);
     }
     w->role[depth] = role;
     if (w->mode != NPU__W_EDGES && npu__xml_eq(x, t->name, t->name_len, "attribute")) {
         /* Constants by pointer: only npu forms the address, from memory it
          * mapped or was handed; a file's own (mp/ms or any other spelling)
          * would have the compiler read wherever it points. */
-        npu__xattr a;
+        npu__xml_attribute a;
         if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "WeightsPointerAttribute"))
             return npu__xml_fail(x, t->begin, NPU_ERR_FORMAT, "the file carries a WeightsPointerAttribute "
                                  "(a weights address); an IR file may not give addresses");
     }
     switch (role) {
-    case NPU__R_LAYER:
+    case NPU__ROLE_LAYER:
         if (w->mode == NPU__W_EDGES) {
             /* only the scope numbering matters */
             if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
@@ -4910,44 +4910,44 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
             w->lstack[w->ldepth++].scope = w->scope_stack[w->scope_depth];
             break;
         }
-        st = npu__irw_layer_start(w, t);
+        st = npu__ir_walk_layer_start(w, t);
         break;
-    case NPU__R_DATA:
+    case NPU__ROLE_DATA:
         if (w->mode == NPU__W_EDGES) break;
-        st = npu__irw_data(w, t, l);
-        if (st == NPU_OK && t->self_closing) npu__irw_data_end(w, t->end, l);
+        st = npu__ir_walk_data(w, t, l);
+        if (st == NPU_OK && t->self_closing) npu__ir_walk_data_end(w, t->end, l);
         break;
-    case NPU__R_LRT:
+    case NPU__ROLE_LAYER_RT_INFO:
         if (w->mode == NPU__W_EDGES || l->rt_done) break;
         l->has_rt = 1;
         l->rt_done = 1;
-        if (npu__irw_by_pointer(w, l)) {
+        if (npu__ir_walk_by_pointer(w, l)) {
             if (t->self_closing) {
-                npu__irw_emit_upto(w, t->begin);
+                npu__ir_walk_emit_upto(w, t->begin);
                 npu__sink_str(w->sink, "<rt_info>");
-                npu__irw_emit_wpa(w, l);
+                npu__ir_walk_emit_wpa(w, l);
                 npu__sink_str(w->sink, "</rt_info>");
                 w->copied = t->end;
             } else {
-                npu__irw_emit_upto(w, t->end);
-                npu__irw_emit_wpa(w, l);
+                npu__ir_walk_emit_upto(w, t->end);
+                npu__ir_walk_emit_wpa(w, l);
             }
         }
         break;
-    case NPU__R_PORT:
+    case NPU__ROLE_PORT:
         if (w->mode == NPU__W_EDGES) break;
-        st = npu__irw_port_start(w, t, l, w->role[depth - 1] == NPU__R_OUT ? 1u : 0u);
-        if (st == NPU_OK && t->self_closing) npu__irw_port_end(w, l);
+        st = npu__ir_walk_port_start(w, t, l, w->role[depth - 1] == NPU__ROLE_OUTPUT ? 1u : 0u);
+        if (st == NPU_OK && t->self_closing) npu__ir_walk_port_end(w, l);
         break;
-    case NPU__R_DIM:
+    case NPU__ROLE_DIM:
         if (w->mode == NPU__W_EDGES) break;
         if (t->self_closing) return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "empty <dim/>");
         w->dim_has_text = 0;
         break;
-    case NPU__R_PRT_ATTR:
+    case NPU__ROLE_PORT_RT_INFO_ATTR:
         if (w->mode == NPU__W_EDGES || !w->port_is_io) break;
         {
-            npu__xattr a;
+            npu__xml_attribute a;
             if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "layout") &&
                 npu__xml_attr(x, t, "layout", &a)) {
                 if (!npu__ir_layout_convert(x->s + a.value, a.value_len, l->layout) && w->mode == NPU__W_FILL)
@@ -4956,7 +4956,7 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
             }
         }
         break;
-    case NPU__R_BODY:
+    case NPU__ROLE_BODY:
         if (w->scope_depth >= NPU__IR_MAX_LAYER_NEST)
             return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "<body> nested too deeply");
         if (w->c.scopes >= UINT32_MAX - 1u)
@@ -4964,32 +4964,32 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
         w->scope_stack[++w->scope_depth] = ++w->c.scopes;
         if (t->self_closing) w->scope_depth--;
         break;
-    case NPU__R_EDGE:
-        st = npu__irw_edge(w, t);
+    case NPU__ROLE_EDGE:
+        st = npu__ir_walk_edge(w, t);
         break;
-    case NPU__R_NRT:
+    case NPU__ROLE_NET_RT_INFO:
         /* The net rt_info gets is_new_api and use_indices_for_io_metadata
          * (below IR 11 the compiler matches the I/O of the build flags by name
          * unless it finds the latter), as OpenVINO's serializer sets them. */
         if (w->mode != NPU__W_WRITE || w->net_rt_done || !t->self_closing) break;
         w->net_rt_done = 1;
-        npu__irw_emit_upto(w, t->begin);
-        npu__irw_emit_net_rt(w, 1);
+        npu__ir_walk_emit_upto(w, t->begin);
+        npu__ir_walk_emit_net_rt(w, 1);
         w->copied = t->end;
         break;
-    case NPU__R_NRT_ITEM:
+    case NPU__ROLE_NET_RT_INFO_ITEM:
         /* A file's own entry stays if it is already YES, else ours replaces
          * it (one value per key); ours are added at </rt_info>. */
         if (w->mode == NPU__W_WRITE && !w->net_rt_done && t->self_closing) {
             int bit = npu__xml_eq(x, t->name, t->name_len, "is_new_api")                    ? 1
                       : npu__xml_eq(x, t->name, t->name_len, "use_indices_for_io_metadata") ? 2
                                                                                              : 0;
-            npu__xattr a;
+            npu__xml_attribute a;
             if (bit == 0) break;
             if (npu__xml_attr(x, t, "value", &a) && npu__xml_eq(x, a.value, a.value_len, "YES")) {
                 w->net_rt_has |= bit;
             } else {
-                npu__irw_emit_upto(w, t->begin);
+                npu__ir_walk_emit_upto(w, t->begin);
                 w->copied = t->end;
             }
         }
@@ -5000,18 +5000,18 @@ static npu_status npu__irw_start(npu__irw *w, const npu__xtok *t)
     return st;
 }
 
-static npu_status npu__irw_layer_end(npu__irw *w, size_t end)
+static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
 {
-    npu__irl *l = &w->lstack[w->ldepth - 1];
+    npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
     npu_status st = NPU_OK;
     (void)end;
     if (w->mode != NPU__W_EDGES) {
-        if (l->kind == NPU__K_CONST) st = npu__irw_const_check(w, l);
-        else if ((l->kind == NPU__K_PARAM || l->kind == NPU__K_RESULT) && l->scope == 0) st = npu__irw_io_end(w, l);
-        else if ((l->kind == NPU__K_READ || l->kind == NPU__K_ASSIGN) && !l->has_data)
+        if (l->kind == NPU__KIND_CONSTANT) st = npu__ir_walk_const_check(w, l);
+        else if ((l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0) st = npu__ir_walk_io_end(w, l);
+        else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
             st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
-                               l->kind == NPU__K_READ ? "ReadValue" : "Assign");
-        else if (l->kind == NPU__K_READ && l->n_in == 0 && w->mode == NPU__W_WRITE &&
+                               l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
+        else if (l->kind == NPU__KIND_READ_VALUE && l->n_in == 0 && w->mode == NPU__W_WRITE &&
                  w->compiler_version < NPU__VERSION_7_0)
             /* The 2024 compiler (6.x) takes a ReadValue only with its init
              * input (IE.cpp parseNode); the graph writer adds a zero Const, the
@@ -5023,42 +5023,42 @@ static npu_status npu__irw_layer_end(npu__irw *w, size_t end)
     }
     if (st != NPU_OK) return st;
     w->ldepth--;
-    npu__irw_set_where(w);
+    npu__ir_walk_set_where(w);
     return NPU_OK;
 }
 
-static npu_status npu__irw_end(npu__irw *w, const npu__xtok *t)
+static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t)
 {
     unsigned depth = w->x.depth;   /* the scanner already popped the element */
     unsigned char role = w->role[depth];
-    npu__irl *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
+    npu__ir_open_layer *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
     if (w->mode == NPU__W_EDGES) {
-        if (role == NPU__R_LAYER) w->ldepth--;
-        else if (role == NPU__R_BODY) w->scope_depth--;
+        if (role == NPU__ROLE_LAYER) w->ldepth--;
+        else if (role == NPU__ROLE_BODY) w->scope_depth--;
         return NPU_OK;
     }
     switch (role) {
-    case NPU__R_LAYER: return npu__irw_layer_end(w, t->end);
-    case NPU__R_DATA: npu__irw_data_end(w, t->end, l); break;
-    case NPU__R_PORT: npu__irw_port_end(w, l); break;
-    case NPU__R_DIM:
+    case NPU__ROLE_LAYER: return npu__ir_walk_layer_end(w, t->end);
+    case NPU__ROLE_DATA: npu__ir_walk_data_end(w, t->end, l); break;
+    case NPU__ROLE_PORT: npu__ir_walk_port_end(w, l); break;
+    case NPU__ROLE_DIM:
         if (!w->dim_has_text) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "empty <dim>");
         if (++w->port_rank > NPU_IR_MAX_DIMS)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "port with more than NPU_IR_MAX_DIMS (%d) dims",
                                  NPU_IR_MAX_DIMS);
         break;
-    case NPU__R_BODY: w->scope_depth--; break;
-    case NPU__R_NRT:
+    case NPU__ROLE_BODY: w->scope_depth--; break;
+    case NPU__ROLE_NET_RT_INFO:
         if (w->mode == NPU__W_WRITE && !w->net_rt_done) {
-            npu__irw_emit_upto(w, t->begin);
-            npu__irw_emit_net_rt(w, 0);
+            npu__ir_walk_emit_upto(w, t->begin);
+            npu__ir_walk_emit_net_rt(w, 0);
             w->net_rt_done = 1;
         }
         break;
-    case NPU__R_NET:
+    case NPU__ROLE_NET:
         if (w->mode == NPU__W_WRITE && !w->net_rt_done) {
-            npu__irw_emit_upto(w, t->begin);
-            npu__irw_emit_net_rt(w, 1);
+            npu__ir_walk_emit_upto(w, t->begin);
+            npu__ir_walk_emit_net_rt(w, 1);
             w->net_rt_done = 1;
         }
         break;
@@ -5068,32 +5068,32 @@ static npu_status npu__irw_end(npu__irw *w, const npu__xtok *t)
 }
 
 /* Runs one walk over the whole document. */
-static npu_status npu__irw_run(npu__irw *w)
+static npu_status npu__ir_walk_run(npu__ir_walker *w)
 {
-    npu__xtok t;
+    npu__xml_token t;
     npu_status st;
     for (;;) {
         st = npu__xml_next(&w->x, &t);
         if (st != NPU_OK) return st;
-        if (t.kind == NPU__X_EOF) break;
-        if (t.kind == NPU__X_START) {
-            st = npu__irw_start(w, &t);
+        if (t.kind == NPU__XML_EOF) break;
+        if (t.kind == NPU__XML_START_TAG) {
+            st = npu__ir_walk_start(w, &t);
             if (st == NPU_OK && t.self_closing) {
                 unsigned char role = w->role[w->x.depth];
-                if (role == NPU__R_LAYER) {
+                if (role == NPU__ROLE_LAYER) {
                     if (w->mode == NPU__W_EDGES) w->ldepth--;
-                    else st = npu__irw_layer_end(w, t.end);
+                    else st = npu__ir_walk_layer_end(w, t.end);
                 }
             }
-        } else if (t.kind == NPU__X_END) {
-            st = npu__irw_end(w, &t);
-        } else if (t.kind == NPU__X_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__R_DIM &&
+        } else if (t.kind == NPU__XML_END_TAG) {
+            st = npu__ir_walk_end(w, &t);
+        } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM &&
                    w->mode != NPU__W_EDGES) {
-            st = npu__irw_dim_text(w, &t, &w->lstack[w->ldepth - 1]);
+            st = npu__ir_walk_dim_text(w, &t, &w->lstack[w->ldepth - 1]);
         }
         if (st != NPU_OK) return st;
     }
-    if (w->mode == NPU__W_WRITE) npu__irw_emit_upto(w, w->x.n);
+    if (w->mode == NPU__W_WRITE) npu__ir_walk_emit_upto(w, w->x.n);
     return NPU_OK;
 }
 
@@ -5172,12 +5172,12 @@ static const npu__ir_port_rec *npu__ir_find_port(const npu_ir *ir, uint32_t scop
     return (const npu__ir_port_rec *)bsearch(&key, ir->ports, ir->n_ports, sizeof key, npu__ir_port_cmp);
 }
 
-static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
+static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
 {
     static const char *const names[4] = {"from-layer", "from-port", "to-layer", "to-port"};
     uint32_t v[4], scope = w->scope_stack[w->scope_depth];
     NPU__MSG_ONLY(const char *in_body = scope ? " in this <body>" : "";)
-    npu__xattr a;
+    npu__xml_attribute a;
     npu__ir_layer_rec *from, *to;
     const npu__ir_port_rec *fp;
     npu_ir *ir = w->ir;
@@ -5210,7 +5210,7 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
                  (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
     }
     to->edges_in++;
-    if (to->kind == NPU__K_RESULT && scope == 0 && to->io < ir->n_outputs) {
+    if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_outputs) {
         npu_ir_io *out = &ir->outputs[to->io];
         if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
         if (strcmp(out->element_type, "undefined") == 0 && fp->elem > 0) {
@@ -5221,7 +5221,7 @@ static npu_status npu__irw_edge(npu__irw *w, const npu__xtok *t)
     return NPU_OK;
 }
 
-static void npu__irw_init(npu__irw *w, int mode, npu_context *ctx, const char *label, const char *xml, size_t n,
+static void npu__ir_walk_init(npu__ir_walker *w, int mode, npu_context *ctx, const char *label, const char *xml, size_t n,
                           npu_ir *ir)
 {
     memset(w, 0, sizeof *w);
@@ -5235,15 +5235,15 @@ static void npu__irw_init(npu__irw *w, int mode, npu_context *ctx, const char *l
 }
 
 static npu_status npu__ir_count(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
-                                npu__irw *w)
+                                npu__ir_walker *w)
 {
     npu_status st;
     if (n == 0) return npu__fail(ctx, NPU_ERR_PARSE, "%s line 1, column 1: empty XML", label);
     if (n > NPU_IR_MAX_XML_BYTES)
         return npu__fail(ctx, NPU_ERR_LIMIT, "%s: %zu bytes of XML exceed NPU_IR_MAX_XML_BYTES (%zu)", label, n,
                          NPU_IR_MAX_XML_BYTES);
-    npu__irw_init(w, NPU__W_COUNT, ctx, label, xml, n, NULL);
-    st = npu__irw_run(w);
+    npu__ir_walk_init(w, NPU__W_COUNT, ctx, label, xml, n, NULL);
+    st = npu__ir_walk_run(w);
     if (st != NPU_OK) return st;
     *c = w->c;
     return NPU_OK;
@@ -5254,7 +5254,7 @@ static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp)
 
 /* The counting pass and the arena bytes it implies (persist + temp fits size_t). */
 static npu_status npu__ir_query(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
-                                size_t *persist, size_t *temp, npu__irw *w)
+                                size_t *persist, size_t *temp, npu__ir_walker *w)
 {
     size_t total;
     npu_status st;
@@ -5277,7 +5277,7 @@ static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp)
         return 1;
     parts[4] = c->pool;
     parts[5] = sizeof(npu_ir);
-    parts[6] = sizeof(npu__irw);   /* the walker, for payload writes */
+    parts[6] = sizeof(npu__ir_walker);   /* the walker, for payload writes */
     for (i = 0; i < 7; i++) {
         if (parts[i] > SIZE_MAX - NPU_ARENA_ALIGN || npu__add_size(p, NPU_ARENA_ROUND(parts[i]), &p)) return 1;
     }
@@ -5298,12 +5298,12 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     size_t persist, temp, total, mark, i;
     unsigned char *mem;
     npu_ir *ir;
-    npu__irw *wp;
+    npu__ir_walker *wp;
     npu_status st;
     /* The counting pass walks with arena scratch (the walker is too big for a
      * small thread's stack); the IR block below holds a walker of its own. */
     mark = arena->used;
-    wp = (npu__irw *)npu__alloc(arena, ctx, sizeof *wp, "the IR loader's walker");
+    wp = (npu__ir_walker *)npu__alloc(arena, ctx, sizeof *wp, "the IR loader's walker");
     if (wp == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     st = npu__ir_query(ctx, label, xml, xml_len, &c, &persist, &temp, wp);
     npu_arena_rewind(arena, mark);
@@ -5324,7 +5324,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     mem += NPU_ARENA_ROUND(c.var_layers * sizeof(npu_ir_state));
     ir->pool = (char *)mem;
     mem += NPU_ARENA_ROUND(c.pool);
-    ir->walk = (npu__irw *)mem;
+    ir->walk = (npu__ir_walker *)mem;
     atomic_flag_clear(&ir->walk_lock);
     ir->pool_cap = c.pool;
     ir->ctx = ctx;
@@ -5346,9 +5346,9 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->ports = (npu__ir_port_rec *)(mem + NPU_ARENA_ROUND(c.layers * sizeof(npu__ir_layer_rec)));
 
     wp = ir->walk;
-    npu__irw_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
+    npu__ir_walk_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
     wp->have_bin = 1;
-    st = npu__irw_run(wp);
+    st = npu__ir_walk_run(wp);
     if (st == NPU_OK && (wp->c.layers != c.layers || wp->c.ports != c.ports || wp->c.consts != c.consts ||
                          wp->c.inputs != c.inputs || wp->c.outputs != c.outputs || wp->c.var_layers != c.var_layers))
         st = npu__ir_changed(ctx, label);
@@ -5369,12 +5369,12 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         }
     }
     if (st == NPU_OK) {
-        npu__irw_init(wp, NPU__W_EDGES, ctx, ir->label, xml, xml_len, ir);
-        st = npu__irw_run(wp);
+        npu__ir_walk_init(wp, NPU__W_EDGES, ctx, ir->label, xml, xml_len, ir);
+        st = npu__ir_walk_run(wp);
     }
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
-        if (r->kind == NPU__K_RESULT && r->scope == 0 && r->edges_in == 0) {
+        if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
             npu__textf(wp->x.where, sizeof wp->x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
                      xml + r->name, (unsigned long)r->id);
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
@@ -5404,7 +5404,7 @@ NPU_API npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len
 {
     npu__ir_counts c;
     size_t persist, temp;
-    npu__irw w;
+    npu__ir_walker w;
     npu_status st;
     if (xml == NULL || bytes == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size: NULL argument");
     st = npu__ir_query(ctx, "IR XML", xml, xml_len, &c, &persist, &temp, &w);
@@ -5449,7 +5449,7 @@ NPU_API npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size
     void *map;
     size_t len, persist, temp;
     npu__ir_counts c;
-    npu__irw w;
+    npu__ir_walker w;
     npu_status st;
     if (xml_path == NULL || bytes == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size_file: NULL argument");
@@ -5625,7 +5625,7 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     npu__sink sink;
     npu__payload p;
     npu_ir *mir = (npu_ir *)(uintptr_t)ir;   /* the walker and its lock only */
-    npu__irw *w;
+    npu__ir_walker *w;
     npu_status st;
     uint32_t i;
     if (ir == NULL || size == NULL) return NPU_ERR_INVALID_ARGUMENT;
@@ -5650,7 +5650,7 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     npu__payload_mark_xml(&p);
     while (atomic_flag_test_and_set_explicit(&mir->walk_lock, memory_order_acquire)) sched_yield();
     w = mir->walk;
-    npu__irw_init(w, NPU__W_WRITE, ir->ctx, ir->label, ir->xml, ir->xml_len, mir);
+    npu__ir_walk_init(w, NPU__W_WRITE, ir->ctx, ir->label, ir->xml, ir->xml_len, mir);
     w->have_bin = 1;
     w->sink = &sink;
     w->layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
@@ -5658,7 +5658,7 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     npu__wpa_keys(o.compiler_version, &w->wpa_ptr, &w->wpa_size);
     w->compiler_version = o.compiler_version;
     w->batch = ir->batch;
-    st = npu__irw_run(w);
+    st = npu__ir_walk_run(w);
     atomic_flag_clear_explicit(&mir->walk_lock, memory_order_release);
     if (st != NPU_OK) return st;
     npu__payload_end_xml(&p);
@@ -5916,36 +5916,35 @@ typedef struct npu__ze_import_system_memory {
     uint64_t size;
 } npu__ze_import_system_memory;
 
-typedef npu__ze_graph_handle_t npu__zg;
 typedef struct npu__ze_graph_ddi {
-    ze_result_t (*pfnCreate)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc *, npu__zg *);
-    ze_result_t (*pfnDestroy)(npu__zg);
-    ze_result_t (*pfnGetProperties)(npu__zg, npu__ze_graph_properties_2 *);
-    ze_result_t (*pfnGetArgumentProperties)(npu__zg, uint32_t, npu__ze_graph_argument_properties_3 *);
-    ze_result_t (*pfnSetArgumentValue)(npu__zg, uint32_t, const void *);
-    ze_result_t (*pfnAppendGraphInitialize)(ze_command_list_handle_t, npu__zg, ze_event_handle_t, uint32_t,
+    ze_result_t (*pfnCreate)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc *, npu__ze_graph_handle_t *);
+    ze_result_t (*pfnDestroy)(npu__ze_graph_handle_t);
+    ze_result_t (*pfnGetProperties)(npu__ze_graph_handle_t, npu__ze_graph_properties_2 *);
+    ze_result_t (*pfnGetArgumentProperties)(npu__ze_graph_handle_t, uint32_t, npu__ze_graph_argument_properties_3 *);
+    ze_result_t (*pfnSetArgumentValue)(npu__ze_graph_handle_t, uint32_t, const void *);
+    ze_result_t (*pfnAppendGraphInitialize)(ze_command_list_handle_t, npu__ze_graph_handle_t, ze_event_handle_t, uint32_t,
                                             ze_event_handle_t *);
-    ze_result_t (*pfnAppendGraphExecute)(ze_command_list_handle_t, npu__zg, void *, ze_event_handle_t, uint32_t,
+    ze_result_t (*pfnAppendGraphExecute)(ze_command_list_handle_t, npu__ze_graph_handle_t, void *, ze_event_handle_t, uint32_t,
                                          ze_event_handle_t *);
-    ze_result_t (*pfnGetNativeBinary)(npu__zg, size_t *, uint8_t *);
+    ze_result_t (*pfnGetNativeBinary)(npu__ze_graph_handle_t, size_t *, uint8_t *);
     ze_result_t (*pfnDeviceGetGraphProperties)(ze_device_handle_t, npu__ze_device_graph_properties *);
-    ze_result_t (*pfnGraphGetArgumentMetadata)(npu__zg, uint32_t, npu__ze_graph_argument_metadata *);
-    ze_result_t (*pfnGetArgumentProperties2)(npu__zg, uint32_t, npu__ze_graph_argument_properties_3 *);
-    ze_result_t (*pfnGetArgumentProperties3)(npu__zg, uint32_t, npu__ze_graph_argument_properties_3 *);
+    ze_result_t (*pfnGraphGetArgumentMetadata)(npu__ze_graph_handle_t, uint32_t, npu__ze_graph_argument_metadata *);
+    ze_result_t (*pfnGetArgumentProperties2)(npu__ze_graph_handle_t, uint32_t, npu__ze_graph_argument_properties_3 *);
+    ze_result_t (*pfnGetArgumentProperties3)(npu__ze_graph_handle_t, uint32_t, npu__ze_graph_argument_properties_3 *);
     void (*pfnQueryNetworkCreate)(void);
     void (*pfnQueryNetworkDestroy)(void);
     void (*pfnQueryNetworkGetSupportedLayers)(void);
-    ze_result_t (*pfnBuildLogGetString)(npu__zg, uint32_t *, char *);
-    ze_result_t (*pfnCreate2)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc_2 *, npu__zg *);
+    ze_result_t (*pfnBuildLogGetString)(npu__ze_graph_handle_t, uint32_t *, char *);
+    ze_result_t (*pfnCreate2)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc_2 *, npu__ze_graph_handle_t *);
     void (*pfnQueryNetworkCreate2)(void);
     ze_result_t (*pfnQueryContextMemory)(ze_context_handle_t, uint32_t, npu__ze_graph_memory_query *);
     void (*pfnDeviceGetGraphProperties2)(void);
-    ze_result_t (*pfnGetNativeBinary2)(npu__zg, size_t *, const uint8_t **);
-    ze_result_t (*pfnGetProperties2)(npu__zg, npu__ze_graph_properties_2 *);
-    ze_result_t (*pfnGraphInitialize)(npu__zg);
+    ze_result_t (*pfnGetNativeBinary2)(npu__ze_graph_handle_t, size_t *, const uint8_t **);
+    ze_result_t (*pfnGetProperties2)(npu__ze_graph_handle_t, npu__ze_graph_properties_2 *);
+    ze_result_t (*pfnGraphInitialize)(npu__ze_graph_handle_t);
     void (*pfnCompilerGetSupportedOptions)(void);
     ze_result_t (*pfnCompilerIsOptionSupported)(ze_device_handle_t, uint32_t, const char *, const char *);
-    ze_result_t (*pfnCreate3)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc_2 *, npu__zg *,
+    ze_result_t (*pfnCreate3)(ze_context_handle_t, ze_device_handle_t, const npu__ze_graph_desc_2 *, npu__ze_graph_handle_t *,
                               npu__ze_build_log_handle_t *);
     void (*pfnGetProperties3)(void);
     ze_result_t (*pfnBuildLogGetString2)(npu__ze_build_log_handle_t, uint32_t *, char *);
@@ -5992,29 +5991,29 @@ static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r
 static uint32_t npu__ext_usable(const npu__ze_graph_ddi *g, uint32_t version)
 {
     int minor = (int)(version & 0xffffu);
-#define NPU__NEED(f, since) \
+#define NPU__REQUIRE_ENTRY(f, since) \
     if (g->f == NULL && minor >= (since)) minor = (since) - 1
-    NPU__NEED(pfnCreate, 0);
-    NPU__NEED(pfnDestroy, 0);
-    NPU__NEED(pfnGetProperties, 0);
-    NPU__NEED(pfnGetArgumentProperties, 0);
-    NPU__NEED(pfnSetArgumentValue, 0);
-    NPU__NEED(pfnAppendGraphInitialize, 0);
-    NPU__NEED(pfnAppendGraphExecute, 0);
-    NPU__NEED(pfnGetNativeBinary, 0);
-    NPU__NEED(pfnDeviceGetGraphProperties, 0);
-    NPU__NEED(pfnGraphGetArgumentMetadata, 1);
-    NPU__NEED(pfnGetArgumentProperties2, 1);
-    NPU__NEED(pfnGetArgumentProperties3, 2);
-    NPU__NEED(pfnBuildLogGetString, 4);
-    NPU__NEED(pfnCreate2, 5);
-    NPU__NEED(pfnQueryContextMemory, 5);
-    NPU__NEED(pfnGetNativeBinary2, 7);
-    NPU__NEED(pfnGetProperties2, 8);
-    NPU__NEED(pfnGraphInitialize, 8);
-    NPU__NEED(pfnCompilerIsOptionSupported, 11);
-    NPU__NEED(pfnCreate3, 12);
-#undef NPU__NEED
+    NPU__REQUIRE_ENTRY(pfnCreate, 0);
+    NPU__REQUIRE_ENTRY(pfnDestroy, 0);
+    NPU__REQUIRE_ENTRY(pfnGetProperties, 0);
+    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties, 0);
+    NPU__REQUIRE_ENTRY(pfnSetArgumentValue, 0);
+    NPU__REQUIRE_ENTRY(pfnAppendGraphInitialize, 0);
+    NPU__REQUIRE_ENTRY(pfnAppendGraphExecute, 0);
+    NPU__REQUIRE_ENTRY(pfnGetNativeBinary, 0);
+    NPU__REQUIRE_ENTRY(pfnDeviceGetGraphProperties, 0);
+    NPU__REQUIRE_ENTRY(pfnGraphGetArgumentMetadata, 1);
+    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties2, 1);
+    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties3, 2);
+    NPU__REQUIRE_ENTRY(pfnBuildLogGetString, 4);
+    NPU__REQUIRE_ENTRY(pfnCreate2, 5);
+    NPU__REQUIRE_ENTRY(pfnQueryContextMemory, 5);
+    NPU__REQUIRE_ENTRY(pfnGetNativeBinary2, 7);
+    NPU__REQUIRE_ENTRY(pfnGetProperties2, 8);
+    NPU__REQUIRE_ENTRY(pfnGraphInitialize, 8);
+    NPU__REQUIRE_ENTRY(pfnCompilerIsOptionSupported, 11);
+    NPU__REQUIRE_ENTRY(pfnCreate3, 12);
+#undef NPU__REQUIRE_ENTRY
     return minor < 0 ? 0 : NPU__ZE_VERSION(1, minor);
 }
 

@@ -16,7 +16,7 @@ static npu_context *ctx;
 static uint32_t fake_dims[5];
 static uint32_t fake_rank;
 
-static ze_result_t fake_arg_props(npu__zg g, uint32_t index, npu__ze_graph_argument_properties_3 *p)
+static ze_result_t fake_arg_props(npu__ze_graph_handle_t g, uint32_t index, npu__ze_graph_argument_properties_3 *p)
 {
     uint32_t k;
     (void)g;
