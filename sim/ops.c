@@ -1307,7 +1307,7 @@ static const char *const interp_modes[] = {"nearest", "linear", "linear_onnx", "
 static const char *const interp_calc[] = {"sizes", "scales"};
 static const char *const interp_coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
                                             "tf_half_pixel_for_nn", "align_corners"};
-static const char *const interp_nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+static const char *const interp_nearest_modes[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
                                              "ceil", "simple"};
 
 /* Pads x (materialized) with zeros along every axis (Concat with zero constants),
@@ -1379,7 +1379,7 @@ static int op_interpolate(cc *c, layer *L, int opset, int sub)
         (rc = attr_enum(c, L, "shape_calculation_mode", interp_calc, 2, 0, &calc)) ||
         (rc = attr_enum(c, L, "coordinate_transformation_mode", interp_coords, 5,
                         SIM_INTERP_HALF_PIXEL, &coord)) ||
-        (rc = attr_enum(c, L, "nearest_mode", interp_nearest, 5, SIM_INTERP_ROUND_PREFER_FLOOR,
+        (rc = attr_enum(c, L, "nearest_mode", interp_nearest_modes, 5, SIM_INTERP_ROUND_PREFER_FLOOR,
                         &nearest)) ||
         (rc = attr_bool(c, L, "antialias", 0, &antialias)))
         return rc;
