@@ -123,7 +123,7 @@ IR_SRC       := $(sort $(wildcard tests/data/*.xml))
 IR_DATA      := $(IR_SRC:tests/data/%=$(B)/data/%) $(IR_SRC:tests/data/%.xml=$(B)/data/%.bin)
 
 .PHONY: all lib sim check tests check-build check-strict check-nomalloc check-cxx \
-        install install-sim uninstall clean demo examples tools data bench docs fuzz check-stack check-single-file \
+        install install-sim uninstall clean demo examples tools data bench docs fuzz check-stack check-single-file check-sections \
         check-asan check-ubsan check-tsan check-valgrind coverage check-run check-install \
         check-sim-layers size check-size
 
@@ -456,7 +456,14 @@ check-size: $(B)/tools/npu-compile $(SIZE_IR) $(SIM_SO)
 	rm -rf $(SIZE_DIR)/cache-messages $(SIZE_DIR)/cache-nomsg; \
 	echo "check-size: the six appliance programs ran on the software NPU (IR: a cache miss, then a hit)"
 
-check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers check-stack check-single-file \
+# npu.c's structure: the table of contents matches the section banners, and no
+# section calls into a later one (gcc's call graph of an -O0 build).
+check-sections:
+	@mkdir -p $(B)/lint
+	@gcc -std=c11 -O0 -fcallgraph-info $(ZE_CFLAGS) -c npu.c -o $(B)/lint/npu.o
+	@awk -v allow=scripts/sections-lint.allow -f scripts/sections-lint.awk npu.c $(B)/lint/npu.ci
+
+check-build: all tests $(BENCH_BIN) check-cxx check-strict check-nomalloc check-install check-sim-layers check-stack check-sections check-single-file \
              check-size
 
 TEST_WRAP ?=

@@ -4,8 +4,9 @@
  * owns and which sections it calls.
  *
  *   1. Platform and internal interfaces   feature macros, includes, shared helpers
- *   2. Arena                               bump allocation over caller memory
- *   3. Status, context, logging            messages, the logger callback
+ *   2. Status, context, logging            messages, the logger callback
+ *   3. Arena                               bump allocation over caller memory;
+ *                                          the context object
  *   4. Types and shapes                    element type tables, shape helpers
  *   5. Output sinks and byte order         counting writers used by 7, 8, 11
  *   6. Graph builder                       nodes, shape/type inference
@@ -320,71 +321,9 @@ static unsigned npu__remove_orphans_at(int dir_fd, const char *prefix)
 
 #endif /* NPU_NO_LEVEL_ZERO */
 
-/* ==== 2. Arena =========================================================== */
-/* Owns: npu_arena bookkeeping. Calls: section 3 for the "too small" message. */
-
-NPU_API uint32_t npu_version(void) { return (uint32_t)NPU_VERSION; }
-NPU_API const char *npu_version_string(void) { return NPU_VERSION_STRING; }
-
-NPU_API npu_status npu_arena_init(npu_arena *arena, void *memory, size_t capacity)
-{
-    if (arena == NULL) return NPU_ERR_INVALID_ARGUMENT;
-    arena->base = NULL;
-    arena->capacity = 0;
-    arena->used = 0;
-    arena->peak = 0;
-    if (memory == NULL && capacity > 0) return NPU_ERR_INVALID_ARGUMENT;
-    if (((uintptr_t)memory % NPU_ARENA_ALIGN) != 0) return NPU_ERR_ALIGNMENT;
-    arena->base = (unsigned char *)memory;
-    arena->capacity = capacity;
-    return NPU_OK;
-}
-
-NPU_API size_t npu_arena_used(const npu_arena *arena) { return arena ? arena->used : 0; }
-
-NPU_API size_t npu_arena_remaining(const npu_arena *arena)
-{
-    return arena && arena->capacity > arena->used ? arena->capacity - arena->used : 0;
-}
-
-NPU_API void npu_arena_rewind(npu_arena *arena, size_t mark)
-{
-    if (arena != NULL && mark <= arena->used) arena->used = mark;
-}
-
-/* Carves `size` bytes (rounded up to NPU_ARENA_ALIGN), zero-filled. On failure
- * records NPU_ERR_ARENA_TOO_SMALL in ctx naming `what` and the total bytes the
- * arena would have needed, and returns NULL. */
-static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what)
-{
-    NPU__MSG_UNUSED(what);
-    size_t rounded, end;
-    void *p;
-    if (arena == NULL) {
-        npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: arena is NULL", what);
-        return NULL;
-    }
-    if (size > SIZE_MAX - (NPU_ARENA_ALIGN - 1) ||
-        npu__add_size(arena->used, NPU_ARENA_ROUND(size), &end)) {
-        npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: size %zu overflows the arena", what, size);
-        return NULL;
-    }
-    rounded = NPU_ARENA_ROUND(size);
-    if (end > arena->capacity) {
-        npu__fail(ctx, NPU_ERR_ARENA_TOO_SMALL,
-                  "arena too small for %s: needs %zu bytes in total (%zu in use + %zu), has %zu",
-                  what, end, arena->used, rounded, arena->capacity);
-        return NULL;
-    }
-    p = arena->base + arena->used;
-    memset(p, 0, rounded);
-    arena->used = end;
-    if (end > arena->peak) arena->peak = end;
-    return p;
-}
-
-/* ==== 3. Status, context, logging ======================================== */
-/* Owns: status strings, the context object, error recording and logging. */
+/* ==== 2. Status, context, logging ======================================== */
+/* Owns: status strings, the context's message and logger, error recording
+ * and logging. Calls: section 1 only (the context is created in section 3). */
 
 static const char *const npu__status_names[NPU_STATUS_COUNT] = {
     "NPU_OK: success",
@@ -413,33 +352,6 @@ NPU_API const char *npu_status_string(npu_status status)
 {
     if ((unsigned)status >= (unsigned)NPU_STATUS_COUNT) return "unknown status";
     return npu__status_names[status];
-}
-
-NPU_API size_t npu_context_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_context)); }
-
-NPU_API npu_status npu_context_create(npu_arena *arena, const npu_context_options *options,
-                              npu_context **out)
-{
-    npu_context *ctx;
-    if (out == NULL) return NPU_ERR_INVALID_ARGUMENT;
-    *out = NULL;
-    if (arena == NULL) return NPU_ERR_INVALID_ARGUMENT;
-    if (options != NULL && (unsigned)options->log_level > (unsigned)NPU_LOG_DEBUG)
-        return NPU_ERR_INVALID_ARGUMENT;
-    if (options != NULL && npu__check_reserved(NULL, options->reserved, "context options") != NPU_OK)
-        return NPU_ERR_INVALID_ARGUMENT;   /* no context yet to hold the message */
-    ctx = (npu_context *)npu__alloc(arena, NULL, sizeof *ctx, "context");
-    if (ctx == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    ctx->last_status = NPU_OK;
-    ctx->log_level = NPU_LOG_ERROR;
-    atomic_flag_clear(&ctx->lock);
-    if (options != NULL) {
-        ctx->log = options->log;
-        ctx->log_user_data = options->log_user_data;
-        ctx->log_level = options->log_level;
-    }
-    *out = ctx;
-    return NPU_OK;
 }
 
 /* The message lock: held only for a copy of at most NPU_ERROR_MAX bytes. The
@@ -690,6 +602,97 @@ static npu_status npu__fail_str(npu_context *ctx, npu_status status, const char 
     return status;
 }
 #endif
+
+/* ==== 3. Arena =========================================================== */
+/* Owns: npu_arena bookkeeping and the context object carved from an arena.
+ * Calls: section 2 for the "too small" message. */
+
+NPU_API uint32_t npu_version(void) { return (uint32_t)NPU_VERSION; }
+NPU_API const char *npu_version_string(void) { return NPU_VERSION_STRING; }
+
+NPU_API npu_status npu_arena_init(npu_arena *arena, void *memory, size_t capacity)
+{
+    if (arena == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    arena->base = NULL;
+    arena->capacity = 0;
+    arena->used = 0;
+    arena->peak = 0;
+    if (memory == NULL && capacity > 0) return NPU_ERR_INVALID_ARGUMENT;
+    if (((uintptr_t)memory % NPU_ARENA_ALIGN) != 0) return NPU_ERR_ALIGNMENT;
+    arena->base = (unsigned char *)memory;
+    arena->capacity = capacity;
+    return NPU_OK;
+}
+
+NPU_API size_t npu_arena_used(const npu_arena *arena) { return arena ? arena->used : 0; }
+
+NPU_API size_t npu_arena_remaining(const npu_arena *arena)
+{
+    return arena && arena->capacity > arena->used ? arena->capacity - arena->used : 0;
+}
+
+NPU_API void npu_arena_rewind(npu_arena *arena, size_t mark)
+{
+    if (arena != NULL && mark <= arena->used) arena->used = mark;
+}
+
+/* Carves `size` bytes (rounded up to NPU_ARENA_ALIGN), zero-filled. On failure
+ * records NPU_ERR_ARENA_TOO_SMALL in ctx naming `what` and the total bytes the
+ * arena would have needed, and returns NULL. */
+static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what)
+{
+    NPU__MSG_UNUSED(what);
+    size_t rounded, end;
+    void *p;
+    if (arena == NULL) {
+        npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: arena is NULL", what);
+        return NULL;
+    }
+    if (size > SIZE_MAX - (NPU_ARENA_ALIGN - 1) ||
+        npu__add_size(arena->used, NPU_ARENA_ROUND(size), &end)) {
+        npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: size %zu overflows the arena", what, size);
+        return NULL;
+    }
+    rounded = NPU_ARENA_ROUND(size);
+    if (end > arena->capacity) {
+        npu__fail(ctx, NPU_ERR_ARENA_TOO_SMALL,
+                  "arena too small for %s: needs %zu bytes in total (%zu in use + %zu), has %zu",
+                  what, end, arena->used, rounded, arena->capacity);
+        return NULL;
+    }
+    p = arena->base + arena->used;
+    memset(p, 0, rounded);
+    arena->used = end;
+    if (end > arena->peak) arena->peak = end;
+    return p;
+}
+
+NPU_API size_t npu_context_size(void) { return NPU_ARENA_ROUND(sizeof(struct npu_context)); }
+
+NPU_API npu_status npu_context_create(npu_arena *arena, const npu_context_options *options,
+                              npu_context **out)
+{
+    npu_context *ctx;
+    if (out == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (arena == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (options != NULL && (unsigned)options->log_level > (unsigned)NPU_LOG_DEBUG)
+        return NPU_ERR_INVALID_ARGUMENT;
+    if (options != NULL && npu__check_reserved(NULL, options->reserved, "context options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;   /* no context yet to hold the message */
+    ctx = (npu_context *)npu__alloc(arena, NULL, sizeof *ctx, "context");
+    if (ctx == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    ctx->last_status = NPU_OK;
+    ctx->log_level = NPU_LOG_ERROR;
+    atomic_flag_clear(&ctx->lock);
+    if (options != NULL) {
+        ctx->log = options->log;
+        ctx->log_user_data = options->log_user_data;
+        ctx->log_level = options->log_level;
+    }
+    *out = ctx;
+    return NPU_OK;
+}
 
 /* ==== 4. Types and shapes ================================================ */
 /* Owns: the element-type table shared by the writer, the loader and the Level
@@ -6317,6 +6320,13 @@ static void npu__model_unlock(npu_model *m)
 }
 
 /* ==== 10. Device ========================================================= */
+/* Owns: npu_device_open/close and the device's properties: finding the NPU
+ * driver among the loader's drivers, its graph extension (the highest 1.x
+ * offered) and command-queue extension, the driver capabilities computed once
+ * (npu__caps), the compiler version and its option answers, the context and
+ * the default command queue, the "why is there no NPU" diagnosis.
+ * Calls: sections 1-3 (errors, arena scratch for the extension list) and 9
+ * (the ABI declarations and the result mapping). */
 
 #define NPU__MAX_EXTENSIONS 96
 #define NPU__EXT_LIST_BYTES (NPU__MAX_EXTENSIONS * sizeof(ze_driver_extension_properties_t))
@@ -6524,7 +6534,16 @@ static int npu__option_supported(const npu_device *d, const char *key, const cha
     return npu__option_query(d, key, value) == 1;
 }
 
-static const char *npu__cfg_prefix(uint32_t compiler_version); /* section 11 */
+/* The config-key prefix the compiler reads: VPUX_ (compiler < 4.0), VPU_
+ * (< 5.0), else NPU_ (OpenVINO's serializeConfig). Used by the option
+ * queries here and by the build flags (section 11). */
+static const char *npu__cfg_prefix(uint32_t compiler_version)
+{
+    if (compiler_version != 0 && compiler_version < NPU__ZE_VERSION(4, 0)) return "VPUX_";
+    if (compiler_version != 0 && compiler_version < NPU__ZE_VERSION(5, 0)) return "VPU_";
+    return "NPU_";
+}
+
 
 /* The --config key NPU__CFG_<which> as this compiler spells it. */
 static void npu__cfg_key(const npu_device *d, uint32_t which, char *key, size_t cap)
@@ -6784,6 +6803,15 @@ NPU_API npu_status npu_device_get_property(npu_device *dev, const char *name, ch
 }
 
 /* ==== 11. Model ========================================================== */
+/* Owns: npu_model: creating the driver's graph from a payload or a native
+ * blob, reading its arguments (names, types, shapes, states), the build flags
+ * (I/O precisions and layouts, config keys, the serializer key), import and
+ * export (with the blob metadata of section 13a), the plain compile of a model
+ * source and, at the end, compiling from a graph or IR with batch planning
+ * (AUTO/PLUGIN/COMPILER) through the source tables of sections 7 and 8.
+ * Calls: sections 1-5, 7-8 through npu__source only, 9-10, and 13 (metadata,
+ * the input hash, the cache in a compile: known forward calls, listed in
+ * scripts/sections-lint.allow). */
 
 /* The driver's argument tables (8.7 KB each: 32 tensor names of 256 bytes):
  * arena scratch while a model is set up, never on the caller's stack. */
@@ -7296,13 +7324,6 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
 }
 
 /* ---- Build flags ---- */
-
-static const char *npu__cfg_prefix(uint32_t compiler_version)
-{
-    if (compiler_version != 0 && compiler_version < NPU__ZE_VERSION(4, 0)) return "VPUX_";
-    if (compiler_version != 0 && compiler_version < NPU__ZE_VERSION(5, 0)) return "VPU_";
-    return "NPU_";
-}
 
 /* One I/O list ("--inputs_precisions=\"0:FP32 1:U8\""). descs may be NULL
  * (payload variant): then only overridden indices are listed. */
@@ -8756,6 +8777,10 @@ NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, 
 #endif /* NPU__SOURCES */
 
 /* ==== 12. Request ======================================================== */
+/* Owns: npu_request: host buffers for every argument, command lists recorded
+ * once per buffer set (one per batch element when debatched, two sets when
+ * the model has states, swapped after each inference), fences, synchronous
+ * and asynchronous inference, state reset. Calls: sections 1-3 and 9-11. */
 
 static uint32_t npu__req_sets(const npu_model *m) { return m->n_states > 0 ? 2u : 1u; }
 
