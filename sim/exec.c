@@ -220,7 +220,7 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
     case SIM_S_CONVERT:
         return s->in_count == 1 && sim_prec_size(s->prec) && numel_of(x) == numel_of(y);
     case SIM_S_UNARY:
-        return s->in_count == 1 && s->sub <= SIM_UN_NEG && numel_of(x) == numel_of(y);
+        return s->in_count == 1 && s->sub <= SIM_UN_LAST && numel_of(x) == numel_of(y);
     case SIM_S_CLAMP:
         return s->in_count == 1 && numel_of(x) == numel_of(y);
     case SIM_S_SOFTMAX:
@@ -228,7 +228,7 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
     case SIM_S_BINARY: {
         int64_t d[SIM_MAX_RANK];
         int r;
-        if (s->in_count != 2 || s->sub > SIM_BIN_MIN ||
+        if (s->in_count != 2 || s->sub > SIM_BIN_LAST ||
             !broadcast_dims(x->d, x->rank, in[1]->d, in[1]->rank, d, &r) || r != y->rank)
             return 0;
         for (int i = 0; i < r; i++)
@@ -539,7 +539,10 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
         sim_k_convert(x, y, n, s->prec);
         break;
     case SIM_S_UNARY:
-        sim_k_unary((sim_unop)s->sub, x, y, n);
+        if (s->round_prec)   /* integer element type: Erf and Log differ */
+            sim_k_unary_int((sim_unop)s->sub, x, y, n);
+        else
+            sim_k_unary((sim_unop)s->sub, x, y, n);
         break;
     case SIM_S_CLAMP:
         sim_k_clamp(x, y, n, s->lo, s->hi);

@@ -377,6 +377,9 @@ static int attr_et(cc *c, layer *L, const char *name, uint32_t *out)
 
 /* ==== ops: handlers ======================================================= */
 
+static int attr_enum(cc *c, layer *L, const char *name, const char *const *names, int n, int dflt,
+                     int *out);
+
 typedef int (*op_fn)(cc *c, layer *L, int opset, int sub);
 
 static int check_declared(cc *c, layer *L, int rank, const int64_t *d)
@@ -598,6 +601,96 @@ static int op_unary(cc *c, layer *L, int opset, int sub)
     s.op = SIM_S_UNARY;
     s.sub = (uint32_t)sub;
     return emit(c, L, &s, &x, 1, x->et, x->rank, x->d, &L->val[0]);
+}
+
+static int is_float_et(uint32_t et)
+{
+    return et == SIM_P_FP32 || et == SIM_P_FP16 || et == SIM_P_BF16;
+}
+
+/* A constant of the given shape with every element `v` (pool, zero-padded slot). */
+static int const_fill(cc *c, layer *L, uint32_t et, int rank, const int64_t *d, float v, cval *out)
+{
+    uint64_t n, off;
+    if (!numel_of(rank, d, &n) || n > MAX_FOLD_FLOATS)
+        return sim_lerr(c, L, "constant block of %" PRIu64 " elements is too large", n);
+    if (!pool_alloc(c, n, &off))
+        return sim_nomem(c);
+    for (uint64_t i = 0; i < n; i++)
+        c->pool[off + i] = v;
+    memset(out, 0, sizeof *out);
+    out->set = 1;
+    out->et = et;
+    out->rank = rank;
+    for (int i = 0; i < rank; i++)
+        out->d[i] = d[i];
+    out->tensor = add_tensor(c, SIM_T_CONST, off, et, rank, d);
+    return out->tensor == NO_TENSOR ? sim_nomem(c) : SIM_OK;
+}
+
+/* Erf, Log, Floor (opset1): any numeric element type. Integer tensors follow
+ * OpenVINO's reference for integral T (sim_k_unary_int). */
+static int op_arith_unary(cc *c, layer *L, int opset, int sub)
+{
+    int rc = need_ports(c, L, 1, 1, 1);
+    if (rc)
+        return rc;
+    if (input(c, L, 0)->et == SIM_P_BOOL)
+        return sim_lerr(c, L, "%s: arguments cannot have boolean element type", L->type);
+    return op_unary(c, L, opset, sub);
+}
+
+static const char *const gelu_modes[] = {"erf", "tanh"};
+
+/* HSwish-4, HSigmoid-5, Mish-4, Gelu-2 and Gelu-7: floating-point element types
+ * (OpenVINO evaluates them through f32 only). Gelu-7 reads approximation_mode
+ * (default erf); Gelu-2 is always erf. */
+static int op_float_unary(cc *c, layer *L, int opset, int sub)
+{
+    int rc = need_ports(c, L, 1, 1, 1);
+    if (rc)
+        return rc;
+    cval *x = input(c, L, 0);
+    if (!is_float_et(x->et))
+        return sim_lerr(c, L, "%s of element type %s is not supported: the input must be f32, f16 "
+                          "or bf16", L->type, sim_prec_name(x->et));
+    if (sub == SIM_UN_GELU_ERF && opset >= 7) {
+        int mode;
+        if ((rc = attr_enum(c, L, "approximation_mode", gelu_modes, 2, 0, &mode)))
+            return rc;
+        if (mode == 1)
+            sub = SIM_UN_GELU_TANH;
+    }
+    return op_unary(c, L, opset, sub);
+}
+
+/* Swish-4: x / (1 + exp(-x * beta)), beta a scalar input of x's type (1 when absent). */
+static int op_swish(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 1, 2, 1);
+    if (rc)
+        return rc;
+    cval *x = input(c, L, 0), one, *beta = &one;
+    if (!is_float_et(x->et))
+        return sim_lerr(c, L, "Swish input tensor must be floating point type(%s).", sim_prec_name(x->et));
+    if (L->n_in == 2) {
+        beta = input(c, L, 1);
+        if (beta->et != x->et)
+            return sim_lerr(c, L, "Swish inputs must have the same type but they are: %s and %s",
+                            sim_prec_name(x->et), sim_prec_name(beta->et));
+        if (beta->rank != 0)
+            return sim_lerr(c, L, "Swish input with beta must be scalar but it has rank: %d", beta->rank);
+    } else if ((rc = const_fill(c, L, x->et, 0, NULL, 1.0f, &one))) {
+        return rc;
+    }
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.op = SIM_S_BINARY;
+    s.sub = SIM_BIN_SWISH;
+    cval *ins[2] = {x, beta};
+    return emit(c, L, &s, ins, 2, x->et, x->rank, x->d, &L->val[0]);
 }
 
 static int op_clamp(cc *c, layer *L, int opset, int sub)
@@ -1248,7 +1341,7 @@ static int const_floats(cc *c, layer *L, int i, float *out, int max, int *count,
         return sim_lerr(c, L, "input %d (%s) must be a scalar or 1-D with at most %d values", i, what, max);
     for (uint64_t k = 0; k < n; k++) {
         if (v->tensor == NO_TENSOR) {
-            uint8_t tmp[4];
+            uint8_t tmp[8];
             uint32_t esz = sim_prec_size(v->raw_et);
             memcpy(tmp, v->raw + k * esz, esz);
             sim_cvt_to_f32(v->raw_et, tmp, &out[k], 1);
@@ -1659,6 +1752,14 @@ static const op_def ops[] = {
     {"Sqrt", 1, op_unary, SIM_UN_SQRT},
     {"Abs", 1, op_unary, SIM_UN_ABS},
     {"Negative", 1, op_unary, SIM_UN_NEG},
+    {"Erf", 1, op_arith_unary, SIM_UN_ERF},
+    {"Log", 1, op_arith_unary, SIM_UN_LOG},
+    {"Floor", 1, op_arith_unary, SIM_UN_FLOOR},
+    {"Gelu", 2, op_float_unary, SIM_UN_GELU_ERF},
+    {"HSwish", 4, op_float_unary, SIM_UN_HSWISH},
+    {"Mish", 4, op_float_unary, SIM_UN_MISH},
+    {"Swish", 4, op_swish, 0},
+    {"HSigmoid", 5, op_float_unary, SIM_UN_HSIGMOID},
     {"Clamp", 1, op_clamp, 0},
     {"SoftMax", 1, op_softmax, 0},
     {"Convolution", 1, op_conv, 0},

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1507,7 +1508,7 @@ static void test_query_lists_supported_layers(void **state)
     (void)state;
     ir m = {0};
     param(&m, 0, "x", "f32", "FP32", "1,4");
-    layer(&m, 1, "erf", "Erf", "opset1", NULL, "FP32:1,4", "FP32:1,4");
+    layer(&m, 1, "ein", "Einsum", "opset7", "equation=\"ij->ij\"", "FP32:1,4", "FP32:1,4");
     layer(&m, 2, "act", "Relu", "opset1", NULL, "FP32:1,4", "FP32:1,4");
     layer(&m, 3, "custom", "Template", "custom_opset", NULL, "FP32:1,4", "FP32:1,4");
     result(&m, 4, "y", "FP32:1,4");
@@ -1527,7 +1528,7 @@ static void test_query_lists_supported_layers(void **state)
     assert_int_equal(sim_plan_query_layers(pl, n, VER, NULL, 0, &needed, g_log, sizeof g_log), SIM_OK);
     assert_int_equal(needed, 8);
     /* compile names every unsupported layer */
-    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "layer 'erf' (id 1): unsupported op Erf-opset1");
+    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "layer 'ein' (id 1): unsupported op Einsum-opset7");
     assert_non_null(strstr(g_log, "layer 'custom' (id 3): unsupported op Template-custom_opset"));
     assert_int_equal(sim_plan_query_layers(pl, n, VER + 1, out, sizeof out, &needed, g_log, sizeof g_log),
                      SIM_ERR_VERSION);
@@ -1843,6 +1844,253 @@ static void test_interpolate_refusals_name_the_layer_and_attribute(void **state)
     interp_fail(&c, "unsupported op Interpolate-opset3");
 }
 
+/* ---- one op from the spec ----------------------------------------------------------------- */
+/* IR v11 with one op under test: Parameter "x" (id 0) and the extra inputs (ids
+ * 1..: constants, or Parameters when they carry no bytes) feed layer "op" (id
+ * 10), whose output feeds Result "y" (id 11). The op's declared output dims are
+ * deliberately wrong ("9"): the compiler infers them. References in the tests
+ * below are host loops written from the op specifications' formulas. */
+
+typedef struct xin {
+    const char *et, *prec, *shape;   /* "f32", "FP32", "2,3" ("" = scalar) */
+    const void *data;                /* constant bytes, or NULL: a Parameter */
+    size_t size;
+} xin;
+
+typedef struct one_op {
+    const char *type, *ver, *data;   /* data: the <data> attributes or NULL */
+    xin x;                           /* input 0, always a Parameter */
+    xin more[5];
+    int n_more;
+} one_op;
+
+static char *one_op_xml(const one_op *o, buf *w)
+{
+    ir m = {0};
+    char ins[512], outs[64];
+    param(&m, 0, "x", o->x.et, o->x.prec, o->x.shape);
+    snprintf(ins, sizeof ins, "%s:%s", o->x.prec, o->x.shape);
+    edge(&m, 0, 0, 10, 0);
+    for (int i = 0; i < o->n_more; i++) {
+        const xin *in = &o->more[i];
+        char name[16];
+        snprintf(name, sizeof name, "in%d", i + 1);
+        if (in->data)
+            constant(&m, i + 1, name, in->et, in->prec, in->shape, wput(w, in->data, in->size), in->size);
+        else
+            param(&m, i + 1, name, in->et, in->prec, in->shape);
+        snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";%s:%s", in->prec, in->shape);
+        edge(&m, i + 1, 0, 10, i + 1);
+    }
+    snprintf(outs, sizeof outs, "%s:9", o->x.prec);
+    layer(&m, 10, "op", o->type, o->ver, o->data, ins, outs);
+    result(&m, 11, "y", outs);
+    edge(&m, 10, 1 + o->n_more, 11, 0);
+    return ir_xml(&m, o->type);
+}
+
+/* Compiles (layout A), checks the output's rank and dims, runs with `args` (the
+ * Parameters in id order, then the output; buffers in the arguments' types),
+ * and round-trips the native blob. */
+static void one_op_run(const one_op *o, void **args, uint32_t rank, const uint64_t *dims)
+{
+    buf w = {0};
+    char *xml = one_op_xml(o, &w);
+    sim_plan *p = compile_xml(xml, &w, NULL);
+    uint32_t n = sim_plan_arg_count(p);
+    const sim_arg *out = arg(p, n - 1);
+    assert_int_equal(out->is_output, 1);
+    assert_dims(out, rank, dims);
+    assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+    size_t size;
+    const uint8_t *blob = sim_plan_native(p, &size);
+    sim_plan *q = NULL;
+    assert_int_equal(sim_plan_import(blob, size, &q, g_log, sizeof g_log), SIM_OK);
+    sim_plan_destroy(q);
+    sim_plan_destroy(p);
+    free(xml);
+    free(w.s);
+}
+
+static void one_op_fail(const one_op *o, const char *needle)
+{
+    buf w = {0};
+    char *xml = one_op_xml(o, &w);
+    expect_xml_fail(xml, &w, SIM_ERR_COMPILE, needle);
+    if (!strstr(g_log, "layer 'op' (id 10)"))
+        fail_msg("the log does not name the layer: %s", g_log);
+    free(xml);
+    free(w.s);
+}
+
+/* ---- activations ---------------------------------------------------------------------------- */
+
+static double spec_act(const char *type, const char *mode, double x, double beta)
+{
+    const double pi = 3.14159265358979323846;
+    double r6 = x + 3 < 0 ? 0 : x + 3 > 6 ? 6 : x + 3;
+    if (!strcmp(type, "HSwish"))
+        return x * r6 / 6;
+    if (!strcmp(type, "HSigmoid"))
+        return r6 / 6;
+    if (!strcmp(type, "Mish"))
+        return x * tanh(log(1 + exp(x)));
+    if (!strcmp(type, "Gelu") && !strcmp(mode, "tanh"))
+        return 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x * x * x)));
+    if (!strcmp(type, "Gelu"))
+        return 0.5 * x * (1 + erf(x / sqrt(2)));
+    if (!strcmp(type, "Swish"))
+        return x / (1 + exp(-x * beta));
+    if (!strcmp(type, "Erf"))
+        return erf(x);
+    if (!strcmp(type, "Log"))
+        return log(x);
+    if (!strcmp(type, "Floor"))
+        return floor(x);
+    fail_msg("no formula for %s", type);
+    return 0;
+}
+
+static void test_activations_compile_and_run_as_specified(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *type, *ver, *data, *mode;
+    } cases[] = {
+        {"HSwish", "opset4", NULL, ""},
+        {"HSigmoid", "opset5", NULL, ""},
+        {"Mish", "opset4", NULL, ""},
+        {"Gelu", "opset2", NULL, "erf"},
+        {"Gelu", "opset2", "approximation_mode=\"tanh\"", "erf"},  /* Gelu-2 has no attribute */
+        {"Gelu", "opset7", NULL, "erf"},                           /* the default */
+        {"Gelu", "opset7", "approximation_mode=\"erf\"", "erf"},
+        {"Gelu", "opset7", "approximation_mode=\"tanh\"", "tanh"},
+        {"Gelu", "opset7", "approximation_mode=\"TANH\"", "tanh"}, /* enum names in any case */
+        {"Gelu", "opset13", "approximation_mode=\"tanh\"", "tanh"},
+        {"Swish", "opset4", NULL, ""},
+        {"Erf", "opset1", NULL, ""},
+        {"Log", "opset1", NULL, ""},
+        {"Floor", "opset1", NULL, ""},
+    };
+    float x[24], y[24];
+    for (int i = 0; i < 24; i++)
+        x[i] = (float)(i - 12) * 0.43f + 0.01f;
+    const uint64_t d234[3] = {2, 3, 4};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        one_op o = {cases[k].type, cases[k].ver, cases[k].data, {"f32", "FP32", "2,3,4", NULL, 0},
+                    {{0}}, 0};
+        float xin_[24];
+        for (int i = 0; i < 24; i++)   /* Log takes positive values */
+            xin_[i] = strcmp(cases[k].type, "Log") ? x[i] : fabsf(x[i]) + 0.25f;
+        void *args[2] = {xin_, y};
+        memset(y, 0, sizeof y);
+        one_op_run(&o, args, 3, d234);
+        for (int i = 0; i < 24; i++) {
+            double w = spec_act(cases[k].type, cases[k].mode, xin_[i], 1.0);
+            if (!(fabs(y[i] - w) <= 4 * FLT_EPSILON * (fabs(w) + fabs(xin_[i])) + 1e-30))
+                fail_msg("%s-%s (%s) of %.7g: got %.9g, expected %.9g", cases[k].type, cases[k].ver,
+                         cases[k].data ? cases[k].data : "", (double)xin_[i], (double)y[i], w);
+        }
+    }
+    /* Swish with beta: a constant, and a Parameter (a scalar of x's type) */
+    const float beta = 0.75f;
+    one_op sw = {"Swish", "opset4", NULL, {"f32", "FP32", "2,3,4", NULL, 0},
+                 {{"f32", "FP32", "", &beta, 4}}, 1};
+    void *args[3] = {x, y, NULL};
+    one_op_run(&sw, args, 3, d234);
+    for (int i = 0; i < 24; i++)
+        assert_true(fabs(y[i] - spec_act("Swish", "", x[i], 0.75)) <= 1e-6);
+    float beta_in = -2.0f;
+    sw.more[0].data = NULL;
+    void *args3[3] = {x, &beta_in, y};
+    one_op_run(&sw, args3, 3, d234);
+    for (int i = 0; i < 24; i++)
+        assert_true(fabs(y[i] - spec_act("Swish", "", x[i], -2.0)) <= 1e-5 * (1 + fabs(y[i])));
+
+    /* f16 in and out: the result is the f32 value rounded to f16 at the edge */
+    uint16_t xh[4], yh[4];
+    const float xv[4] = {-3.5f, -1.0f, 0.5f, 4.0f};
+    for (int i = 0; i < 4; i++)
+        xh[i] = sim_f32_to_f16(xv[i]);
+    one_op hf = {"HSwish", "opset4", NULL, {"f16", "FP16", "4", NULL, 0}, {{0}}, 0};
+    void *argh[2] = {xh, yh};
+    const uint64_t d4[1] = {4};
+    one_op_run(&hf, argh, 1, d4);
+    /* -3.5 * 0 / 6 is -0 in the reference as here */
+    const float hs[4] = {-0.0f, -1.0f / 3.0f, 0.5f * 3.5f / 6.0f, 4.0f};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(yh[i], sim_f32_to_f16(hs[i]));
+}
+
+static void test_activations_on_integer_tensors(void **state)
+{
+    (void)state;
+    /* Erf, Log and Floor take integer tensors; OpenVINO's reference rounds Erf
+     * (round(erf(x))) and truncates Log (a cast of log(x)) */
+    const int32_t xi[6] = {0, 1, -1, 3, 7, 442413};
+    int32_t yi[6];
+    const uint64_t d6[1] = {6};
+    one_op e = {"Erf", "opset1", NULL, {"i32", "I32", "6", NULL, 0}, {{0}}, 0};
+    void *args[2] = {(void *)(uintptr_t)xi, yi};
+    one_op_run(&e, args, 1, d6);
+    const int32_t erf_want[6] = {0, 1, -1, 1, 1, 1};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(yi[i], erf_want[i]);
+    const int32_t xl[6] = {1, 2, 3, 7, 2981, 442413};
+    const int32_t log_want[6] = {0, 0, 1, 1, 8, 12};   /* e^8 = 2980.96, e^13 = 442413.39 */
+    args[0] = (void *)(uintptr_t)xl;
+    e.type = "Log";
+    one_op_run(&e, args, 1, d6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(yi[i], log_want[i]);
+    e.type = "Floor";
+    one_op_run(&e, args, 1, d6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(yi[i], xl[i]);
+}
+
+static void test_activation_refusals_name_the_layer(void **state)
+{
+    (void)state;
+    one_op o = {"Gelu", "opset7", NULL, {"i32", "I32", "4", NULL, 0}, {{0}}, 0};
+    one_op_fail(&o, "Gelu of element type I32 is not supported: the input must be f32, f16 or bf16");
+    o.type = "Mish";
+    o.ver = "opset4";
+    o.x = (xin){"i8", "I8", "4", NULL, 0};
+    one_op_fail(&o, "Mish of element type I8 is not supported");
+    o.type = "HSigmoid";
+    o.ver = "opset5";
+    one_op_fail(&o, "HSigmoid of element type I8 is not supported");
+    o.type = "Erf";
+    o.ver = "opset1";
+    o.x = (xin){"boolean", "BOOL", "4", NULL, 0};
+    one_op_fail(&o, "Erf: arguments cannot have boolean element type");
+    o.x = (xin){"f32", "FP32", "4", NULL, 0};
+    o.type = "Gelu";
+    o.ver = "opset7";
+    o.data = "approximation_mode=\"fast\"";
+    one_op_fail(&o, "attribute approximation_mode=\"fast\" is not one of erf, tanh");
+    /* ops newer than the layer's opset are other ops */
+    o.data = NULL;
+    o.type = "HSwish";
+    o.ver = "opset3";
+    one_op_fail(&o, "unsupported op HSwish-opset3");
+    o.type = "Gelu";
+    o.ver = "opset1";
+    one_op_fail(&o, "unsupported op Gelu-opset1");
+    /* Swish: beta is a scalar of x's type */
+    const float b1[1] = {1.0f};
+    one_op sw = {"Swish", "opset4", NULL, {"f32", "FP32", "4", NULL, 0},
+                 {{"f32", "FP32", "1", b1, 4}}, 1};
+    one_op_fail(&sw, "Swish input with beta must be scalar but it has rank: 1");
+    uint16_t bh = sim_f32_to_f16(1.0f);
+    sw.more[0] = (xin){"f16", "FP16", "", &bh, 2};
+    one_op_fail(&sw, "Swish inputs must have the same type but they are: FP32 and FP16");
+    sw.x = (xin){"i32", "I32", "4", NULL, 0};
+    sw.n_more = 0;
+    one_op_fail(&sw, "Swish input tensor must be floating point type(I32).");
+}
+
 /* ---- concurrency ------------------------------------------------------------------------ */
 
 #include <pthread.h>
@@ -2103,6 +2351,9 @@ int main(void)
         cmocka_unit_test_setup(test_interpolate_v11_and_v4_compile_and_run, default_profile),
         cmocka_unit_test_setup(test_interpolate_u8_rounding_nhwc_axes_and_pads, default_profile),
         cmocka_unit_test_setup(test_interpolate_refusals_name_the_layer_and_attribute, default_profile),
+        cmocka_unit_test_setup(test_activations_compile_and_run_as_specified, default_profile),
+        cmocka_unit_test_setup(test_activations_on_integer_tensors, default_profile),
+        cmocka_unit_test_setup(test_activation_refusals_name_the_layer, default_profile),
         cmocka_unit_test_setup(test_concurrent_runs_on_one_plan, default_profile),
         cmocka_unit_test_setup(test_every_corpus_ir_compiles_or_names_the_problem, default_profile),
     };
