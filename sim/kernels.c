@@ -374,6 +374,8 @@ static inline float op_swish(float p, float q)
 {
     return (float)((double)p / (1.0 + (double)expf(-p * q)));
 }
+static inline float op_pow(float p, float q) { return powf(p, q); }
+static inline float op_prelu(float p, float q) { return p < 0.0f ? p * q : p; }
 
 #define BIN_LOOP(F)                                                                \
     do {                                                                           \
@@ -394,6 +396,8 @@ static void bin_run(sim_binop op, const float *a, int sa, const float *b, int sb
     case SIM_BIN_MAX: BIN_LOOP(op_max); break;
     case SIM_BIN_MIN: BIN_LOOP(op_min); break;
     case SIM_BIN_SWISH: BIN_LOOP(op_swish); break;
+    case SIM_BIN_POW: BIN_LOOP(op_pow); break;
+    case SIM_BIN_PRELU: BIN_LOOP(op_prelu); break;
     }
 }
 

@@ -37,9 +37,11 @@ void sim_k_convert(const float *x, float *y, size_t n, uint32_t prec);
 /* ---- elementwise -------------------------------------------------------- */
 typedef enum sim_binop {
     SIM_BIN_ADD, SIM_BIN_SUB, SIM_BIN_MUL, SIM_BIN_DIV, SIM_BIN_MAX, SIM_BIN_MIN,
-    SIM_BIN_SWISH   /* Swish-4, b = beta: a / (1 + exp(-a * b)), exp in float, the rest in double */
+    SIM_BIN_SWISH,  /* Swish-4, b = beta: a / (1 + exp(-a * b)), exp in float, the rest in double */
+    SIM_BIN_POW,    /* Power-1: powf(a, b) */
+    SIM_BIN_PRELU   /* PRelu-1, b = slope: a < 0 ? a * b : a */
 } sim_binop;
-#define SIM_BIN_LAST SIM_BIN_SWISH
+#define SIM_BIN_LAST SIM_BIN_PRELU
 
 /* numpy broadcasting: shapes are right-aligned, each dim equal or 1.
  * `ys` is the broadcast shape. */

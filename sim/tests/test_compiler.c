@@ -2091,6 +2091,124 @@ static void test_activation_refusals_name_the_layer(void **state)
     one_op_fail(&sw, "Swish input tensor must be floating point type(I32).");
 }
 
+/* ---- Power and PRelu ------------------------------------------------------------------------ */
+
+static void test_power_broadcasts_numpy_style_and_truncates_integers(void **state)
+{
+    (void)state;
+    /* power-1.rst example 2: [8,1,6,1] ^ [7,1,5] -> [8,7,6,5] */
+    float x[48], e[35], y[8 * 7 * 6 * 5];
+    for (int i = 0; i < 48; i++)
+        x[i] = 0.25f + 0.05f * (float)i;
+    for (int i = 0; i < 35; i++)
+        e[i] = -2.0f + 0.125f * (float)i;
+    one_op o = {"Power", "opset1", NULL, {"f32", "FP32", "8,1,6,1", NULL, 0},
+                {{"f32", "FP32", "7,1,5", e, sizeof e}}, 1};
+    void *args[2] = {x, y};
+    const uint64_t d8765[4] = {8, 7, 6, 5};
+    one_op_run(&o, args, 4, d8765);
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 7; b++)
+            for (int c = 0; c < 6; c++)
+                for (int d = 0; d < 5; d++) {
+                    double w = pow(x[a * 6 + c], e[b * 5 + d]);
+                    float g = y[((a * 7 + b) * 6 + c) * 5 + d];
+                    if (!(fabs(g - w) <= 2 * FLT_EPSILON * fabs(w)))
+                        fail_msg("power [%d,%d,%d,%d]: got %.9g, expected %.9g", a, b, c, d, (double)g, w);
+                }
+    /* the exponent as a Parameter, auto_broadcast none with equal shapes */
+    float b2[48];
+    for (int i = 0; i < 48; i++)
+        b2[i] = (float)(i % 4);
+    one_op n = {"Power", "opset1", "auto_broadcast=\"none\"", {"f32", "FP32", "8,1,6,1", NULL, 0},
+                {{"f32", "FP32", "8,1,6,1", NULL, 0}}, 1};
+    void *args2[3] = {x, b2, y};
+    const uint64_t d8161[4] = {8, 1, 6, 1};
+    one_op_run(&n, args2, 4, d8161);
+    for (int i = 0; i < 48; i++)
+        assert_true(fabs(y[i] - pow(x[i], b2[i])) <= 2 * FLT_EPSILON * pow(x[i], b2[i]));
+    n.more[0].shape = "8,1,6";
+    one_op_fail(&n, "auto_broadcast=none needs equal shapes, got [8,1,6,1] and [8,1,6]");
+    /* i32: std::pow in double, then the cast truncates: 2^-1 = 0, (-2)^3 = -8 */
+    const int32_t xi[5] = {2, 3, -2, 2, 0}, ei[5] = {10, 2, 3, -1, 0};
+    int32_t yi[5];
+    one_op pi = {"Power", "opset1", NULL, {"i32", "I32", "5", NULL, 0},
+                 {{"i32", "I32", "5", ei, sizeof ei}}, 1};
+    void *argi[2] = {(void *)(uintptr_t)xi, yi};
+    const uint64_t d5[1] = {5};
+    one_op_run(&pi, argi, 1, d5);
+    const int32_t want_i[5] = {1024, 9, -8, 0, 1};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(yi[i], want_i[i]);
+}
+
+/* PRelu(x) = x if x >= 0 else slope * x (prelu-1.rst), slope picked per element by
+ * the index function. */
+static float spec_prelu(float x, float slope)
+{
+    return x >= 0 ? x : slope * x;
+}
+
+static void test_prelu_slope_is_per_channel_or_numpy(void **state)
+{
+    (void)state;
+    float x[2 * 3 * 3], y[2 * 3 * 3];
+    for (int i = 0; i < 18; i++)
+        x[i] = (float)(i % 5) - 2.5f + 0.125f * (float)i;
+    /* data [2,3,3], slope [3]: the channel rule (axis 1) wins over numpy (last axis) */
+    const float sl[3] = {0.1f, 0.2f, 0.3f};
+    one_op o = {"PRelu", "opset1", NULL, {"f32", "FP32", "2,3,3", NULL, 0},
+                {{"f32", "FP32", "3", sl, sizeof sl}}, 1};
+    void *args[2] = {x, y};
+    const uint64_t d233[3] = {2, 3, 3};
+    one_op_run(&o, args, 3, d233);
+    for (int n = 0; n < 2; n++)
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++) {
+                int i = (n * 3 + c) * 3 + k;
+                assert_true(y[i] == spec_prelu(x[i], sl[c]));
+            }
+    /* slope [1,3] is numpy: it runs along the last axis */
+    o.more[0].shape = "1,3";
+    one_op_run(&o, args, 3, d233);
+    for (int i = 0; i < 18; i++)
+        assert_true(y[i] == spec_prelu(x[i], sl[i % 3]));
+    /* 1-D data: the channel is axis 0; a one-element slope broadcasts */
+    o.x.shape = "3";
+    o.more[0].shape = "3";
+    const uint64_t d3[1] = {3};
+    one_op_run(&o, args, 1, d3);
+    for (int i = 0; i < 3; i++)
+        assert_true(y[i] == spec_prelu(x[i], sl[i]));
+    o.x.shape = "2,3,3";
+    o.more[0].shape = "1";
+    o.more[0].size = 4;
+    one_op_run(&o, args, 3, d233);
+    for (int i = 0; i < 18; i++)
+        assert_true(y[i] == spec_prelu(x[i], sl[0]));
+    /* NCHW with a Parameter slope [C] */
+    float x4[1 * 3 * 2 * 2], y4[12], s4[3] = {-1.0f, 0.0f, 2.0f};
+    for (int i = 0; i < 12; i++)
+        x4[i] = (float)i - 6.0f;
+    one_op p = {"PRelu", "opset1", NULL, {"f32", "FP32", "1,3,2,2", NULL, 0},
+                {{"f32", "FP32", "3", NULL, 0}}, 1};
+    void *args4[3] = {x4, s4, y4};
+    const uint64_t d1322[4] = {1, 3, 2, 2};
+    one_op_run(&p, args4, 4, d1322);
+    for (int i = 0; i < 12; i++)
+        assert_true(y4[i] == spec_prelu(x4[i], s4[i / 4]));
+    /* refusals */
+    const float sl4[4] = {0};
+    o.more[0] = (xin){"f32", "FP32", "4", sl4, sizeof sl4};
+    one_op_fail(&o, "PRelu slope [4] does not broadcast onto the data [2,3,3]");
+    const float big[6] = {0};
+    o.more[0] = (xin){"f32", "FP32", "2,1,3,1", big, sizeof big};
+    one_op_fail(&o, "PRelu slope [2,1,3,1] does not broadcast onto the data [2,3,3]");
+    one_op pi = {"PRelu", "opset1", NULL, {"i32", "I32", "3", NULL, 0},
+                 {{"i32", "I32", "3", sl4, 12}}, 1};
+    one_op_fail(&pi, "PRelu of element type I32 is not supported");
+}
+
 /* ---- concurrency ------------------------------------------------------------------------ */
 
 #include <pthread.h>
@@ -2354,6 +2472,8 @@ int main(void)
         cmocka_unit_test_setup(test_activations_compile_and_run_as_specified, default_profile),
         cmocka_unit_test_setup(test_activations_on_integer_tensors, default_profile),
         cmocka_unit_test_setup(test_activation_refusals_name_the_layer, default_profile),
+        cmocka_unit_test_setup(test_power_broadcasts_numpy_style_and_truncates_integers, default_profile),
+        cmocka_unit_test_setup(test_prelu_slope_is_per_channel_or_numpy, default_profile),
         cmocka_unit_test_setup(test_concurrent_runs_on_one_plan, default_profile),
         cmocka_unit_test_setup(test_every_corpus_ir_compiles_or_names_the_problem, default_profile),
     };

@@ -656,6 +656,69 @@ static void test_swish_beta_broadcasts_as_a_scalar(void **state)
     free(y);
 }
 
+/* Power-1 o = a^b and PRelu-1 max(0, x) + slope * min(0, x) (power-1.rst,
+ * prelu-1.rst), numpy broadcasting, in double. */
+static void check_pow_prelu(const sim_shape *as, const sim_shape *bs, const sim_shape *ys)
+{
+    size_t na = sim_shape_numel(as), nb = sim_shape_numel(bs), ny = sim_shape_numel(ys);
+    float *a = rnd_buf(na, -3.0f, 3.0f), *b = rnd_buf(nb, -3.0f, 3.0f), *y = alloc_f(ny);
+    double *want = alloc_d(ny), *tol = alloc_d(ny);
+    for (size_t i = 0; i < nb; i++)      /* integral exponents too: defined for negative bases */
+        if (i % 3 == 0)
+            b[i] = roundf(b[i]);
+    if (na > 2) {
+        a[0] = 0.0f;
+        a[1] = -0.0f;
+    }
+    for (int op = SIM_BIN_POW; op <= SIM_BIN_PRELU; op++) {
+        sim_k_binary((sim_binop)op, a, as, b, bs, y, ys);
+        for (size_t i = 0; i < ny; i++) {
+            int64_t idx[SIM_K_MAX_RANK];
+            unravel(i, ys, idx);
+            double p = a[bcast_offset(as, ys, idx)], q = b[bcast_offset(bs, ys, idx)];
+            if (op == SIM_BIN_POW) {
+                want[i] = pow(p, q);
+                if (fabs(want[i]) > FLT_MAX)
+                    want[i] = want[i] > 0 ? INFINITY : -INFINITY;
+                tol[i] = 2 * FLT_EPSILON * fabs(want[i]) + 1e-44;
+            } else {
+                want[i] = (float)((p > 0 ? p : 0) + q * (p < 0 ? p : 0));
+                tol[i] = 0;
+            }
+        }
+        char sa[96], sb[96], what[240];
+        shape_str(as, sa, sizeof sa);
+        shape_str(bs, sb, sizeof sb);
+        snprintf(what, sizeof what, "%s %s x %s", op == SIM_BIN_POW ? "power" : "prelu", sa, sb);
+        check_close(what, y, want, op == SIM_BIN_POW ? tol : NULL, ny);
+    }
+    free(a);
+    free(b);
+    free(y);
+    free(want);
+    free(tol);
+}
+
+static void test_power_and_prelu_broadcast_numpy_style(void **state)
+{
+    (void)state;
+    sim_shape s8161 = shp(4, 8, 1, 6, 1), s715 = shp(3, 7, 1, 5), s8765 = shp(4, 8, 7, 6, 5);
+    sim_shape s0 = shp(0), s23 = shp(2, 2, 3), s13 = shp(2, 1, 3), c = shp(4, 1, 3, 1, 1),
+              x4 = shp(4, 2, 3, 4, 5);
+    check_pow_prelu(&s8161, &s715, &s8765);  /* the numpy example of power-1.rst */
+    check_pow_prelu(&s23, &s0, &s23);
+    check_pow_prelu(&s0, &s23, &s23);
+    check_pow_prelu(&s23, &s13, &s23);
+    check_pow_prelu(&x4, &c, &x4);           /* a per-channel slope as the compiler shapes it */
+    /* the values the formulas pin down */
+    float a[4] = {2.0f, -2.0f, 0.0f, 4.0f}, b[4] = {10.0f, 3.0f, 0.0f, 0.5f}, y[4];
+    sim_shape s4 = shp(1, 4);
+    sim_k_binary(SIM_BIN_POW, a, &s4, b, &s4, y, &s4);
+    assert_true(y[0] == 1024.0f && y[1] == -8.0f && y[2] == 1.0f && y[3] == 2.0f);
+    sim_k_binary(SIM_BIN_PRELU, a, &s4, b, &s4, y, &s4);
+    assert_true(y[0] == 2.0f && y[1] == -6.0f && y[2] == 0.0f && y[3] == 4.0f);
+}
+
 static void test_clamp_bounds_both_sides_in_place(void **state)
 {
     (void)state;
@@ -1774,6 +1837,7 @@ int main(void)
         cmocka_unit_test_setup(test_activations_follow_the_spec_formulas, reseed),
         cmocka_unit_test_setup(test_activations_on_integers_round_as_the_reference, reseed),
         cmocka_unit_test_setup(test_swish_beta_broadcasts_as_a_scalar, reseed),
+        cmocka_unit_test_setup(test_power_and_prelu_broadcast_numpy_style, reseed),
         cmocka_unit_test_setup(test_clamp_bounds_both_sides_in_place, reseed),
         cmocka_unit_test_setup(test_softmax_any_axis_is_stable_for_large_logits, reseed),
         cmocka_unit_test_setup(test_matmul_batched_broadcast_and_transposes, reseed),
