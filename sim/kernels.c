@@ -7,7 +7,7 @@
  *   matmul        a packed, cache-blocked GEMM; batched MatMul on top of it
  *   convolution   im2col tiles fed to the same GEMM (1x1 reads x; depthwise direct)
  *   pooling       MaxPool / AvgPool, direct loops
- *   data movement reduce, transpose, concat
+ *   data movement reduce, transpose, strided slice, concat
  *   resampling    Interpolate (nearest, linear, linear_onnx)
  *
  * Everything is plain C: the inner loops run over contiguous memory so that the
@@ -1231,6 +1231,27 @@ void sim_k_transpose(const float *x, const sim_shape *xs, const int *perm, float
                 break;
             off -= st[i] * (size_t)dim[i];
             idx[i] = 0;
+        }
+    }
+}
+
+void sim_k_slice_axis(const float *x, const sim_shape *xs, int axis, int64_t start, int64_t step,
+                      float *y, int64_t count)
+{
+    size_t outer = prod_range(xs->d, 0, axis), inner = prod_range(xs->d, axis + 1, xs->rank);
+    size_t dim = (size_t)xs->d[axis], n = (size_t)count;
+    if (!inner || !n)
+        return;
+    for (size_t o = 0; o < outer; o++) {
+        const float *xo = x + o * dim * inner;
+        float *yo = y + o * n * inner;
+        int64_t j = start;
+        if (inner == 1) {
+            for (size_t k = 0; k < n; k++, j += step)
+                yo[k] = xo[j];
+        } else {
+            for (size_t k = 0; k < n; k++, j += step)
+                memcpy(yo + k * inner, xo + (size_t)j * inner, inner * sizeof(float));
         }
     }
 }

@@ -125,6 +125,12 @@ void sim_k_reduce(int mean, const float *x, const sim_shape *xs, uint32_t axes_m
 /* y = transpose(x, perm); ys[i] = xs[perm[i]]. */
 void sim_k_transpose(const float *x, const sim_shape *xs, const int *perm, float *y);
 
+/* Strided slice along one axis: y has xs's shape with `count` at `axis`, and
+ * y[..., k, ...] = x[..., start + k * step, ...]. step may be negative (reversed)
+ * or 0 (one index repeated); the caller guarantees every index is inside x. */
+void sim_k_slice_axis(const float *x, const sim_shape *xs, int axis, int64_t start, int64_t step,
+                      float *y, int64_t count);
+
 /* Concatenates n inputs along `axis`; all other dims equal. */
 void sim_k_concat(const float *const *xs, const sim_shape *shapes, int n, int axis,
                   float *y);

@@ -228,6 +228,7 @@ static int emit(cc *c, layer *L, sim_step *s, cval **ins, int n_in, uint32_t et,
     for (int i = 0; i < n_in; i++)
         c->step_inputs[c->n_step_inputs + (uint32_t)i] = ins[i]->tensor;
     if (sim_prec_is_integer(et) && s->op != SIM_S_CONVERT && s->op != SIM_S_SLICE &&
+        s->op != SIM_S_SLICE_STEP &&
         s->op != SIM_S_GATHER && s->op != SIM_S_TRANSPOSE && s->op != SIM_S_CONCAT)
         s->round_prec = et;
     int fold = all_const && n <= MAX_FOLD_FLOATS;
@@ -1381,6 +1382,309 @@ static int op_gather(cc *c, layer *L, int opset, int sub)
     return emit(c, L, &s, ins, 2, x->et, rank, d, &L->val[0]);
 }
 
+/* ---- slicing --------------------------------------------------------------- */
+
+#define SLICE_MAX_INDICES 32   /* begin/end/stride entries: real axes, new axes, an ellipsis */
+
+/* An integer list attribute ("1,0,1"; absent or "" = no values). */
+static int attr_ints(cc *c, layer *L, const char *name, int64_t *out, int max, int *n)
+{
+    char buf[512];
+    *n = 0;
+    if (!attr_str(L, name, buf, sizeof buf) || !*sim_skip_ws(buf))
+        return SIM_OK;
+    const char *p = buf;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char tok[64];
+        int64_t v;
+        if (*n >= max)
+            return sim_lerr(c, L, "attribute %s=\"%s\" has more than %d values", name, buf, max);
+        if (len >= sizeof tok)
+            return sim_lerr(c, L, "attribute %s=\"%s\" is not a list of integers", name, buf);
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (!sim_parse_i64(tok, &v))
+            return sim_lerr(c, L, "attribute %s=\"%s\" is not a list of integers", name, buf);
+        out[(*n)++] = v;
+        if (!e)
+            return SIM_OK;
+        p = e + 1;
+    }
+}
+
+/* A 1-D constant index input of an integer type (begin/end/strides, start/stop/step/axes). */
+static int index_input(cc *c, layer *L, int i, const char *what, int64_t *out, int max, int *n)
+{
+    cval *v = input(c, L, i);
+    if (!sim_prec_is_integer(v->et) || v->et == SIM_P_BOOL)
+        return sim_lerr(c, L, "%s input type must be integer, but is: %s", what, sim_prec_name(v->et));
+    if (v->rank != 1)
+        return sim_lerr(c, L, "%s input must be a 1D tensor (has rank: %d)", what, v->rank);
+    return const_ints(c, L, i, out, max, n, what);
+}
+
+/* `count` indices start, start + step, ... along `axis` of *cur, all inside (the
+ * caller computed them). A full axis is the value itself; a step of 1 (or a
+ * single index) is a plain SLICE. */
+static int slice_axis(cc *c, layer *L, const cval *cur, int axis, int64_t start, int64_t step,
+                      int64_t count, cval *out)
+{
+    if (start == 0 && step == 1 && count == cur->d[axis]) {
+        *out = *cur;
+        return SIM_OK;
+    }
+    if (count <= 1)
+        step = 1;
+    if (count == 0)
+        start = 0;
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.axis = axis;
+    s.start = start;
+    if (step == 1) {
+        s.op = SIM_S_SLICE;
+    } else {
+        s.op = SIM_S_SLICE_STEP;
+        s.strides[0] = step;
+    }
+    int64_t d[SIM_MAX_RANK];
+    memcpy(d, cur->d, sizeof d);
+    d[axis] = count;
+    cval in = *cur, *ins[1] = {&in};
+    return emit(c, L, &s, ins, 1, cur->et, cur->rank, d, out);
+}
+
+/* Per input axis: the first index, the step and the count that survive. */
+typedef struct axis_cut {
+    int64_t start, step, count;
+} axis_cut;
+
+/* Applies the cuts axis by axis to x, then gives the result the shape `od`. */
+static int apply_cuts(cc *c, layer *L, cval *x, const axis_cut *cut, int orank, const int64_t *od)
+{
+    int rc = materialize(c, x);
+    if (rc)
+        return rc;
+    cval cur = *x;
+    for (int a = 0; a < x->rank; a++) {
+        cval next;
+        if ((rc = slice_axis(c, L, &cur, a, cut[a].start, cut[a].step, cut[a].count, &next)))
+            return rc;
+        cur = next;
+    }
+    return alias(c, &cur, x->et, orank, od, &L->val[0]);
+}
+
+static const char *const ss_masks[5] = {"begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask",
+                                        "ellipsis_mask"};
+enum { SS_BEGIN, SS_END, SS_NEW, SS_SHRINK, SS_ELLIPSIS };
+
+/* StridedSlice-1 (data, begin, end[, strides]) with constant begin/end/strides:
+ * the output shape as OpenVINO's shape inference gives it, the indices as its
+ * slice plan (make_slice_plan) picks them. */
+static int op_strided_slice(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 3, 4, 1);
+    if (rc)
+        return rc;
+    int64_t mask[5][SLICE_MAX_INDICES];
+    int mlen[5], size = -1;
+    for (int k = 0; k < 5; k++) {
+        if ((rc = attr_ints(c, L, ss_masks[k], mask[k], SLICE_MAX_INDICES, &mlen[k])))
+            return rc;
+        for (int i = 0; i < mlen[k]; i++)
+            if (mask[k][i] != 0 && mask[k][i] != 1)
+                return sim_lerr(c, L, "All masks of StridedSlice must have be 0 or 1 (%s)", ss_masks[k]);
+        if (mlen[k] && size >= 0 && mlen[k] != size)
+            return sim_lerr(c, L, "All masks of StridedSlice must have the same size (%s has %d, "
+                              "another %d)", ss_masks[k], mlen[k], size);
+        if (mlen[k])
+            size = mlen[k];
+    }
+    int64_t begin[SLICE_MAX_INDICES], end[SLICE_MAX_INDICES], stride[SLICE_MAX_INDICES];
+    int nb, ne, ns;
+    if ((rc = index_input(c, L, 1, "Begin", begin, SLICE_MAX_INDICES, &nb)) ||
+        (rc = index_input(c, L, 2, "End", end, SLICE_MAX_INDICES, &ne)))
+        return rc;
+    if (nb != ne)
+        return sim_lerr(c, L, "Begin and end need to have same number of values.");
+    if (L->n_in == 4) {
+        if ((rc = index_input(c, L, 3, "Strides", stride, SLICE_MAX_INDICES, &ns)))
+            return rc;
+        if (ns != nb)
+            return sim_lerr(c, L, "Stride needs to have same number of values as begin and end.");
+    } else {
+        for (int i = 0; i < nb; i++)
+            stride[i] = 1;
+    }
+    /* the bits that matter: positions 0..nb-1, missing ones 0 */
+#define SS_BIT(k, i) ((i) < mlen[k] && mask[k][i] == 1)
+    int ellipses = 0, new_all = 0, real = 0, has_ellipsis = 0;
+    for (int i = 0; i < mlen[SS_ELLIPSIS]; i++)
+        ellipses += mask[SS_ELLIPSIS][i] == 1;
+    for (int i = 0; i < mlen[SS_NEW]; i++)
+        new_all += mask[SS_NEW][i] == 1;
+    if (ellipses > 1)
+        return sim_lerr(c, L, "At most one ellipsis is allowed.");
+    for (int i = 0; i < nb; i++) {
+        if (SS_BIT(SS_ELLIPSIS, i)) {
+            if (SS_BIT(SS_NEW, i) || SS_BIT(SS_SHRINK, i))
+                return sim_lerr(c, L, "StridedSlice index %d sets ellipsis_mask together with %s, "
+                                  "which OpenVINO's shape inference and its slice plan read "
+                                  "differently; not supported by the sim compiler", i,
+                                SS_BIT(SS_NEW, i) ? "new_axis_mask" : "shrink_axis_mask");
+            has_ellipsis = 1;
+        } else if (!SS_BIT(SS_NEW, i)) {
+            real++;
+        }
+    }
+    cval *x = input(c, L, 0);
+    int rank = x->rank;
+    if (!has_ellipsis && rank + new_all < nb)
+        return sim_lerr(c, L, "Input rank plus number of new axis has to be at least the size of "
+                          "Lower and Upper bounds vector.");
+    if (real > rank)
+        return sim_lerr(c, L, "StridedSlice slices %d axes of a rank-%d input", real, rank);
+    axis_cut cut[SIM_MAX_RANK];
+    for (int a = 0; a < rank; a++) {
+        cut[a].start = 0;
+        cut[a].step = 1;
+        cut[a].count = x->d[a];
+    }
+    int64_t od[SIM_MAX_RANK * 4];
+    int orank = 0, j = 0;   /* j: the input axis */
+    for (int i = 0; i < nb; i++) {
+        if (SS_BIT(SS_ELLIPSIS, i)) {
+            for (int h = 0; h < rank - real; h++, j++)
+                od[orank++] = x->d[j];
+        } else if (SS_BIT(SS_NEW, i)) {
+            od[orank++] = 1;
+        } else if (SS_BIT(SS_SHRINK, i)) {
+            int64_t dim = x->d[j], b = begin[i];
+            if (b < -dim || b >= dim)
+                return sim_lerr(c, L, "shrink_axis_mask at index %d: begin %" PRId64 " is outside "
+                                  "[-%" PRId64 ", %" PRId64 ") of input axis %d", i, b, dim, dim, j);
+            cut[j].start = b < 0 ? b + dim : b;
+            cut[j].count = 1;
+            j++;
+        } else {
+            int64_t dim = x->d[j], st = stride[i], rev = st < 0;
+            if (st == 0)
+                return sim_lerr(c, L, "Stride must be non-zero (index %d)", i);
+            int64_t rb = begin[i], re = end[i];
+            if (SS_BIT(SS_BEGIN, i))
+                rb = rev ? dim - 1 : 0;
+            else if (rb < 0)
+                rb += dim;
+            rb = rb < dim - rev ? rb : dim - rev;
+            rb = rb > 0 ? rb : 0;
+            if (SS_BIT(SS_END, i))
+                re = rev ? -1 : dim;
+            else if (re < 0)
+                re += dim;
+            re = re < dim ? re : dim;
+            re = re > -rev ? re : -rev;
+            uint64_t mag = st < 0 ? (uint64_t)0 - (uint64_t)st : (uint64_t)st;
+            int64_t span = rev ? rb - re : re - rb, cnt = 0;
+            if (span > 0 && dim > 0)
+                cnt = (int64_t)((uint64_t)(span - 1) / mag + 1);
+            cut[j].start = rb;
+            cut[j].step = st;
+            cut[j].count = cnt;
+            od[orank++] = cnt;
+            j++;
+        }
+        if (orank > SIM_MAX_RANK)
+            break;
+    }
+#undef SS_BIT
+    for (; j < rank && orank <= SIM_MAX_RANK; j++)
+        od[orank++] = x->d[j];
+    if (orank > SIM_MAX_RANK)
+        return sim_lerr(c, L, "StridedSlice result rank exceeds %d", SIM_MAX_RANK);
+    return apply_cuts(c, L, x, cut, orank, od);
+}
+
+static const char *const slice_inputs[4] = {"start", "stop", "step", "axes"};
+
+/* Slice-8 (data, start, stop, step[, axes]) with constant indices: python
+ * slicing per axis, the count as OpenVINO's shape inference computes it. */
+static int op_slice(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 4, 5, 1);
+    if (rc)
+        return rc;
+    cval *x = input(c, L, 0);
+    int rank = x->rank;
+    if (rank < 1)
+        return sim_lerr(c, L, "Slice `data` input can't be a scalar.");
+    int64_t v[4][SIM_MAX_RANK];
+    int n[4] = {0, 0, 0, 0};
+    for (int i = 1; i < L->n_in; i++) {
+        cval *in = input(c, L, i);
+        char what[32];
+        snprintf(what, sizeof what, "Slice `%s`", slice_inputs[i - 1]);
+        if (in->rank == 1 && in->d[0] > rank)
+            return sim_lerr(c, L, "Slice `%s` input dim size can't be bigger than `data` rank.",
+                            slice_inputs[i - 1]);
+        if ((rc = index_input(c, L, i, what, v[i - 1], SIM_MAX_RANK, &n[i - 1])))
+            return rc;
+    }
+    if (n[1] != n[0] || n[2] != n[0])
+        return sim_lerr(c, L, "Slice `start`, `stop`, `step` inputs must have compatible shapes.");
+    if (L->n_in == 5 && n[3] != n[0])
+        return sim_lerr(c, L, "Slice `axes` input must have compatible shape with `start`, `stop`, "
+                          "`step` inputs.");
+    axis_cut cut[SIM_MAX_RANK];
+    int64_t od[SIM_MAX_RANK];
+    for (int a = 0; a < rank; a++) {
+        cut[a].start = 0;
+        cut[a].step = 1;
+        cut[a].count = od[a] = x->d[a];
+    }
+    uint32_t seen = 0;
+    for (int i = 0; i < n[0]; i++) {
+        int64_t axis = L->n_in == 5 ? v[3][i] : i;
+        if (axis < -rank || axis >= rank)
+            return sim_lerr(c, L, "Axis %" PRId64 " out of the tensor rank range [%d, %d].", axis,
+                            -rank, rank - 1);
+        if (axis < 0)
+            axis += rank;
+        if (seen & (1u << axis))
+            return sim_lerr(c, L, "Slice values in `axes` input must be unique.");
+        seen |= 1u << axis;
+        int64_t dim = x->d[axis], start = v[0][i], stop = v[1][i], step = v[2][i];
+        if (step == 0)
+            return sim_lerr(c, L, "Step must be non-zero");
+        /* slice::get_sliced_value for a static dim: normalize, clip, count */
+        int rev = step < 0;
+        int64_t lower_max = rev ? dim - 1 : dim, upper_min = rev ? -1 : 0;
+        int64_t lb = start < 0 ? start + dim : start, ub = stop < 0 ? stop + dim : stop;
+        lb = lb > 0 ? lb : 0;
+        lb = lb < lower_max ? lb : lower_max;
+        ub = ub > upper_min ? ub : upper_min;
+        ub = ub < dim ? ub : dim;
+        int64_t cnt = rev ? (ub - lb < 0 ? ub - lb : 0) : (ub - lb > 0 ? ub - lb : 0);
+        if (step == -1) {
+            cnt = -cnt;
+        } else if (cnt != 0 && step != 1) {
+            cnt += rev ? 1 : -1;
+            cnt /= step;
+            cnt++;
+        }
+        cut[axis].start = lb;
+        cut[axis].step = step;
+        cut[axis].count = od[axis] = cnt;
+    }
+    return apply_cuts(c, L, x, cut, rank, od);
+}
+
 /* Float contents of a constant input (Interpolate scales). */
 static int const_floats(cc *c, layer *L, int i, float *out, int max, int *count, const char *what)
 {
@@ -1830,6 +2134,8 @@ static const op_def ops[] = {
     {"VariadicSplit", 1, op_split, 1},
     {"ShapeOf", 1, op_shape_of, 0},
     {"Gather", 1, op_gather, 0},
+    {"StridedSlice", 1, op_strided_slice, 0},
+    {"Slice", 8, op_slice, 0},
     {"Interpolate", 4, op_interpolate, 0},
     {"ReadValue", 3, op_read_value, 0},
     {"Assign", 3, op_assign, 0},

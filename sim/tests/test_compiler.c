@@ -2209,6 +2209,505 @@ static void test_prelu_slope_is_per_channel_or_numpy(void **state)
     one_op_fail(&pi, "PRelu of element type I32 is not supported");
 }
 
+/* ---- StridedSlice and Slice ------------------------------------------------------------------ */
+/* The references walk the slicing loop of the specs (strided-slice-1.rst,
+ * slice-8.rst: python's data[start:stop:step]) index by index, after the
+ * negative-value adjustment and the clamping rules the specs give. Where the
+ * specs' text and examples disagree with OpenVINO's code, the code is followed
+ * and the case says so (docs/driver-compat.md lists them). */
+
+enum { SS_MAXM = 12 };
+
+typedef struct ss_case {
+    int rank;
+    int64_t d[8];
+    int m;                             /* entries of begin/end/stride and of every mask */
+    int64_t begin[SS_MAXM], end[SS_MAXM], stride[SS_MAXM];
+    int bm[SS_MAXM], em[SS_MAXM], nm[SS_MAXM], sm[SS_MAXM], el[SS_MAXM];
+} ss_case;
+
+/* Per input axis the indices taken (idx[a][0..len[a])), and the output dims. */
+static void ref_strided_slice(const ss_case *k, int64_t idx[8][64], int *len, int64_t *od, int *orank)
+{
+    int newsum = 0, j = 0;
+    for (int i = 0; i < k->m; i++)
+        newsum += k->nm[i];
+    for (int a = 0; a < k->rank; a++) {
+        len[a] = (int)k->d[a];
+        for (int v = 0; v < len[a]; v++)
+            idx[a][v] = v;
+    }
+    *orank = 0;
+    for (int i = 0; i < k->m; i++) {
+        if (k->el[i]) {
+            int hidden = k->rank - (k->m - newsum - 1);
+            for (int h = 0; h < hidden; h++, j++)
+                od[(*orank)++] = k->d[j];
+        } else if (k->nm[i]) {
+            od[(*orank)++] = 1;
+        } else if (k->sm[i]) {
+            int64_t b = k->begin[i];
+            idx[j][0] = b < 0 ? b + k->d[j] : b;
+            len[j++] = 1;
+        } else {
+            int64_t dim = k->d[j], st = k->stride[i], b, e;
+            if (k->bm[i])
+                b = st > 0 ? 0 : dim - 1;
+            else
+                b = k->begin[i] < 0 ? k->begin[i] + dim : k->begin[i];
+            if (k->em[i])
+                e = st > 0 ? dim : -1;   /* the spec says 0 for a reverse stride; the code -1 */
+            else
+                e = k->end[i] < 0 ? k->end[i] + dim : k->end[i];
+            if (st > 0) {
+                b = b < 0 ? 0 : b > dim ? dim : b;
+                e = e < 0 ? 0 : e > dim ? dim : e;
+            } else {
+                b = b < 0 ? 0 : b >= dim ? dim - 1 : b;
+                e = e < 0 ? -1 : e > dim ? dim : e;
+            }
+            int n = 0;
+            for (int64_t v = b; st > 0 ? v < e : v > e; v += st)
+                idx[j][n++] = v;
+            len[j++] = n;
+            od[(*orank)++] = n;
+        }
+    }
+    for (; j < k->rank; j++)
+        od[(*orank)++] = k->d[j];
+}
+
+static void mask_text(char *out, size_t cap, const int *mask, int m)
+{
+    out[0] = '\0';
+    for (int i = 0; i < m; i++)
+        snprintf(out + strlen(out), cap - strlen(out), i ? ",%d" : "%d", mask[i]);
+}
+
+static void dims_text(char *out, size_t cap, const int64_t *d, int rank)
+{
+    out[0] = '\0';
+    for (int i = 0; i < rank; i++)
+        snprintf(out + strlen(out), cap - strlen(out), i ? ",%lld" : "%lld", (long long)d[i]);
+}
+
+/* The IR of one StridedSlice case (begin/end/stride as i64 constants). */
+static void ss_op(const ss_case *k, one_op *o, char *data, size_t cap, char *xshape, char *mshape)
+{
+    char b[64], e[64], n[64], s[64], l[64];
+    mask_text(b, sizeof b, k->bm, k->m);
+    mask_text(e, sizeof e, k->em, k->m);
+    mask_text(n, sizeof n, k->nm, k->m);
+    mask_text(s, sizeof s, k->sm, k->m);
+    mask_text(l, sizeof l, k->el, k->m);
+    snprintf(data, cap, "begin_mask=\"%s\" end_mask=\"%s\" new_axis_mask=\"%s\" shrink_axis_mask=\"%s\" "
+             "ellipsis_mask=\"%s\"", b, e, n, s, l);
+    dims_text(xshape, 64, k->d, k->rank);
+    snprintf(mshape, 16, "%d", k->m);
+    one_op t = {"StridedSlice", "opset1", data, {"f32", "FP32", xshape, NULL, 0},
+                {{"i64", "I64", mshape, k->begin, 8 * (size_t)k->m},
+                 {"i64", "I64", mshape, k->end, 8 * (size_t)k->m},
+                 {"i64", "I64", mshape, k->stride, 8 * (size_t)k->m}}, 3};
+    *o = t;
+}
+
+/* Compiles and runs one case on x = 0, 1, 2, ... and compares with the reference. */
+static void ss_check(const ss_case *k, const char *what)
+{
+    static int64_t idx[8][64];
+    int len[8], orank;
+    int64_t od[16];
+    ref_strided_slice(k, idx, len, od, &orank);
+    size_t nx = 1, ny = 1;
+    for (int a = 0; a < k->rank; a++) {
+        nx *= (size_t)k->d[a];
+        ny *= (size_t)len[a];
+    }
+    float *x = malloc((nx ? nx : 1) * sizeof(float)), *y = malloc((ny ? ny : 1) * sizeof(float));
+    assert_true(x && y);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (float)i;
+    one_op o;
+    char data[512], xshape[64], mshape[16];
+    ss_op(k, &o, data, sizeof data, xshape, mshape);
+    uint64_t odu[16];
+    for (int i = 0; i < orank; i++)
+        odu[i] = (uint64_t)od[i];
+    void *args[2] = {x, y};
+    one_op_run(&o, args, (uint32_t)orank, odu);
+    /* walk the taken indices in row-major order */
+    int cur[8] = {0};
+    for (size_t i = 0; i < ny; i++) {
+        size_t off = 0;
+        for (int a = 0; a < k->rank; a++)
+            off = off * (size_t)k->d[a] + (size_t)idx[a][cur[a]];
+        if (y[i] != x[off])
+            fail_msg("%s: element %zu is %g, expected x[%zu]", what, i, (double)y[i], off);
+        for (int a = k->rank - 1; a >= 0; a--) {
+            if (++cur[a] < len[a])
+                break;
+            cur[a] = 0;
+        }
+    }
+    free(x);
+    free(y);
+}
+
+static void test_strided_slice_spec_examples(void **state)
+{
+    (void)state;
+    /* array[0:4, 1:4, 0:4:2, 1:4:2, 3:0:-1, 3:0:-2] on 4^6: 4,3,2,2,3,2 (the spec's
+     * listing says 4 for 3:0:-1, but its end is exclusive: 3, 2, 1) */
+    ss_case a = {6, {4, 4, 4, 4, 4, 4}, 6, {0, 1, 0, 1, 3, 3}, {4, 4, 4, 4, 0, 0},
+                 {1, 1, 2, 2, -1, -2}, {0}, {0}, {0}, {0}, {0}};
+    ss_check(&a, "6-D strides");
+    /* clamping, array[2:3, 2:1:-1] on [2,2] after clamping: both empty (the spec's
+     * comment keeps index 2, which a length-2 axis does not have) */
+    ss_case b = {2, {2, 2}, 2, {1234, 2}, {1234, 4321}, {1, -1}, {0}, {0}, {0}, {0}, {0}};
+    ss_check(&b, "clamping");
+    /* array[0:2, 0:2, 0:-1] on [2,3,4] */
+    ss_case c = {3, {2, 3, 4}, 3, {0, 0, 0}, {2, 2, -1}, {1, 1, 1}, {0}, {0}, {0}, {0}, {0}};
+    ss_check(&c, "negative end");
+    /* array[1:, :, ::-1] on [2,3,4] with begin_mask 0,1,1 end_mask 1,1,1: OpenVINO's
+     * code reverses the whole last axis (4; the spec's text stops before index 0) */
+    ss_case d = {3, {2, 3, 4}, 3, {1, 1, 123}, {0, 0, 2}, {1, 1, -1}, {0, 1, 1}, {1, 1, 1}, {0},
+                 {0}, {0}};
+    ss_check(&d, "begin and end masks");
+    /* array[np.newaxis, 0:2, np.newaxis, 0:4] on [2,4]: new axes ignore their values */
+    ss_case e = {2, {2, 4}, 4, {1234, 0, -1, 0}, {1234, 2, 9876, 4}, {132, 1, 241, 1}, {0}, {0},
+                 {1, 0, 1, 0}, {0}, {0}};
+    ss_check(&e, "new axes");
+    /* array[0:1, 0, 0:3, 0:4, 0:2] on [1,2,3,4,2]: the shrunk axis goes */
+    ss_case f = {5, {1, 2, 3, 4, 2}, 5, {0, 1, 0, 0, 0}, {1, 0, 3, 4, 2}, {1, 1, 1, 1, 1}, {0}, {0},
+                 {0}, {0, 1, 0, 0, 0}, {0}};
+    ss_check(&f, "shrink");
+    /* array[0:2, ..., 0:5] on [3,2,2,2,6]: the ellipsis covers 3 axes, its values unused */
+    ss_case g = {5, {3, 2, 2, 2, 6}, 3, {0, 0, 0}, {2, 0, 5}, {1, -1, 1}, {0}, {0}, {0}, {0},
+                 {0, 1, 0}};
+    ss_check(&g, "ellipsis");
+    /* array[2:, ..., np.newaxis, :10] on [6,2,2,2,12] with masks of unequal length
+     * in the spec (here padded): 4,2,2,2,1,5 */
+    ss_case h = {5, {6, 2, 2, 2, 12}, 4, {2, 1, 10, 10}, {123, 1, 10, 5}, {1, -1, 1, 1},
+                 {0, 0, 1, 1}, {1, 1, 0, 0}, {0, 0, 1, 0}, {0}, {0, 1, 0, 0}};
+    ss_check(&h, "ellipsis and new axis");
+    /* fewer indices than axes: an implicit ellipsis at the end; reverse with step 3 */
+    ss_case i = {3, {5, 2, 3}, 1, {-1}, {-7}, {-3}, {0}, {0}, {0}, {0}, {0}};
+    ss_check(&i, "implicit ellipsis");
+    /* shrink with a negative begin, on every axis: a scalar */
+    ss_case j = {2, {3, 4}, 2, {-1, -4}, {0, 0}, {1, 1}, {0}, {0}, {0}, {1, 1}, {0}};
+    ss_check(&j, "to a scalar");
+}
+
+static void test_strided_slice_random_cases_follow_the_spec(void **state)
+{
+    (void)state;
+    uint32_t r = 12345;
+#define RND(n) ((int)((r = r * 1103515245u + 12345u) >> 16) % (n))
+    for (int t = 0; t < 250; t++) {
+        ss_case k;
+        memset(&k, 0, sizeof k);
+        k.rank = 1 + RND(4);
+        for (int a = 0; a < k.rank; a++)
+            k.d[a] = 1 + RND(5);
+        /* kinds: 0 plain, 1 new axis, 2 shrink, 3 ellipsis (once) */
+        int kinds[SS_MAXM], real = 0, ell = -1;
+        k.m = RND(k.rank + 3);
+        for (int i = 0; i < k.m; i++) {
+            int kd = RND(10);
+            kinds[i] = kd < 6 ? 0 : kd < 8 ? 1 : kd < 9 ? 2 : 3;
+            if (kinds[i] == 3 && ell >= 0)
+                kinds[i] = 1;
+            if ((kinds[i] == 0 || kinds[i] == 2) && real == k.rank)
+                kinds[i] = 1;
+            if (kinds[i] == 3)
+                ell = i;
+            real += kinds[i] == 0 || kinds[i] == 2;
+        }
+        /* the input axis each index lands on */
+        int j = 0;
+        for (int i = 0; i < k.m; i++) {
+            int64_t dim = j < k.rank ? k.d[j] : 1;
+            k.begin[i] = RND(4 * (int)dim + 3) - 2 * dim - 1;
+            k.end[i] = RND(4 * (int)dim + 3) - 2 * dim - 1;
+            k.stride[i] = RND(2) ? 1 + RND(3) : -1 - RND(3);
+            k.bm[i] = RND(4) == 0;
+            k.em[i] = RND(4) == 0;
+            if (kinds[i] == 1) {
+                k.nm[i] = 1;
+            } else if (kinds[i] == 2) {
+                k.sm[i] = 1;
+                k.begin[i] = RND(2 * (int)dim) - dim;   /* inside [-dim, dim) */
+                j++;
+            } else if (kinds[i] == 3) {
+                k.el[i] = 1;
+                j += k.rank - real;
+            } else {
+                j++;
+            }
+        }
+        char what[32];
+        snprintf(what, sizeof what, "random case %d", t);
+        ss_check(&k, what);
+    }
+#undef RND
+}
+
+static void test_strided_slice_refusals_name_the_layer(void **state)
+{
+    (void)state;
+    ss_case k = {2, {3, 4}, 2, {0, 0}, {2, 2}, {1, 1}, {0}, {0}, {0}, {0}, {0}};
+    one_op o;
+    char data[512], xs[64], ms[16];
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.data = "begin_mask=\"0,2\"";
+    one_op_fail(&o, "All masks of StridedSlice must have be 0 or 1 (begin_mask)");
+    o.data = "begin_mask=\"0,1\" end_mask=\"1\"";
+    one_op_fail(&o, "All masks of StridedSlice must have the same size");
+    o.data = "ellipsis_mask=\"1,1\"";
+    one_op_fail(&o, "At most one ellipsis is allowed.");
+    o.data = "ellipsis_mask=\"1,0\" new_axis_mask=\"1,0\"";
+    one_op_fail(&o, "StridedSlice index 0 sets ellipsis_mask together with new_axis_mask");
+    o.data = "begin_mask=\"x,1\"";
+    one_op_fail(&o, "attribute begin_mask=\"x,1\" is not a list of integers");
+    o.data = "shrink_axis_mask=\"0,1\"";
+    k.begin[1] = 4;
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.data = "shrink_axis_mask=\"0,1\"";
+    one_op_fail(&o, "shrink_axis_mask at index 1: begin 4 is outside [-4, 4) of input axis 1");
+    k.begin[1] = 0;
+    k.stride[0] = 0;
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    one_op_fail(&o, "Stride must be non-zero (index 0)");
+    ss_case many = {1, {3}, 3, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, {0}, {0}, {0, 1, 0}, {0}, {0}};
+    ss_op(&many, &o, data, sizeof data, xs, ms);
+    one_op_fail(&o, "Input rank plus number of new axis has to be at least the size of Lower and "
+                    "Upper bounds vector.");
+    /* begin and end lengths; types; constants */
+    k.stride[0] = 1;
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.more[1].shape = "1";
+    o.more[1].size = 8;
+    one_op_fail(&o, "Begin and end need to have same number of values.");
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.more[2].shape = "1";
+    o.more[2].size = 8;
+    one_op_fail(&o, "Stride needs to have same number of values as begin and end.");
+    const float fb[2] = {0, 0};
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.more[0] = (xin){"f32", "FP32", "2", fb, sizeof fb};
+    one_op_fail(&o, "Begin input type must be integer, but is: FP32");
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.more[0].data = NULL;
+    one_op_fail(&o, "input 1 (Begin) must be a constant");
+}
+
+static void test_strided_slice_keeps_integer_types_and_runs_from_constants(void **state)
+{
+    (void)state;
+    /* i64 data, no strides input (default 1), reversed by a negative begin */
+    const int64_t xi[6] = {10, 20, 30, 40, 50, INT64_C(1) << 20}, b[1] = {-2}, e[1] = {6};
+    int64_t yi[2];
+    one_op o = {"StridedSlice", "opset1", "begin_mask=\"0\" end_mask=\"0\"", {"i64", "I64", "6", NULL, 0},
+                {{"i64", "I64", "1", b, 8}, {"i64", "I64", "1", e, 8}}, 2};
+    void *args[2] = {(void *)(uintptr_t)xi, yi};
+    const uint64_t d2[1] = {2};
+    one_op_run(&o, args, 1, d2);
+    assert_true(yi[0] == 50 && yi[1] == (INT64_C(1) << 20));
+    /* i32 index constants and u8 data with a stride of 2 */
+    const uint8_t xu[5] = {1, 2, 3, 250, 5};
+    const int32_t b32[1] = {4}, e32[1] = {-6}, s32[1] = {-2};
+    uint8_t yu[3];
+    one_op u = {"StridedSlice", "opset1", NULL, {"u8", "U8", "5", NULL, 0},
+                {{"i32", "I32", "1", b32, 4}, {"i32", "I32", "1", e32, 4}, {"i32", "I32", "1", s32, 4}}, 3};
+    void *argu[2] = {(void *)(uintptr_t)xu, yu};
+    const uint64_t d3[1] = {3};
+    one_op_run(&u, argu, 1, d3);
+    assert_true(yu[0] == 5 && yu[1] == 3 && yu[2] == 1);
+}
+
+/* Slice-8 as python's data[start:stop:step] (slice.indices: negative values count
+ * from the end, then clamp to [0, dim] forward or [-1, dim - 1] backward). */
+static void ref_slice(const int64_t *d, int rank, const int64_t *start, const int64_t *stop,
+                      const int64_t *step, const int64_t *axes, int n, int64_t idx[8][64], int *len)
+{
+    /* One difference from python, where OpenVINO's code (shape inference and
+     * reference alike) differs: going backwards, a start before the first element
+     * clamps to index 0, not to "before the start" (python's -1, an empty slice). */
+    for (int a = 0; a < rank; a++) {
+        len[a] = (int)d[a];
+        for (int v = 0; v < len[a]; v++)
+            idx[a][v] = v;
+    }
+    for (int i = 0; i < n; i++) {
+        int a = (int)(axes ? (axes[i] < 0 ? axes[i] + rank : axes[i]) : i);
+        int64_t dim = d[a], st = step[i], lo = st > 0 ? 0 : -1, hi = st > 0 ? dim : dim - 1;
+        int64_t b = start[i] < 0 ? start[i] + dim : start[i];
+        int64_t e = stop[i] < 0 ? stop[i] + dim : stop[i];
+        b = b < 0 ? 0 : b > hi ? hi : b;   /* python: b < lo ? lo (-1 backwards) */
+        e = e < lo ? lo : e > hi ? hi : e;
+        int m = 0;
+        for (int64_t v = b; st > 0 ? v < e : v > e; v += st)
+            idx[a][m++] = v;
+        len[a] = m;
+    }
+}
+
+static void slice_check(const int64_t *d, int rank, const int64_t *start, const int64_t *stop,
+                        const int64_t *step, const int64_t *axes, int n, const char *what)
+{
+    static int64_t idx[8][64];
+    int len[8];
+    ref_slice(d, rank, start, stop, step, axes, n, idx, len);
+    size_t nx = 1, ny = 1;
+    uint64_t od[8];
+    for (int a = 0; a < rank; a++) {
+        nx *= (size_t)d[a];
+        ny *= (size_t)len[a];
+        od[a] = (uint64_t)len[a];
+    }
+    float *x = malloc(nx * sizeof(float)), *y = malloc((ny ? ny : 1) * sizeof(float));
+    assert_true(x && y);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (float)i;
+    char xs[64], ns[16];
+    dims_text(xs, sizeof xs, d, rank);
+    snprintf(ns, sizeof ns, "%d", n);
+    one_op o = {"Slice", "opset8", NULL, {"f32", "FP32", xs, NULL, 0},
+                {{"i64", "I64", ns, start, 8 * (size_t)n},
+                 {"i64", "I64", ns, stop, 8 * (size_t)n},
+                 {"i64", "I64", ns, step, 8 * (size_t)n},
+                 {"i64", "I64", ns, axes, 8 * (size_t)n}}, axes ? 4 : 3};
+    void *args[2] = {x, y};
+    one_op_run(&o, args, (uint32_t)rank, od);
+    int cur[8] = {0};
+    for (size_t i = 0; i < ny; i++) {
+        size_t off = 0;
+        for (int a = 0; a < rank; a++)
+            off = off * (size_t)d[a] + (size_t)idx[a][cur[a]];
+        if (y[i] != x[off])
+            fail_msg("%s: element %zu is %g, expected x[%zu]", what, i, (double)y[i], off);
+        for (int a = rank - 1; a >= 0; a--) {
+            if (++cur[a] < len[a])
+                break;
+            cur[a] = 0;
+        }
+    }
+    free(x);
+    free(y);
+}
+
+static void test_slice_spec_examples_and_negative_steps(void **state)
+{
+    (void)state;
+    const int64_t d10[1] = {10}, ax0[1] = {0};
+    /* slice-8.rst examples 1-9 on [0..9]: [1:8], axes default, [1:8:2], [-100:100],
+     * [9:-11:-1] (all, reversed), [9:0:-1], [9:-10:-1], [9:-11:-2], [100:-100:-1] */
+    static const int64_t ex[9][3] = {{1, 8, 1}, {1, 8, 1}, {1, 8, 2}, {-100, 100, 1}, {9, -11, -1},
+                                     {9, 0, -1}, {9, -10, -1}, {9, -11, -2}, {100, -100, -1}};
+    static const int want_len[9] = {7, 7, 4, 10, 10, 9, 9, 5, 10};
+    for (int k = 0; k < 9; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "slice-8.rst example %d", k + 1);
+        int64_t idx_[8][64];
+        int len[8];
+        ref_slice(d10, 1, &ex[k][0], &ex[k][1], &ex[k][2], ax0, 1, idx_, len);
+        assert_int_equal(len[0], want_len[k]);
+        slice_check(d10, 1, &ex[k][0], &ex[k][1], &ex[k][2], k == 1 ? NULL : ax0, 1, what);
+    }
+    /* example 10: [[0..4],[5..9]][0:2, 1:4:2] = [1, 3, 6, 8] */
+    const int64_t d25[2] = {2, 5}, s10[2] = {0, 1}, e10[2] = {2, 4}, st10[2] = {1, 2}, a10[2] = {0, 1};
+    slice_check(d25, 2, s10, e10, st10, a10, 2, "example 10");
+    /* examples 11 and 12 (shapes 4,10,5), scaled to [6,4,3] */
+    const int64_t d3[3] = {6, 4, 3}, s0[3] = {0, 0, 0}, e11[3] = {4, 10, 5}, one[3] = {1, 1, 1},
+                  a11[3] = {0, 1, 2};
+    slice_check(d3, 3, s0, e11, one, a11, 3, "example 11");
+    slice_check(d3, 3, s0, e11, one, a11, 2, "example 12");
+    /* negative axes in any order, negative steps, INT64 ends "to the end" */
+    const int64_t sa[2] = {-1, 1}, ea[2] = {INT64_MIN, INT64_MAX}, sta[2] = {-2, 2}, aa[2] = {-1, -3};
+    slice_check(d3, 3, sa, ea, sta, aa, 2, "negative axes");
+    const int64_t sb[1] = {INT64_MAX}, eb[1] = {INT64_MIN}, stb[1] = {-1}, ab[1] = {1};
+    slice_check(d3, 3, sb, eb, stb, ab, 1, "reverse with int64 limits");
+    /* backwards from before the first element: OpenVINO clamps the start to index 0
+     * and takes it (python would give nothing) */
+    const int64_t sf[1] = {-20}, ef[1] = {-30}, stf[1] = {-1};
+    int64_t idx_[8][64];
+    int len[8];
+    ref_slice(d10, 1, sf, ef, stf, ax0, 1, idx_, len);
+    assert_true(len[0] == 1 && idx_[0][0] == 0);
+    slice_check(d10, 1, sf, ef, stf, ax0, 1, "start before the first element, backwards");
+    /* an empty result: start past stop going forward */
+    const int64_t sc[1] = {3}, ec[1] = {1}, stc[1] = {1};
+    slice_check(d3, 3, sc, ec, stc, ab, 1, "empty");
+    /* steps larger than the axis */
+    const int64_t sd[2] = {0, 5}, ed[2] = {6, -7}, std_[2] = {100, -100}, ad[2] = {0, 2};
+    slice_check(d3, 3, sd, ed, std_, ad, 2, "big steps");
+}
+
+static void test_slice_random_cases_follow_python_slicing(void **state)
+{
+    (void)state;
+    uint32_t r = 777;
+#define RND(n) ((int)((r = r * 1103515245u + 12345u) >> 16) % (n))
+    for (int t = 0; t < 200; t++) {
+        int64_t d[4], start[4], stop[4], step[4], axes[4];
+        int rank = 1 + RND(4), n = 1 + RND(rank);
+        for (int a = 0; a < rank; a++)
+            d[a] = 1 + RND(6);
+        int used[4] = {0};
+        for (int i = 0; i < n; i++) {
+            int a;
+            do
+                a = RND(rank);
+            while (used[a]);
+            used[a] = 1;
+            axes[i] = RND(2) ? a : a - rank;
+            start[i] = RND(4 * (int)d[a] + 3) - 2 * d[a] - 1;
+            stop[i] = RND(4 * (int)d[a] + 3) - 2 * d[a] - 1;
+            step[i] = RND(2) ? 1 + RND(4) : -1 - RND(4);
+        }
+        char what[32];
+        snprintf(what, sizeof what, "random slice %d", t);
+        slice_check(d, rank, start, stop, step, axes, n, what);
+    }
+#undef RND
+}
+
+static void test_slice_refusals_name_the_layer(void **state)
+{
+    (void)state;
+    const int64_t z2[2] = {0, 0}, e2[2] = {2, 2}, one2[2] = {1, 1}, ax2[2] = {0, 1}, rep[2] = {1, -1},
+                  far[2] = {0, 2}, z3[3] = {0, 0, 0}, zero_step[2] = {1, 0};
+    one_op o = {"Slice", "opset8", NULL, {"f32", "FP32", "3,4", NULL, 0},
+                {{"i64", "I64", "2", z2, 16}, {"i64", "I64", "2", e2, 16}, {"i64", "I64", "2", one2, 16},
+                 {"i64", "I64", "2", ax2, 16}}, 4};
+    o.more[2].data = zero_step;
+    one_op_fail(&o, "Step must be non-zero");
+    o.more[2].data = one2;
+    o.more[3].data = rep;
+    one_op_fail(&o, "Slice values in `axes` input must be unique.");
+    o.more[3].data = far;
+    one_op_fail(&o, "Axis 2 out of the tensor rank range [-2, 1].");
+    o.more[3].data = ax2;
+    o.more[0] = (xin){"i64", "I64", "3", z3, 24};
+    one_op_fail(&o, "Slice `start` input dim size can't be bigger than `data` rank.");
+    o.more[0] = (xin){"i64", "I64", "1", z2, 8};
+    one_op_fail(&o, "Slice `start`, `stop`, `step` inputs must have compatible shapes.");
+    o.more[0] = (xin){"i64", "I64", "2", z2, 16};
+    o.more[3] = (xin){"i64", "I64", "1", ax2, 8};
+    one_op_fail(&o, "Slice `axes` input must have compatible shape with `start`, `stop`, `step` inputs.");
+    const float fz[2] = {0, 0};
+    o.more[3] = (xin){"f32", "FP32", "2", fz, 8};
+    one_op_fail(&o, "Slice `axes` input type must be integer, but is: FP32");
+    o.more[3] = (xin){"i64", "I64", "2", NULL, 0};
+    one_op_fail(&o, "input 4 (Slice `axes`) must be a constant");
+    o.x.shape = "";
+    o.n_more = 3;
+    one_op_fail(&o, "Slice `data` input can't be a scalar.");
+    o.x.shape = "3,4";
+    o.ver = "opset7";
+    one_op_fail(&o, "unsupported op Slice-opset7");
+}
+
 /* ---- concurrency ------------------------------------------------------------------------ */
 
 #include <pthread.h>
@@ -2474,6 +2973,14 @@ int main(void)
         cmocka_unit_test_setup(test_activation_refusals_name_the_layer, default_profile),
         cmocka_unit_test_setup(test_power_broadcasts_numpy_style_and_truncates_integers, default_profile),
         cmocka_unit_test_setup(test_prelu_slope_is_per_channel_or_numpy, default_profile),
+        cmocka_unit_test_setup(test_strided_slice_spec_examples, default_profile),
+        cmocka_unit_test_setup(test_strided_slice_random_cases_follow_the_spec, default_profile),
+        cmocka_unit_test_setup(test_strided_slice_refusals_name_the_layer, default_profile),
+        cmocka_unit_test_setup(test_strided_slice_keeps_integer_types_and_runs_from_constants,
+                               default_profile),
+        cmocka_unit_test_setup(test_slice_spec_examples_and_negative_steps, default_profile),
+        cmocka_unit_test_setup(test_slice_random_cases_follow_python_slicing, default_profile),
+        cmocka_unit_test_setup(test_slice_refusals_name_the_layer, default_profile),
         cmocka_unit_test_setup(test_concurrent_runs_on_one_plan, default_profile),
         cmocka_unit_test_setup(test_every_corpus_ir_compiles_or_names_the_problem, default_profile),
     };

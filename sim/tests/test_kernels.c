@@ -1330,6 +1330,50 @@ static void test_transpose_any_permutation(void **state)
     }
 }
 
+static void test_slice_axis_any_start_step_and_count(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 400; t++) {
+        sim_shape xs = shp(0);
+        xs.rank = rnd_int(1, 5);
+        for (int i = 0; i < xs.rank; i++)
+            xs.d[i] = rnd_int(1, 6);
+        int axis = rnd_int(0, xs.rank - 1);
+        int64_t dim = xs.d[axis], start = rnd_int(0, (int)dim - 1), step, count;
+        switch (t % 4) {
+        case 0: step = rnd_int(1, 3); count = (dim - 1 - start) / step + 1; break;
+        case 1: step = -rnd_int(1, 3); count = start / -step + 1; break;
+        case 2: step = 0; count = rnd_int(0, 7); break;         /* one index repeated */
+        default: step = rnd_int(-2, 2); count = 0; break;        /* nothing */
+        }
+        if (count > 0 && t % 8 < 4)
+            count = rnd_int(1, (int)count);                      /* stop early */
+        sim_shape ys = xs;
+        ys.d[axis] = count;
+        size_t nx = sim_shape_numel(&xs), ny = sim_shape_numel(&ys);
+        float *x = rnd_buf(nx, -5, 5), *y = alloc_f(ny);
+        double *want = alloc_d(ny);
+        for (size_t i = 0; i < ny; i++) {
+            int64_t idx[SIM_K_MAX_RANK];
+            unravel(i, &ys, idx);
+            idx[axis] = start + idx[axis] * step;
+            size_t off = 0;
+            for (int k = 0; k < xs.rank; k++)
+                off = off * (size_t)xs.d[k] + (size_t)idx[k];
+            want[i] = x[off];
+        }
+        sim_k_slice_axis(x, &xs, axis, start, step, y, count);
+        char sx[96], what[200];
+        shape_str(&xs, sx, sizeof sx);
+        snprintf(what, sizeof what, "slice %s axis %d start %lld step %lld count %lld", sx, axis,
+                 (long long)start, (long long)step, (long long)count);
+        check_close(what, y, want, NULL, ny);
+        free(x);
+        free(y);
+        free(want);
+    }
+}
+
 static void test_concat_along_each_axis(void **state)
 {
     (void)state;
@@ -1845,6 +1889,7 @@ int main(void)
         cmocka_unit_test_setup(test_pool_pads_never_win_and_avg_divisor_follows_exclude_pad, reseed),
         cmocka_unit_test_setup(test_reduce_sum_and_mean_over_any_axes, reseed),
         cmocka_unit_test_setup(test_transpose_any_permutation, reseed),
+        cmocka_unit_test_setup(test_slice_axis_any_start_step_and_count, reseed),
         cmocka_unit_test_setup(test_concat_along_each_axis, reseed),
         cmocka_unit_test_setup(test_interpolate_nearest_every_rounding_and_coordinate_mode, reseed),
         cmocka_unit_test_setup(test_interpolate_linear_modes_every_coordinate_mode, reseed),
