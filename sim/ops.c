@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1685,6 +1686,184 @@ static int op_slice(cc *c, layer *L, int opset, int sub)
     return apply_cuts(c, L, x, cut, rank, od);
 }
 
+/* ---- Pad ------------------------------------------------------------------- */
+
+static int const_floats(cc *c, layer *L, int i, float *out, int max, int *count, const char *what);
+
+static const char *const pad_modes[] = {"constant", "edge", "reflect", "symmetric"};
+enum { PAD_CONSTANT, PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC };
+
+/* The pads_begin / pads_end input: a 1-D integer constant with one value per axis. */
+static int pad_input(cc *c, layer *L, int i, const char *what, int rank, int64_t *out)
+{
+    cval *v = input(c, L, i);
+    int n;
+    if (!sim_prec_is_integer(v->et) || v->et == SIM_P_BOOL)
+        return sim_lerr(c, L, "%s must be an integral number, but is: %s", what, sim_prec_name(v->et));
+    if (v->rank != 1)
+        return sim_lerr(c, L, "Argument for %s is not 1D.", what);
+    if (v->d[0] != rank)
+        return sim_lerr(c, L, "length of %s mismatches with rank of input, expect %d, but got %" PRId64,
+                        what, rank, v->d[0]);
+    int rc = const_ints(c, L, i, out, SIM_MAX_RANK, &n, what);
+    for (int a = 0; !rc && a < rank; a++)
+        if (out[a] > ((int64_t)1 << 40) || out[a] < -((int64_t)1 << 40))
+            rc = sim_lerr(c, L, "%s[%d] = %" PRId64 " is too large", what, a, out[a]);
+    return rc;
+}
+
+/* The `count` padding elements of one side along `axis`: the pad value (constant
+ * mode), or the input indices start, start + step, ... (edge: step 0; reflect and
+ * symmetric: step -1). */
+static int pad_part(cc *c, layer *L, const cval *cur, int axis, int mode, const float *value,
+                    cval *value_in, int64_t start, int64_t step, int64_t count, cval *out)
+{
+    if (mode != PAD_CONSTANT)
+        return slice_axis(c, L, cur, axis, start, step, count, out);
+    int64_t d[SIM_MAX_RANK];
+    memcpy(d, cur->d, sizeof d);
+    d[axis] = count;
+    if (value)
+        return const_fill(c, L, cur->et, cur->rank, d, *value, out);
+    /* a computed pad value: max(-inf, v) is v for every v, NaN and -0 included */
+    cval block;
+    int rc = const_fill(c, L, cur->et, cur->rank, d, -INFINITY, &block);
+    if (rc)
+        return rc;
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.op = SIM_S_BINARY;
+    s.sub = SIM_BIN_MAX;
+    cval *ins[2] = {&block, value_in};
+    return emit(c, L, &s, ins, 2, cur->et, cur->rank, d, out);
+}
+
+/* Pad-1 and Pad-12 (data, pads_begin, pads_end[, pad_value]) with constant pads:
+ * each padded axis becomes [begin part, the kept (possibly cropped) input, end
+ * part] joined by Concat, axis after axis; the parts are the pad value or
+ * strided slices of the input, the indices OpenVINO's reference maps each output
+ * coordinate to. Negative pads crop (Pad-12; OpenVINO's Pad-1 code too). */
+static int op_pad(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 3, 4, 1);
+    int mode;
+    if (rc || (rc = attr_enum(c, L, "pad_mode", pad_modes, 4, PAD_CONSTANT, &mode)))
+        return rc;
+    cval *x = input(c, L, 0), *value_in = NULL;
+    int rank = x->rank;
+    float value = 0.0f;
+    int value_known = 1;
+    if (mode == PAD_CONSTANT && L->n_in == 4) {
+        value_in = input(c, L, 3);
+        if (value_in->rank != 0)
+            return sim_lerr(c, L, "Argument for padding value is not a scalar.");
+        if (value_in->et != x->et)
+            return sim_lerr(c, L, "Argument element types do not match (input arg element type: %s, "
+                              "arg_pad element type: %s).", sim_prec_name(x->et),
+                            sim_prec_name(value_in->et));
+        if (is_const(c, value_in)) {
+            int n;
+            if ((rc = const_floats(c, L, 3, &value, 1, &n, "pad_value")))
+                return rc;
+        } else {
+            value_known = 0;
+        }
+    }
+    int64_t pb[SIM_MAX_RANK], pe[SIM_MAX_RANK], od[SIM_MAX_RANK];
+    if ((rc = pad_input(c, L, 1, "pads_begin", rank, pb)) || (rc = pad_input(c, L, 2, "pads_end", rank, pe)))
+        return rc;
+    for (int a = 0; a < rank; a++) {
+        int64_t dim = x->d[a];
+        if ((pb[a] > 0 || pe[a] > 0) && mode == PAD_EDGE && dim < 1)
+            return sim_lerr(c, L, "EDGE padding mode requires an input of dimension of at least 1 at "
+                              "each spatial axis (axis %d).", a);
+        if ((pb[a] > 0 || pe[a] > 0) && mode == PAD_REFLECT && dim < 2)
+            return sim_lerr(c, L, "REFLECT padding mode requires an input of dimension of at least 2 at "
+                              "each spatial axis (axis %d).", a);
+        if (mode == PAD_REFLECT && (pb[a] >= dim || pe[a] >= dim))
+            return sim_lerr(c, L, "REFLECT padding mode requires that 'pads_begin[D]' and 'pads_end[D]' "
+                              "must be not greater than 'data_shape[D] - 1' (axis %d: %" PRId64 ", %"
+                              PRId64 ", dim %" PRId64 ").", a, pb[a], pe[a], dim);
+        if (mode == PAD_SYMMETRIC && (pb[a] > dim || pe[a] > dim))
+            return sim_lerr(c, L, "SYMMETRIC padding mode requires that 'pads_begin[D]' and "
+                              "'pads_end[D]' must be not greater than 'data_shape[D]' (axis %d: %"
+                              PRId64 ", %" PRId64 ", dim %" PRId64 ").", a, pb[a], pe[a], dim);
+        od[a] = dim + pb[a] + pe[a];
+        if (od[a] < 0)   /* the spec: max(pads_begin + dim + pads_end, 0) */
+            od[a] = 0;
+    }
+    uint64_t total;
+    if (!numel_of(rank, od, &total))
+        return sim_lerr(c, L, "output is too large");
+    if (total == 0) {   /* nothing to compute */
+        cval *v = &L->val[0];
+        memset(v, 0, sizeof *v);
+        v->set = 1;
+        v->et = x->et;
+        v->rank = rank;
+        memcpy(v->d, od, sizeof od);
+        v->tensor = add_arena(c, x->et, rank, od);
+        return v->tensor == NO_TENSOR ? sim_nomem(c) : SIM_OK;
+    }
+    if ((rc = materialize(c, x)))
+        return rc;
+    cval cur = *x;
+    for (int a = 0; a < rank; a++) {
+        if (!pb[a] && !pe[a])
+            continue;
+        int64_t dim = cur.d[a], out = od[a];
+        int64_t n_begin = pb[a] < 0 ? 0 : pb[a] < out ? pb[a] : out;
+        int64_t lo = pb[a] > 0 ? pb[a] : 0, hi = pb[a] + dim < out ? pb[a] + dim : out;
+        int64_t n_mid = hi > lo ? hi - lo : 0, n_end = out - n_begin - n_mid;
+        int64_t cc0 = n_begin + n_mid - pb[a];   /* the first end coordinate (>= dim) */
+        cval parts[3], *ins[3];
+        int n = 0;
+        const float *val = mode == PAD_CONSTANT && value_known ? &value : NULL;
+        if (n_begin) {
+            int64_t start = mode == PAD_EDGE ? 0 : mode == PAD_REFLECT ? pb[a] : pb[a] - 1;
+            if ((rc = pad_part(c, L, &cur, a, mode, val, value_in, start, mode == PAD_EDGE ? 0 : -1,
+                               n_begin, &parts[n])))
+                return rc;
+            ins[n] = &parts[n];
+            n++;
+        }
+        if (n_mid) {
+            if ((rc = slice_axis(c, L, &cur, a, pb[a] < 0 ? -pb[a] : 0, 1, n_mid, &parts[n])))
+                return rc;
+            ins[n] = &parts[n];
+            n++;
+        }
+        if (n_end) {
+            int64_t start = mode == PAD_EDGE      ? dim - 1
+                            : mode == PAD_REFLECT ? 2 * dim - 2 - cc0
+                                                  : 2 * dim - 1 - cc0;
+            if ((rc = pad_part(c, L, &cur, a, mode, val, value_in, start, mode == PAD_EDGE ? 0 : -1,
+                               n_end, &parts[n])))
+                return rc;
+            ins[n] = &parts[n];
+            n++;
+        }
+        if (n == 1) {
+            cur = parts[0];
+            continue;
+        }
+        int64_t d[SIM_MAX_RANK];
+        memcpy(d, cur.d, sizeof d);
+        d[a] = out;
+        sim_step s;
+        memset(&s, 0, sizeof s);
+        s.op = SIM_S_CONCAT;
+        s.axis = a;
+        cval next;
+        if ((rc = emit(c, L, &s, ins, n, cur.et, cur.rank, d, &next)))
+            return rc;
+        cur = next;
+    }
+    return alias(c, &cur, x->et, rank, od, &L->val[0]);
+}
+
 /* Float contents of a constant input (Interpolate scales). */
 static int const_floats(cc *c, layer *L, int i, float *out, int max, int *count, const char *what)
 {
@@ -2135,6 +2314,7 @@ static const op_def ops[] = {
     {"ShapeOf", 1, op_shape_of, 0},
     {"Gather", 1, op_gather, 0},
     {"StridedSlice", 1, op_strided_slice, 0},
+    {"Pad", 1, op_pad, 0},
     {"Slice", 8, op_slice, 0},
     {"Interpolate", 4, op_interpolate, 0},
     {"ReadValue", 3, op_read_value, 0},

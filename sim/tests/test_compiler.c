@@ -2708,6 +2708,253 @@ static void test_slice_refusals_name_the_layer(void **state)
     one_op_fail(&o, "unsupported op Slice-opset7");
 }
 
+/* ---- Pad -------------------------------------------------------------------------------------- */
+/* The reference maps each output coordinate j of an axis to the input as pad-12.rst
+ * describes the modes: c = j - pads_begin; inside [0, d) it is c; outside,
+ * constant takes the pad value, edge the nearest edge, reflect mirrors without
+ * repeating the edge (-c, 2(d-1) - c), symmetric mirrors repeating it (-c - 1,
+ * 2d - 1 - c). */
+
+static int64_t pad_source(int mode, int64_t c, int64_t d)
+{
+    if (c >= 0 && c < d)
+        return c;
+    switch (mode) {
+    case 1: return c < 0 ? 0 : d - 1;                       /* edge */
+    case 2: return c < 0 ? -c : 2 * (d - 1) - c;            /* reflect */
+    case 3: return c < 0 ? -c - 1 : 2 * d - 1 - c;          /* symmetric */
+    default: return -1;                                     /* constant */
+    }
+}
+
+static const char *const pad_mode_names[4] = {"constant", "edge", "reflect", "symmetric"};
+
+typedef struct pad_case {
+    const char *ver;
+    int mode, rank;
+    int64_t d[6], pb[6], pe[6];
+    float value;
+    int with_value;                    /* a pad_value input (constant) */
+} pad_case;
+
+static void pad_run(const pad_case *k, const float *x, float *y, const uint64_t *od)
+{
+    char data[64], xs[64], ps[16];
+    snprintf(data, sizeof data, "pad_mode=\"%s\"", pad_mode_names[k->mode]);
+    dims_text(xs, sizeof xs, k->d, k->rank);
+    snprintf(ps, sizeof ps, "%d", k->rank);
+    one_op o = {"Pad", k->ver, data, {"f32", "FP32", xs, NULL, 0},
+                {{"i64", "I64", ps, k->pb, 8 * (size_t)k->rank},
+                 {"i64", "I64", ps, k->pe, 8 * (size_t)k->rank},
+                 {"f32", "FP32", "", &k->value, 4}}, k->with_value ? 3 : 2};
+    void *args[2] = {(void *)(uintptr_t)x, y};
+    one_op_run(&o, args, (uint32_t)k->rank, od);
+}
+
+/* Runs a case on x = 1, 2, 3, ... and compares with the reference. */
+static void pad_check(const pad_case *k, const char *what)
+{
+    size_t nx = 1, ny = 1;
+    uint64_t od[6];
+    for (int a = 0; a < k->rank; a++) {
+        int64_t o = k->d[a] + k->pb[a] + k->pe[a];
+        od[a] = o > 0 ? (uint64_t)o : 0;
+        nx *= (size_t)k->d[a];
+        ny *= (size_t)od[a];
+    }
+    float *x = malloc((nx ? nx : 1) * sizeof(float)), *y = malloc((ny ? ny : 1) * sizeof(float));
+    assert_true(x && y);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (float)(i + 1);
+    pad_run(k, x, y, od);
+    for (size_t i = 0; i < ny; i++) {
+        size_t rest = i, off = 0;
+        int inside = 1;
+        int64_t src[6];
+        for (int a = k->rank - 1; a >= 0; a--) {
+            int64_t j = (int64_t)(rest % od[a]);
+            rest /= od[a];
+            src[a] = pad_source(k->mode, j - k->pb[a], k->d[a]);
+            inside &= src[a] >= 0;
+        }
+        for (int a = 0; a < k->rank; a++)
+            off = off * (size_t)k->d[a] + (size_t)(inside ? src[a] : 0);
+        float want = inside ? x[off] : k->with_value ? k->value : 0.0f;
+        if (memcmp(&y[i], &want, sizeof want))
+            fail_msg("%s: element %zu is %g, expected %g", what, i, (double)y[i], (double)want);
+    }
+    free(x);
+    free(y);
+}
+
+static void test_pad_spec_examples_every_mode(void **state)
+{
+    (void)state;
+    const float data[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    /* positive pads [0, 1] / [2, 3]: the four outputs of pad-1.rst and pad-12.rst */
+    static const float pos[4][40] = {
+        {0, 1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8, 0, 0, 0, 0, 9, 10, 11, 12, 0, 0, 0,
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {1, 1, 2, 3, 4, 4, 4, 4, 5, 5, 6, 7, 8, 8, 8, 8, 9, 9, 10, 11, 12, 12, 12, 12,
+         9, 9, 10, 11, 12, 12, 12, 12, 9, 9, 10, 11, 12, 12, 12, 12},
+        {2, 1, 2, 3, 4, 3, 2, 1, 6, 5, 6, 7, 8, 7, 6, 5, 10, 9, 10, 11, 12, 11, 10, 9,
+         6, 5, 6, 7, 8, 7, 6, 5, 2, 1, 2, 3, 4, 3, 2, 1},
+        {1, 1, 2, 3, 4, 4, 3, 2, 5, 5, 6, 7, 8, 8, 7, 6, 9, 9, 10, 11, 12, 12, 11, 10,
+         9, 9, 10, 11, 12, 12, 11, 10, 5, 5, 6, 7, 8, 8, 7, 6}};
+    /* mixed pads [2, -1] / [-1, 3] of pad-12.rst */
+    static const float mixed[4][24] = {
+        {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 4, 0, 0, 0, 6, 7, 8, 0, 0, 0},
+        {2, 3, 4, 4, 4, 4, 2, 3, 4, 4, 4, 4, 2, 3, 4, 4, 4, 4, 6, 7, 8, 8, 8, 8},
+        {10, 11, 12, 11, 10, 9, 6, 7, 8, 7, 6, 5, 2, 3, 4, 3, 2, 1, 6, 7, 8, 7, 6, 5},
+        {6, 7, 8, 8, 7, 6, 2, 3, 4, 4, 3, 2, 2, 3, 4, 4, 3, 2, 6, 7, 8, 8, 7, 6}};
+    float y[40];
+    const uint64_t d58[2] = {5, 8}, d12[2] = {1, 2}, d46[2] = {4, 6};
+    for (int mode = 0; mode < 4; mode++) {
+        for (int v = 0; v < 2; v++) {
+            pad_case k = {v ? "opset12" : "opset1", mode, 2, {3, 4}, {0, 1}, {2, 3}, 0.0f, 0};
+            pad_run(&k, data, y, d58);
+            assert_memory_equal(y, pos[mode], sizeof pos[mode]);
+        }
+        /* negative pads [-1, -1] / [-1, -1]: [[6, 7]] in every mode */
+        pad_case n = {"opset12", mode, 2, {3, 4}, {-1, -1}, {-1, -1}, 0.0f, 0};
+        pad_run(&n, data, y, d12);
+        assert_true(y[0] == 6.0f && y[1] == 7.0f);
+        pad_case m = {"opset12", mode, 2, {3, 4}, {2, -1}, {-1, 3}, 0.0f, 0};
+        pad_run(&m, data, y, d46);
+        assert_memory_equal(y, mixed[mode], sizeof mixed[mode]);
+    }
+    /* pad-12.rst's layer examples: [1,3,32,40] padded [0,5,2,1] / [1,0,3,7] with 15.0
+     * is [2,8,37,48]; [2,3,32,40] with [0,-2,-8,1] / [-1,4,-6,7] is [1,5,18,48] */
+    pad_case l1 = {"opset12", 0, 4, {1, 3, 32, 40}, {0, 5, 2, 1}, {1, 0, 3, 7}, 15.0f, 1};
+    pad_check(&l1, "pad-12.rst constant example");
+    pad_case l2 = {"opset12", 0, 4, {2, 3, 32, 40}, {0, -2, -8, 1}, {-1, 4, -6, 7}, 15.0f, 1};
+    pad_check(&l2, "pad-12.rst positive and negative pads");
+    pad_case l3 = {"opset1", 1, 4, {1, 3, 32, 40}, {0, 5, 2, 1}, {1, 0, 3, 7}, 0.0f, 0};
+    pad_check(&l3, "pad-1.rst edge example");
+}
+
+static void test_pad_random_cases_every_mode(void **state)
+{
+    (void)state;
+    uint32_t r = 4242;
+#define RND(n) ((int)((r = r * 1103515245u + 12345u) >> 16) % (n))
+    for (int t = 0; t < 240; t++) {
+        pad_case k;
+        memset(&k, 0, sizeof k);
+        k.ver = RND(2) ? "opset12" : "opset1";
+        k.mode = t % 4;
+        k.rank = 1 + RND(4);
+        for (int a = 0; a < k.rank; a++) {
+            int64_t d = 1 + RND(5);
+            if (k.mode == 2 && d < 2)
+                d = 2;
+            k.d[a] = d;
+            /* constant and edge: any pad, also larger than the axis; reflect up to
+             * d - 1, symmetric up to d; negative pads crop (sometimes everything) */
+            int64_t hi = k.mode == 2 ? d - 1 : k.mode == 3 ? d : 2 * d + 2;
+            k.pb[a] = RND((int)(hi + d + 1)) - d;
+            k.pe[a] = RND((int)(hi + d + 1)) - d;
+        }
+        k.with_value = RND(2);
+        k.value = (float)(RND(200) - 100) / 8.0f;
+        char what[48];
+        snprintf(what, sizeof what, "random pad %d (%s)", t, pad_mode_names[k.mode]);
+        pad_check(&k, what);
+    }
+#undef RND
+}
+
+static void test_pad_value_types_and_a_computed_value(void **state)
+{
+    (void)state;
+    /* the pad value as a Parameter: -0 and NaN keep their bits */
+    const float x[4] = {1, 2, 3, 4};
+    float y[8];
+    const int64_t pb[2] = {1, 0}, pe[2] = {0, 1};
+    one_op o = {"Pad", "opset12", "pad_mode=\"constant\"", {"f32", "FP32", "2,2", NULL, 0},
+                {{"i64", "I64", "2", pb, 16}, {"i64", "I64", "2", pe, 16}, {"f32", "FP32", "", NULL, 0}}, 3};
+    const uint64_t d33[2] = {3, 3};
+    float vals[2] = {-0.0f, NAN};
+    for (int k = 0; k < 2; k++) {
+        float yy[9];
+        void *args[3] = {(void *)(uintptr_t)x, &vals[k], yy};
+        one_op_run(&o, args, 2, d33);
+        const int inside[9] = {0, 0, 0, 1, 1, 0, 1, 1, 0};
+        for (int i = 0, j = 0; i < 9; i++) {
+            if (inside[i])
+                assert_true(yy[i] == x[j++]);
+            else
+                assert_memory_equal(&yy[i], &vals[k], sizeof(float));
+        }
+    }
+    /* i32 data, i32 pads and pad value; u8 data with edge mode ignores a 4th input */
+    const int32_t xi[3] = {7, -8, 9}, pbi[1] = {2}, pei[1] = {1}, vi[1] = {-5};
+    int32_t yi[6];
+    one_op oi = {"Pad", "opset12", "pad_mode=\"constant\"", {"i32", "I32", "3", NULL, 0},
+                 {{"i32", "I32", "1", pbi, 4}, {"i32", "I32", "1", pei, 4}, {"i32", "I32", "", vi, 4}}, 3};
+    void *argi[2] = {(void *)(uintptr_t)xi, yi};
+    const uint64_t d6[1] = {6};
+    one_op_run(&oi, argi, 1, d6);
+    const int32_t want_i[6] = {-5, -5, 7, -8, 9, -5};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(yi[i], want_i[i]);
+    const uint8_t xu[3] = {200, 1, 2};
+    uint8_t yu[6];
+    one_op ou = {"Pad", "opset1", "pad_mode=\"edge\"", {"u8", "U8", "3", NULL, 0},
+                 {{"i32", "I32", "1", pbi, 4}, {"i32", "I32", "1", pei, 4}, {"f32", "FP32", "", x, 4}}, 3};
+    void *argu[2] = {(void *)(uintptr_t)xu, yu};
+    one_op_run(&ou, argu, 1, d6);
+    const uint8_t want_u[6] = {200, 200, 200, 1, 2, 2};
+    assert_memory_equal(yu, want_u, 6);
+    /* no pad_mode attribute: constant, zeros; a fully cropped axis gives an empty output */
+    const int64_t crop_b[2] = {0, -3}, crop_e[2] = {0, -3};
+    one_op e = {"Pad", "opset12", NULL, {"f32", "FP32", "2,2", NULL, 0},
+                {{"i64", "I64", "2", crop_b, 16}, {"i64", "I64", "2", crop_e, 16}}, 2};
+    void *arge[2] = {(void *)(uintptr_t)x, y};
+    const uint64_t d20[2] = {2, 0};
+    one_op_run(&e, arge, 2, d20);
+}
+
+static void test_pad_refusals_name_the_layer(void **state)
+{
+    (void)state;
+    const int64_t p2[2] = {0, 2}, z2[2] = {0, 0}, p3[2] = {0, 3}, p1[1] = {1};
+    one_op o = {"Pad", "opset12", "pad_mode=\"reflect\"", {"f32", "FP32", "3,2", NULL, 0},
+                {{"i64", "I64", "2", p2, 16}, {"i64", "I64", "2", z2, 16}}, 2};
+    one_op_fail(&o, "REFLECT padding mode requires that 'pads_begin[D]' and 'pads_end[D]' must be not "
+                    "greater than 'data_shape[D] - 1'");
+    o.data = "pad_mode=\"symmetric\"";
+    o.more[0].data = p3;
+    one_op_fail(&o, "SYMMETRIC padding mode requires that 'pads_begin[D]' and 'pads_end[D]' must be "
+                    "not greater than 'data_shape[D]'");
+    o.data = "pad_mode=\"reflect\"";
+    o.x.shape = "3,1";
+    o.more[0] = (xin){"i64", "I64", "2", p2, 16};
+    one_op_fail(&o, "REFLECT padding mode requires an input of dimension of at least 2");
+    o.data = "pad_mode=\"edge\"";
+    o.x.shape = "3,0";
+    one_op_fail(&o, "EDGE padding mode requires an input of dimension of at least 1");
+    o.x.shape = "3,2";
+    o.data = "pad_mode=\"wrap\"";
+    one_op_fail(&o, "attribute pad_mode=\"wrap\" is not one of constant, edge, reflect, symmetric");
+    o.data = NULL;
+    o.more[0] = (xin){"i64", "I64", "1", p1, 8};
+    one_op_fail(&o, "length of pads_begin mismatches with rank of input, expect 2, but got 1");
+    const float fp[2] = {0, 0};
+    o.more[0] = (xin){"f32", "FP32", "2", fp, 8};
+    one_op_fail(&o, "pads_begin must be an integral number, but is: FP32");
+    o.more[0] = (xin){"i64", "I64", "2", NULL, 0};
+    one_op_fail(&o, "input 1 (pads_begin) must be a constant");
+    o.more[0] = (xin){"i64", "I64", "2", z2, 16};
+    o.more[2] = (xin){"f32", "FP32", "1", fp, 4};
+    o.n_more = 3;
+    one_op_fail(&o, "Argument for padding value is not a scalar.");
+    const int64_t v64 = 1;
+    o.more[2] = (xin){"i64", "I64", "", &v64, 8};
+    one_op_fail(&o, "Argument element types do not match (input arg element type: FP32, arg_pad "
+                    "element type: I64).");
+}
+
 /* ---- concurrency ------------------------------------------------------------------------ */
 
 #include <pthread.h>
@@ -2981,6 +3228,10 @@ int main(void)
         cmocka_unit_test_setup(test_slice_spec_examples_and_negative_steps, default_profile),
         cmocka_unit_test_setup(test_slice_random_cases_follow_python_slicing, default_profile),
         cmocka_unit_test_setup(test_slice_refusals_name_the_layer, default_profile),
+        cmocka_unit_test_setup(test_pad_spec_examples_every_mode, default_profile),
+        cmocka_unit_test_setup(test_pad_random_cases_every_mode, default_profile),
+        cmocka_unit_test_setup(test_pad_value_types_and_a_computed_value, default_profile),
+        cmocka_unit_test_setup(test_pad_refusals_name_the_layer, default_profile),
         cmocka_unit_test_setup(test_concurrent_runs_on_one_plan, default_profile),
         cmocka_unit_test_setup(test_every_corpus_ir_compiles_or_names_the_problem, default_profile),
     };
