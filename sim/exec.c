@@ -220,7 +220,7 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
     case SIM_S_CONVERT:
         return s->in_count == 1 && sim_prec_size(s->prec) && numel_of(x) == numel_of(y);
     case SIM_S_UNARY:
-        return s->in_count == 1 && s->sub <= SIM_UN_NEG && numel_of(x) == numel_of(y);
+        return s->in_count == 1 && s->sub <= SIM_UN_LAST && numel_of(x) == numel_of(y);
     case SIM_S_CLAMP:
         return s->in_count == 1 && numel_of(x) == numel_of(y);
     case SIM_S_SOFTMAX:
@@ -228,7 +228,7 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
     case SIM_S_BINARY: {
         int64_t d[SIM_MAX_RANK];
         int r;
-        if (s->in_count != 2 || s->sub > SIM_BIN_MIN ||
+        if (s->in_count != 2 || s->sub > SIM_BIN_LAST ||
             !broadcast_dims(x->d, x->rank, in[1]->d, in[1]->rank, d, &r) || r != y->rank)
             return 0;
         for (int i = 0; i < r; i++)
@@ -297,6 +297,25 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
         for (int i = 0; i < x->rank; i++)
             if (i != s->axis && x->d[i] != y->d[i])
                 return 0;
+        return 1;
+    }
+    case SIM_S_SLICE_STEP: {
+        if (s->in_count != 1 || x->rank != y->rank || s->axis < 0 || s->axis >= x->rank)
+            return 0;
+        for (int i = 0; i < x->rank; i++)
+            if (i != s->axis && x->d[i] != y->d[i])
+                return 0;
+        if (numel_of(y) == 0)     /* nothing is read */
+            return 1;
+        int64_t dim = x->d[s->axis], cnt = y->d[s->axis], first = s->start, step = s->strides[0];
+        if (first < 0 || first >= dim)
+            return 0;
+        /* the last index first + (cnt - 1) * step stays inside, without overflow */
+        uint64_t more = (uint64_t)(cnt - 1);
+        if (step > 0)
+            return more <= (uint64_t)(dim - 1 - first) / (uint64_t)step;
+        if (step < 0)
+            return step >= -dim && more <= (uint64_t)first / (uint64_t)(-step);
         return 1;
     }
     case SIM_S_GATHER: {
@@ -539,7 +558,10 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
         sim_k_convert(x, y, n, s->prec);
         break;
     case SIM_S_UNARY:
-        sim_k_unary((sim_unop)s->sub, x, y, n);
+        if (s->round_prec)   /* integer element type: Erf and Log differ */
+            sim_k_unary_int((sim_unop)s->sub, x, y, n);
+        else
+            sim_k_unary((sim_unop)s->sub, x, y, n);
         break;
     case SIM_S_CLAMP:
         sim_k_clamp(x, y, n, s->lo, s->hi);
@@ -604,6 +626,9 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
     }
     case SIM_S_SLICE:
         run_slice(xt, x, s, yt, y);
+        break;
+    case SIM_S_SLICE_STEP:
+        sim_k_slice_axis(x, &xs, s->axis, s->start, s->strides[0], y, yt->d[s->axis]);
         break;
     case SIM_S_GATHER:
         run_gather(xt, x, &p->tensors[ins[1]], tensor_ptr(p, arena, ins[1]), s, y);

@@ -7,7 +7,7 @@
  *   matmul        a packed, cache-blocked GEMM; batched MatMul on top of it
  *   convolution   im2col tiles fed to the same GEMM (1x1 reads x; depthwise direct)
  *   pooling       MaxPool / AvgPool, direct loops
- *   data movement reduce, transpose, concat
+ *   data movement reduce, transpose, strided slice, concat
  *   resampling    Interpolate (nearest, linear, linear_onnx)
  *
  * Everything is plain C: the inner loops run over contiguous memory so that the
@@ -368,6 +368,14 @@ static inline float op_mul(float p, float q) { return p * q; }
 static inline float op_div(float p, float q) { return p / q; }
 static inline float op_max(float p, float q) { return p > q ? p : q; }
 static inline float op_min(float p, float q) { return p < q ? p : q; }
+/* Swish-4 as OpenVINO's reference: -x * beta and exp in float, the division in
+ * double (1.0 + exp promotes), rounded once. */
+static inline float op_swish(float p, float q)
+{
+    return (float)((double)p / (1.0 + (double)expf(-p * q)));
+}
+static inline float op_pow(float p, float q) { return powf(p, q); }
+static inline float op_prelu(float p, float q) { return p < 0.0f ? p * q : p; }
 
 #define BIN_LOOP(F)                                                                \
     do {                                                                           \
@@ -387,6 +395,9 @@ static void bin_run(sim_binop op, const float *a, int sa, const float *b, int sb
     case SIM_BIN_DIV: BIN_LOOP(op_div); break;
     case SIM_BIN_MAX: BIN_LOOP(op_max); break;
     case SIM_BIN_MIN: BIN_LOOP(op_min); break;
+    case SIM_BIN_SWISH: BIN_LOOP(op_swish); break;
+    case SIM_BIN_POW: BIN_LOOP(op_pow); break;
+    case SIM_BIN_PRELU: BIN_LOOP(op_prelu); break;
     }
 }
 
@@ -457,8 +468,37 @@ static float sigmoid1(float x)
 
 static inline float op_relu(float v) { return v > 0.0f ? v : 0.0f; }
 
+/* min(max(x + 3, 0), 6) with std::max / std::min's comparisons, so NaN stays NaN. */
+static inline float relu6_shift(float v)
+{
+    float t = v + 3.0f;
+    t = t < 0.0f ? 0.0f : t;
+    return 6.0f < t ? 6.0f : t;
+}
+
+static inline float op_hswish(float v) { return v * relu6_shift(v) / 6.0f; }
+static inline float op_hsigmoid(float v) { return relu6_shift(v) / 6.0f; }
+
+static float mish1(float v)
+{
+    return v * tanhf(logf(expf(v) + 1.0f));
+}
+
+static float gelu_erf1(float v)
+{
+    double x = v;
+    return (float)(0.5 * x * (1.0 + erf(x / sqrt(2.0))));
+}
+
+static float gelu_tanh1(float v, double sqpi)
+{
+    double x = v;
+    return (float)(0.5 * x * (1.0 + tanh(sqpi * (x + 0.044715 * pow(x, 3.0)))));
+}
+
 void sim_k_unary(sim_unop op, const float *x, float *y, size_t n)
 {
+    const double sqpi = sqrt(2.0 / (atan(1.0) * 4.0));   /* Gelu tanh: sqrt(2 / pi) */
     size_t i;
     switch (op) {
     case SIM_UN_RELU:    EW_LOOP(n, op_relu(x[k_])); break;
@@ -468,6 +508,24 @@ void sim_k_unary(sim_unop op, const float *x, float *y, size_t n)
     case SIM_UN_SQRT:    for (i = 0; i < n; i++) y[i] = sqrtf(x[i]); break;
     case SIM_UN_ABS:     EW_LOOP(n, fabsf(x[k_])); break;
     case SIM_UN_NEG:     EW_LOOP(n, -x[k_]); break;
+    case SIM_UN_HSWISH:  EW_LOOP(n, op_hswish(x[k_])); break;
+    case SIM_UN_HSIGMOID: EW_LOOP(n, op_hsigmoid(x[k_])); break;
+    case SIM_UN_MISH:    for (i = 0; i < n; i++) y[i] = mish1(x[i]); break;
+    case SIM_UN_GELU_ERF: for (i = 0; i < n; i++) y[i] = gelu_erf1(x[i]); break;
+    case SIM_UN_GELU_TANH: for (i = 0; i < n; i++) y[i] = gelu_tanh1(x[i], sqpi); break;
+    case SIM_UN_ERF:     for (i = 0; i < n; i++) y[i] = erff(x[i]); break;
+    case SIM_UN_LOG:     for (i = 0; i < n; i++) y[i] = logf(x[i]); break;
+    case SIM_UN_FLOOR:   EW_LOOP(n, floorf(x[k_])); break;
+    }
+}
+
+void sim_k_unary_int(sim_unop op, const float *x, float *y, size_t n)
+{
+    size_t i;
+    switch (op) {
+    case SIM_UN_ERF:     for (i = 0; i < n; i++) y[i] = (float)round(erf((double)x[i])); break;
+    case SIM_UN_LOG:     for (i = 0; i < n; i++) y[i] = (float)trunc(log((double)x[i])); break;
+    default:             sim_k_unary(op, x, y, n); break;
     }
 }
 
@@ -1173,6 +1231,27 @@ void sim_k_transpose(const float *x, const sim_shape *xs, const int *perm, float
                 break;
             off -= st[i] * (size_t)dim[i];
             idx[i] = 0;
+        }
+    }
+}
+
+void sim_k_slice_axis(const float *x, const sim_shape *xs, int axis, int64_t start, int64_t step,
+                      float *y, int64_t count)
+{
+    size_t outer = prod_range(xs->d, 0, axis), inner = prod_range(xs->d, axis + 1, xs->rank);
+    size_t dim = (size_t)xs->d[axis], n = (size_t)count;
+    if (!inner || !n)
+        return;
+    for (size_t o = 0; o < outer; o++) {
+        const float *xo = x + o * dim * inner;
+        float *yo = y + o * n * inner;
+        int64_t j = start;
+        if (inner == 1) {
+            for (size_t k = 0; k < n; k++, j += step)
+                yo[k] = xo[j];
+        } else {
+            for (size_t k = 0; k < n; k++, j += step)
+                memcpy(yo + k * inner, xo + (size_t)j * inner, inner * sizeof(float));
         }
     }
 }

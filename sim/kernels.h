@@ -36,20 +36,38 @@ void sim_k_convert(const float *x, float *y, size_t n, uint32_t prec);
 
 /* ---- elementwise -------------------------------------------------------- */
 typedef enum sim_binop {
-    SIM_BIN_ADD, SIM_BIN_SUB, SIM_BIN_MUL, SIM_BIN_DIV, SIM_BIN_MAX, SIM_BIN_MIN
+    SIM_BIN_ADD, SIM_BIN_SUB, SIM_BIN_MUL, SIM_BIN_DIV, SIM_BIN_MAX, SIM_BIN_MIN,
+    SIM_BIN_SWISH,  /* Swish-4, b = beta: a / (1 + exp(-a * b)), exp in float, the rest in double */
+    SIM_BIN_POW,    /* Power-1: powf(a, b) */
+    SIM_BIN_PRELU   /* PRelu-1, b = slope: a < 0 ? a * b : a */
 } sim_binop;
+#define SIM_BIN_LAST SIM_BIN_PRELU
 
 /* numpy broadcasting: shapes are right-aligned, each dim equal or 1.
  * `ys` is the broadcast shape. */
 void sim_k_binary(sim_binop op, const float *a, const sim_shape *as, const float *b,
                   const sim_shape *bs, float *y, const sim_shape *ys);
 
+/* The activations compute what OpenVINO's reference computes for f32 (the
+ * reference evaluates f16/bf16 through f32), in the same precision:
+ * HSwish x * min(max(x + 3, 0), 6) / 6 and HSigmoid min(max(x + 3, 0), 6) / 6 in
+ * float; Mish x * tanh(log(exp(x) + 1)) in float; Gelu erf 0.5 * x * (1 + erf(x /
+ * sqrt 2)) and tanh 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) in
+ * double, rounded once; Erf, Log and Floor with the float functions. */
 typedef enum sim_unop {
-    SIM_UN_RELU, SIM_UN_SIGMOID, SIM_UN_TANH, SIM_UN_EXP, SIM_UN_SQRT, SIM_UN_ABS, SIM_UN_NEG
+    SIM_UN_RELU, SIM_UN_SIGMOID, SIM_UN_TANH, SIM_UN_EXP, SIM_UN_SQRT, SIM_UN_ABS, SIM_UN_NEG,
+    SIM_UN_HSWISH, SIM_UN_HSIGMOID, SIM_UN_MISH, SIM_UN_GELU_ERF, SIM_UN_GELU_TANH, SIM_UN_ERF,
+    SIM_UN_LOG, SIM_UN_FLOOR
 } sim_unop;
+#define SIM_UN_LAST SIM_UN_FLOOR
 
 /* y may alias x. */
 void sim_k_unary(sim_unop op, const float *x, float *y, size_t n);
+/* The same for tensors of an integer element type, whose values are integral:
+ * OpenVINO's reference computes Erf as round(erf(x)) and Log as log(x) in double,
+ * truncated by the cast, for them; here both are integral before the caller
+ * converts the result to the type. Others as sim_k_unary. */
+void sim_k_unary_int(sim_unop op, const float *x, float *y, size_t n);
 void sim_k_clamp(const float *x, float *y, size_t n, float lo, float hi); /* y may alias x */
 
 /* Softmax along `axis` (0 <= axis < s->rank), numerically stable (max subtracted). */
@@ -106,6 +124,12 @@ void sim_k_reduce(int mean, const float *x, const sim_shape *xs, uint32_t axes_m
 
 /* y = transpose(x, perm); ys[i] = xs[perm[i]]. */
 void sim_k_transpose(const float *x, const sim_shape *xs, const int *perm, float *y);
+
+/* Strided slice along one axis: y has xs's shape with `count` at `axis`, and
+ * y[..., k, ...] = x[..., start + k * step, ...]. step may be negative (reversed)
+ * or 0 (one index repeated); the caller guarantees every index is inside x. */
+void sim_k_slice_axis(const float *x, const sim_shape *xs, int axis, int64_t start, int64_t step,
+                      float *y, int64_t count);
 
 /* Concatenates n inputs along `axis`; all other dims equal. */
 void sim_k_concat(const float *const *xs, const sim_shape *shapes, int n, int axis,

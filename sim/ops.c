@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,7 @@ static int emit(cc *c, layer *L, sim_step *s, cval **ins, int n_in, uint32_t et,
     for (int i = 0; i < n_in; i++)
         c->step_inputs[c->n_step_inputs + (uint32_t)i] = ins[i]->tensor;
     if (sim_prec_is_integer(et) && s->op != SIM_S_CONVERT && s->op != SIM_S_SLICE &&
+        s->op != SIM_S_SLICE_STEP &&
         s->op != SIM_S_GATHER && s->op != SIM_S_TRANSPOSE && s->op != SIM_S_CONCAT)
         s->round_prec = et;
     int fold = all_const && n <= MAX_FOLD_FLOATS;
@@ -376,6 +378,9 @@ static int attr_et(cc *c, layer *L, const char *name, uint32_t *out)
 }
 
 /* ==== ops: handlers ======================================================= */
+
+static int attr_enum(cc *c, layer *L, const char *name, const char *const *names, int n, int dflt,
+                     int *out);
 
 typedef int (*op_fn)(cc *c, layer *L, int opset, int sub);
 
@@ -600,6 +605,96 @@ static int op_unary(cc *c, layer *L, int opset, int sub)
     return emit(c, L, &s, &x, 1, x->et, x->rank, x->d, &L->val[0]);
 }
 
+static int is_float_et(uint32_t et)
+{
+    return et == SIM_P_FP32 || et == SIM_P_FP16 || et == SIM_P_BF16;
+}
+
+/* A constant of the given shape with every element `v` (pool, zero-padded slot). */
+static int const_fill(cc *c, layer *L, uint32_t et, int rank, const int64_t *d, float v, cval *out)
+{
+    uint64_t n, off;
+    if (!numel_of(rank, d, &n) || n > MAX_FOLD_FLOATS)
+        return sim_lerr(c, L, "constant block of %" PRIu64 " elements is too large", n);
+    if (!pool_alloc(c, n, &off))
+        return sim_nomem(c);
+    for (uint64_t i = 0; i < n; i++)
+        c->pool[off + i] = v;
+    memset(out, 0, sizeof *out);
+    out->set = 1;
+    out->et = et;
+    out->rank = rank;
+    for (int i = 0; i < rank; i++)
+        out->d[i] = d[i];
+    out->tensor = add_tensor(c, SIM_T_CONST, off, et, rank, d);
+    return out->tensor == NO_TENSOR ? sim_nomem(c) : SIM_OK;
+}
+
+/* Erf, Log, Floor (opset1): any numeric element type. Integer tensors follow
+ * OpenVINO's reference for integral T (sim_k_unary_int). */
+static int op_arith_unary(cc *c, layer *L, int opset, int sub)
+{
+    int rc = need_ports(c, L, 1, 1, 1);
+    if (rc)
+        return rc;
+    if (input(c, L, 0)->et == SIM_P_BOOL)
+        return sim_lerr(c, L, "%s: arguments cannot have boolean element type", L->type);
+    return op_unary(c, L, opset, sub);
+}
+
+static const char *const gelu_modes[] = {"erf", "tanh"};
+
+/* HSwish-4, HSigmoid-5, Mish-4, Gelu-2 and Gelu-7: floating-point element types
+ * (OpenVINO evaluates them through f32 only). Gelu-7 reads approximation_mode
+ * (default erf); Gelu-2 is always erf. */
+static int op_float_unary(cc *c, layer *L, int opset, int sub)
+{
+    int rc = need_ports(c, L, 1, 1, 1);
+    if (rc)
+        return rc;
+    cval *x = input(c, L, 0);
+    if (!is_float_et(x->et))
+        return sim_lerr(c, L, "%s of element type %s is not supported: the input must be f32, f16 "
+                          "or bf16", L->type, sim_prec_name(x->et));
+    if (sub == SIM_UN_GELU_ERF && opset >= 7) {
+        int mode;
+        if ((rc = attr_enum(c, L, "approximation_mode", gelu_modes, 2, 0, &mode)))
+            return rc;
+        if (mode == 1)
+            sub = SIM_UN_GELU_TANH;
+    }
+    return op_unary(c, L, opset, sub);
+}
+
+/* Swish-4: x / (1 + exp(-x * beta)), beta a scalar input of x's type (1 when absent). */
+static int op_swish(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 1, 2, 1);
+    if (rc)
+        return rc;
+    cval *x = input(c, L, 0), one, *beta = &one;
+    if (!is_float_et(x->et))
+        return sim_lerr(c, L, "Swish input tensor must be floating point type(%s).", sim_prec_name(x->et));
+    if (L->n_in == 2) {
+        beta = input(c, L, 1);
+        if (beta->et != x->et)
+            return sim_lerr(c, L, "Swish inputs must have the same type but they are: %s and %s",
+                            sim_prec_name(x->et), sim_prec_name(beta->et));
+        if (beta->rank != 0)
+            return sim_lerr(c, L, "Swish input with beta must be scalar but it has rank: %d", beta->rank);
+    } else if ((rc = const_fill(c, L, x->et, 0, NULL, 1.0f, &one))) {
+        return rc;
+    }
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.op = SIM_S_BINARY;
+    s.sub = SIM_BIN_SWISH;
+    cval *ins[2] = {x, beta};
+    return emit(c, L, &s, ins, 2, x->et, x->rank, x->d, &L->val[0]);
+}
+
 static int op_clamp(cc *c, layer *L, int opset, int sub)
 {
     (void)opset;
@@ -663,6 +758,57 @@ static int op_binary(cc *c, layer *L, int opset, int sub)
     s.op = SIM_S_BINARY;
     s.sub = (uint32_t)sub;
     return emit(c, L, &s, in, 2, in[0]->et, rank, d, &L->val[0]);
+}
+
+/* PRelu-1: a 1-D slope whose length equals the channel dim (axis 1, or 0 for
+ * 1-D data) applies per channel; any other slope broadcasts numpy-style. The
+ * result has the data's shape. */
+static int op_prelu(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 2, 2, 1);
+    if (rc)
+        return rc;
+    cval *x = input(c, L, 0), *slope = input(c, L, 1), s2 = *slope;
+    if (!is_float_et(x->et))
+        return sim_lerr(c, L, "PRelu of element type %s is not supported: the data must be f32, f16 "
+                          "or bf16", sim_prec_name(x->et));
+    if (slope->et != x->et)
+        return sim_lerr(c, L, "PRelu slope type %s differs from the data type %s",
+                        sim_prec_name(slope->et), sim_prec_name(x->et));
+    int ch = x->rank > 1 ? 1 : 0, per_channel = 0;
+    if (slope->rank == 1 && x->rank >= 1 && x->d[ch] == slope->d[0]) {
+        int64_t d[SIM_MAX_RANK];
+        for (int i = 0; i < x->rank; i++)
+            d[i] = i == ch ? slope->d[0] : 1;
+        if ((rc = alias(c, slope, slope->et, x->rank, d, &s2)))
+            return rc;
+        per_channel = 1;
+    }
+    int64_t d[SIM_MAX_RANK];
+    int rank, same = 0;
+    if (broadcast(x, &s2, d, &rank)) {
+        same = rank == x->rank;
+        for (int i = 0; same && i < rank; i++)
+            same = d[i] == x->d[i];
+    }
+    if (!same) {
+        char a[160], b[160];
+        fmt_dims(a, sizeof a, x->rank, x->d);
+        fmt_dims(b, sizeof b, slope->rank, slope->d);
+        return sim_lerr(c, L, "PRelu slope %s does not broadcast onto the data %s", b, a);
+    }
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.op = SIM_S_BINARY;
+    s.sub = SIM_BIN_PRELU;
+    cval *ins[2] = {x, &s2};
+    if ((rc = emit(c, L, &s, ins, 2, x->et, x->rank, x->d, &L->val[0])))
+        return rc;
+    if (!per_channel)   /* keep a materialized constant for other consumers */
+        slope->tensor = s2.tensor;
+    return SIM_OK;
 }
 
 static int op_softmax(cc *c, layer *L, int opset, int sub)
@@ -1237,6 +1383,487 @@ static int op_gather(cc *c, layer *L, int opset, int sub)
     return emit(c, L, &s, ins, 2, x->et, rank, d, &L->val[0]);
 }
 
+/* ---- slicing --------------------------------------------------------------- */
+
+#define SLICE_MAX_INDICES 32   /* begin/end/stride entries: real axes, new axes, an ellipsis */
+
+/* An integer list attribute ("1,0,1"; absent or "" = no values). */
+static int attr_ints(cc *c, layer *L, const char *name, int64_t *out, int max, int *n)
+{
+    char buf[512];
+    *n = 0;
+    if (!attr_str(L, name, buf, sizeof buf) || !*sim_skip_ws(buf))
+        return SIM_OK;
+    const char *p = buf;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char tok[64];
+        int64_t v;
+        if (*n >= max)
+            return sim_lerr(c, L, "attribute %s=\"%s\" has more than %d values", name, buf, max);
+        if (len >= sizeof tok)
+            return sim_lerr(c, L, "attribute %s=\"%s\" is not a list of integers", name, buf);
+        memcpy(tok, p, len);
+        tok[len] = '\0';
+        if (!sim_parse_i64(tok, &v))
+            return sim_lerr(c, L, "attribute %s=\"%s\" is not a list of integers", name, buf);
+        out[(*n)++] = v;
+        if (!e)
+            return SIM_OK;
+        p = e + 1;
+    }
+}
+
+/* A 1-D constant index input of an integer type (begin/end/strides, start/stop/step/axes). */
+static int index_input(cc *c, layer *L, int i, const char *what, int64_t *out, int max, int *n)
+{
+    cval *v = input(c, L, i);
+    if (!sim_prec_is_integer(v->et) || v->et == SIM_P_BOOL)
+        return sim_lerr(c, L, "%s input type must be integer, but is: %s", what, sim_prec_name(v->et));
+    if (v->rank != 1)
+        return sim_lerr(c, L, "%s input must be a 1D tensor (has rank: %d)", what, v->rank);
+    return const_ints(c, L, i, out, max, n, what);
+}
+
+/* `count` indices start, start + step, ... along `axis` of *cur, all inside (the
+ * caller computed them). A full axis is the value itself; a step of 1 (or a
+ * single index) is a plain SLICE. */
+static int slice_axis(cc *c, layer *L, const cval *cur, int axis, int64_t start, int64_t step,
+                      int64_t count, cval *out)
+{
+    if (start == 0 && step == 1 && count == cur->d[axis]) {
+        *out = *cur;
+        return SIM_OK;
+    }
+    if (count <= 1)
+        step = 1;
+    if (count == 0)
+        start = 0;
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.axis = axis;
+    s.start = start;
+    if (step == 1) {
+        s.op = SIM_S_SLICE;
+    } else {
+        s.op = SIM_S_SLICE_STEP;
+        s.strides[0] = step;
+    }
+    int64_t d[SIM_MAX_RANK];
+    memcpy(d, cur->d, sizeof d);
+    d[axis] = count;
+    cval in = *cur, *ins[1] = {&in};
+    return emit(c, L, &s, ins, 1, cur->et, cur->rank, d, out);
+}
+
+/* Per input axis: the first index, the step and the count that survive. */
+typedef struct axis_cut {
+    int64_t start, step, count;
+} axis_cut;
+
+/* Applies the cuts axis by axis to x, then gives the result the shape `od`. */
+static int apply_cuts(cc *c, layer *L, cval *x, const axis_cut *cut, int orank, const int64_t *od)
+{
+    int rc = materialize(c, x);
+    if (rc)
+        return rc;
+    cval cur = *x;
+    for (int a = 0; a < x->rank; a++) {
+        cval next;
+        if ((rc = slice_axis(c, L, &cur, a, cut[a].start, cut[a].step, cut[a].count, &next)))
+            return rc;
+        cur = next;
+    }
+    return alias(c, &cur, x->et, orank, od, &L->val[0]);
+}
+
+static const char *const ss_masks[5] = {"begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask",
+                                        "ellipsis_mask"};
+enum { SS_BEGIN, SS_END, SS_NEW, SS_SHRINK, SS_ELLIPSIS };
+
+/* StridedSlice-1 (data, begin, end[, strides]) with constant begin/end/strides:
+ * the output shape as OpenVINO's shape inference gives it, the indices as its
+ * slice plan (make_slice_plan) picks them. */
+static int op_strided_slice(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 3, 4, 1);
+    if (rc)
+        return rc;
+    int64_t mask[5][SLICE_MAX_INDICES];
+    int mlen[5], size = -1;
+    for (int k = 0; k < 5; k++) {
+        if ((rc = attr_ints(c, L, ss_masks[k], mask[k], SLICE_MAX_INDICES, &mlen[k])))
+            return rc;
+        for (int i = 0; i < mlen[k]; i++)
+            if (mask[k][i] != 0 && mask[k][i] != 1)
+                return sim_lerr(c, L, "All masks of StridedSlice must have be 0 or 1 (%s)", ss_masks[k]);
+        if (mlen[k] && size >= 0 && mlen[k] != size)
+            return sim_lerr(c, L, "All masks of StridedSlice must have the same size (%s has %d, "
+                              "another %d)", ss_masks[k], mlen[k], size);
+        if (mlen[k])
+            size = mlen[k];
+    }
+    int64_t begin[SLICE_MAX_INDICES], end[SLICE_MAX_INDICES], stride[SLICE_MAX_INDICES];
+    int nb, ne, ns;
+    if ((rc = index_input(c, L, 1, "Begin", begin, SLICE_MAX_INDICES, &nb)) ||
+        (rc = index_input(c, L, 2, "End", end, SLICE_MAX_INDICES, &ne)))
+        return rc;
+    if (nb != ne)
+        return sim_lerr(c, L, "Begin and end need to have same number of values.");
+    if (L->n_in == 4) {
+        if ((rc = index_input(c, L, 3, "Strides", stride, SLICE_MAX_INDICES, &ns)))
+            return rc;
+        if (ns != nb)
+            return sim_lerr(c, L, "Stride needs to have same number of values as begin and end.");
+    } else {
+        for (int i = 0; i < nb; i++)
+            stride[i] = 1;
+    }
+    /* the bits that matter: positions 0..nb-1, missing ones 0 */
+#define SS_BIT(k, i) ((i) < mlen[k] && mask[k][i] == 1)
+    int ellipses = 0, new_all = 0, real = 0, has_ellipsis = 0;
+    for (int i = 0; i < mlen[SS_ELLIPSIS]; i++)
+        ellipses += mask[SS_ELLIPSIS][i] == 1;
+    for (int i = 0; i < mlen[SS_NEW]; i++)
+        new_all += mask[SS_NEW][i] == 1;
+    if (ellipses > 1)
+        return sim_lerr(c, L, "At most one ellipsis is allowed.");
+    for (int i = 0; i < nb; i++) {
+        if (SS_BIT(SS_ELLIPSIS, i)) {
+            if (SS_BIT(SS_NEW, i) || SS_BIT(SS_SHRINK, i))
+                return sim_lerr(c, L, "StridedSlice index %d sets ellipsis_mask together with %s, "
+                                  "which OpenVINO's shape inference and its slice plan read "
+                                  "differently; not supported by the sim compiler", i,
+                                SS_BIT(SS_NEW, i) ? "new_axis_mask" : "shrink_axis_mask");
+            has_ellipsis = 1;
+        } else if (!SS_BIT(SS_NEW, i)) {
+            real++;
+        }
+    }
+    cval *x = input(c, L, 0);
+    int rank = x->rank;
+    if (!has_ellipsis && rank + new_all < nb)
+        return sim_lerr(c, L, "Input rank plus number of new axis has to be at least the size of "
+                          "Lower and Upper bounds vector.");
+    if (real > rank)
+        return sim_lerr(c, L, "StridedSlice slices %d axes of a rank-%d input", real, rank);
+    axis_cut cut[SIM_MAX_RANK];
+    for (int a = 0; a < rank; a++) {
+        cut[a].start = 0;
+        cut[a].step = 1;
+        cut[a].count = x->d[a];
+    }
+    int64_t od[SIM_MAX_RANK * 4];
+    int orank = 0, j = 0;   /* j: the input axis */
+    for (int i = 0; i < nb; i++) {
+        if (SS_BIT(SS_ELLIPSIS, i)) {
+            for (int h = 0; h < rank - real; h++, j++)
+                od[orank++] = x->d[j];
+        } else if (SS_BIT(SS_NEW, i)) {
+            od[orank++] = 1;
+        } else if (SS_BIT(SS_SHRINK, i)) {
+            int64_t dim = x->d[j], b = begin[i];
+            if (b < -dim || b >= dim)
+                return sim_lerr(c, L, "shrink_axis_mask at index %d: begin %" PRId64 " is outside "
+                                  "[-%" PRId64 ", %" PRId64 ") of input axis %d", i, b, dim, dim, j);
+            cut[j].start = b < 0 ? b + dim : b;
+            cut[j].count = 1;
+            j++;
+        } else {
+            int64_t dim = x->d[j], st = stride[i], rev = st < 0;
+            if (st == 0)
+                return sim_lerr(c, L, "Stride must be non-zero (index %d)", i);
+            int64_t rb = begin[i], re = end[i];
+            if (SS_BIT(SS_BEGIN, i))
+                rb = rev ? dim - 1 : 0;
+            else if (rb < 0)
+                rb += dim;
+            rb = rb < dim - rev ? rb : dim - rev;
+            rb = rb > 0 ? rb : 0;
+            if (SS_BIT(SS_END, i))
+                re = rev ? -1 : dim;
+            else if (re < 0)
+                re += dim;
+            re = re < dim ? re : dim;
+            re = re > -rev ? re : -rev;
+            uint64_t mag = st < 0 ? (uint64_t)0 - (uint64_t)st : (uint64_t)st;
+            int64_t span = rev ? rb - re : re - rb, cnt = 0;
+            if (span > 0 && dim > 0)
+                cnt = (int64_t)((uint64_t)(span - 1) / mag + 1);
+            cut[j].start = rb;
+            cut[j].step = st;
+            cut[j].count = cnt;
+            od[orank++] = cnt;
+            j++;
+        }
+        if (orank > SIM_MAX_RANK)
+            break;
+    }
+#undef SS_BIT
+    for (; j < rank && orank <= SIM_MAX_RANK; j++)
+        od[orank++] = x->d[j];
+    if (orank > SIM_MAX_RANK)
+        return sim_lerr(c, L, "StridedSlice result rank exceeds %d", SIM_MAX_RANK);
+    return apply_cuts(c, L, x, cut, orank, od);
+}
+
+static const char *const slice_inputs[4] = {"start", "stop", "step", "axes"};
+
+/* Slice-8 (data, start, stop, step[, axes]) with constant indices: python
+ * slicing per axis, the count as OpenVINO's shape inference computes it. */
+static int op_slice(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 4, 5, 1);
+    if (rc)
+        return rc;
+    cval *x = input(c, L, 0);
+    int rank = x->rank;
+    if (rank < 1)
+        return sim_lerr(c, L, "Slice `data` input can't be a scalar.");
+    int64_t v[4][SIM_MAX_RANK];
+    int n[4] = {0, 0, 0, 0};
+    for (int i = 1; i < L->n_in; i++) {
+        cval *in = input(c, L, i);
+        char what[32];
+        snprintf(what, sizeof what, "Slice `%s`", slice_inputs[i - 1]);
+        if (in->rank == 1 && in->d[0] > rank)
+            return sim_lerr(c, L, "Slice `%s` input dim size can't be bigger than `data` rank.",
+                            slice_inputs[i - 1]);
+        if ((rc = index_input(c, L, i, what, v[i - 1], SIM_MAX_RANK, &n[i - 1])))
+            return rc;
+    }
+    if (n[1] != n[0] || n[2] != n[0])
+        return sim_lerr(c, L, "Slice `start`, `stop`, `step` inputs must have compatible shapes.");
+    if (L->n_in == 5 && n[3] != n[0])
+        return sim_lerr(c, L, "Slice `axes` input must have compatible shape with `start`, `stop`, "
+                          "`step` inputs.");
+    axis_cut cut[SIM_MAX_RANK];
+    int64_t od[SIM_MAX_RANK];
+    for (int a = 0; a < rank; a++) {
+        cut[a].start = 0;
+        cut[a].step = 1;
+        cut[a].count = od[a] = x->d[a];
+    }
+    uint32_t seen = 0;
+    for (int i = 0; i < n[0]; i++) {
+        int64_t axis = L->n_in == 5 ? v[3][i] : i;
+        if (axis < -rank || axis >= rank)
+            return sim_lerr(c, L, "Axis %" PRId64 " out of the tensor rank range [%d, %d].", axis,
+                            -rank, rank - 1);
+        if (axis < 0)
+            axis += rank;
+        if (seen & (1u << axis))
+            return sim_lerr(c, L, "Slice values in `axes` input must be unique.");
+        seen |= 1u << axis;
+        int64_t dim = x->d[axis], start = v[0][i], stop = v[1][i], step = v[2][i];
+        if (step == 0)
+            return sim_lerr(c, L, "Step must be non-zero");
+        /* slice::get_sliced_value for a static dim: normalize, clip, count */
+        int rev = step < 0;
+        int64_t lower_max = rev ? dim - 1 : dim, upper_min = rev ? -1 : 0;
+        int64_t lb = start < 0 ? start + dim : start, ub = stop < 0 ? stop + dim : stop;
+        lb = lb > 0 ? lb : 0;
+        lb = lb < lower_max ? lb : lower_max;
+        ub = ub > upper_min ? ub : upper_min;
+        ub = ub < dim ? ub : dim;
+        int64_t cnt = rev ? (ub - lb < 0 ? ub - lb : 0) : (ub - lb > 0 ? ub - lb : 0);
+        if (step == -1) {
+            cnt = -cnt;
+        } else if (cnt != 0 && step != 1) {
+            cnt += rev ? 1 : -1;
+            cnt /= step;
+            cnt++;
+        }
+        cut[axis].start = lb;
+        cut[axis].step = step;
+        cut[axis].count = od[axis] = cnt;
+    }
+    return apply_cuts(c, L, x, cut, rank, od);
+}
+
+/* ---- Pad ------------------------------------------------------------------- */
+
+static int const_floats(cc *c, layer *L, int i, float *out, int max, int *count, const char *what);
+
+static const char *const pad_modes[] = {"constant", "edge", "reflect", "symmetric"};
+enum { PAD_CONSTANT, PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC };
+
+/* The pads_begin / pads_end input: a 1-D integer constant with one value per axis. */
+static int pad_input(cc *c, layer *L, int i, const char *what, int rank, int64_t *out)
+{
+    cval *v = input(c, L, i);
+    int n;
+    if (!sim_prec_is_integer(v->et) || v->et == SIM_P_BOOL)
+        return sim_lerr(c, L, "%s must be an integral number, but is: %s", what, sim_prec_name(v->et));
+    if (v->rank != 1)
+        return sim_lerr(c, L, "Argument for %s is not 1D.", what);
+    if (v->d[0] != rank)
+        return sim_lerr(c, L, "length of %s mismatches with rank of input, expect %d, but got %" PRId64,
+                        what, rank, v->d[0]);
+    int rc = const_ints(c, L, i, out, SIM_MAX_RANK, &n, what);
+    for (int a = 0; !rc && a < rank; a++)
+        if (out[a] > ((int64_t)1 << 40) || out[a] < -((int64_t)1 << 40))
+            rc = sim_lerr(c, L, "%s[%d] = %" PRId64 " is too large", what, a, out[a]);
+    return rc;
+}
+
+/* The `count` padding elements of one side along `axis`: the pad value (constant
+ * mode), or the input indices start, start + step, ... (edge: step 0; reflect and
+ * symmetric: step -1). */
+static int pad_part(cc *c, layer *L, const cval *cur, int axis, int mode, const float *value,
+                    cval *value_in, int64_t start, int64_t step, int64_t count, cval *out)
+{
+    if (mode != PAD_CONSTANT)
+        return slice_axis(c, L, cur, axis, start, step, count, out);
+    int64_t d[SIM_MAX_RANK];
+    memcpy(d, cur->d, sizeof d);
+    d[axis] = count;
+    if (value)
+        return const_fill(c, L, cur->et, cur->rank, d, *value, out);
+    /* a computed pad value: max(-inf, v) is v for every v, NaN and -0 included */
+    cval block;
+    int rc = const_fill(c, L, cur->et, cur->rank, d, -INFINITY, &block);
+    if (rc)
+        return rc;
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.op = SIM_S_BINARY;
+    s.sub = SIM_BIN_MAX;
+    cval *ins[2] = {&block, value_in};
+    return emit(c, L, &s, ins, 2, cur->et, cur->rank, d, out);
+}
+
+/* Pad-1 and Pad-12 (data, pads_begin, pads_end[, pad_value]) with constant pads:
+ * each padded axis becomes [begin part, the kept (possibly cropped) input, end
+ * part] joined by Concat, axis after axis; the parts are the pad value or
+ * strided slices of the input, the indices OpenVINO's reference maps each output
+ * coordinate to. Negative pads crop (Pad-12; OpenVINO's Pad-1 code too). */
+static int op_pad(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = need_ports(c, L, 3, 4, 1);
+    int mode;
+    if (rc || (rc = attr_enum(c, L, "pad_mode", pad_modes, 4, PAD_CONSTANT, &mode)))
+        return rc;
+    cval *x = input(c, L, 0), *value_in = NULL;
+    int rank = x->rank;
+    float value = 0.0f;
+    int value_known = 1;
+    if (mode == PAD_CONSTANT && L->n_in == 4) {
+        value_in = input(c, L, 3);
+        if (value_in->rank != 0)
+            return sim_lerr(c, L, "Argument for padding value is not a scalar.");
+        if (value_in->et != x->et)
+            return sim_lerr(c, L, "Argument element types do not match (input arg element type: %s, "
+                              "arg_pad element type: %s).", sim_prec_name(x->et),
+                            sim_prec_name(value_in->et));
+        if (is_const(c, value_in)) {
+            int n;
+            if ((rc = const_floats(c, L, 3, &value, 1, &n, "pad_value")))
+                return rc;
+        } else {
+            value_known = 0;
+        }
+    }
+    int64_t pb[SIM_MAX_RANK], pe[SIM_MAX_RANK], od[SIM_MAX_RANK];
+    if ((rc = pad_input(c, L, 1, "pads_begin", rank, pb)) || (rc = pad_input(c, L, 2, "pads_end", rank, pe)))
+        return rc;
+    for (int a = 0; a < rank; a++) {
+        int64_t dim = x->d[a];
+        if ((pb[a] > 0 || pe[a] > 0) && mode == PAD_EDGE && dim < 1)
+            return sim_lerr(c, L, "EDGE padding mode requires an input of dimension of at least 1 at "
+                              "each spatial axis (axis %d).", a);
+        if ((pb[a] > 0 || pe[a] > 0) && mode == PAD_REFLECT && dim < 2)
+            return sim_lerr(c, L, "REFLECT padding mode requires an input of dimension of at least 2 at "
+                              "each spatial axis (axis %d).", a);
+        if (mode == PAD_REFLECT && (pb[a] >= dim || pe[a] >= dim))
+            return sim_lerr(c, L, "REFLECT padding mode requires that 'pads_begin[D]' and 'pads_end[D]' "
+                              "must be not greater than 'data_shape[D] - 1' (axis %d: %" PRId64 ", %"
+                              PRId64 ", dim %" PRId64 ").", a, pb[a], pe[a], dim);
+        if (mode == PAD_SYMMETRIC && (pb[a] > dim || pe[a] > dim))
+            return sim_lerr(c, L, "SYMMETRIC padding mode requires that 'pads_begin[D]' and "
+                              "'pads_end[D]' must be not greater than 'data_shape[D]' (axis %d: %"
+                              PRId64 ", %" PRId64 ", dim %" PRId64 ").", a, pb[a], pe[a], dim);
+        od[a] = dim + pb[a] + pe[a];
+        if (od[a] < 0)   /* the spec: max(pads_begin + dim + pads_end, 0) */
+            od[a] = 0;
+    }
+    uint64_t total;
+    if (!numel_of(rank, od, &total))
+        return sim_lerr(c, L, "output is too large");
+    if (total == 0) {   /* nothing to compute */
+        cval *v = &L->val[0];
+        memset(v, 0, sizeof *v);
+        v->set = 1;
+        v->et = x->et;
+        v->rank = rank;
+        memcpy(v->d, od, sizeof od);
+        v->tensor = add_arena(c, x->et, rank, od);
+        return v->tensor == NO_TENSOR ? sim_nomem(c) : SIM_OK;
+    }
+    if ((rc = materialize(c, x)))
+        return rc;
+    cval cur = *x;
+    for (int a = 0; a < rank; a++) {
+        if (!pb[a] && !pe[a])
+            continue;
+        int64_t dim = cur.d[a], out = od[a];
+        int64_t n_begin = pb[a] < 0 ? 0 : pb[a] < out ? pb[a] : out;
+        int64_t lo = pb[a] > 0 ? pb[a] : 0, hi = pb[a] + dim < out ? pb[a] + dim : out;
+        int64_t n_mid = hi > lo ? hi - lo : 0, n_end = out - n_begin - n_mid;
+        int64_t cc0 = n_begin + n_mid - pb[a];   /* the first end coordinate (>= dim) */
+        cval parts[3], *ins[3];
+        int n = 0;
+        const float *val = mode == PAD_CONSTANT && value_known ? &value : NULL;
+        if (n_begin) {
+            int64_t start = mode == PAD_EDGE ? 0 : mode == PAD_REFLECT ? pb[a] : pb[a] - 1;
+            if ((rc = pad_part(c, L, &cur, a, mode, val, value_in, start, mode == PAD_EDGE ? 0 : -1,
+                               n_begin, &parts[n])))
+                return rc;
+            ins[n] = &parts[n];
+            n++;
+        }
+        if (n_mid) {
+            if ((rc = slice_axis(c, L, &cur, a, pb[a] < 0 ? -pb[a] : 0, 1, n_mid, &parts[n])))
+                return rc;
+            ins[n] = &parts[n];
+            n++;
+        }
+        if (n_end) {
+            int64_t start = mode == PAD_EDGE      ? dim - 1
+                            : mode == PAD_REFLECT ? 2 * dim - 2 - cc0
+                                                  : 2 * dim - 1 - cc0;
+            if ((rc = pad_part(c, L, &cur, a, mode, val, value_in, start, mode == PAD_EDGE ? 0 : -1,
+                               n_end, &parts[n])))
+                return rc;
+            ins[n] = &parts[n];
+            n++;
+        }
+        if (n == 1) {
+            cur = parts[0];
+            continue;
+        }
+        int64_t d[SIM_MAX_RANK];
+        memcpy(d, cur.d, sizeof d);
+        d[a] = out;
+        sim_step s;
+        memset(&s, 0, sizeof s);
+        s.op = SIM_S_CONCAT;
+        s.axis = a;
+        cval next;
+        if ((rc = emit(c, L, &s, ins, n, cur.et, cur.rank, d, &next)))
+            return rc;
+        cur = next;
+    }
+    return alias(c, &cur, x->et, rank, od, &L->val[0]);
+}
+
 /* Float contents of a constant input (Interpolate scales). */
 static int const_floats(cc *c, layer *L, int i, float *out, int max, int *count, const char *what)
 {
@@ -1248,7 +1875,7 @@ static int const_floats(cc *c, layer *L, int i, float *out, int max, int *count,
         return sim_lerr(c, L, "input %d (%s) must be a scalar or 1-D with at most %d values", i, what, max);
     for (uint64_t k = 0; k < n; k++) {
         if (v->tensor == NO_TENSOR) {
-            uint8_t tmp[4];
+            uint8_t tmp[8];
             uint32_t esz = sim_prec_size(v->raw_et);
             memcpy(tmp, v->raw + k * esz, esz);
             sim_cvt_to_f32(v->raw_et, tmp, &out[k], 1);
@@ -1652,6 +2279,8 @@ static const op_def ops[] = {
     {"Divide", 1, op_binary, SIM_BIN_DIV},
     {"Maximum", 1, op_binary, SIM_BIN_MAX},
     {"Minimum", 1, op_binary, SIM_BIN_MIN},
+    {"Power", 1, op_binary, SIM_BIN_POW},
+    {"PRelu", 1, op_prelu, 0},
     {"Relu", 1, op_unary, SIM_UN_RELU},
     {"Sigmoid", 1, op_unary, SIM_UN_SIGMOID},
     {"Tanh", 1, op_unary, SIM_UN_TANH},
@@ -1659,6 +2288,14 @@ static const op_def ops[] = {
     {"Sqrt", 1, op_unary, SIM_UN_SQRT},
     {"Abs", 1, op_unary, SIM_UN_ABS},
     {"Negative", 1, op_unary, SIM_UN_NEG},
+    {"Erf", 1, op_arith_unary, SIM_UN_ERF},
+    {"Log", 1, op_arith_unary, SIM_UN_LOG},
+    {"Floor", 1, op_arith_unary, SIM_UN_FLOOR},
+    {"Gelu", 2, op_float_unary, SIM_UN_GELU_ERF},
+    {"HSwish", 4, op_float_unary, SIM_UN_HSWISH},
+    {"Mish", 4, op_float_unary, SIM_UN_MISH},
+    {"Swish", 4, op_swish, 0},
+    {"HSigmoid", 5, op_float_unary, SIM_UN_HSIGMOID},
     {"Clamp", 1, op_clamp, 0},
     {"SoftMax", 1, op_softmax, 0},
     {"Convolution", 1, op_conv, 0},
@@ -1676,6 +2313,9 @@ static const op_def ops[] = {
     {"VariadicSplit", 1, op_split, 1},
     {"ShapeOf", 1, op_shape_of, 0},
     {"Gather", 1, op_gather, 0},
+    {"StridedSlice", 1, op_strided_slice, 0},
+    {"Pad", 1, op_pad, 0},
+    {"Slice", 8, op_slice, 0},
     {"Interpolate", 4, op_interpolate, 0},
     {"ReadValue", 3, op_read_value, 0},
     {"Assign", 3, op_assign, 0},

@@ -49,8 +49,13 @@ typedef struct sim_tensor {
 typedef enum sim_step_op {
     SIM_S_CONVERT = 1, SIM_S_BINARY, SIM_S_UNARY, SIM_S_CLAMP, SIM_S_SOFTMAX, SIM_S_MATMUL,
     SIM_S_CONV, SIM_S_MAXPOOL, SIM_S_AVGPOOL, SIM_S_REDUCE, SIM_S_TRANSPOSE, SIM_S_CONCAT,
-    SIM_S_SLICE, SIM_S_GATHER, SIM_S_INTERPOLATE, SIM_S_OP_END
+    SIM_S_SLICE, SIM_S_GATHER, SIM_S_INTERPOLATE, SIM_S_SLICE_STEP, SIM_S_OP_END
 } sim_step_op;
+
+/* SLICE: y->d[axis] consecutive indices from `start` along `axis`.
+ * SLICE_STEP: y->d[axis] indices start, start + step, ... along `axis`, the step
+ * in strides[0] (negative reverses, 0 repeats one index); every index lies
+ * inside x (sim_step_check). Both copy and never round. */
 
 /* Interpolate: inputs are the (already padded) data and the scales of its axes
  * ([n_axes] f32, in the order of perm); its three modes are packed in `sub`

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1507,7 +1508,7 @@ static void test_query_lists_supported_layers(void **state)
     (void)state;
     ir m = {0};
     param(&m, 0, "x", "f32", "FP32", "1,4");
-    layer(&m, 1, "erf", "Erf", "opset1", NULL, "FP32:1,4", "FP32:1,4");
+    layer(&m, 1, "ein", "Einsum", "opset7", "equation=\"ij->ij\"", "FP32:1,4", "FP32:1,4");
     layer(&m, 2, "act", "Relu", "opset1", NULL, "FP32:1,4", "FP32:1,4");
     layer(&m, 3, "custom", "Template", "custom_opset", NULL, "FP32:1,4", "FP32:1,4");
     result(&m, 4, "y", "FP32:1,4");
@@ -1527,7 +1528,7 @@ static void test_query_lists_supported_layers(void **state)
     assert_int_equal(sim_plan_query_layers(pl, n, VER, NULL, 0, &needed, g_log, sizeof g_log), SIM_OK);
     assert_int_equal(needed, 8);
     /* compile names every unsupported layer */
-    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "layer 'erf' (id 1): unsupported op Erf-opset1");
+    expect_fail(pl, n, NULL, SIM_ERR_COMPILE, "layer 'ein' (id 1): unsupported op Einsum-opset7");
     assert_non_null(strstr(g_log, "layer 'custom' (id 3): unsupported op Template-custom_opset"));
     assert_int_equal(sim_plan_query_layers(pl, n, VER + 1, out, sizeof out, &needed, g_log, sizeof g_log),
                      SIM_ERR_VERSION);
@@ -1843,6 +1844,1117 @@ static void test_interpolate_refusals_name_the_layer_and_attribute(void **state)
     interp_fail(&c, "unsupported op Interpolate-opset3");
 }
 
+/* ---- one op from the spec ----------------------------------------------------------------- */
+/* IR v11 with one op under test: Parameter "x" (id 0) and the extra inputs (ids
+ * 1..: constants, or Parameters when they carry no bytes) feed layer "op" (id
+ * 10), whose output feeds Result "y" (id 11). The op's declared output dims are
+ * deliberately wrong ("9"): the compiler infers them. References in the tests
+ * below are host loops written from the op specifications' formulas. */
+
+typedef struct xin {
+    const char *et, *prec, *shape;   /* "f32", "FP32", "2,3" ("" = scalar) */
+    const void *data;                /* constant bytes, or NULL: a Parameter */
+    size_t size;
+} xin;
+
+typedef struct one_op {
+    const char *type, *ver, *data;   /* data: the <data> attributes or NULL */
+    xin x;                           /* input 0, always a Parameter */
+    xin more[5];
+    int n_more;
+} one_op;
+
+static char *one_op_xml(const one_op *o, buf *w)
+{
+    ir m = {0};
+    char ins[512], outs[64];
+    param(&m, 0, "x", o->x.et, o->x.prec, o->x.shape);
+    snprintf(ins, sizeof ins, "%s:%s", o->x.prec, o->x.shape);
+    edge(&m, 0, 0, 10, 0);
+    for (int i = 0; i < o->n_more; i++) {
+        const xin *in = &o->more[i];
+        char name[16];
+        snprintf(name, sizeof name, "in%d", i + 1);
+        if (in->data)
+            constant(&m, i + 1, name, in->et, in->prec, in->shape, wput(w, in->data, in->size), in->size);
+        else
+            param(&m, i + 1, name, in->et, in->prec, in->shape);
+        snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ";%s:%s", in->prec, in->shape);
+        edge(&m, i + 1, 0, 10, i + 1);
+    }
+    snprintf(outs, sizeof outs, "%s:9", o->x.prec);
+    layer(&m, 10, "op", o->type, o->ver, o->data, ins, outs);
+    result(&m, 11, "y", outs);
+    edge(&m, 10, 1 + o->n_more, 11, 0);
+    return ir_xml(&m, o->type);
+}
+
+/* Compiles (layout A), checks the output's rank and dims, runs with `args` (the
+ * Parameters in id order, then the output; buffers in the arguments' types),
+ * and round-trips the native blob. */
+static void one_op_run(const one_op *o, void **args, uint32_t rank, const uint64_t *dims)
+{
+    buf w = {0};
+    char *xml = one_op_xml(o, &w);
+    sim_plan *p = compile_xml(xml, &w, NULL);
+    uint32_t n = sim_plan_arg_count(p);
+    const sim_arg *out = arg(p, n - 1);
+    assert_int_equal(out->is_output, 1);
+    assert_dims(out, rank, dims);
+    assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
+    size_t size;
+    const uint8_t *blob = sim_plan_native(p, &size);
+    sim_plan *q = NULL;
+    assert_int_equal(sim_plan_import(blob, size, &q, g_log, sizeof g_log), SIM_OK);
+    sim_plan_destroy(q);
+    sim_plan_destroy(p);
+    free(xml);
+    free(w.s);
+}
+
+static void one_op_fail(const one_op *o, const char *needle)
+{
+    buf w = {0};
+    char *xml = one_op_xml(o, &w);
+    expect_xml_fail(xml, &w, SIM_ERR_COMPILE, needle);
+    if (!strstr(g_log, "layer 'op' (id 10)"))
+        fail_msg("the log does not name the layer: %s", g_log);
+    free(xml);
+    free(w.s);
+}
+
+/* ---- activations ---------------------------------------------------------------------------- */
+
+static double spec_act(const char *type, const char *mode, double x, double beta)
+{
+    const double pi = 3.14159265358979323846;
+    double r6 = x + 3 < 0 ? 0 : x + 3 > 6 ? 6 : x + 3;
+    if (!strcmp(type, "HSwish"))
+        return x * r6 / 6;
+    if (!strcmp(type, "HSigmoid"))
+        return r6 / 6;
+    if (!strcmp(type, "Mish"))
+        return x * tanh(log(1 + exp(x)));
+    if (!strcmp(type, "Gelu") && !strcmp(mode, "tanh"))
+        return 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x * x * x)));
+    if (!strcmp(type, "Gelu"))
+        return 0.5 * x * (1 + erf(x / sqrt(2)));
+    if (!strcmp(type, "Swish"))
+        return x / (1 + exp(-x * beta));
+    if (!strcmp(type, "Erf"))
+        return erf(x);
+    if (!strcmp(type, "Log"))
+        return log(x);
+    if (!strcmp(type, "Floor"))
+        return floor(x);
+    fail_msg("no formula for %s", type);
+    return 0;
+}
+
+static void test_activations_compile_and_run_as_specified(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *type, *ver, *data, *mode;
+    } cases[] = {
+        {"HSwish", "opset4", NULL, ""},
+        {"HSigmoid", "opset5", NULL, ""},
+        {"Mish", "opset4", NULL, ""},
+        {"Gelu", "opset2", NULL, "erf"},
+        {"Gelu", "opset2", "approximation_mode=\"tanh\"", "erf"},  /* Gelu-2 has no attribute */
+        {"Gelu", "opset7", NULL, "erf"},                           /* the default */
+        {"Gelu", "opset7", "approximation_mode=\"erf\"", "erf"},
+        {"Gelu", "opset7", "approximation_mode=\"tanh\"", "tanh"},
+        {"Gelu", "opset7", "approximation_mode=\"TANH\"", "tanh"}, /* enum names in any case */
+        {"Gelu", "opset13", "approximation_mode=\"tanh\"", "tanh"},
+        {"Swish", "opset4", NULL, ""},
+        {"Erf", "opset1", NULL, ""},
+        {"Log", "opset1", NULL, ""},
+        {"Floor", "opset1", NULL, ""},
+    };
+    float x[24], y[24];
+    for (int i = 0; i < 24; i++)
+        x[i] = (float)(i - 12) * 0.43f + 0.01f;
+    const uint64_t d234[3] = {2, 3, 4};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        one_op o = {cases[k].type, cases[k].ver, cases[k].data, {"f32", "FP32", "2,3,4", NULL, 0},
+                    {{0}}, 0};
+        float xin_[24];
+        for (int i = 0; i < 24; i++)   /* Log takes positive values */
+            xin_[i] = strcmp(cases[k].type, "Log") ? x[i] : fabsf(x[i]) + 0.25f;
+        void *args[2] = {xin_, y};
+        memset(y, 0, sizeof y);
+        one_op_run(&o, args, 3, d234);
+        for (int i = 0; i < 24; i++) {
+            double w = spec_act(cases[k].type, cases[k].mode, xin_[i], 1.0);
+            if (!(fabs(y[i] - w) <= 4 * FLT_EPSILON * (fabs(w) + fabs(xin_[i])) + 1e-30))
+                fail_msg("%s-%s (%s) of %.7g: got %.9g, expected %.9g", cases[k].type, cases[k].ver,
+                         cases[k].data ? cases[k].data : "", (double)xin_[i], (double)y[i], w);
+        }
+    }
+    /* Swish with beta: a constant, and a Parameter (a scalar of x's type) */
+    const float beta = 0.75f;
+    one_op sw = {"Swish", "opset4", NULL, {"f32", "FP32", "2,3,4", NULL, 0},
+                 {{"f32", "FP32", "", &beta, 4}}, 1};
+    void *args[3] = {x, y, NULL};
+    one_op_run(&sw, args, 3, d234);
+    for (int i = 0; i < 24; i++)
+        assert_true(fabs(y[i] - spec_act("Swish", "", x[i], 0.75)) <= 1e-6);
+    float beta_in = -2.0f;
+    sw.more[0].data = NULL;
+    void *args3[3] = {x, &beta_in, y};
+    one_op_run(&sw, args3, 3, d234);
+    for (int i = 0; i < 24; i++)
+        assert_true(fabs(y[i] - spec_act("Swish", "", x[i], -2.0)) <= 1e-5 * (1 + fabs(y[i])));
+
+    /* f16 in and out: the result is the f32 value rounded to f16 at the edge */
+    uint16_t xh[4], yh[4];
+    const float xv[4] = {-3.5f, -1.0f, 0.5f, 4.0f};
+    for (int i = 0; i < 4; i++)
+        xh[i] = sim_f32_to_f16(xv[i]);
+    one_op hf = {"HSwish", "opset4", NULL, {"f16", "FP16", "4", NULL, 0}, {{0}}, 0};
+    void *argh[2] = {xh, yh};
+    const uint64_t d4[1] = {4};
+    one_op_run(&hf, argh, 1, d4);
+    /* -3.5 * 0 / 6 is -0 in the reference as here */
+    const float hs[4] = {-0.0f, -1.0f / 3.0f, 0.5f * 3.5f / 6.0f, 4.0f};
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(yh[i], sim_f32_to_f16(hs[i]));
+}
+
+static void test_activations_on_integer_tensors(void **state)
+{
+    (void)state;
+    /* Erf, Log and Floor take integer tensors; OpenVINO's reference rounds Erf
+     * (round(erf(x))) and truncates Log (a cast of log(x)) */
+    const int32_t xi[6] = {0, 1, -1, 3, 7, 442413};
+    int32_t yi[6];
+    const uint64_t d6[1] = {6};
+    one_op e = {"Erf", "opset1", NULL, {"i32", "I32", "6", NULL, 0}, {{0}}, 0};
+    void *args[2] = {(void *)(uintptr_t)xi, yi};
+    one_op_run(&e, args, 1, d6);
+    const int32_t erf_want[6] = {0, 1, -1, 1, 1, 1};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(yi[i], erf_want[i]);
+    const int32_t xl[6] = {1, 2, 3, 7, 2981, 442413};
+    const int32_t log_want[6] = {0, 0, 1, 1, 8, 12};   /* e^8 = 2980.96, e^13 = 442413.39 */
+    args[0] = (void *)(uintptr_t)xl;
+    e.type = "Log";
+    one_op_run(&e, args, 1, d6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(yi[i], log_want[i]);
+    e.type = "Floor";
+    one_op_run(&e, args, 1, d6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(yi[i], xl[i]);
+}
+
+static void test_activation_refusals_name_the_layer(void **state)
+{
+    (void)state;
+    one_op o = {"Gelu", "opset7", NULL, {"i32", "I32", "4", NULL, 0}, {{0}}, 0};
+    one_op_fail(&o, "Gelu of element type I32 is not supported: the input must be f32, f16 or bf16");
+    o.type = "Mish";
+    o.ver = "opset4";
+    o.x = (xin){"i8", "I8", "4", NULL, 0};
+    one_op_fail(&o, "Mish of element type I8 is not supported");
+    o.type = "HSigmoid";
+    o.ver = "opset5";
+    one_op_fail(&o, "HSigmoid of element type I8 is not supported");
+    o.type = "Erf";
+    o.ver = "opset1";
+    o.x = (xin){"boolean", "BOOL", "4", NULL, 0};
+    one_op_fail(&o, "Erf: arguments cannot have boolean element type");
+    o.x = (xin){"f32", "FP32", "4", NULL, 0};
+    o.type = "Gelu";
+    o.ver = "opset7";
+    o.data = "approximation_mode=\"fast\"";
+    one_op_fail(&o, "attribute approximation_mode=\"fast\" is not one of erf, tanh");
+    /* ops newer than the layer's opset are other ops */
+    o.data = NULL;
+    o.type = "HSwish";
+    o.ver = "opset3";
+    one_op_fail(&o, "unsupported op HSwish-opset3");
+    o.type = "Gelu";
+    o.ver = "opset1";
+    one_op_fail(&o, "unsupported op Gelu-opset1");
+    /* Swish: beta is a scalar of x's type */
+    const float b1[1] = {1.0f};
+    one_op sw = {"Swish", "opset4", NULL, {"f32", "FP32", "4", NULL, 0},
+                 {{"f32", "FP32", "1", b1, 4}}, 1};
+    one_op_fail(&sw, "Swish input with beta must be scalar but it has rank: 1");
+    uint16_t bh = sim_f32_to_f16(1.0f);
+    sw.more[0] = (xin){"f16", "FP16", "", &bh, 2};
+    one_op_fail(&sw, "Swish inputs must have the same type but they are: FP32 and FP16");
+    sw.x = (xin){"i32", "I32", "4", NULL, 0};
+    sw.n_more = 0;
+    one_op_fail(&sw, "Swish input tensor must be floating point type(I32).");
+}
+
+/* ---- Power and PRelu ------------------------------------------------------------------------ */
+
+static void test_power_broadcasts_numpy_style_and_truncates_integers(void **state)
+{
+    (void)state;
+    /* power-1.rst example 2: [8,1,6,1] ^ [7,1,5] -> [8,7,6,5] */
+    float x[48], e[35], y[8 * 7 * 6 * 5];
+    for (int i = 0; i < 48; i++)
+        x[i] = 0.25f + 0.05f * (float)i;
+    for (int i = 0; i < 35; i++)
+        e[i] = -2.0f + 0.125f * (float)i;
+    one_op o = {"Power", "opset1", NULL, {"f32", "FP32", "8,1,6,1", NULL, 0},
+                {{"f32", "FP32", "7,1,5", e, sizeof e}}, 1};
+    void *args[2] = {x, y};
+    const uint64_t d8765[4] = {8, 7, 6, 5};
+    one_op_run(&o, args, 4, d8765);
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 7; b++)
+            for (int c = 0; c < 6; c++)
+                for (int d = 0; d < 5; d++) {
+                    double w = pow(x[a * 6 + c], e[b * 5 + d]);
+                    float g = y[((a * 7 + b) * 6 + c) * 5 + d];
+                    if (!(fabs(g - w) <= 2 * FLT_EPSILON * fabs(w)))
+                        fail_msg("power [%d,%d,%d,%d]: got %.9g, expected %.9g", a, b, c, d, (double)g, w);
+                }
+    /* the exponent as a Parameter, auto_broadcast none with equal shapes */
+    float b2[48];
+    for (int i = 0; i < 48; i++)
+        b2[i] = (float)(i % 4);
+    one_op n = {"Power", "opset1", "auto_broadcast=\"none\"", {"f32", "FP32", "8,1,6,1", NULL, 0},
+                {{"f32", "FP32", "8,1,6,1", NULL, 0}}, 1};
+    void *args2[3] = {x, b2, y};
+    const uint64_t d8161[4] = {8, 1, 6, 1};
+    one_op_run(&n, args2, 4, d8161);
+    for (int i = 0; i < 48; i++)
+        assert_true(fabs(y[i] - pow(x[i], b2[i])) <= 2 * FLT_EPSILON * pow(x[i], b2[i]));
+    n.more[0].shape = "8,1,6";
+    one_op_fail(&n, "auto_broadcast=none needs equal shapes, got [8,1,6,1] and [8,1,6]");
+    /* i32: std::pow in double, then the cast truncates: 2^-1 = 0, (-2)^3 = -8 */
+    const int32_t xi[5] = {2, 3, -2, 2, 0}, ei[5] = {10, 2, 3, -1, 0};
+    int32_t yi[5];
+    one_op pi = {"Power", "opset1", NULL, {"i32", "I32", "5", NULL, 0},
+                 {{"i32", "I32", "5", ei, sizeof ei}}, 1};
+    void *argi[2] = {(void *)(uintptr_t)xi, yi};
+    const uint64_t d5[1] = {5};
+    one_op_run(&pi, argi, 1, d5);
+    const int32_t want_i[5] = {1024, 9, -8, 0, 1};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(yi[i], want_i[i]);
+}
+
+/* PRelu(x) = x if x >= 0 else slope * x (prelu-1.rst), slope picked per element by
+ * the index function. */
+static float spec_prelu(float x, float slope)
+{
+    return x >= 0 ? x : slope * x;
+}
+
+static void test_prelu_slope_is_per_channel_or_numpy(void **state)
+{
+    (void)state;
+    float x[2 * 3 * 3], y[2 * 3 * 3];
+    for (int i = 0; i < 18; i++)
+        x[i] = (float)(i % 5) - 2.5f + 0.125f * (float)i;
+    /* data [2,3,3], slope [3]: the channel rule (axis 1) wins over numpy (last axis) */
+    const float sl[3] = {0.1f, 0.2f, 0.3f};
+    one_op o = {"PRelu", "opset1", NULL, {"f32", "FP32", "2,3,3", NULL, 0},
+                {{"f32", "FP32", "3", sl, sizeof sl}}, 1};
+    void *args[2] = {x, y};
+    const uint64_t d233[3] = {2, 3, 3};
+    one_op_run(&o, args, 3, d233);
+    for (int n = 0; n < 2; n++)
+        for (int c = 0; c < 3; c++)
+            for (int k = 0; k < 3; k++) {
+                int i = (n * 3 + c) * 3 + k;
+                assert_true(y[i] == spec_prelu(x[i], sl[c]));
+            }
+    /* slope [1,3] is numpy: it runs along the last axis */
+    o.more[0].shape = "1,3";
+    one_op_run(&o, args, 3, d233);
+    for (int i = 0; i < 18; i++)
+        assert_true(y[i] == spec_prelu(x[i], sl[i % 3]));
+    /* 1-D data: the channel is axis 0; a one-element slope broadcasts */
+    o.x.shape = "3";
+    o.more[0].shape = "3";
+    const uint64_t d3[1] = {3};
+    one_op_run(&o, args, 1, d3);
+    for (int i = 0; i < 3; i++)
+        assert_true(y[i] == spec_prelu(x[i], sl[i]));
+    o.x.shape = "2,3,3";
+    o.more[0].shape = "1";
+    o.more[0].size = 4;
+    one_op_run(&o, args, 3, d233);
+    for (int i = 0; i < 18; i++)
+        assert_true(y[i] == spec_prelu(x[i], sl[0]));
+    /* NCHW with a Parameter slope [C] */
+    float x4[1 * 3 * 2 * 2], y4[12], s4[3] = {-1.0f, 0.0f, 2.0f};
+    for (int i = 0; i < 12; i++)
+        x4[i] = (float)i - 6.0f;
+    one_op p = {"PRelu", "opset1", NULL, {"f32", "FP32", "1,3,2,2", NULL, 0},
+                {{"f32", "FP32", "3", NULL, 0}}, 1};
+    void *args4[3] = {x4, s4, y4};
+    const uint64_t d1322[4] = {1, 3, 2, 2};
+    one_op_run(&p, args4, 4, d1322);
+    for (int i = 0; i < 12; i++)
+        assert_true(y4[i] == spec_prelu(x4[i], s4[i / 4]));
+    /* refusals */
+    const float sl4[4] = {0};
+    o.more[0] = (xin){"f32", "FP32", "4", sl4, sizeof sl4};
+    one_op_fail(&o, "PRelu slope [4] does not broadcast onto the data [2,3,3]");
+    const float big[6] = {0};
+    o.more[0] = (xin){"f32", "FP32", "2,1,3,1", big, sizeof big};
+    one_op_fail(&o, "PRelu slope [2,1,3,1] does not broadcast onto the data [2,3,3]");
+    one_op pi = {"PRelu", "opset1", NULL, {"i32", "I32", "3", NULL, 0},
+                 {{"i32", "I32", "3", sl4, 12}}, 1};
+    one_op_fail(&pi, "PRelu of element type I32 is not supported");
+}
+
+/* ---- StridedSlice and Slice ------------------------------------------------------------------ */
+/* The references walk the slicing loop of the specs (strided-slice-1.rst,
+ * slice-8.rst: python's data[start:stop:step]) index by index, after the
+ * negative-value adjustment and the clamping rules the specs give. Where the
+ * specs' text and examples disagree with OpenVINO's code, the code is followed
+ * and the case says so (docs/driver-compat.md lists them). */
+
+enum { SS_MAXM = 12 };
+
+typedef struct ss_case {
+    int rank;
+    int64_t d[8];
+    int m;                             /* entries of begin/end/stride and of every mask */
+    int64_t begin[SS_MAXM], end[SS_MAXM], stride[SS_MAXM];
+    int bm[SS_MAXM], em[SS_MAXM], nm[SS_MAXM], sm[SS_MAXM], el[SS_MAXM];
+} ss_case;
+
+/* Per input axis the indices taken (idx[a][0..len[a])), and the output dims. */
+static void ref_strided_slice(const ss_case *k, int64_t idx[8][64], int *len, int64_t *od, int *orank)
+{
+    int newsum = 0, j = 0;
+    for (int i = 0; i < k->m; i++)
+        newsum += k->nm[i];
+    for (int a = 0; a < k->rank; a++) {
+        len[a] = (int)k->d[a];
+        for (int v = 0; v < len[a]; v++)
+            idx[a][v] = v;
+    }
+    *orank = 0;
+    for (int i = 0; i < k->m; i++) {
+        if (k->el[i]) {
+            int hidden = k->rank - (k->m - newsum - 1);
+            for (int h = 0; h < hidden; h++, j++)
+                od[(*orank)++] = k->d[j];
+        } else if (k->nm[i]) {
+            od[(*orank)++] = 1;
+        } else if (k->sm[i]) {
+            int64_t b = k->begin[i];
+            idx[j][0] = b < 0 ? b + k->d[j] : b;
+            len[j++] = 1;
+        } else {
+            int64_t dim = k->d[j], st = k->stride[i], b, e;
+            if (k->bm[i])
+                b = st > 0 ? 0 : dim - 1;
+            else
+                b = k->begin[i] < 0 ? k->begin[i] + dim : k->begin[i];
+            if (k->em[i])
+                e = st > 0 ? dim : -1;   /* the spec says 0 for a reverse stride; the code -1 */
+            else
+                e = k->end[i] < 0 ? k->end[i] + dim : k->end[i];
+            if (st > 0) {
+                b = b < 0 ? 0 : b > dim ? dim : b;
+                e = e < 0 ? 0 : e > dim ? dim : e;
+            } else {
+                b = b < 0 ? 0 : b >= dim ? dim - 1 : b;
+                e = e < 0 ? -1 : e > dim ? dim : e;
+            }
+            int n = 0;
+            for (int64_t v = b; st > 0 ? v < e : v > e; v += st)
+                idx[j][n++] = v;
+            len[j++] = n;
+            od[(*orank)++] = n;
+        }
+    }
+    for (; j < k->rank; j++)
+        od[(*orank)++] = k->d[j];
+}
+
+static void mask_text(char *out, size_t cap, const int *mask, int m)
+{
+    out[0] = '\0';
+    for (int i = 0; i < m; i++)
+        snprintf(out + strlen(out), cap - strlen(out), i ? ",%d" : "%d", mask[i]);
+}
+
+static void dims_text(char *out, size_t cap, const int64_t *d, int rank)
+{
+    out[0] = '\0';
+    for (int i = 0; i < rank; i++)
+        snprintf(out + strlen(out), cap - strlen(out), i ? ",%lld" : "%lld", (long long)d[i]);
+}
+
+/* The IR of one StridedSlice case (begin/end/stride as i64 constants). */
+static void ss_op(const ss_case *k, one_op *o, char *data, size_t cap, char *xshape, char *mshape)
+{
+    char b[64], e[64], n[64], s[64], l[64];
+    mask_text(b, sizeof b, k->bm, k->m);
+    mask_text(e, sizeof e, k->em, k->m);
+    mask_text(n, sizeof n, k->nm, k->m);
+    mask_text(s, sizeof s, k->sm, k->m);
+    mask_text(l, sizeof l, k->el, k->m);
+    snprintf(data, cap, "begin_mask=\"%s\" end_mask=\"%s\" new_axis_mask=\"%s\" shrink_axis_mask=\"%s\" "
+             "ellipsis_mask=\"%s\"", b, e, n, s, l);
+    dims_text(xshape, 64, k->d, k->rank);
+    snprintf(mshape, 16, "%d", k->m);
+    one_op t = {"StridedSlice", "opset1", data, {"f32", "FP32", xshape, NULL, 0},
+                {{"i64", "I64", mshape, k->begin, 8 * (size_t)k->m},
+                 {"i64", "I64", mshape, k->end, 8 * (size_t)k->m},
+                 {"i64", "I64", mshape, k->stride, 8 * (size_t)k->m}}, 3};
+    *o = t;
+}
+
+/* Compiles and runs one case on x = 0, 1, 2, ... and compares with the reference. */
+static void ss_check(const ss_case *k, const char *what)
+{
+    static int64_t idx[8][64];
+    int len[8], orank;
+    int64_t od[16];
+    ref_strided_slice(k, idx, len, od, &orank);
+    size_t nx = 1, ny = 1;
+    for (int a = 0; a < k->rank; a++) {
+        nx *= (size_t)k->d[a];
+        ny *= (size_t)len[a];
+    }
+    float *x = malloc((nx ? nx : 1) * sizeof(float)), *y = malloc((ny ? ny : 1) * sizeof(float));
+    assert_true(x && y);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (float)i;
+    one_op o;
+    char data[512], xshape[64], mshape[16];
+    ss_op(k, &o, data, sizeof data, xshape, mshape);
+    uint64_t odu[16];
+    for (int i = 0; i < orank; i++)
+        odu[i] = (uint64_t)od[i];
+    void *args[2] = {x, y};
+    one_op_run(&o, args, (uint32_t)orank, odu);
+    /* walk the taken indices in row-major order */
+    int cur[8] = {0};
+    for (size_t i = 0; i < ny; i++) {
+        size_t off = 0;
+        for (int a = 0; a < k->rank; a++)
+            off = off * (size_t)k->d[a] + (size_t)idx[a][cur[a]];
+        if (y[i] != x[off])
+            fail_msg("%s: element %zu is %g, expected x[%zu]", what, i, (double)y[i], off);
+        for (int a = k->rank - 1; a >= 0; a--) {
+            if (++cur[a] < len[a])
+                break;
+            cur[a] = 0;
+        }
+    }
+    free(x);
+    free(y);
+}
+
+static void test_strided_slice_spec_examples(void **state)
+{
+    (void)state;
+    /* array[0:4, 1:4, 0:4:2, 1:4:2, 3:0:-1, 3:0:-2] on 4^6: 4,3,2,2,3,2 (the spec's
+     * listing says 4 for 3:0:-1, but its end is exclusive: 3, 2, 1) */
+    ss_case a = {6, {4, 4, 4, 4, 4, 4}, 6, {0, 1, 0, 1, 3, 3}, {4, 4, 4, 4, 0, 0},
+                 {1, 1, 2, 2, -1, -2}, {0}, {0}, {0}, {0}, {0}};
+    ss_check(&a, "6-D strides");
+    /* clamping, array[2:3, 2:1:-1] on [2,2] after clamping: both empty (the spec's
+     * comment keeps index 2, which a length-2 axis does not have) */
+    ss_case b = {2, {2, 2}, 2, {1234, 2}, {1234, 4321}, {1, -1}, {0}, {0}, {0}, {0}, {0}};
+    ss_check(&b, "clamping");
+    /* array[0:2, 0:2, 0:-1] on [2,3,4] */
+    ss_case c = {3, {2, 3, 4}, 3, {0, 0, 0}, {2, 2, -1}, {1, 1, 1}, {0}, {0}, {0}, {0}, {0}};
+    ss_check(&c, "negative end");
+    /* array[1:, :, ::-1] on [2,3,4] with begin_mask 0,1,1 end_mask 1,1,1: OpenVINO's
+     * code reverses the whole last axis (4; the spec's text stops before index 0) */
+    ss_case d = {3, {2, 3, 4}, 3, {1, 1, 123}, {0, 0, 2}, {1, 1, -1}, {0, 1, 1}, {1, 1, 1}, {0},
+                 {0}, {0}};
+    ss_check(&d, "begin and end masks");
+    /* array[np.newaxis, 0:2, np.newaxis, 0:4] on [2,4]: new axes ignore their values */
+    ss_case e = {2, {2, 4}, 4, {1234, 0, -1, 0}, {1234, 2, 9876, 4}, {132, 1, 241, 1}, {0}, {0},
+                 {1, 0, 1, 0}, {0}, {0}};
+    ss_check(&e, "new axes");
+    /* array[0:1, 0, 0:3, 0:4, 0:2] on [1,2,3,4,2]: the shrunk axis goes */
+    ss_case f = {5, {1, 2, 3, 4, 2}, 5, {0, 1, 0, 0, 0}, {1, 0, 3, 4, 2}, {1, 1, 1, 1, 1}, {0}, {0},
+                 {0}, {0, 1, 0, 0, 0}, {0}};
+    ss_check(&f, "shrink");
+    /* array[0:2, ..., 0:5] on [3,2,2,2,6]: the ellipsis covers 3 axes, its values unused */
+    ss_case g = {5, {3, 2, 2, 2, 6}, 3, {0, 0, 0}, {2, 0, 5}, {1, -1, 1}, {0}, {0}, {0}, {0},
+                 {0, 1, 0}};
+    ss_check(&g, "ellipsis");
+    /* array[2:, ..., np.newaxis, :10] on [6,2,2,2,12] with masks of unequal length
+     * in the spec (here padded): 4,2,2,2,1,5 */
+    ss_case h = {5, {6, 2, 2, 2, 12}, 4, {2, 1, 10, 10}, {123, 1, 10, 5}, {1, -1, 1, 1},
+                 {0, 0, 1, 1}, {1, 1, 0, 0}, {0, 0, 1, 0}, {0}, {0, 1, 0, 0}};
+    ss_check(&h, "ellipsis and new axis");
+    /* fewer indices than axes: an implicit ellipsis at the end; reverse with step 3 */
+    ss_case i = {3, {5, 2, 3}, 1, {-1}, {-7}, {-3}, {0}, {0}, {0}, {0}, {0}};
+    ss_check(&i, "implicit ellipsis");
+    /* shrink with a negative begin, on every axis: a scalar */
+    ss_case j = {2, {3, 4}, 2, {-1, -4}, {0, 0}, {1, 1}, {0}, {0}, {0}, {1, 1}, {0}};
+    ss_check(&j, "to a scalar");
+}
+
+static void test_strided_slice_random_cases_follow_the_spec(void **state)
+{
+    (void)state;
+    uint32_t r = 12345;
+#define RND(n) ((int)((r = r * 1103515245u + 12345u) >> 16) % (n))
+    for (int t = 0; t < 250; t++) {
+        ss_case k;
+        memset(&k, 0, sizeof k);
+        k.rank = 1 + RND(4);
+        for (int a = 0; a < k.rank; a++)
+            k.d[a] = 1 + RND(5);
+        /* kinds: 0 plain, 1 new axis, 2 shrink, 3 ellipsis (once) */
+        int kinds[SS_MAXM], real = 0, ell = -1;
+        k.m = RND(k.rank + 3);
+        for (int i = 0; i < k.m; i++) {
+            int kd = RND(10);
+            kinds[i] = kd < 6 ? 0 : kd < 8 ? 1 : kd < 9 ? 2 : 3;
+            if (kinds[i] == 3 && ell >= 0)
+                kinds[i] = 1;
+            if ((kinds[i] == 0 || kinds[i] == 2) && real == k.rank)
+                kinds[i] = 1;
+            if (kinds[i] == 3)
+                ell = i;
+            real += kinds[i] == 0 || kinds[i] == 2;
+        }
+        /* the input axis each index lands on */
+        int j = 0;
+        for (int i = 0; i < k.m; i++) {
+            int64_t dim = j < k.rank ? k.d[j] : 1;
+            k.begin[i] = RND(4 * (int)dim + 3) - 2 * dim - 1;
+            k.end[i] = RND(4 * (int)dim + 3) - 2 * dim - 1;
+            k.stride[i] = RND(2) ? 1 + RND(3) : -1 - RND(3);
+            k.bm[i] = RND(4) == 0;
+            k.em[i] = RND(4) == 0;
+            if (kinds[i] == 1) {
+                k.nm[i] = 1;
+            } else if (kinds[i] == 2) {
+                k.sm[i] = 1;
+                k.begin[i] = RND(2 * (int)dim) - dim;   /* inside [-dim, dim) */
+                j++;
+            } else if (kinds[i] == 3) {
+                k.el[i] = 1;
+                j += k.rank - real;
+            } else {
+                j++;
+            }
+        }
+        char what[32];
+        snprintf(what, sizeof what, "random case %d", t);
+        ss_check(&k, what);
+    }
+#undef RND
+}
+
+static void test_strided_slice_refusals_name_the_layer(void **state)
+{
+    (void)state;
+    ss_case k = {2, {3, 4}, 2, {0, 0}, {2, 2}, {1, 1}, {0}, {0}, {0}, {0}, {0}};
+    one_op o;
+    char data[512], xs[64], ms[16];
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.data = "begin_mask=\"0,2\"";
+    one_op_fail(&o, "All masks of StridedSlice must have be 0 or 1 (begin_mask)");
+    o.data = "begin_mask=\"0,1\" end_mask=\"1\"";
+    one_op_fail(&o, "All masks of StridedSlice must have the same size");
+    o.data = "ellipsis_mask=\"1,1\"";
+    one_op_fail(&o, "At most one ellipsis is allowed.");
+    o.data = "ellipsis_mask=\"1,0\" new_axis_mask=\"1,0\"";
+    one_op_fail(&o, "StridedSlice index 0 sets ellipsis_mask together with new_axis_mask");
+    o.data = "begin_mask=\"x,1\"";
+    one_op_fail(&o, "attribute begin_mask=\"x,1\" is not a list of integers");
+    o.data = "shrink_axis_mask=\"0,1\"";
+    k.begin[1] = 4;
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.data = "shrink_axis_mask=\"0,1\"";
+    one_op_fail(&o, "shrink_axis_mask at index 1: begin 4 is outside [-4, 4) of input axis 1");
+    k.begin[1] = 0;
+    k.stride[0] = 0;
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    one_op_fail(&o, "Stride must be non-zero (index 0)");
+    ss_case many = {1, {3}, 3, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, {0}, {0}, {0, 1, 0}, {0}, {0}};
+    ss_op(&many, &o, data, sizeof data, xs, ms);
+    one_op_fail(&o, "Input rank plus number of new axis has to be at least the size of Lower and "
+                    "Upper bounds vector.");
+    /* begin and end lengths; types; constants */
+    k.stride[0] = 1;
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.more[1].shape = "1";
+    o.more[1].size = 8;
+    one_op_fail(&o, "Begin and end need to have same number of values.");
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.more[2].shape = "1";
+    o.more[2].size = 8;
+    one_op_fail(&o, "Stride needs to have same number of values as begin and end.");
+    const float fb[2] = {0, 0};
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.more[0] = (xin){"f32", "FP32", "2", fb, sizeof fb};
+    one_op_fail(&o, "Begin input type must be integer, but is: FP32");
+    ss_op(&k, &o, data, sizeof data, xs, ms);
+    o.more[0].data = NULL;
+    one_op_fail(&o, "input 1 (Begin) must be a constant");
+}
+
+static void test_strided_slice_keeps_integer_types_and_runs_from_constants(void **state)
+{
+    (void)state;
+    /* i64 data, no strides input (default 1), reversed by a negative begin */
+    const int64_t xi[6] = {10, 20, 30, 40, 50, INT64_C(1) << 20}, b[1] = {-2}, e[1] = {6};
+    int64_t yi[2];
+    one_op o = {"StridedSlice", "opset1", "begin_mask=\"0\" end_mask=\"0\"", {"i64", "I64", "6", NULL, 0},
+                {{"i64", "I64", "1", b, 8}, {"i64", "I64", "1", e, 8}}, 2};
+    void *args[2] = {(void *)(uintptr_t)xi, yi};
+    const uint64_t d2[1] = {2};
+    one_op_run(&o, args, 1, d2);
+    assert_true(yi[0] == 50 && yi[1] == (INT64_C(1) << 20));
+    /* i32 index constants and u8 data with a stride of 2 */
+    const uint8_t xu[5] = {1, 2, 3, 250, 5};
+    const int32_t b32[1] = {4}, e32[1] = {-6}, s32[1] = {-2};
+    uint8_t yu[3];
+    one_op u = {"StridedSlice", "opset1", NULL, {"u8", "U8", "5", NULL, 0},
+                {{"i32", "I32", "1", b32, 4}, {"i32", "I32", "1", e32, 4}, {"i32", "I32", "1", s32, 4}}, 3};
+    void *argu[2] = {(void *)(uintptr_t)xu, yu};
+    const uint64_t d3[1] = {3};
+    one_op_run(&u, argu, 1, d3);
+    assert_true(yu[0] == 5 && yu[1] == 3 && yu[2] == 1);
+}
+
+/* Slice-8 as python's data[start:stop:step] (slice.indices: negative values count
+ * from the end, then clamp to [0, dim] forward or [-1, dim - 1] backward). */
+static void ref_slice(const int64_t *d, int rank, const int64_t *start, const int64_t *stop,
+                      const int64_t *step, const int64_t *axes, int n, int64_t idx[8][64], int *len)
+{
+    /* One difference from python, where OpenVINO's code (shape inference and
+     * reference alike) differs: going backwards, a start before the first element
+     * clamps to index 0, not to "before the start" (python's -1, an empty slice). */
+    for (int a = 0; a < rank; a++) {
+        len[a] = (int)d[a];
+        for (int v = 0; v < len[a]; v++)
+            idx[a][v] = v;
+    }
+    for (int i = 0; i < n; i++) {
+        int a = (int)(axes ? (axes[i] < 0 ? axes[i] + rank : axes[i]) : i);
+        int64_t dim = d[a], st = step[i], lo = st > 0 ? 0 : -1, hi = st > 0 ? dim : dim - 1;
+        int64_t b = start[i] < 0 ? start[i] + dim : start[i];
+        int64_t e = stop[i] < 0 ? stop[i] + dim : stop[i];
+        b = b < 0 ? 0 : b > hi ? hi : b;   /* python: b < lo ? lo (-1 backwards) */
+        e = e < lo ? lo : e > hi ? hi : e;
+        int m = 0;
+        for (int64_t v = b; st > 0 ? v < e : v > e; v += st)
+            idx[a][m++] = v;
+        len[a] = m;
+    }
+}
+
+static void slice_check(const int64_t *d, int rank, const int64_t *start, const int64_t *stop,
+                        const int64_t *step, const int64_t *axes, int n, const char *what)
+{
+    static int64_t idx[8][64];
+    int len[8];
+    ref_slice(d, rank, start, stop, step, axes, n, idx, len);
+    size_t nx = 1, ny = 1;
+    uint64_t od[8];
+    for (int a = 0; a < rank; a++) {
+        nx *= (size_t)d[a];
+        ny *= (size_t)len[a];
+        od[a] = (uint64_t)len[a];
+    }
+    float *x = malloc(nx * sizeof(float)), *y = malloc((ny ? ny : 1) * sizeof(float));
+    assert_true(x && y);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (float)i;
+    char xs[64], ns[16];
+    dims_text(xs, sizeof xs, d, rank);
+    snprintf(ns, sizeof ns, "%d", n);
+    one_op o = {"Slice", "opset8", NULL, {"f32", "FP32", xs, NULL, 0},
+                {{"i64", "I64", ns, start, 8 * (size_t)n},
+                 {"i64", "I64", ns, stop, 8 * (size_t)n},
+                 {"i64", "I64", ns, step, 8 * (size_t)n},
+                 {"i64", "I64", ns, axes, 8 * (size_t)n}}, axes ? 4 : 3};
+    void *args[2] = {x, y};
+    one_op_run(&o, args, (uint32_t)rank, od);
+    int cur[8] = {0};
+    for (size_t i = 0; i < ny; i++) {
+        size_t off = 0;
+        for (int a = 0; a < rank; a++)
+            off = off * (size_t)d[a] + (size_t)idx[a][cur[a]];
+        if (y[i] != x[off])
+            fail_msg("%s: element %zu is %g, expected x[%zu]", what, i, (double)y[i], off);
+        for (int a = rank - 1; a >= 0; a--) {
+            if (++cur[a] < len[a])
+                break;
+            cur[a] = 0;
+        }
+    }
+    free(x);
+    free(y);
+}
+
+static void test_slice_spec_examples_and_negative_steps(void **state)
+{
+    (void)state;
+    const int64_t d10[1] = {10}, ax0[1] = {0};
+    /* slice-8.rst examples 1-9 on [0..9]: [1:8], axes default, [1:8:2], [-100:100],
+     * [9:-11:-1] (all, reversed), [9:0:-1], [9:-10:-1], [9:-11:-2], [100:-100:-1] */
+    static const int64_t ex[9][3] = {{1, 8, 1}, {1, 8, 1}, {1, 8, 2}, {-100, 100, 1}, {9, -11, -1},
+                                     {9, 0, -1}, {9, -10, -1}, {9, -11, -2}, {100, -100, -1}};
+    static const int want_len[9] = {7, 7, 4, 10, 10, 9, 9, 5, 10};
+    for (int k = 0; k < 9; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "slice-8.rst example %d", k + 1);
+        int64_t idx_[8][64];
+        int len[8];
+        ref_slice(d10, 1, &ex[k][0], &ex[k][1], &ex[k][2], ax0, 1, idx_, len);
+        assert_int_equal(len[0], want_len[k]);
+        slice_check(d10, 1, &ex[k][0], &ex[k][1], &ex[k][2], k == 1 ? NULL : ax0, 1, what);
+    }
+    /* example 10: [[0..4],[5..9]][0:2, 1:4:2] = [1, 3, 6, 8] */
+    const int64_t d25[2] = {2, 5}, s10[2] = {0, 1}, e10[2] = {2, 4}, st10[2] = {1, 2}, a10[2] = {0, 1};
+    slice_check(d25, 2, s10, e10, st10, a10, 2, "example 10");
+    /* examples 11 and 12 (shapes 4,10,5), scaled to [6,4,3] */
+    const int64_t d3[3] = {6, 4, 3}, s0[3] = {0, 0, 0}, e11[3] = {4, 10, 5}, one[3] = {1, 1, 1},
+                  a11[3] = {0, 1, 2};
+    slice_check(d3, 3, s0, e11, one, a11, 3, "example 11");
+    slice_check(d3, 3, s0, e11, one, a11, 2, "example 12");
+    /* negative axes in any order, negative steps, INT64 ends "to the end" */
+    const int64_t sa[2] = {-1, 1}, ea[2] = {INT64_MIN, INT64_MAX}, sta[2] = {-2, 2}, aa[2] = {-1, -3};
+    slice_check(d3, 3, sa, ea, sta, aa, 2, "negative axes");
+    const int64_t sb[1] = {INT64_MAX}, eb[1] = {INT64_MIN}, stb[1] = {-1}, ab[1] = {1};
+    slice_check(d3, 3, sb, eb, stb, ab, 1, "reverse with int64 limits");
+    /* backwards from before the first element: OpenVINO clamps the start to index 0
+     * and takes it (python would give nothing) */
+    const int64_t sf[1] = {-20}, ef[1] = {-30}, stf[1] = {-1};
+    int64_t idx_[8][64];
+    int len[8];
+    ref_slice(d10, 1, sf, ef, stf, ax0, 1, idx_, len);
+    assert_true(len[0] == 1 && idx_[0][0] == 0);
+    slice_check(d10, 1, sf, ef, stf, ax0, 1, "start before the first element, backwards");
+    /* an empty result: start past stop going forward */
+    const int64_t sc[1] = {3}, ec[1] = {1}, stc[1] = {1};
+    slice_check(d3, 3, sc, ec, stc, ab, 1, "empty");
+    /* steps larger than the axis */
+    const int64_t sd[2] = {0, 5}, ed[2] = {6, -7}, std_[2] = {100, -100}, ad[2] = {0, 2};
+    slice_check(d3, 3, sd, ed, std_, ad, 2, "big steps");
+}
+
+static void test_slice_random_cases_follow_python_slicing(void **state)
+{
+    (void)state;
+    uint32_t r = 777;
+#define RND(n) ((int)((r = r * 1103515245u + 12345u) >> 16) % (n))
+    for (int t = 0; t < 200; t++) {
+        int64_t d[4], start[4], stop[4], step[4], axes[4];
+        int rank = 1 + RND(4), n = 1 + RND(rank);
+        for (int a = 0; a < rank; a++)
+            d[a] = 1 + RND(6);
+        int used[4] = {0};
+        for (int i = 0; i < n; i++) {
+            int a;
+            do
+                a = RND(rank);
+            while (used[a]);
+            used[a] = 1;
+            axes[i] = RND(2) ? a : a - rank;
+            start[i] = RND(4 * (int)d[a] + 3) - 2 * d[a] - 1;
+            stop[i] = RND(4 * (int)d[a] + 3) - 2 * d[a] - 1;
+            step[i] = RND(2) ? 1 + RND(4) : -1 - RND(4);
+        }
+        char what[32];
+        snprintf(what, sizeof what, "random slice %d", t);
+        slice_check(d, rank, start, stop, step, axes, n, what);
+    }
+#undef RND
+}
+
+static void test_slice_refusals_name_the_layer(void **state)
+{
+    (void)state;
+    const int64_t z2[2] = {0, 0}, e2[2] = {2, 2}, one2[2] = {1, 1}, ax2[2] = {0, 1}, rep[2] = {1, -1},
+                  far[2] = {0, 2}, z3[3] = {0, 0, 0}, zero_step[2] = {1, 0};
+    one_op o = {"Slice", "opset8", NULL, {"f32", "FP32", "3,4", NULL, 0},
+                {{"i64", "I64", "2", z2, 16}, {"i64", "I64", "2", e2, 16}, {"i64", "I64", "2", one2, 16},
+                 {"i64", "I64", "2", ax2, 16}}, 4};
+    o.more[2].data = zero_step;
+    one_op_fail(&o, "Step must be non-zero");
+    o.more[2].data = one2;
+    o.more[3].data = rep;
+    one_op_fail(&o, "Slice values in `axes` input must be unique.");
+    o.more[3].data = far;
+    one_op_fail(&o, "Axis 2 out of the tensor rank range [-2, 1].");
+    o.more[3].data = ax2;
+    o.more[0] = (xin){"i64", "I64", "3", z3, 24};
+    one_op_fail(&o, "Slice `start` input dim size can't be bigger than `data` rank.");
+    o.more[0] = (xin){"i64", "I64", "1", z2, 8};
+    one_op_fail(&o, "Slice `start`, `stop`, `step` inputs must have compatible shapes.");
+    o.more[0] = (xin){"i64", "I64", "2", z2, 16};
+    o.more[3] = (xin){"i64", "I64", "1", ax2, 8};
+    one_op_fail(&o, "Slice `axes` input must have compatible shape with `start`, `stop`, `step` inputs.");
+    const float fz[2] = {0, 0};
+    o.more[3] = (xin){"f32", "FP32", "2", fz, 8};
+    one_op_fail(&o, "Slice `axes` input type must be integer, but is: FP32");
+    o.more[3] = (xin){"i64", "I64", "2", NULL, 0};
+    one_op_fail(&o, "input 4 (Slice `axes`) must be a constant");
+    o.x.shape = "";
+    o.n_more = 3;
+    one_op_fail(&o, "Slice `data` input can't be a scalar.");
+    o.x.shape = "3,4";
+    o.ver = "opset7";
+    one_op_fail(&o, "unsupported op Slice-opset7");
+}
+
+/* ---- Pad -------------------------------------------------------------------------------------- */
+/* The reference maps each output coordinate j of an axis to the input as pad-12.rst
+ * describes the modes: c = j - pads_begin; inside [0, d) it is c; outside,
+ * constant takes the pad value, edge the nearest edge, reflect mirrors without
+ * repeating the edge (-c, 2(d-1) - c), symmetric mirrors repeating it (-c - 1,
+ * 2d - 1 - c). */
+
+static int64_t pad_source(int mode, int64_t c, int64_t d)
+{
+    if (c >= 0 && c < d)
+        return c;
+    switch (mode) {
+    case 1: return c < 0 ? 0 : d - 1;                       /* edge */
+    case 2: return c < 0 ? -c : 2 * (d - 1) - c;            /* reflect */
+    case 3: return c < 0 ? -c - 1 : 2 * d - 1 - c;          /* symmetric */
+    default: return -1;                                     /* constant */
+    }
+}
+
+static const char *const pad_mode_names[4] = {"constant", "edge", "reflect", "symmetric"};
+
+typedef struct pad_case {
+    const char *ver;
+    int mode, rank;
+    int64_t d[6], pb[6], pe[6];
+    float value;
+    int with_value;                    /* a pad_value input (constant) */
+} pad_case;
+
+static void pad_run(const pad_case *k, const float *x, float *y, const uint64_t *od)
+{
+    char data[64], xs[64], ps[16];
+    snprintf(data, sizeof data, "pad_mode=\"%s\"", pad_mode_names[k->mode]);
+    dims_text(xs, sizeof xs, k->d, k->rank);
+    snprintf(ps, sizeof ps, "%d", k->rank);
+    one_op o = {"Pad", k->ver, data, {"f32", "FP32", xs, NULL, 0},
+                {{"i64", "I64", ps, k->pb, 8 * (size_t)k->rank},
+                 {"i64", "I64", ps, k->pe, 8 * (size_t)k->rank},
+                 {"f32", "FP32", "", &k->value, 4}}, k->with_value ? 3 : 2};
+    void *args[2] = {(void *)(uintptr_t)x, y};
+    one_op_run(&o, args, (uint32_t)k->rank, od);
+}
+
+/* Runs a case on x = 1, 2, 3, ... and compares with the reference. */
+static void pad_check(const pad_case *k, const char *what)
+{
+    size_t nx = 1, ny = 1;
+    uint64_t od[6];
+    for (int a = 0; a < k->rank; a++) {
+        int64_t o = k->d[a] + k->pb[a] + k->pe[a];
+        od[a] = o > 0 ? (uint64_t)o : 0;
+        nx *= (size_t)k->d[a];
+        ny *= (size_t)od[a];
+    }
+    float *x = malloc((nx ? nx : 1) * sizeof(float)), *y = malloc((ny ? ny : 1) * sizeof(float));
+    assert_true(x && y);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (float)(i + 1);
+    pad_run(k, x, y, od);
+    for (size_t i = 0; i < ny; i++) {
+        size_t rest = i, off = 0;
+        int inside = 1;
+        int64_t src[6];
+        for (int a = k->rank - 1; a >= 0; a--) {
+            int64_t j = (int64_t)(rest % od[a]);
+            rest /= od[a];
+            src[a] = pad_source(k->mode, j - k->pb[a], k->d[a]);
+            inside &= src[a] >= 0;
+        }
+        for (int a = 0; a < k->rank; a++)
+            off = off * (size_t)k->d[a] + (size_t)(inside ? src[a] : 0);
+        float want = inside ? x[off] : k->with_value ? k->value : 0.0f;
+        if (memcmp(&y[i], &want, sizeof want))
+            fail_msg("%s: element %zu is %g, expected %g", what, i, (double)y[i], (double)want);
+    }
+    free(x);
+    free(y);
+}
+
+static void test_pad_spec_examples_every_mode(void **state)
+{
+    (void)state;
+    const float data[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    /* positive pads [0, 1] / [2, 3]: the four outputs of pad-1.rst and pad-12.rst */
+    static const float pos[4][40] = {
+        {0, 1, 2, 3, 4, 0, 0, 0, 0, 5, 6, 7, 8, 0, 0, 0, 0, 9, 10, 11, 12, 0, 0, 0,
+         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+        {1, 1, 2, 3, 4, 4, 4, 4, 5, 5, 6, 7, 8, 8, 8, 8, 9, 9, 10, 11, 12, 12, 12, 12,
+         9, 9, 10, 11, 12, 12, 12, 12, 9, 9, 10, 11, 12, 12, 12, 12},
+        {2, 1, 2, 3, 4, 3, 2, 1, 6, 5, 6, 7, 8, 7, 6, 5, 10, 9, 10, 11, 12, 11, 10, 9,
+         6, 5, 6, 7, 8, 7, 6, 5, 2, 1, 2, 3, 4, 3, 2, 1},
+        {1, 1, 2, 3, 4, 4, 3, 2, 5, 5, 6, 7, 8, 8, 7, 6, 9, 9, 10, 11, 12, 12, 11, 10,
+         9, 9, 10, 11, 12, 12, 11, 10, 5, 5, 6, 7, 8, 8, 7, 6}};
+    /* mixed pads [2, -1] / [-1, 3] of pad-12.rst */
+    static const float mixed[4][24] = {
+        {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 4, 0, 0, 0, 6, 7, 8, 0, 0, 0},
+        {2, 3, 4, 4, 4, 4, 2, 3, 4, 4, 4, 4, 2, 3, 4, 4, 4, 4, 6, 7, 8, 8, 8, 8},
+        {10, 11, 12, 11, 10, 9, 6, 7, 8, 7, 6, 5, 2, 3, 4, 3, 2, 1, 6, 7, 8, 7, 6, 5},
+        {6, 7, 8, 8, 7, 6, 2, 3, 4, 4, 3, 2, 2, 3, 4, 4, 3, 2, 6, 7, 8, 8, 7, 6}};
+    float y[40];
+    const uint64_t d58[2] = {5, 8}, d12[2] = {1, 2}, d46[2] = {4, 6};
+    for (int mode = 0; mode < 4; mode++) {
+        for (int v = 0; v < 2; v++) {
+            pad_case k = {v ? "opset12" : "opset1", mode, 2, {3, 4}, {0, 1}, {2, 3}, 0.0f, 0};
+            pad_run(&k, data, y, d58);
+            assert_memory_equal(y, pos[mode], sizeof pos[mode]);
+        }
+        /* negative pads [-1, -1] / [-1, -1]: [[6, 7]] in every mode */
+        pad_case n = {"opset12", mode, 2, {3, 4}, {-1, -1}, {-1, -1}, 0.0f, 0};
+        pad_run(&n, data, y, d12);
+        assert_true(y[0] == 6.0f && y[1] == 7.0f);
+        pad_case m = {"opset12", mode, 2, {3, 4}, {2, -1}, {-1, 3}, 0.0f, 0};
+        pad_run(&m, data, y, d46);
+        assert_memory_equal(y, mixed[mode], sizeof mixed[mode]);
+    }
+    /* pad-12.rst's layer examples: [1,3,32,40] padded [0,5,2,1] / [1,0,3,7] with 15.0
+     * is [2,8,37,48]; [2,3,32,40] with [0,-2,-8,1] / [-1,4,-6,7] is [1,5,18,48] */
+    pad_case l1 = {"opset12", 0, 4, {1, 3, 32, 40}, {0, 5, 2, 1}, {1, 0, 3, 7}, 15.0f, 1};
+    pad_check(&l1, "pad-12.rst constant example");
+    pad_case l2 = {"opset12", 0, 4, {2, 3, 32, 40}, {0, -2, -8, 1}, {-1, 4, -6, 7}, 15.0f, 1};
+    pad_check(&l2, "pad-12.rst positive and negative pads");
+    pad_case l3 = {"opset1", 1, 4, {1, 3, 32, 40}, {0, 5, 2, 1}, {1, 0, 3, 7}, 0.0f, 0};
+    pad_check(&l3, "pad-1.rst edge example");
+}
+
+static void test_pad_random_cases_every_mode(void **state)
+{
+    (void)state;
+    uint32_t r = 4242;
+#define RND(n) ((int)((r = r * 1103515245u + 12345u) >> 16) % (n))
+    for (int t = 0; t < 240; t++) {
+        pad_case k;
+        memset(&k, 0, sizeof k);
+        k.ver = RND(2) ? "opset12" : "opset1";
+        k.mode = t % 4;
+        k.rank = 1 + RND(4);
+        for (int a = 0; a < k.rank; a++) {
+            int64_t d = 1 + RND(5);
+            if (k.mode == 2 && d < 2)
+                d = 2;
+            k.d[a] = d;
+            /* constant and edge: any pad, also larger than the axis; reflect up to
+             * d - 1, symmetric up to d; negative pads crop (sometimes everything) */
+            int64_t hi = k.mode == 2 ? d - 1 : k.mode == 3 ? d : 2 * d + 2;
+            k.pb[a] = RND((int)(hi + d + 1)) - d;
+            k.pe[a] = RND((int)(hi + d + 1)) - d;
+        }
+        k.with_value = RND(2);
+        k.value = (float)(RND(200) - 100) / 8.0f;
+        char what[48];
+        snprintf(what, sizeof what, "random pad %d (%s)", t, pad_mode_names[k.mode]);
+        pad_check(&k, what);
+    }
+#undef RND
+}
+
+static void test_pad_value_types_and_a_computed_value(void **state)
+{
+    (void)state;
+    /* the pad value as a Parameter: -0 and NaN keep their bits */
+    const float x[4] = {1, 2, 3, 4};
+    float y[8];
+    const int64_t pb[2] = {1, 0}, pe[2] = {0, 1};
+    one_op o = {"Pad", "opset12", "pad_mode=\"constant\"", {"f32", "FP32", "2,2", NULL, 0},
+                {{"i64", "I64", "2", pb, 16}, {"i64", "I64", "2", pe, 16}, {"f32", "FP32", "", NULL, 0}}, 3};
+    const uint64_t d33[2] = {3, 3};
+    float vals[2] = {-0.0f, NAN};
+    for (int k = 0; k < 2; k++) {
+        float yy[9];
+        void *args[3] = {(void *)(uintptr_t)x, &vals[k], yy};
+        one_op_run(&o, args, 2, d33);
+        const int inside[9] = {0, 0, 0, 1, 1, 0, 1, 1, 0};
+        for (int i = 0, j = 0; i < 9; i++) {
+            if (inside[i])
+                assert_true(yy[i] == x[j++]);
+            else
+                assert_memory_equal(&yy[i], &vals[k], sizeof(float));
+        }
+    }
+    /* i32 data, i32 pads and pad value; u8 data with edge mode ignores a 4th input */
+    const int32_t xi[3] = {7, -8, 9}, pbi[1] = {2}, pei[1] = {1}, vi[1] = {-5};
+    int32_t yi[6];
+    one_op oi = {"Pad", "opset12", "pad_mode=\"constant\"", {"i32", "I32", "3", NULL, 0},
+                 {{"i32", "I32", "1", pbi, 4}, {"i32", "I32", "1", pei, 4}, {"i32", "I32", "", vi, 4}}, 3};
+    void *argi[2] = {(void *)(uintptr_t)xi, yi};
+    const uint64_t d6[1] = {6};
+    one_op_run(&oi, argi, 1, d6);
+    const int32_t want_i[6] = {-5, -5, 7, -8, 9, -5};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(yi[i], want_i[i]);
+    const uint8_t xu[3] = {200, 1, 2};
+    uint8_t yu[6];
+    one_op ou = {"Pad", "opset1", "pad_mode=\"edge\"", {"u8", "U8", "3", NULL, 0},
+                 {{"i32", "I32", "1", pbi, 4}, {"i32", "I32", "1", pei, 4}, {"f32", "FP32", "", x, 4}}, 3};
+    void *argu[2] = {(void *)(uintptr_t)xu, yu};
+    one_op_run(&ou, argu, 1, d6);
+    const uint8_t want_u[6] = {200, 200, 200, 1, 2, 2};
+    assert_memory_equal(yu, want_u, 6);
+    /* no pad_mode attribute: constant, zeros; a fully cropped axis gives an empty output */
+    const int64_t crop_b[2] = {0, -3}, crop_e[2] = {0, -3};
+    one_op e = {"Pad", "opset12", NULL, {"f32", "FP32", "2,2", NULL, 0},
+                {{"i64", "I64", "2", crop_b, 16}, {"i64", "I64", "2", crop_e, 16}}, 2};
+    void *arge[2] = {(void *)(uintptr_t)x, y};
+    const uint64_t d20[2] = {2, 0};
+    one_op_run(&e, arge, 2, d20);
+}
+
+static void test_pad_refusals_name_the_layer(void **state)
+{
+    (void)state;
+    const int64_t p2[2] = {0, 2}, z2[2] = {0, 0}, p3[2] = {0, 3}, p1[1] = {1};
+    one_op o = {"Pad", "opset12", "pad_mode=\"reflect\"", {"f32", "FP32", "3,2", NULL, 0},
+                {{"i64", "I64", "2", p2, 16}, {"i64", "I64", "2", z2, 16}}, 2};
+    one_op_fail(&o, "REFLECT padding mode requires that 'pads_begin[D]' and 'pads_end[D]' must be not "
+                    "greater than 'data_shape[D] - 1'");
+    o.data = "pad_mode=\"symmetric\"";
+    o.more[0].data = p3;
+    one_op_fail(&o, "SYMMETRIC padding mode requires that 'pads_begin[D]' and 'pads_end[D]' must be "
+                    "not greater than 'data_shape[D]'");
+    o.data = "pad_mode=\"reflect\"";
+    o.x.shape = "3,1";
+    o.more[0] = (xin){"i64", "I64", "2", p2, 16};
+    one_op_fail(&o, "REFLECT padding mode requires an input of dimension of at least 2");
+    o.data = "pad_mode=\"edge\"";
+    o.x.shape = "3,0";
+    one_op_fail(&o, "EDGE padding mode requires an input of dimension of at least 1");
+    o.x.shape = "3,2";
+    o.data = "pad_mode=\"wrap\"";
+    one_op_fail(&o, "attribute pad_mode=\"wrap\" is not one of constant, edge, reflect, symmetric");
+    o.data = NULL;
+    o.more[0] = (xin){"i64", "I64", "1", p1, 8};
+    one_op_fail(&o, "length of pads_begin mismatches with rank of input, expect 2, but got 1");
+    const float fp[2] = {0, 0};
+    o.more[0] = (xin){"f32", "FP32", "2", fp, 8};
+    one_op_fail(&o, "pads_begin must be an integral number, but is: FP32");
+    o.more[0] = (xin){"i64", "I64", "2", NULL, 0};
+    one_op_fail(&o, "input 1 (pads_begin) must be a constant");
+    o.more[0] = (xin){"i64", "I64", "2", z2, 16};
+    o.more[2] = (xin){"f32", "FP32", "1", fp, 4};
+    o.n_more = 3;
+    one_op_fail(&o, "Argument for padding value is not a scalar.");
+    const int64_t v64 = 1;
+    o.more[2] = (xin){"i64", "I64", "", &v64, 8};
+    one_op_fail(&o, "Argument element types do not match (input arg element type: FP32, arg_pad "
+                    "element type: I64).");
+}
+
 /* ---- concurrency ------------------------------------------------------------------------ */
 
 #include <pthread.h>
@@ -2103,6 +3215,23 @@ int main(void)
         cmocka_unit_test_setup(test_interpolate_v11_and_v4_compile_and_run, default_profile),
         cmocka_unit_test_setup(test_interpolate_u8_rounding_nhwc_axes_and_pads, default_profile),
         cmocka_unit_test_setup(test_interpolate_refusals_name_the_layer_and_attribute, default_profile),
+        cmocka_unit_test_setup(test_activations_compile_and_run_as_specified, default_profile),
+        cmocka_unit_test_setup(test_activations_on_integer_tensors, default_profile),
+        cmocka_unit_test_setup(test_activation_refusals_name_the_layer, default_profile),
+        cmocka_unit_test_setup(test_power_broadcasts_numpy_style_and_truncates_integers, default_profile),
+        cmocka_unit_test_setup(test_prelu_slope_is_per_channel_or_numpy, default_profile),
+        cmocka_unit_test_setup(test_strided_slice_spec_examples, default_profile),
+        cmocka_unit_test_setup(test_strided_slice_random_cases_follow_the_spec, default_profile),
+        cmocka_unit_test_setup(test_strided_slice_refusals_name_the_layer, default_profile),
+        cmocka_unit_test_setup(test_strided_slice_keeps_integer_types_and_runs_from_constants,
+                               default_profile),
+        cmocka_unit_test_setup(test_slice_spec_examples_and_negative_steps, default_profile),
+        cmocka_unit_test_setup(test_slice_random_cases_follow_python_slicing, default_profile),
+        cmocka_unit_test_setup(test_slice_refusals_name_the_layer, default_profile),
+        cmocka_unit_test_setup(test_pad_spec_examples_every_mode, default_profile),
+        cmocka_unit_test_setup(test_pad_random_cases_every_mode, default_profile),
+        cmocka_unit_test_setup(test_pad_value_types_and_a_computed_value, default_profile),
+        cmocka_unit_test_setup(test_pad_refusals_name_the_layer, default_profile),
         cmocka_unit_test_setup(test_concurrent_runs_on_one_plan, default_profile),
         cmocka_unit_test_setup(test_every_corpus_ir_compiles_or_names_the_problem, default_profile),
     };

@@ -367,6 +367,7 @@ static double ref_bin(sim_binop op, float p, float q)
     case SIM_BIN_DIV: return p / q;
     case SIM_BIN_MAX: return p > q ? p : q;
     case SIM_BIN_MIN: return p < q ? p : q;
+    default: break;          /* the activations have their own tests */
     }
     return 0;
 }
@@ -487,6 +488,7 @@ static void test_unary_ops_match_libm_and_alias(void **state)
             case SIM_UN_SQRT: w = sqrt(v); break;
             case SIM_UN_ABS: w = fabs(v); break;
             case SIM_UN_NEG: w = -v; break;
+            default: break;  /* the activations have their own tests */
             }
             if (op == SIM_UN_EXP && w > FLT_MAX) w = INFINITY;
             double tol = 4 * FLT_EPSILON * fabs(w) + 1e-45;
@@ -512,6 +514,209 @@ static void test_unary_ops_match_libm_and_alias(void **state)
     assert_true(z[0] == 0.0f && z[1] == 0.0f);
     free(x);
     free(y);
+}
+
+/* ---- activations -------------------------------------------------------------- */
+/* References from the formulas of the op specifications (hswish-4, hsigmoid-5,
+ * mish-4, gelu-2/7, swish-4, erf-1, log-1, floor-1), in double. The sim computes
+ * what OpenVINO's reference computes (float for HSwish, HSigmoid, Mish, Erf, Log;
+ * double for Gelu), so the tolerances are a few float roundings of each formula. */
+
+static double relu6_d(double v)
+{
+    double t = v + 3.0;
+    return t < 0.0 ? 0.0 : t > 6.0 ? 6.0 : t;
+}
+
+static double ref_act(sim_unop op, double x, double *tol)
+{
+    double w = 0, e = FLT_EPSILON;
+    switch (op) {
+    case SIM_UN_HSWISH: w = x * relu6_d(x) / 6.0; *tol = 3 * e * fabs(w); break;
+    case SIM_UN_HSIGMOID: w = relu6_d(x) / 6.0; *tol = 3 * e * fabs(w); break;
+    /* exp(x) + 1 is rounded to float: an absolute error of |x| * eps after the tanh */
+    case SIM_UN_MISH: w = x * tanh(log(exp(x) + 1.0)); *tol = 4 * e * (fabs(w) + fabs(x)); break;
+    case SIM_UN_GELU_ERF: w = x * 0.5 * (1.0 + erf(x / sqrt(2.0))); *tol = e * fabs(w); break;
+    case SIM_UN_GELU_TANH: {
+        const double pi = 3.14159265358979323846;
+        w = 0.5 * x * (1.0 + tanh(sqrt(2.0 / pi) * (x + 0.044715 * x * x * x)));
+        *tol = e * fabs(w);
+        break;
+    }
+    case SIM_UN_ERF: w = erf(x); *tol = 2 * e * fabs(w); break;
+    case SIM_UN_LOG: w = x == 0 ? -INFINITY : log(x); *tol = 2 * e * fabs(w); break;
+    case SIM_UN_FLOOR: w = floor(x); *tol = 0; break;
+    default: break;
+    }
+    *tol += 1e-44;
+    if (fabs(w) > FLT_MAX)
+        w = w > 0 ? INFINITY : -INFINITY;
+    return w;
+}
+
+static void test_activations_follow_the_spec_formulas(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    float *x = rnd_buf(N, -12.0f, 12.0f), *y = alloc_f(N);
+    const float special[] = {-3.0f, 3.0f, 0.0f, -0.0f, -2.9999998f, 2.9999998f, 1e-30f, -1e-30f,
+                             -100.0f, 100.0f, -88.0f, 88.0f, 0.5f, -0.5f, 1e7f, -1e7f, INFINITY,
+                             -INFINITY, NAN};
+    memcpy(x, special, sizeof special);
+    for (int op = SIM_UN_HSWISH; op <= SIM_UN_LAST; op++) {
+        sim_k_unary((sim_unop)op, x, y, N);
+        for (int i = 0; i < N; i++) {
+            double v = x[i], tol;
+            if (op == SIM_UN_LOG && i >= (int)(sizeof special / sizeof special[0]))
+                v = fabs(v);                           /* mostly inside the domain */
+            if (v != x[i]) {
+                float xi = (float)v;
+                sim_k_unary((sim_unop)op, &xi, &y[i], 1);
+            }
+            double w = ref_act((sim_unop)op, v, &tol);
+            int ok = isnan(w) ? isnan(y[i]) : (fabs(y[i] - w) <= tol || y[i] == w);
+            if (!ok)
+                FAIL("activation %d of %.9g: got %.9g want %.9g (tol %.3g)", op, v, (double)y[i], w, tol);
+        }
+    }
+    /* the points the formulas pin down exactly */
+    float p[6] = {-3.0f, 3.0f, 0.0f, -1.0f, NAN, 6.0f}, q[6];
+    sim_k_unary(SIM_UN_HSWISH, p, q, 6);
+    assert_true(q[0] == 0.0f && q[1] == 3.0f && q[2] == 0.0f && q[5] == 6.0f && isnan(q[4]));
+    assert_true(fabsf(q[3] - (-1.0f / 3.0f)) <= FLT_EPSILON);
+    sim_k_unary(SIM_UN_HSIGMOID, p, q, 6);
+    assert_true(q[0] == 0.0f && q[1] == 1.0f && q[2] == 0.5f && isnan(q[4]));
+    sim_k_unary(SIM_UN_GELU_ERF, p, q, 6);
+    assert_true(q[2] == 0.0f && isnan(q[4]));
+    sim_k_unary(SIM_UN_LOG, p, q, 6);
+    assert_true(isinf(q[2]) && q[2] < 0 && isnan(q[3]));
+    float big[2] = {50.0f, -50.0f};
+    sim_k_unary(SIM_UN_GELU_TANH, big, q, 2);   /* tanh saturates: x and 0 */
+    assert_true(q[0] == 50.0f && q[1] == 0.0f);
+    /* in place */
+    float z[3] = {-4.0f, -1.5f, 2.0f};
+    sim_k_unary(SIM_UN_FLOOR, z, z, 3);
+    assert_true(z[0] == -4.0f && z[1] == -2.0f && z[2] == 2.0f);
+    free(x);
+    free(y);
+}
+
+static void test_activations_on_integers_round_as_the_reference(void **state)
+{
+    (void)state;
+    /* OpenVINO's reference for integral T: Erf = round(erf(x)), Log = log(x) in
+     * double, truncated by the cast (442413 is just below e^13) */
+    const float x[] = {0, 1, -1, 2, -3, 3, 7, 442413, 2981, 22026};
+    float y[10];
+    sim_k_unary_int(SIM_UN_ERF, x, y, 6);
+    const float erf_want[] = {0, 1, -1, 1, -1, 1};
+    for (int i = 0; i < 6; i++)
+        assert_true(y[i] == erf_want[i]);
+    sim_k_unary_int(SIM_UN_LOG, x + 1, y, 9);   /* 1, -1, 2, -3, 3, 7, 442413, 2981, 22026 */
+    assert_true(y[0] == 0.0f && isnan(y[1]) && y[2] == 0.0f && isnan(y[3]) && y[4] == 1.0f &&
+                y[5] == 1.0f && y[6] == 12.0f && y[7] == 8.0f && y[8] == 9.0f);
+    float zero = 0.0f;
+    sim_k_unary_int(SIM_UN_LOG, &zero, y, 1);
+    assert_true(isinf(y[0]) && y[0] < 0);
+    sim_k_unary_int(SIM_UN_FLOOR, x, y, 10);    /* integers are their own floor */
+    for (int i = 0; i < 10; i++)
+        assert_true(y[i] == x[i]);
+    sim_k_unary_int(SIM_UN_RELU, x, y, 3);
+    assert_true(y[0] == 0 && y[1] == 1 && y[2] == 0);
+}
+
+static void test_swish_beta_broadcasts_as_a_scalar(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    float *x = rnd_buf(N, -30.0f, 30.0f), *y = alloc_f(N);
+    const float betas[] = {1.0f, 0.5f, 2.0f, -1.0f, 0.0f, 10.0f};
+    sim_shape xs = shp(3, 10, 20, 10), bs = shp(0);
+    x[0] = 0.0f;
+    x[1] = NAN;
+    x[2] = INFINITY;          /* inf for beta > 0; NaN for beta 0 (inf * 0) and beta < 0 */
+    for (size_t k = 0; k < sizeof betas / sizeof betas[0]; k++) {
+        sim_k_binary(SIM_BIN_SWISH, x, &xs, &betas[k], &bs, y, &xs);
+        for (int i = 0; i < N; i++) {
+            double v = x[i], b = betas[k], w = v / (1.0 + exp(-v * b));
+            /* exp's argument is rounded to float: relative error |v b| eps; exp
+             * overflows float past 88.7 (the result is then 0 instead of v / e^|vb|) */
+            double tol = 4 * FLT_EPSILON * fabs(w) * (1.0 + fabs(v * b)) + 2 * fabs(v) / FLT_MAX;
+            int ok = isnan(w) ? isnan(y[i]) : (fabs(y[i] - w) <= tol || y[i] == w);
+            if (!ok)
+                FAIL("swish(%.9g, beta %g): got %.9g want %.9g", v, b, (double)y[i], w);
+        }
+    }
+    /* beta 0 halves: x / 2 exactly */
+    const float zero = 0.0f;
+    sim_k_binary(SIM_BIN_SWISH, x, &xs, &zero, &bs, y, &xs);
+    for (int i = 3; i < N; i++)
+        assert_true(y[i] == x[i] * 0.5f);
+    free(x);
+    free(y);
+}
+
+/* Power-1 o = a^b and PRelu-1 max(0, x) + slope * min(0, x) (power-1.rst,
+ * prelu-1.rst), numpy broadcasting, in double. */
+static void check_pow_prelu(const sim_shape *as, const sim_shape *bs, const sim_shape *ys)
+{
+    size_t na = sim_shape_numel(as), nb = sim_shape_numel(bs), ny = sim_shape_numel(ys);
+    float *a = rnd_buf(na, -3.0f, 3.0f), *b = rnd_buf(nb, -3.0f, 3.0f), *y = alloc_f(ny);
+    double *want = alloc_d(ny), *tol = alloc_d(ny);
+    for (size_t i = 0; i < nb; i++)      /* integral exponents too: defined for negative bases */
+        if (i % 3 == 0)
+            b[i] = roundf(b[i]);
+    if (na > 2) {
+        a[0] = 0.0f;
+        a[1] = -0.0f;
+    }
+    for (int op = SIM_BIN_POW; op <= SIM_BIN_PRELU; op++) {
+        sim_k_binary((sim_binop)op, a, as, b, bs, y, ys);
+        for (size_t i = 0; i < ny; i++) {
+            int64_t idx[SIM_K_MAX_RANK];
+            unravel(i, ys, idx);
+            double p = a[bcast_offset(as, ys, idx)], q = b[bcast_offset(bs, ys, idx)];
+            if (op == SIM_BIN_POW) {
+                want[i] = pow(p, q);
+                if (fabs(want[i]) > FLT_MAX)
+                    want[i] = want[i] > 0 ? INFINITY : -INFINITY;
+                tol[i] = 2 * FLT_EPSILON * fabs(want[i]) + 1e-44;
+            } else {
+                want[i] = (float)((p > 0 ? p : 0) + q * (p < 0 ? p : 0));
+                tol[i] = 0;
+            }
+        }
+        char sa[96], sb[96], what[240];
+        shape_str(as, sa, sizeof sa);
+        shape_str(bs, sb, sizeof sb);
+        snprintf(what, sizeof what, "%s %s x %s", op == SIM_BIN_POW ? "power" : "prelu", sa, sb);
+        check_close(what, y, want, op == SIM_BIN_POW ? tol : NULL, ny);
+    }
+    free(a);
+    free(b);
+    free(y);
+    free(want);
+    free(tol);
+}
+
+static void test_power_and_prelu_broadcast_numpy_style(void **state)
+{
+    (void)state;
+    sim_shape s8161 = shp(4, 8, 1, 6, 1), s715 = shp(3, 7, 1, 5), s8765 = shp(4, 8, 7, 6, 5);
+    sim_shape s0 = shp(0), s23 = shp(2, 2, 3), s13 = shp(2, 1, 3), c = shp(4, 1, 3, 1, 1),
+              x4 = shp(4, 2, 3, 4, 5);
+    check_pow_prelu(&s8161, &s715, &s8765);  /* the numpy example of power-1.rst */
+    check_pow_prelu(&s23, &s0, &s23);
+    check_pow_prelu(&s0, &s23, &s23);
+    check_pow_prelu(&s23, &s13, &s23);
+    check_pow_prelu(&x4, &c, &x4);           /* a per-channel slope as the compiler shapes it */
+    /* the values the formulas pin down */
+    float a[4] = {2.0f, -2.0f, 0.0f, 4.0f}, b[4] = {10.0f, 3.0f, 0.0f, 0.5f}, y[4];
+    sim_shape s4 = shp(1, 4);
+    sim_k_binary(SIM_BIN_POW, a, &s4, b, &s4, y, &s4);
+    assert_true(y[0] == 1024.0f && y[1] == -8.0f && y[2] == 1.0f && y[3] == 2.0f);
+    sim_k_binary(SIM_BIN_PRELU, a, &s4, b, &s4, y, &s4);
+    assert_true(y[0] == 2.0f && y[1] == -6.0f && y[2] == 0.0f && y[3] == 4.0f);
 }
 
 static void test_clamp_bounds_both_sides_in_place(void **state)
@@ -1125,6 +1330,50 @@ static void test_transpose_any_permutation(void **state)
     }
 }
 
+static void test_slice_axis_any_start_step_and_count(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 400; t++) {
+        sim_shape xs = shp(0);
+        xs.rank = rnd_int(1, 5);
+        for (int i = 0; i < xs.rank; i++)
+            xs.d[i] = rnd_int(1, 6);
+        int axis = rnd_int(0, xs.rank - 1);
+        int64_t dim = xs.d[axis], start = rnd_int(0, (int)dim - 1), step, count;
+        switch (t % 4) {
+        case 0: step = rnd_int(1, 3); count = (dim - 1 - start) / step + 1; break;
+        case 1: step = -rnd_int(1, 3); count = start / -step + 1; break;
+        case 2: step = 0; count = rnd_int(0, 7); break;         /* one index repeated */
+        default: step = rnd_int(-2, 2); count = 0; break;        /* nothing */
+        }
+        if (count > 0 && t % 8 < 4)
+            count = rnd_int(1, (int)count);                      /* stop early */
+        sim_shape ys = xs;
+        ys.d[axis] = count;
+        size_t nx = sim_shape_numel(&xs), ny = sim_shape_numel(&ys);
+        float *x = rnd_buf(nx, -5, 5), *y = alloc_f(ny);
+        double *want = alloc_d(ny);
+        for (size_t i = 0; i < ny; i++) {
+            int64_t idx[SIM_K_MAX_RANK];
+            unravel(i, &ys, idx);
+            idx[axis] = start + idx[axis] * step;
+            size_t off = 0;
+            for (int k = 0; k < xs.rank; k++)
+                off = off * (size_t)xs.d[k] + (size_t)idx[k];
+            want[i] = x[off];
+        }
+        sim_k_slice_axis(x, &xs, axis, start, step, y, count);
+        char sx[96], what[200];
+        shape_str(&xs, sx, sizeof sx);
+        snprintf(what, sizeof what, "slice %s axis %d start %lld step %lld count %lld", sx, axis,
+                 (long long)start, (long long)step, (long long)count);
+        check_close(what, y, want, NULL, ny);
+        free(x);
+        free(y);
+        free(want);
+    }
+}
+
 static void test_concat_along_each_axis(void **state)
 {
     (void)state;
@@ -1629,6 +1878,10 @@ int main(void)
         cmocka_unit_test_setup(test_convert_op_rounds_through_the_target_type_in_place, reseed),
         cmocka_unit_test_setup(test_binary_broadcasts_numpy_style, reseed),
         cmocka_unit_test_setup(test_unary_ops_match_libm_and_alias, reseed),
+        cmocka_unit_test_setup(test_activations_follow_the_spec_formulas, reseed),
+        cmocka_unit_test_setup(test_activations_on_integers_round_as_the_reference, reseed),
+        cmocka_unit_test_setup(test_swish_beta_broadcasts_as_a_scalar, reseed),
+        cmocka_unit_test_setup(test_power_and_prelu_broadcast_numpy_style, reseed),
         cmocka_unit_test_setup(test_clamp_bounds_both_sides_in_place, reseed),
         cmocka_unit_test_setup(test_softmax_any_axis_is_stable_for_large_logits, reseed),
         cmocka_unit_test_setup(test_matmul_batched_broadcast_and_transposes, reseed),
@@ -1636,6 +1889,7 @@ int main(void)
         cmocka_unit_test_setup(test_pool_pads_never_win_and_avg_divisor_follows_exclude_pad, reseed),
         cmocka_unit_test_setup(test_reduce_sum_and_mean_over_any_axes, reseed),
         cmocka_unit_test_setup(test_transpose_any_permutation, reseed),
+        cmocka_unit_test_setup(test_slice_axis_any_start_step_and_count, reseed),
         cmocka_unit_test_setup(test_concat_along_each_axis, reseed),
         cmocka_unit_test_setup(test_interpolate_nearest_every_rounding_and_coordinate_mode, reseed),
         cmocka_unit_test_setup(test_interpolate_linear_modes_every_coordinate_mode, reseed),
