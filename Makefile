@@ -170,6 +170,10 @@ check-sim-layers: $(SIM_OBJ)
 	  if [ -n "$$bad" ]; then echo "check-sim-layers: sim/$$low.c calls sim/$$high.c:" $$bad; fail=1; fi; \
 	done; \
 	test $$fail -eq 0 && echo "check-sim-layers: $(SIM_LAYERS): no call upwards"
+	@# The fuzz targets compile the whole sim as one translation unit: static
+	@# names must not collide across its files (ci-extra builds them with clang).
+	@$(CC) -std=c11 -D_GNU_SOURCE -fsyntax-only -I. $(ZE_CFLAGS) $(XML_CFLAGS) tests/fuzz/fuzz_sim_payload.c && \
+	  echo "check-sim-layers: the sim compiles as one translation unit (the fuzz build)"
 
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/%.c $(B)/libnpu.a $(TEST_SUPPORT) $(wildcard tests/support/*.h tests/*.h) sim/npu_sim_ext.h

@@ -370,12 +370,12 @@ static inline float op_max(float p, float q) { return p > q ? p : q; }
 static inline float op_min(float p, float q) { return p < q ? p : q; }
 /* Swish-4 as OpenVINO's reference: -x * beta and exp in float, the division in
  * double (1.0 + exp promotes), rounded once. */
-static inline float op_swish(float p, float q)
+static inline float k_swish(float p, float q)
 {
     return (float)((double)p / (1.0 + (double)expf(-p * q)));
 }
 static inline float op_pow(float p, float q) { return powf(p, q); }
-static inline float op_prelu(float p, float q) { return p < 0.0f ? p * q : p; }
+static inline float k_prelu(float p, float q) { return p < 0.0f ? p * q : p; }
 
 #define BIN_LOOP(F)                                                                \
     do {                                                                           \
@@ -395,9 +395,9 @@ static void bin_run(sim_binop op, const float *a, int sa, const float *b, int sb
     case SIM_BIN_DIV: BIN_LOOP(op_div); break;
     case SIM_BIN_MAX: BIN_LOOP(op_max); break;
     case SIM_BIN_MIN: BIN_LOOP(op_min); break;
-    case SIM_BIN_SWISH: BIN_LOOP(op_swish); break;
+    case SIM_BIN_SWISH: BIN_LOOP(k_swish); break;
     case SIM_BIN_POW: BIN_LOOP(op_pow); break;
-    case SIM_BIN_PRELU: BIN_LOOP(op_prelu); break;
+    case SIM_BIN_PRELU: BIN_LOOP(k_prelu); break;
     }
 }
 
