@@ -5401,18 +5401,31 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     return NPU_OK;
 }
 
-/* The size queries have no arena: the walker is on their stack, the one
- * documented exception to the per-call budget (NPU_IR_SIZE_STACK). */
-NPU_API npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes)
+_Static_assert(sizeof(npu__ir_walker) <= NPU_IR_SIZE_SCRATCH, "NPU_IR_SIZE_SCRATCH holds the IR walker");
+
+/* The counting pass of a size query, with its walker in `scratch`'s free
+ * space (taken and handed back: the arena is left as it was). */
+static npu_status npu__ir_size_in(npu_arena *scratch, npu_context *ctx, const char *label, const char *xml,
+                                  size_t xml_len, size_t *bytes)
 {
     npu__ir_counts c;
-    size_t persist, temp;
-    npu__ir_walker w;
+    size_t persist, temp, mark;
+    npu__ir_walker *w;
     npu_status st;
-    if (xml == NULL || bytes == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size: NULL argument");
-    st = npu__ir_query(ctx, "IR XML", xml, xml_len, &c, &persist, &temp, &w);
+    mark = scratch->used;
+    w = (npu__ir_walker *)npu__alloc(scratch, ctx, sizeof *w, "the IR size query's scratch (the XML walker)");
+    if (w == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    st = npu__ir_query(ctx, label, xml, xml_len, &c, &persist, &temp, w);
+    npu_arena_rewind(scratch, mark);
     if (st == NPU_OK) *bytes = persist + temp;
     return st;
+}
+
+NPU_API npu_status npu_ir_size(npu_arena *scratch, npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes)
+{
+    if (scratch == NULL || xml == NULL || bytes == NULL)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size: NULL argument");
+    return npu__ir_size_in(scratch, ctx, "IR XML", xml, xml_len, bytes);
 }
 
 NPU_API npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const char *xml, size_t xml_len,
@@ -5447,20 +5460,17 @@ static const char *npu__ir_basename(const char *path)
     return slash ? slash + 1 : path;
 }
 
-NPU_API npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *bytes)
+NPU_API npu_status npu_ir_size_file(npu_arena *scratch, npu_context *ctx, const char *xml_path, size_t *bytes)
 {
     void *map;
-    size_t len, persist, temp;
-    npu__ir_counts c;
-    npu__ir_walker w;
+    size_t len;
     npu_status st;
-    if (xml_path == NULL || bytes == NULL)
+    if (scratch == NULL || xml_path == NULL || bytes == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size_file: NULL argument");
     st = npu__ir_map(ctx, xml_path, 0, &map, &len, NULL);
     if (st != NPU_OK) return st;
-    st = npu__ir_query(ctx, npu__ir_basename(xml_path), (const char *)map, len, &c, &persist, &temp, &w);
+    st = npu__ir_size_in(scratch, ctx, npu__ir_basename(xml_path), (const char *)map, len, bytes);
     if (map != NULL) munmap(map, len);
-    if (st == NPU_OK) *bytes = persist + temp;
     return st;
 }
 

@@ -33,8 +33,7 @@
  *   shareable (a compiled model) may be used by several threads at once; all
  *   other objects by one thread at a time.
  * - Stack: every function declared here uses at most NPU_STACK_BUDGET bytes of
- *   the calling thread's stack (npu_ir_size() and npu_ir_size_file(): at most
- *   NPU_IR_SIZE_STACK), and no function in npu.c has a frame over 1 KiB. This
+ *   the calling thread's stack, and no function in npu.c has a frame over 1 KiB. This
  *   counts everything npu.c runs, not the Level Zero loader and driver, libc,
  *   or the caller's callbacks (logger, sinks). Large transient structures (the
  *   driver's argument tables, the IR walker, the cache writer, file paths) are
@@ -101,7 +100,9 @@ extern "C" {
 
 /* Stack bounds (see "Stack" above): bytes of the caller's thread stack. */
 #define NPU_STACK_BUDGET 4096
-#define NPU_IR_SIZE_STACK 12288   /* npu_ir_size(), npu_ir_size_file() */
+/* Arena scratch npu_ir_size() and npu_ir_size_file() need (the XML walker's
+ * state; an upper bound on every platform, checked at compile time). */
+#define NPU_IR_SIZE_SCRATCH 12288
 
 #define NPU_VERSION_MAJOR 0
 #define NPU_VERSION_MINOR 1
@@ -740,19 +741,22 @@ typedef struct npu_ir_state {
     uint32_t assigns;           /* Assign layers naming it */
 } npu_ir_state;
 
-/* Exact arena capacity npu_ir_load_memory() needs for this XML (one scan, no
- * memory taken). ctx may be NULL. Errors: those of loading that the XML alone
- * shows (NPU_ERR_PARSE, NPU_ERR_UNSUPPORTED, NPU_ERR_LIMIT), INVALID_ARGUMENT.
- * Stack: at most NPU_IR_SIZE_STACK bytes, the one exception to
- * NPU_STACK_BUDGET: with no arena, the XML walker's 9 KB state is on the stack
- * (npu_ir_size_file() too). Size on a thread with a large stack, or skip the
- * query and let npu_ir_load_memory() report the need when it fails. */
-NPU_API npu_status npu_ir_size(npu_context *ctx, const char *xml, size_t xml_len, size_t *bytes);
+/* Exact arena capacity npu_ir_load_memory() needs for this XML (one scan).
+ * The scan's state (the XML walker, about 9 KB) is scratch in `scratch`'s
+ * free space, handed back before the call returns: the arena is left as it
+ * was. It needs NPU_IR_SIZE_SCRATCH bytes at most, and never more than the
+ * load itself, so the arena the IR will be loaded into always serves.
+ * ctx may be NULL. Errors: those of loading that the XML alone shows
+ * (NPU_ERR_PARSE, NPU_ERR_UNSUPPORTED, NPU_ERR_LIMIT), INVALID_ARGUMENT,
+ * NPU_ERR_ARENA_TOO_SMALL (scratch too small). Thread-safe for distinct
+ * scratch arenas. */
+NPU_API npu_status npu_ir_size(npu_arena *scratch, npu_context *ctx, const char *xml, size_t xml_len,
+                               size_t *bytes);
 
 /* The same for a file: maps xml_path for the scan and unmaps it. NPU_ERR_IO when
  * the file cannot be opened or mapped. The answer is exact for npu_ir_open of the
  * same (unchanged) file. */
-NPU_API npu_status npu_ir_size_file(npu_context *ctx, const char *xml_path, size_t *bytes);
+NPU_API npu_status npu_ir_size_file(npu_arena *scratch, npu_context *ctx, const char *xml_path, size_t *bytes);
 
 /* Loads an IR from caller memory. xml/xml_len: the XML text (no terminator
  * needed). weights/weights_size: the .bin contents (NULL/0 for none). Nothing is

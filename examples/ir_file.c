@@ -176,8 +176,11 @@ int main(int argc, char **argv)
     }
 
     /* The IR: its arena holds the tables; the files are mmapped, not read. */
+    static _Alignas(16) unsigned char ir_size_mem[NPU_IR_SIZE_SCRATCH];   /* the size scan's scratch */
+    npu_arena ir_size_scratch;
+    npu_arena_init(&ir_size_scratch, ir_size_mem, sizeof ir_size_mem);
     size_t ir_bytes;
-    if (npu_ir_size_file(ctx, xml, &ir_bytes) != NPU_OK) { fail("npu_ir_size_file"); goto out; }
+    if (npu_ir_size_file(&ir_size_scratch, ctx, xml, &ir_bytes) != NPU_OK) { fail("npu_ir_size_file"); goto out; }
     if ((ir_mem = arena_alloc(&ir_arena, ir_bytes)) == NULL) goto out;
     if (npu_ir_open(&ir_arena, ctx, xml, bin, &ir) != NPU_OK) { fail("npu_ir_open"); goto out; }
     printf("ir_file: loaded %s: IR v%u, %u inputs, %u outputs, %u constants, arena %zu bytes\n", xml,

@@ -345,8 +345,8 @@ static void test_ir_memory_and_file(void **state)
     (void)state;
     for (i = 0; i < 2; i++) {
         size_t need = 0, need_file = 0;
-        tu_ok(npu_ir_size(tu_ctx, irs[i].xml, irs[i].xml_len, &need), "ir size");
-        tu_ok(npu_ir_size_file(tu_ctx, irs[i].xml_path, &need_file), "ir size file");
+        tu_ok(npu_ir_size(&tu_arena, tu_ctx, irs[i].xml, irs[i].xml_len, &need), "ir size");
+        tu_ok(npu_ir_size_file(&tu_arena, tu_ctx, irs[i].xml_path, &need_file), "ir size file");
         assert_int_equal(need, need_file);
         sweep("IR (memory)", need, try_ir_memory, &irs[i], 0);
         /* the loading tables were handed back: the object keeps less */
@@ -507,7 +507,7 @@ static void test_models(void **state)
     for (i = 0; i < 2; i++) {
         compile_arg c;
         size_t need = 0, irneed = 0, mark = npu_arena_used(&tu_arena);
-        tu_ok(npu_ir_size(tu_ctx, irs[i].xml, irs[i].xml_len, &irneed), "ir size");
+        tu_ok(npu_ir_size(&tu_arena, tu_ctx, irs[i].xml, irs[i].xml_len, &irneed), "ir size");
         tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, irs[i].xml, irs[i].xml_len, irs[i].bin, irs[i].bin_len, &ir),
               "ir");
         memset(&c, 0, sizeof c);

@@ -268,9 +268,12 @@ static void *msg_writer(void *arg)
     snprintf(path, sizeof path, "/nonexistent/");
     memset(path + 13, letter, 1500);
     path[1513] = '\0';
+    static _Thread_local _Alignas(16) unsigned char scratch_mem[NPU_IR_SIZE_SCRATCH];
+    npu_arena scratch;
+    npu_arena_init(&scratch, scratch_mem, sizeof scratch_mem);
     for (k = 0; k < 4000; k++) {
         size_t need = 0;
-        if (npu_ir_size_file(shared_ctx, path, &need) != NPU_ERR_IO) abort();
+        if (npu_ir_size_file(&scratch, shared_ctx, path, &need) != NPU_ERR_IO) abort();
     }
     atomic_fetch_add(&msg_done, 1);
     return NULL;

@@ -72,7 +72,7 @@ static void test_fifos_are_refused_without_blocking(void **state)
     assert_int_equal(npu_ir_open(&tu_arena, tu_ctx, fifo, NULL, &ir), NPU_ERR_IO);
     assert_null(ir);
     assert_non_null(strstr(npu_context_last_error(tu_ctx), "not a regular file"));
-    assert_int_equal(npu_ir_size_file(tu_ctx, fifo, &need), NPU_ERR_IO);
+    assert_int_equal(npu_ir_size_file(&tu_arena, tu_ctx, fifo, &need), NPU_ERR_IO);
     /* the weights, explicit and implied (m.xml -> m.bin) */
     snprintf(xml, sizeof xml, "%s/m.xml", dir);
     write_file(xml, small_ir, sizeof small_ir - 1);
@@ -112,7 +112,7 @@ static double load_edges_seconds(size_t edges, int check_log)
         n += (size_t)snprintf(xml + n, cap - n, "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"%u\"/>\n",
                               (unsigned)(i + 7));
     n += (size_t)snprintf(xml + n, cap - n, "</edges>\n</net>\n");
-    tu_ok(npu_ir_size(tu_ctx, xml, n, &need), "size");
+    tu_ok(npu_ir_size(&tu_arena, tu_ctx, xml, n, &need), "size");
     mem = aligned_alloc(64, (need + 63) / 64 * 64);
     assert_non_null(mem);
     for (rep = 0; rep < 3; rep++) {

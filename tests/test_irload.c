@@ -11,6 +11,15 @@
 #include "npu.h"
 #include "irload_util.h"
 
+/* npu_ir_size's scratch (NPU_IR_SIZE_SCRATCH: the XML walker's state). */
+static npu_arena *ir_size_scratch(void)
+{
+    static _Alignas(16) unsigned char mem[NPU_IR_SIZE_SCRATCH];
+    static npu_arena a;
+    npu_arena_init(&a, mem, sizeof mem);
+    return &a;
+}
+
 #define ARENA_BYTES (1u << 20)
 static _Alignas(16) unsigned char ctx_mem[8192];
 static _Alignas(16) unsigned char arena_mem[ARENA_BYTES];
@@ -178,10 +187,23 @@ static void test_size_query_is_exact_for_every_file(void **state)
         npu_ir *ir = NULL;
         assert_non_null(xml);
         for (cap = 0; cap < files[f].bin; cap++) bin[cap] = irl_byte(cap);
-        assert_int_equal(npu_ir_size_file(ctx, xp, &need), NPU_OK);
-        assert_int_equal(npu_ir_size(ctx, xml, len, &need_mem), NPU_OK);
+        assert_int_equal(npu_ir_size_file(ir_size_scratch(), ctx, xp, &need), NPU_OK);
+        assert_int_equal(npu_ir_size(ir_size_scratch(), ctx, xml, len, &need_mem), NPU_OK);
         assert_int_equal(need, need_mem);
         assert_true(need % NPU_ARENA_ALIGN == 0);
+        {
+            /* The query's scratch is handed back; an arena that holds the load
+             * serves as scratch; one too small for the walker is refused. */
+            npu_arena a;
+            size_t again = 0;
+            assert_int_equal(npu_arena_init(&a, arena_mem, need), NPU_OK);
+            assert_int_equal(npu_ir_size(&a, ctx, xml, len, &again), NPU_OK);
+            assert_int_equal(again, need);
+            assert_int_equal(npu_arena_used(&a), 0);
+            assert_int_equal(npu_arena_init(&a, arena_mem, 64), NPU_OK);
+            assert_int_equal(npu_ir_size(&a, ctx, xml, len, &again), NPU_ERR_ARENA_TOO_SMALL);
+            assert_int_equal(npu_arena_used(&a), 0);
+        }
         for (cap = 0; cap < need; cap += 16) {
             npu_arena a;
             assert_int_equal(npu_arena_init(&a, arena_mem, cap), NPU_OK);
@@ -546,7 +568,7 @@ static void test_open_derives_the_bin_path_and_reports_missing_files(void **stat
     assert_null(ir);
     {
         size_t need;
-        assert_int_equal(npu_ir_size_file(ctx, "/nonexistent/m.xml", &need), NPU_ERR_IO);
+        assert_int_equal(npu_ir_size_file(ir_size_scratch(), ctx, "/nonexistent/m.xml", &need), NPU_ERR_IO);
     }
 }
 

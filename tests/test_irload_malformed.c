@@ -11,6 +11,15 @@
 #include "npu.h"
 #include "irload_util.h"
 
+/* npu_ir_size's scratch (NPU_IR_SIZE_SCRATCH: the XML walker's state). */
+static npu_arena *ir_size_scratch(void)
+{
+    static _Alignas(16) unsigned char mem[NPU_IR_SIZE_SCRATCH];
+    static npu_arena a;
+    npu_arena_init(&a, mem, sizeof mem);
+    return &a;
+}
+
 static _Alignas(16) unsigned char ctx_mem[8192];
 static _Alignas(16) unsigned char arena_mem[1u << 18];
 static npu_context *ctx;
@@ -88,7 +97,7 @@ static void expect(const char *xml, npu_status want, const char *needle)
     if (needle && strstr(msg, needle) == NULL) fail_msg("message '%s' lacks '%s'", msg, needle);
     if (want != NPU_ERR_FORMAT) {  /* the size query (no weights) sees the same, */
         size_t need;                /* except graph checks that need the tables */
-        npu_status q = npu_ir_size(ctx, xml, strlen(xml), &need);
+        npu_status q = npu_ir_size(ir_size_scratch(), ctx, xml, strlen(xml), &need);
         int graph = strstr(needle ? needle : "", "edge") || strstr(needle ? needle : "", "duplicate layer");
         if (!(q == want || (graph && q == NPU_OK))) fail_msg("size query: status %d, want %d (%s)", q, want, needle);
     }

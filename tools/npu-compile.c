@@ -451,8 +451,11 @@ int main(int argc, char **argv)
     rc = 1;
 
     /* The IR first: a bad input is a usage-class error (2) and needs no device. */
+    static _Alignas(16) unsigned char ir_size_mem[NPU_IR_SIZE_SCRATCH];   /* the size scan's scratch */
+    npu_arena ir_size_scratch;
+    npu_arena_init(&ir_size_scratch, ir_size_mem, sizeof ir_size_mem);
     size_t bytes;
-    if (npu_ir_size_file(ctx, o.model, &bytes) != NPU_OK) {
+    if (npu_ir_size_file(&ir_size_scratch, ctx, o.model, &bytes) != NPU_OK) {
         rc = report_error(2, "%s: not a readable IR: %s", o.model, npu_context_last_error(ctx));
         goto out;
     }

@@ -20,6 +20,15 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+/* npu_ir_size's scratch (NPU_IR_SIZE_SCRATCH: the XML walker's state). */
+static npu_arena *ir_size_scratch(void)
+{
+    static _Alignas(16) unsigned char mem[NPU_IR_SIZE_SCRATCH];
+    static npu_arena a;
+    npu_arena_init(&a, mem, sizeof mem);
+    return &a;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
@@ -205,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (n = 0; n < bin_size; n++) bin[n] = (unsigned char)(n * 7 + 1);
     npu_arena_init(&ca, fz_ctx, sizeof fz_ctx);
     npu_context_create(&ca, NULL, &ctx);
-    if (npu_ir_size(ctx, xml, size, &need) == NPU_OK && need <= sizeof fz_arena) {
+    if (npu_ir_size(ir_size_scratch(), ctx, xml, size, &need) == NPU_OK && need <= sizeof fz_arena) {
         npu_arena_init(&a, fz_arena, need);
         if (npu_ir_load_memory(&a, ctx, xml, size, bin, bin_size, &ir) == NPU_OK) {
             for (pass = 0; pass < 3; pass++) {

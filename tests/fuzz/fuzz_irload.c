@@ -12,6 +12,15 @@
 
 #include <stdlib.h>
 
+/* npu_ir_size's scratch (NPU_IR_SIZE_SCRATCH: the XML walker's state). */
+static npu_arena *ir_size_scratch(void)
+{
+    static _Alignas(16) unsigned char mem[NPU_IR_SIZE_SCRATCH];
+    static npu_arena a;
+    npu_arena_init(&a, mem, sizeof mem);
+    return &a;
+}
+
 static _Alignas(16) unsigned char fz_arena[1u << 20];
 static _Alignas(16) unsigned char fz_ctx[8192];
 static unsigned char fz_weights[4096];
@@ -36,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size) memcpy(xml, data, size);
     npu_arena_init(&ca, fz_ctx, sizeof fz_ctx);
     npu_context_create(&ca, NULL, &ctx);
-    st = npu_ir_size(ctx, xml, size, &need);
+    st = npu_ir_size(ir_size_scratch(), ctx, xml, size, &need);
     npu_arena_init(&a, fz_arena, sizeof fz_arena);
     if (st == NPU_OK && need <= sizeof fz_arena) {
         /* one byte short must fail cleanly */
