@@ -7841,6 +7841,31 @@ static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
     }
 }
 
+/* What an import and its size query share: the options checked, the blob's
+ * metadata tail read (its layouts not kept), the create arguments for the
+ * native blob before the tail. */
+static npu_status npu__import_prepare(npu_device *d, const void *blob, size_t size, const npu_import_options *opts,
+                                      npu__blob_meta *meta, npu__create_args *c)
+{
+    npu_status st;
+    if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
+        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
+                         (int)opts->priority);
+    if (opts != NULL && npu__check_reserved(d->ctx, opts->reserved, "import options") != NPU_OK)
+        return NPU_ERR_INVALID_ARGUMENT;
+    memset(meta, 0, sizeof *meta);
+    st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, meta);
+    if (st != NPU_OK) return st;   /* FORMAT (malformed tail) or UNSUPPORTED (encrypted, ...) */
+    /* The parser guarantees 0 < meta->blob_size <= size. */
+    memset(c, 0, sizeof *c);
+    c->format = NPU__ZE_GRAPH_FORMAT_NATIVE;
+    c->input = blob;
+    c->size = (size_t)meta->blob_size;
+    c->priority = opts ? opts->priority : NPU_PRIORITY_DEFAULT;
+    c->turbo = opts ? opts->turbo : 0;
+    return NPU_OK;
+}
+
 static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob, size_t size,
                               const npu_import_options *opts, int persistent_ok, int *persistent,
                               npu_model **out)
@@ -7853,21 +7878,8 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     if (out != NULL) *out = NULL;
     if (d == NULL || arena == NULL || blob == NULL || size == 0 || out == NULL)
         return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_import: NULL argument or empty blob");
-    if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
-        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
-                         (int)opts->priority);
-    if (opts != NULL && npu__check_reserved(d->ctx, opts->reserved, "import options") != NPU_OK)
-        return NPU_ERR_INVALID_ARGUMENT;
-    memset(&meta, 0, sizeof meta);
-    st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta);
-    if (st != NPU_OK) return st;   /* FORMAT (malformed tail) or UNSUPPORTED (encrypted, ...) */
-    /* The parser guarantees 0 < meta.blob_size <= size. */
-    memset(&c, 0, sizeof c);
-    c.format = NPU__ZE_GRAPH_FORMAT_NATIVE;
-    c.input = blob;
-    c.size = (size_t)meta.blob_size;
-    c.priority = opts ? opts->priority : NPU_PRIORITY_DEFAULT;
-    c.turbo = opts ? opts->turbo : 0;
+    st = npu__import_prepare(d, blob, size, opts, &meta, &c);
+    if (st != NPU_OK) return st;
     c.transient_mark = arena->used;
     if (persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
         (c.size % 4096u) == 0)
@@ -7967,18 +7979,8 @@ static npu_status npu__import_size(npu_device *d, const void *blob, size_t size,
     npu__ze_graph_properties_2 gp;
     npu_status st;
     ze_result_t r;
-    if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
-        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
-                         (int)opts->priority);
-    if (opts != NULL && npu__check_reserved(d->ctx, opts->reserved, "import options") != NPU_OK)
-        return NPU_ERR_INVALID_ARGUMENT;
-    memset(&meta, 0, sizeof meta);
-    st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta);
+    st = npu__import_prepare(d, blob, size, opts, &meta, &c);
     if (st != NPU_OK) return st;
-    memset(&c, 0, sizeof c);
-    c.format = NPU__ZE_GRAPH_FORMAT_NATIVE;
-    c.input = blob;
-    c.size = (size_t)meta.blob_size;
     st = npu__graph_create(d, &c, &graph);
     if (st != NPU_OK) return st;
     memset(&gp, 0, sizeof gp);
@@ -8748,18 +8750,14 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
 NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
                                    const npu_compile_options *opts, npu_model **out)
 {
-    npu__model_src s;
-    s.ops = &npu__graph_source;
-    s.src = graph;
+    const npu__model_src s = {&npu__graph_source, graph};
     return npu__compile_src(dev, arena, &s, opts, out);
 }
 
 NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
                                         size_t *bytes)
 {
-    npu__model_src s;
-    s.ops = &npu__graph_source;
-    s.src = graph;
+    const npu__model_src s = {&npu__graph_source, graph};
     return npu__compile_src_size(dev, &s, opts, bytes);
 }
 
@@ -8769,18 +8767,14 @@ NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph
 NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
                                 const npu_compile_options *opts, npu_model **out)
 {
-    npu__model_src s;
-    s.ops = &npu__ir_source;
-    s.src = ir;
+    const npu__model_src s = {&npu__ir_source, ir};
     return npu__compile_src(dev, arena, &s, opts, out);
 }
 
 NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
                                      size_t *bytes)
 {
-    npu__model_src s;
-    s.ops = &npu__ir_source;
-    s.src = ir;
+    const npu__model_src s = {&npu__ir_source, ir};
     return npu__compile_src_size(dev, &s, opts, bytes);
 }
 #endif
