@@ -182,4 +182,31 @@ int sim_compile_layers(cc *c);
 /* The graph arguments: Parameters, ReadValue inputs, Results, Assign outputs. */
 int sim_build_args(cc *c, sim_plan *p);
 
+/* ops.c: the helpers the other op files (ops_quant.c) share, as ops.c's own
+ * handlers use them: a layer's input value, its port count check, appending a
+ * step (folded when every input is constant), an alias of a value under another
+ * shape, <data> attributes, constant integer inputs, numpy broadcasting of two
+ * shapes, dims as text, floating element types. */
+cval *sim_op_input(cc *c, layer *L, int i);
+int sim_op_need_ports(cc *c, layer *L, int min_in, int max_in, int min_out);
+int sim_op_emit(cc *c, layer *L, sim_step *s, cval **ins, int n_in, uint32_t et, int rank,
+                const int64_t *d, cval *out);
+int sim_op_alias(cc *c, const cval *src, uint32_t et, int rank, const int64_t *d, cval *out);
+int sim_op_attr_int(cc *c, layer *L, const char *name, int64_t dflt, int64_t *out);
+int sim_op_attr_str(layer *L, const char *name, char *buf, size_t cap);
+int sim_op_attr_enum(cc *c, layer *L, const char *name, const char *const *names, int n, int dflt,
+                     int *out);
+int sim_op_const_ints(cc *c, layer *L, int i, int64_t *out, int max, int *count, const char *what);
+int sim_op_broadcast(const cval *a, const cval *b, int64_t *d, int *rank);
+void sim_op_fmt_dims(char *buf, size_t cap, int rank, const int64_t *d);
+int sim_op_is_float_et(uint32_t et);
+
+/* ---- ops_quant.c --------------------------------------------------------- */
+/* Handlers in ops.c's table (same signature as its own): FakeQuantize-1,
+ * Select-1, Broadcast-1/-3, Tile-1. */
+int sim_op_fake_quantize(cc *c, layer *L, int opset, int sub);
+int sim_op_select(cc *c, layer *L, int opset, int sub);
+int sim_op_broadcast_op(cc *c, layer *L, int opset, int sub);
+int sim_op_tile(cc *c, layer *L, int opset, int sub);
+
 #endif /* SIM_COMPILER_INTERNAL_H */

@@ -152,6 +152,19 @@ static int broadcast_dims(const int64_t *a, int ra, const int64_t *b, int rb, in
     return 1;
 }
 
+/* t repeats numpy-style onto y: rank at most y's, each dim y's or 1. */
+static int broadcasts_onto(const sim_tensor *t, const sim_tensor *y)
+{
+    if (t->rank > y->rank)
+        return 0;
+    for (int i = 0; i < t->rank; i++) {
+        int64_t a = t->d[i], b = y->d[i + y->rank - t->rank];
+        if (a != b && a != 1)
+            return 0;
+    }
+    return 1;
+}
+
 static int check_matmul(const sim_tensor *a, const sim_tensor *b, int ta, int tb, const sim_tensor *y)
 {
     if (a->rank < 2 || b->rank < 2 || y->rank < 2)
@@ -218,13 +231,13 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
     const sim_tensor *x = in[0];
     switch ((sim_step_op)s->op) {
     case SIM_S_CONVERT:
-        return s->in_count == 1 && sim_prec_size(s->prec) && numel_of(x) == numel_of(y);
+        return s->in_count == 1 && s->sub <= 1 && sim_prec_size(s->prec) && numel_of(x) == numel_of(y);
     case SIM_S_UNARY:
         return s->in_count == 1 && s->sub <= SIM_UN_LAST && numel_of(x) == numel_of(y);
     case SIM_S_CLAMP:
         return s->in_count == 1 && numel_of(x) == numel_of(y);
     case SIM_S_SOFTMAX:
-        return s->in_count == 1 && same_dims(x, y) && s->axis >= 0 && s->axis < x->rank;
+        return s->in_count == 1 && s->sub <= 1 && same_dims(x, y) && s->axis >= 0 && s->axis < x->rank;
     case SIM_S_BINARY: {
         int64_t d[SIM_MAX_RANK];
         int r;
@@ -253,7 +266,8 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
     case SIM_S_AVGPOOL:
         return s->in_count == 1 && check_window(s, x, y, 1);
     case SIM_S_REDUCE: {
-        if (s->in_count != 1 || x->rank > 32 || (x->rank < 32 && (s->axes_mask >> x->rank)))
+        if (s->in_count != 1 || s->sub > SIM_RED_LAST || x->rank > 32 ||
+            (x->rank < 32 && (s->axes_mask >> x->rank)))
             return 0;
         uint64_t n = 1;
         for (int i = 0; i < x->rank; i++)
@@ -357,6 +371,22 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
                 return 0;
         return 1;
     }
+    case SIM_S_FAKE_QUANT: {
+        if (s->in_count != 5 || s->groups < 2 || !same_dims(x, y))
+            return 0;
+        for (uint32_t k = 1; k < 5; k++) {
+            const sim_tensor *t = &p->tensors[p->step_inputs[s->in_first + k]];
+            if (!broadcasts_onto(t, y))
+                return 0;
+        }
+        return 1;
+    }
+    case SIM_S_SELECT:
+        return s->in_count == 3 && broadcasts_onto(x, y) && broadcasts_onto(in[1], y) &&
+               broadcasts_onto(in[2], y) && (numel_of(y) == 0 || (numel_of(x) && numel_of(in[1]) &&
+                                                                 numel_of(in[2])));
+    case SIM_S_BROADCAST:
+        return s->in_count == 1 && broadcasts_onto(x, y) && (numel_of(y) == 0 || numel_of(x));
     case SIM_S_OP_END:
         break;
     }
@@ -555,7 +585,10 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
     sim_shape xs = sim_tensor_shape(xt), ys = sim_tensor_shape(yt);
     switch ((sim_step_op)s->op) {
     case SIM_S_CONVERT:
-        sim_k_convert(x, y, n, s->prec);
+        if (s->sub)
+            sim_k_convert_wrap(x, y, n, s->prec);
+        else
+            sim_k_convert(x, y, n, s->prec);
         break;
     case SIM_S_UNARY:
         if (s->round_prec)   /* integer element type: Erf and Log differ */
@@ -567,7 +600,10 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
         sim_k_clamp(x, y, n, s->lo, s->hi);
         break;
     case SIM_S_SOFTMAX:
-        sim_k_softmax(x, y, &xs, s->axis);
+        if (s->sub)
+            sim_k_log_softmax(x, y, &xs, s->axis);
+        else
+            sim_k_softmax(x, y, &xs, s->axis);
         break;
     case SIM_S_BINARY: {
         sim_shape bs = sim_tensor_shape(&p->tensors[ins[1]]);
@@ -598,7 +634,7 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
         break;
     }
     case SIM_S_REDUCE:
-        sim_k_reduce(s->sub == 1, x, &xs, s->axes_mask, y);
+        sim_k_reduce_op((int)s->sub, x, &xs, s->axes_mask, y);
         break;
     case SIM_S_TRANSPOSE: {
         int perm[SIM_MAX_RANK];
@@ -635,6 +671,26 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
         break;
     case SIM_S_INTERPOLATE:
         run_interpolate(x, &xs, tensor_ptr(p, arena, ins[1]), s, y, &ys);
+        break;
+    case SIM_S_FAKE_QUANT: {
+        const float *lim[4];
+        sim_shape ls[4];
+        const sim_shape *lsp[4];
+        for (int k = 0; k < 4; k++) {
+            lim[k] = tensor_ptr(p, arena, ins[k + 1]);
+            ls[k] = sim_tensor_shape(&p->tensors[ins[k + 1]]);
+            lsp[k] = &ls[k];
+        }
+        sim_k_fake_quantize(x, lim, lsp, (float)(s->groups - 1), y, &ys);
+        break;
+    }
+    case SIM_S_SELECT: {
+        sim_shape as = sim_tensor_shape(&p->tensors[ins[1]]), bs = sim_tensor_shape(&p->tensors[ins[2]]);
+        sim_k_select(x, &xs, tensor_ptr(p, arena, ins[1]), &as, tensor_ptr(p, arena, ins[2]), &bs, y, &ys);
+        break;
+    }
+    case SIM_S_BROADCAST:
+        sim_k_broadcast(x, &xs, y, &ys);
         break;
     case SIM_S_OP_END:
         break;

@@ -300,6 +300,31 @@ void sim_cvt_from_f32(uint32_t prec, const float *src, void *dst, size_t n)
     }
 }
 
+void sim_k_convert_wrap(const float *x, float *y, size_t n, uint32_t prec)
+{
+    int bits;
+    int is_signed;
+    switch (prec) {
+    case PREC_UINT8: bits = 8; is_signed = 0; break;
+    case PREC_INT8: bits = 8; is_signed = 1; break;
+    case PREC_UINT16: bits = 16; is_signed = 0; break;
+    case PREC_INT16: bits = 16; is_signed = 1; break;
+    case PREC_UINT32: bits = 32; is_signed = 0; break;
+    case PREC_INT32: bits = 32; is_signed = 1; break;
+    default:
+        sim_k_convert(x, y, n, prec);
+        return;
+    }
+    uint64_t mask = (UINT64_C(1) << bits) - 1, half = UINT64_C(1) << (bits - 1);
+    for (size_t i = 0; i < n; i++) {
+        float f = x[i];
+        /* integral values; the sim's integers stay well inside int64 */
+        int64_t v = f == f && f > -9.2e18f && f < 9.2e18f ? (int64_t)f : 0;
+        uint64_t u = (uint64_t)v & mask;
+        y[i] = is_signed && u >= half ? (float)((int64_t)u - (int64_t)(mask + 1)) : (float)u;
+    }
+}
+
 void sim_k_convert(const float *x, float *y, size_t n, uint32_t prec)
 {
     size_t i;
@@ -368,6 +393,12 @@ static inline float op_mul(float p, float q) { return p * q; }
 static inline float op_div(float p, float q) { return p / q; }
 static inline float op_max(float p, float q) { return p > q ? p : q; }
 static inline float op_min(float p, float q) { return p < q ? p : q; }
+static inline float op_eq(float p, float q) { return p == q ? 1.0f : 0.0f; }
+static inline float op_ne(float p, float q) { return p != q ? 1.0f : 0.0f; }
+static inline float op_lt(float p, float q) { return p < q ? 1.0f : 0.0f; }
+static inline float op_le(float p, float q) { return p <= q ? 1.0f : 0.0f; }
+static inline float op_gt(float p, float q) { return p > q ? 1.0f : 0.0f; }
+static inline float op_ge(float p, float q) { return p >= q ? 1.0f : 0.0f; }
 /* Swish-4 as OpenVINO's reference: -x * beta and exp in float, the division in
  * double (1.0 + exp promotes), rounded once. */
 static inline float k_swish(float p, float q)
@@ -398,6 +429,12 @@ static void bin_run(sim_binop op, const float *a, int sa, const float *b, int sb
     case SIM_BIN_SWISH: BIN_LOOP(k_swish); break;
     case SIM_BIN_POW: BIN_LOOP(op_pow); break;
     case SIM_BIN_PRELU: BIN_LOOP(k_prelu); break;
+    case SIM_BIN_EQ: BIN_LOOP(op_eq); break;
+    case SIM_BIN_NE: BIN_LOOP(op_ne); break;
+    case SIM_BIN_LT: BIN_LOOP(op_lt); break;
+    case SIM_BIN_LE: BIN_LOOP(op_le); break;
+    case SIM_BIN_GT: BIN_LOOP(op_gt); break;
+    case SIM_BIN_GE: BIN_LOOP(op_ge); break;
     }
 }
 
@@ -582,6 +619,26 @@ void sim_k_softmax(const float *x, float *y, const sim_shape *s, int axis)
             }
         }
     }
+}
+
+void sim_k_log_softmax(const float *x, float *y, const sim_shape *s, int axis)
+{
+    size_t outer = prod_range(s->d, 0, axis);
+    size_t len = (size_t)s->d[axis];
+    size_t inner = prod_range(s->d, axis + 1, s->rank);
+    for (size_t o = 0; o < outer; o++)
+        for (size_t j = 0; j < inner; j++) {
+            const float *xo = x + o * len * inner + j;
+            float *yo = y + o * len * inner + j;
+            float mx = -FLT_MAX, sum = 0.0f;
+            for (size_t l = 0; l < len; l++)
+                mx = mx < xo[l * inner] ? xo[l * inner] : mx;
+            for (size_t l = 0; l < len; l++)
+                sum += expf(xo[l * inner] - mx);
+            float lg = logf(sum);
+            for (size_t l = 0; l < len; l++)
+                yo[l * inner] = (xo[l * inner] - mx) - lg;
+        }
 }
 
 /* ---- matmul ---------------------------------------------------------------- */
@@ -1464,4 +1521,123 @@ void sim_k_interpolate(const float *x, const sim_shape *xs, const sim_interp_par
                 break;
         }
     }
+}
+
+/* ---- broadcasting ops: FakeQuantize, Select, Broadcast, reductions ---------- */
+/* A walk over an output shape with up to 5 inputs broadcast numpy-style onto it
+ * (right-aligned, each input dim equal to the output's or 1): off[k] is input
+ * k's element for the current output element. */
+typedef struct kbc_walk {
+    int r, n;
+    int64_t d[SIM_K_MAX_RANK], idx[SIM_K_MAX_RANK];
+    size_t st[5][SIM_K_MAX_RANK];
+    size_t off[5];
+} kbc_walk;
+
+static void kbc_init(kbc_walk *w, const sim_shape *ys, const sim_shape *const *ins, int n)
+{
+    memset(w, 0, sizeof *w);
+    w->r = ys->rank;
+    w->n = n;
+    for (int i = 0; i < w->r; i++)
+        w->d[i] = ys->d[i];
+    for (int k = 0; k < n; k++) {
+        size_t acc = 1;
+        for (int i = w->r - 1; i >= 0; i--) {
+            int j = i - (w->r - ins[k]->rank);
+            int64_t dj = j >= 0 ? ins[k]->d[j] : 1;
+            w->st[k][i] = dj != 1 ? acc : 0;
+            acc *= (size_t)dj;
+        }
+    }
+}
+
+static void kbc_next(kbc_walk *w)
+{
+    for (int i = w->r - 1; i >= 0; i--) {
+        for (int k = 0; k < w->n; k++)
+            w->off[k] += w->st[k][i];
+        if (++w->idx[i] < w->d[i])
+            return;
+        for (int k = 0; k < w->n; k++)
+            w->off[k] -= w->st[k][i] * (size_t)w->d[i];
+        w->idx[i] = 0;
+    }
+}
+
+void sim_k_fake_quantize(const float *x, const float *const lim[4], const sim_shape *const lims[4],
+                         float levels_m1, float *y, const sim_shape *ys)
+{
+    size_t total = sim_shape_numel(ys);
+    const sim_shape *all[5] = {ys, lims[0], lims[1], lims[2], lims[3]};
+    kbc_walk w;
+    kbc_init(&w, ys, all, 5);
+    for (size_t o = 0; o < total; o++, kbc_next(&w)) {
+        float v = x[o], il = lim[0][w.off[1]], ih = lim[1][w.off[2]];
+        float ol = lim[2][w.off[3]], oh = lim[3][w.off[4]];
+        float lo = ih < il ? ih : il, hi = il < ih ? ih : il;   /* std::min, std::max */
+        if (v <= lo)
+            y[o] = ol;
+        else if (v > hi)
+            y[o] = oh;
+        else
+            y[o] = nearbyintf((v - il) / (ih - il) * levels_m1) / levels_m1 * (oh - ol) + ol;
+    }
+}
+
+void sim_k_select(const float *c, const sim_shape *cs, const float *a, const sim_shape *as,
+                  const float *b, const sim_shape *bs, float *y, const sim_shape *ys)
+{
+    size_t total = sim_shape_numel(ys);
+    const sim_shape *all[3] = {cs, as, bs};
+    kbc_walk w;
+    kbc_init(&w, ys, all, 3);
+    for (size_t o = 0; o < total; o++, kbc_next(&w))
+        y[o] = c[w.off[0]] != 0.0f ? a[w.off[1]] : b[w.off[2]];
+}
+
+void sim_k_broadcast(const float *x, const sim_shape *xs, float *y, const sim_shape *ys)
+{
+    size_t total = sim_shape_numel(ys);
+    const sim_shape *all[1] = {xs};
+    kbc_walk w;
+    kbc_init(&w, ys, all, 1);
+    for (size_t o = 0; o < total; o++, kbc_next(&w))
+        y[o] = x[w.off[0]];
+}
+
+void sim_k_reduce_op(int kind, const float *x, const sim_shape *xs, uint32_t axes_mask, float *y)
+{
+    if (kind == SIM_RED_SUM || kind == SIM_RED_MEAN) {
+        sim_k_reduce(kind == SIM_RED_MEAN, x, xs, axes_mask, y);
+        return;
+    }
+    /* the output as a kept-dims shape; walk the input, the output broadcast onto it */
+    sim_shape os = *xs;
+    size_t out_n = 1;
+    for (int i = 0; i < xs->rank; i++) {
+        if ((axes_mask >> i) & 1u)
+            os.d[i] = 1;
+        out_n *= (size_t)os.d[i];
+    }
+    float init = kind == SIM_RED_MAX ? -FLT_MAX : kind == SIM_RED_MIN ? FLT_MAX
+                 : kind == SIM_RED_PROD ? 1.0f : 0.0f;
+    for (size_t i = 0; i < out_n; i++)
+        y[i] = init;
+    size_t total = sim_shape_numel(xs);
+    const sim_shape *all[1] = {&os};
+    kbc_walk w;
+    kbc_init(&w, xs, all, 1);
+    for (size_t i = 0; i < total; i++, kbc_next(&w)) {
+        float *t = &y[w.off[0]], v = x[i];
+        switch (kind) {
+        case SIM_RED_MAX: *t = *t < v ? v : *t; break;       /* std::max(out, in) */
+        case SIM_RED_MIN: *t = v < *t ? v : *t; break;       /* std::min(out, in) */
+        case SIM_RED_PROD: *t = *t * v; break;
+        default: *t = *t + v * v; break;                     /* L2: the sum of squares */
+        }
+    }
+    if (kind == SIM_RED_L2)
+        for (size_t i = 0; i < out_n; i++)
+            y[i] = sqrtf(y[i]);
 }

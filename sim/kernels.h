@@ -33,15 +33,22 @@ float sim_bf16_to_f32(uint16_t h);
 uint16_t sim_f32_to_bf16(float f);      /* round to nearest even */
 /* Convert op: y = value of x after conversion to `prec` and back to f32. */
 void sim_k_convert(const float *x, float *y, size_t n, uint32_t prec);
+/* The same for integral x (an integer source type): integer destinations take the
+ * value modulo 2^bits as C++'s static_cast between integral types (u8 200 -> i8
+ * -56); float and boolean destinations as sim_k_convert. */
+void sim_k_convert_wrap(const float *x, float *y, size_t n, uint32_t prec);
 
 /* ---- elementwise -------------------------------------------------------- */
 typedef enum sim_binop {
     SIM_BIN_ADD, SIM_BIN_SUB, SIM_BIN_MUL, SIM_BIN_DIV, SIM_BIN_MAX, SIM_BIN_MIN,
     SIM_BIN_SWISH,  /* Swish-4, b = beta: a / (1 + exp(-a * b)), exp in float, the rest in double */
     SIM_BIN_POW,    /* Power-1: powf(a, b) */
-    SIM_BIN_PRELU   /* PRelu-1, b = slope: a < 0 ? a * b : a */
+    SIM_BIN_PRELU,  /* PRelu-1, b = slope: a < 0 ? a * b : a */
+    /* Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual: 1 or 0 (NaN compares
+     * as C's operators do) */
+    SIM_BIN_EQ, SIM_BIN_NE, SIM_BIN_LT, SIM_BIN_LE, SIM_BIN_GT, SIM_BIN_GE
 } sim_binop;
-#define SIM_BIN_LAST SIM_BIN_PRELU
+#define SIM_BIN_LAST SIM_BIN_GE
 
 /* numpy broadcasting: shapes are right-aligned, each dim equal or 1.
  * `ys` is the broadcast shape. */
@@ -72,6 +79,9 @@ void sim_k_clamp(const float *x, float *y, size_t n, float lo, float hi); /* y m
 
 /* Softmax along `axis` (0 <= axis < s->rank), numerically stable (max subtracted). */
 void sim_k_softmax(const float *x, float *y, const sim_shape *s, int axis);
+
+/* LogSoftmax-5 along `axis`: (x - max) - log(sum(exp(x - max))), in float. */
+void sim_k_log_softmax(const float *x, float *y, const sim_shape *s, int axis);
 
 /* ---- linear algebra ----------------------------------------------------- */
 /* Batched MatMul with OpenVINO semantics for rank >= 2 operands (the compiler
@@ -122,6 +132,14 @@ void sim_k_avgpool(const float *x, const sim_shape *xs, const sim_pool_params *p
  * matters, the layout is the same. */
 void sim_k_reduce(int mean, const float *x, const sim_shape *xs, uint32_t axes_mask, float *y);
 
+/* Reductions by kind: SUM and MEAN as sim_k_reduce; the others as OpenVINO's
+ * reference loops them over the input in order: MAX starts from -FLT_MAX and
+ * keeps std::max(out, x) (a NaN input never wins), MIN from FLT_MAX with
+ * std::min(out, x), PROD from 1, L2 sqrt of the sum of squares (in float). */
+enum { SIM_RED_SUM, SIM_RED_MEAN, SIM_RED_MAX, SIM_RED_MIN, SIM_RED_PROD, SIM_RED_L2 };
+#define SIM_RED_LAST SIM_RED_L2
+void sim_k_reduce_op(int kind, const float *x, const sim_shape *xs, uint32_t axes_mask, float *y);
+
 /* y = transpose(x, perm); ys[i] = xs[perm[i]]. */
 void sim_k_transpose(const float *x, const sim_shape *xs, const int *perm, float *y);
 
@@ -167,5 +185,21 @@ typedef struct sim_interp_params {
  * outside x); x must have no empty dim when y has elements. */
 void sim_k_interpolate(const float *x, const sim_shape *xs, const sim_interp_params *p, float *y,
                        const sim_shape *ys);
+
+/* ---- broadcasting ops ---------------------------------------------------- */
+/* Inputs broadcast numpy-style onto the output shape ys (right-aligned, each dim
+ * equal to the output's or 1); the caller checks the shapes. */
+
+/* FakeQuantize-1 as OpenVINO's reference computes it in float: with il, ih, ol,
+ * oh the limits lim[0..3] at this element, x <= min(il, ih) gives ol, x > max(il,
+ * ih) gives oh, else nearbyint((x - il) / (ih - il) * L) / L * (oh - ol) + ol
+ * with L = levels - 1 (ties to even). x has the shape ys. */
+void sim_k_fake_quantize(const float *x, const float *const lim[4], const sim_shape *const lims[4],
+                         float levels_m1, float *y, const sim_shape *ys);
+/* Select-1: y = c != 0 ? a : b. */
+void sim_k_select(const float *c, const sim_shape *cs, const float *a, const sim_shape *as,
+                  const float *b, const sim_shape *bs, float *y, const sim_shape *ys);
+/* y = x repeated onto ys (Broadcast, Tile). */
+void sim_k_broadcast(const float *x, const sim_shape *xs, float *y, const sim_shape *ys);
 
 #endif /* SIM_KERNELS_H */

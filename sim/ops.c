@@ -230,7 +230,8 @@ static int emit(cc *c, layer *L, sim_step *s, cval **ins, int n_in, uint32_t et,
         c->step_inputs[c->n_step_inputs + (uint32_t)i] = ins[i]->tensor;
     if (sim_prec_is_integer(et) && s->op != SIM_S_CONVERT && s->op != SIM_S_SLICE &&
         s->op != SIM_S_SLICE_STEP &&
-        s->op != SIM_S_GATHER && s->op != SIM_S_TRANSPOSE && s->op != SIM_S_CONCAT)
+        s->op != SIM_S_GATHER && s->op != SIM_S_TRANSPOSE && s->op != SIM_S_CONCAT &&
+        s->op != SIM_S_SELECT && s->op != SIM_S_BROADCAST)
         s->round_prec = et;
     int fold = all_const && n <= MAX_FOLD_FLOATS;
     uint64_t off = 0;
@@ -588,6 +589,8 @@ static int op_convert(cc *c, layer *L, int opset, int sub)
     memset(&s, 0, sizeof s);
     s.op = SIM_S_CONVERT;
     s.prec = to;
+    /* between integer types C++'s static_cast (OpenVINO's reference) wraps */
+    s.sub = sim_prec_is_integer(x->et) && x->et != SIM_P_BOOL && to != SIM_P_BOOL;
     return emit(c, L, &s, &x, 1, to, x->rank, x->d, &L->val[0]);
 }
 
@@ -728,9 +731,31 @@ static int broadcast(const cval *a, const cval *b, int64_t *d, int *rank)
     return 1;
 }
 
+static int binary_to(cc *c, layer *L, int sub, int boolean);
+
 static int op_binary(cc *c, layer *L, int opset, int sub)
 {
     (void)opset;
+    return binary_to(c, L, sub, 0);
+}
+
+/* Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual (opset1): inputs of one
+ * element type, numpy or none broadcasting, a boolean result. */
+static int op_compare(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    int rc = need_ports(c, L, 2, 2, 1);
+    if (rc)
+        return rc;
+    uint32_t a = input(c, L, 0)->et, b = input(c, L, 1)->et;
+    if (a != b)
+        return sim_lerr(c, L, "%s: arguments do not have the same element type (%s, %s)", L->type,
+                        sim_prec_name(a), sim_prec_name(b));
+    return binary_to(c, L, sub, 1);
+}
+
+static int binary_to(cc *c, layer *L, int sub, int boolean)
+{
     int rc = need_ports(c, L, 2, 2, 1);
     if (rc)
         return rc;
@@ -757,7 +782,7 @@ static int op_binary(cc *c, layer *L, int opset, int sub)
     memset(&s, 0, sizeof s);
     s.op = SIM_S_BINARY;
     s.sub = (uint32_t)sub;
-    return emit(c, L, &s, in, 2, in[0]->et, rank, d, &L->val[0]);
+    return emit(c, L, &s, in, 2, boolean ? SIM_P_BOOL : in[0]->et, rank, d, &L->val[0]);
 }
 
 /* PRelu-1: a 1-D slope whose length equals the channel dim (axis 1, or 0 for
@@ -811,18 +836,22 @@ static int op_prelu(cc *c, layer *L, int opset, int sub)
     return SIM_OK;
 }
 
+/* SoftMax-1/-8 (sub 0) and LogSoftmax-5 (sub 1: floating types, negative axis). */
 static int op_softmax(cc *c, layer *L, int opset, int sub)
 {
-    (void)sub;
     int rc = need_ports(c, L, 1, 1, 1);
     int64_t axis;
     if (rc || (rc = attr_int(c, L, "axis", 1, &axis)))
         return rc;
     cval *x = input(c, L, 0);
+    if (sub && !is_float_et(x->et))
+        return sim_lerr(c, L, "LogSoftmax of element type %s is not supported: the input must be f32, "
+                          "f16 or bf16", sim_prec_name(x->et));
     sim_step s;
     memset(&s, 0, sizeof s);
     s.op = SIM_S_SOFTMAX;
-    if ((rc = norm_axis(c, L, axis, x->rank, opset >= 8, &s.axis)))
+    s.sub = (uint32_t)sub;
+    if ((rc = norm_axis(c, L, axis, x->rank, opset >= 8 || sub, &s.axis)))
         return rc;
     return emit(c, L, &s, &x, 1, x->et, x->rank, x->d, &L->val[0]);
 }
@@ -1066,6 +1095,9 @@ static int op_reduce(cc *c, layer *L, int opset, int mean)
         (rc = const_ints(c, L, 1, axes, SIM_MAX_RANK * 4, &n, "axes")))
         return rc;
     cval *x = input(c, L, 0);
+    if (mean == SIM_RED_L2 && !is_float_et(x->et))
+        return sim_lerr(c, L, "ReduceL2 of element type %s is not supported: the input must be f32, f16 "
+                          "or bf16", sim_prec_name(x->et));
     uint32_t mask = 0;
     for (int i = 0; i < n; i++) {
         int a = 0;
@@ -1081,7 +1113,9 @@ static int op_reduce(cc *c, layer *L, int opset, int mean)
         else if (keep)
             d[r++] = 1;
     }
-    if (!mask)
+    /* no axes: Sum and Mean are the identity; the others still run their loop
+     * (L2 gives |x|, Max and Min replace NaN with their start value) */
+    if (!mask && mean <= SIM_RED_MEAN)
         return alias(c, x, x->et, r, d, &L->val[0]);
     sim_step s;
     memset(&s, 0, sizeof s);
@@ -2257,6 +2291,49 @@ static int op_assign(cc *c, layer *L, int opset, int sub)
     return SIM_OK;
 }
 
+/* ==== ops: helpers for the other op files (compiler_internal.h) ============ */
+
+cval *sim_op_input(cc *c, layer *L, int i) { return input(c, L, i); }
+int sim_op_need_ports(cc *c, layer *L, int min_in, int max_in, int min_out)
+{
+    return need_ports(c, L, min_in, max_in, min_out);
+}
+int sim_op_emit(cc *c, layer *L, sim_step *s, cval **ins, int n_in, uint32_t et, int rank,
+                const int64_t *d, cval *out)
+{
+    return emit(c, L, s, ins, n_in, et, rank, d, out);
+}
+int sim_op_alias(cc *c, const cval *src, uint32_t et, int rank, const int64_t *d, cval *out)
+{
+    return alias(c, src, et, rank, d, out);
+}
+int sim_op_attr_int(cc *c, layer *L, const char *name, int64_t dflt, int64_t *out)
+{
+    return attr_int(c, L, name, dflt, out);
+}
+int sim_op_attr_str(layer *L, const char *name, char *buf, size_t cap)
+{
+    return attr_str(L, name, buf, cap);
+}
+int sim_op_attr_enum(cc *c, layer *L, const char *name, const char *const *names, int n, int dflt,
+                     int *out)
+{
+    return attr_enum(c, L, name, names, n, dflt, out);
+}
+int sim_op_const_ints(cc *c, layer *L, int i, int64_t *out, int max, int *count, const char *what)
+{
+    return const_ints(c, L, i, out, max, count, what);
+}
+int sim_op_broadcast(const cval *a, const cval *b, int64_t *d, int *rank)
+{
+    return broadcast(a, b, d, rank);
+}
+void sim_op_fmt_dims(char *buf, size_t cap, int rank, const int64_t *d)
+{
+    fmt_dims(buf, cap, rank, d);
+}
+int sim_op_is_float_et(uint32_t et) { return is_float_et(et); }
+
 /* ==== ops: table ========================================================== */
 
 typedef struct op_def {
@@ -2302,8 +2379,23 @@ static const op_def ops[] = {
     {"GroupConvolution", 1, op_conv, 1},
     {"MaxPool", 1, op_pool, 0},
     {"AvgPool", 1, op_pool, 1},
-    {"ReduceMean", 1, op_reduce, 1},
-    {"ReduceSum", 1, op_reduce, 0},
+    {"ReduceMean", 1, op_reduce, SIM_RED_MEAN},
+    {"ReduceSum", 1, op_reduce, SIM_RED_SUM},
+    {"ReduceMax", 1, op_reduce, SIM_RED_MAX},
+    {"ReduceMin", 1, op_reduce, SIM_RED_MIN},
+    {"ReduceProd", 1, op_reduce, SIM_RED_PROD},
+    {"ReduceL2", 4, op_reduce, SIM_RED_L2},
+    {"Equal", 1, op_compare, SIM_BIN_EQ},
+    {"NotEqual", 1, op_compare, SIM_BIN_NE},
+    {"Less", 1, op_compare, SIM_BIN_LT},
+    {"LessEqual", 1, op_compare, SIM_BIN_LE},
+    {"Greater", 1, op_compare, SIM_BIN_GT},
+    {"GreaterEqual", 1, op_compare, SIM_BIN_GE},
+    {"LogSoftmax", 5, op_softmax, 1},
+    {"FakeQuantize", 1, sim_op_fake_quantize, 0},
+    {"Select", 1, sim_op_select, 0},
+    {"Broadcast", 1, sim_op_broadcast_op, 0},
+    {"Tile", 1, sim_op_tile, 0},
     {"Reshape", 1, op_reshape, 0},
     {"Squeeze", 1, op_squeeze, 0},
     {"Unsqueeze", 1, op_squeeze, 1},

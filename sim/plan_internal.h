@@ -49,8 +49,16 @@ typedef struct sim_tensor {
 typedef enum sim_step_op {
     SIM_S_CONVERT = 1, SIM_S_BINARY, SIM_S_UNARY, SIM_S_CLAMP, SIM_S_SOFTMAX, SIM_S_MATMUL,
     SIM_S_CONV, SIM_S_MAXPOOL, SIM_S_AVGPOOL, SIM_S_REDUCE, SIM_S_TRANSPOSE, SIM_S_CONCAT,
-    SIM_S_SLICE, SIM_S_GATHER, SIM_S_INTERPOLATE, SIM_S_SLICE_STEP, SIM_S_OP_END
+    SIM_S_SLICE, SIM_S_GATHER, SIM_S_INTERPOLATE, SIM_S_SLICE_STEP, SIM_S_FAKE_QUANT, SIM_S_SELECT,
+    SIM_S_BROADCAST, SIM_S_OP_END
 } sim_step_op;
+
+/* FAKE_QUANT: inputs x, input_low, input_high, output_low, output_high, the four
+ * limits broadcasting onto x (y has x's shape); `groups` holds levels (>= 2).
+ * SELECT: inputs cond, then, else, numpy-broadcast to y. BROADCAST: one input
+ * repeated onto y numpy-style. SOFTMAX: sub 1 = LogSoftmax. REDUCE: sub is a
+ * SIM_RED_* kind. CONVERT: sub 1 = the source is an integer type, so an integer
+ * destination wraps modulo 2^bits as C++'s integral conversion does. */
 
 /* SLICE: y->d[axis] consecutive indices from `start` along `axis`.
  * SLICE_STEP: y->d[axis] indices start, start + step, ... along `axis`, the step
@@ -68,7 +76,7 @@ typedef enum sim_step_op {
 
 typedef struct sim_step {
     uint32_t op;          /* sim_step_op */
-    uint32_t sub;         /* sim_binop / sim_unop / reduce: 1 = mean / SIM_INTERP_SUB */
+    uint32_t sub;         /* sim_binop / sim_unop / SIM_RED_* / SIM_INTERP_SUB / see above */
     uint32_t out;         /* tensor index */
     uint32_t in_first;    /* into plan->step_inputs */
     uint32_t in_count;

@@ -48,6 +48,7 @@ static const uint8_t *fz_weights_pointer(uint64_t addr, uint64_t size)
 #include "sim/payload.c"
 #define numel_of compiler_numel_of
 #include "sim/ops.c"
+#include "sim/ops_quant.c"
 #undef numel_of
 #include "sim/planner.c"
 
