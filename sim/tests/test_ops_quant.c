@@ -482,6 +482,18 @@ static void test_log_softmax_follows_the_spec(void **state)
     one_op_fail(&bad, "axis 3 is out of range for rank 3");
 }
 
+/* What the sim does not compile yet is refused with the layer and the op named. */
+static void test_unsupported_ops_name_the_layer_and_the_op(void **state)
+{
+    (void)state;
+    one_op mvn = {"MVN", "opset6", NULL, {"f32", "FP32", "2,3", NULL, 0}, {{0}}, 0};
+    one_op_fail(&mvn, "unsupported op MVN-opset6");
+    one_op topk = {"TopK", "opset11", NULL, {"f32", "FP32", "2,3", NULL, 0}, {{0}}, 0};
+    one_op_fail(&topk, "unsupported op TopK-opset11");
+    one_op lsm = {"LogSoftmax", "opset4", NULL, {"f32", "FP32", "2,3", NULL, 0}, {{0}}, 0};
+    one_op_fail(&lsm, "unsupported op LogSoftmax-opset4");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -492,6 +504,7 @@ int main(void)
         cmocka_unit_test_setup(test_comparisons_give_booleans_and_select_broadcasts, default_profile),
         cmocka_unit_test_setup(test_broadcast_modes_and_tile, default_profile),
         cmocka_unit_test_setup(test_log_softmax_follows_the_spec, default_profile),
+        cmocka_unit_test_setup(test_unsupported_ops_name_the_layer_and_the_op, default_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
