@@ -202,8 +202,9 @@ void sim_op_fmt_dims(char *buf, size_t cap, int rank, const int64_t *d);
 int sim_op_is_float_et(uint32_t et);
 
 /* ---- ops_quant.c --------------------------------------------------------- */
-/* Handlers in ops.c's table (same signature as its own): FakeQuantize-1,
- * Select-1, Broadcast-1/-3, Tile-1. */
+/* Handlers in ops.c's table (same signature as its own): PRelu-1,
+ * FakeQuantize-1, Select-1, Broadcast-1/-3, Tile-1. */
+int sim_op_prelu(cc *c, layer *L, int opset, int sub);
 int sim_op_fake_quantize(cc *c, layer *L, int opset, int sub);
 int sim_op_select(cc *c, layer *L, int opset, int sub);
 int sim_op_broadcast_op(cc *c, layer *L, int opset, int sub);

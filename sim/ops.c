@@ -785,57 +785,6 @@ static int binary_to(cc *c, layer *L, int sub, int boolean)
     return emit(c, L, &s, in, 2, boolean ? SIM_P_BOOL : in[0]->et, rank, d, &L->val[0]);
 }
 
-/* PRelu-1: a 1-D slope whose length equals the channel dim (axis 1, or 0 for
- * 1-D data) applies per channel; any other slope broadcasts numpy-style. The
- * result has the data's shape. */
-static int op_prelu(cc *c, layer *L, int opset, int sub)
-{
-    (void)opset;
-    (void)sub;
-    int rc = need_ports(c, L, 2, 2, 1);
-    if (rc)
-        return rc;
-    cval *x = input(c, L, 0), *slope = input(c, L, 1), s2 = *slope;
-    if (!is_float_et(x->et))
-        return sim_lerr(c, L, "PRelu of element type %s is not supported: the data must be f32, f16 "
-                          "or bf16", sim_prec_name(x->et));
-    if (slope->et != x->et)
-        return sim_lerr(c, L, "PRelu slope type %s differs from the data type %s",
-                        sim_prec_name(slope->et), sim_prec_name(x->et));
-    int ch = x->rank > 1 ? 1 : 0, per_channel = 0;
-    if (slope->rank == 1 && x->rank >= 1 && x->d[ch] == slope->d[0]) {
-        int64_t d[SIM_MAX_RANK];
-        for (int i = 0; i < x->rank; i++)
-            d[i] = i == ch ? slope->d[0] : 1;
-        if ((rc = alias(c, slope, slope->et, x->rank, d, &s2)))
-            return rc;
-        per_channel = 1;
-    }
-    int64_t d[SIM_MAX_RANK];
-    int rank, same = 0;
-    if (broadcast(x, &s2, d, &rank)) {
-        same = rank == x->rank;
-        for (int i = 0; same && i < rank; i++)
-            same = d[i] == x->d[i];
-    }
-    if (!same) {
-        char a[160], b[160];
-        fmt_dims(a, sizeof a, x->rank, x->d);
-        fmt_dims(b, sizeof b, slope->rank, slope->d);
-        return sim_lerr(c, L, "PRelu slope %s does not broadcast onto the data %s", b, a);
-    }
-    sim_step s;
-    memset(&s, 0, sizeof s);
-    s.op = SIM_S_BINARY;
-    s.sub = SIM_BIN_PRELU;
-    cval *ins[2] = {x, &s2};
-    if ((rc = emit(c, L, &s, ins, 2, x->et, x->rank, x->d, &L->val[0])))
-        return rc;
-    if (!per_channel)   /* keep a materialized constant for other consumers */
-        slope->tensor = s2.tensor;
-    return SIM_OK;
-}
-
 /* SoftMax-1/-8 (sub 0) and LogSoftmax-5 (sub 1: floating types, negative axis). */
 static int op_softmax(cc *c, layer *L, int opset, int sub)
 {
@@ -2357,7 +2306,7 @@ static const op_def ops[] = {
     {"Maximum", 1, op_binary, SIM_BIN_MAX},
     {"Minimum", 1, op_binary, SIM_BIN_MIN},
     {"Power", 1, op_binary, SIM_BIN_POW},
-    {"PRelu", 1, op_prelu, 0},
+    {"PRelu", 1, sim_op_prelu, 0},
     {"Relu", 1, op_unary, SIM_UN_RELU},
     {"Sigmoid", 1, op_unary, SIM_UN_SIGMOID},
     {"Tanh", 1, op_unary, SIM_UN_TANH},

@@ -1,6 +1,6 @@
 /* ops_quant.c - more of the compiler's ops (see compiler_internal.h): the
- * quantization op NNCF writes (FakeQuantize) and the broadcasting ops (Select,
- * Broadcast, Tile). Each handler sits in ops.c's op table and uses ops.c's
+ * quantization op NNCF writes (FakeQuantize) and the broadcasting ops (PRelu,
+ * Select, Broadcast, Tile). Each handler sits in ops.c's op table and uses ops.c's
  * helpers (sim_op_*); ops.c holds the table, so the two files call each other,
  * and both call only payload.c, exec.c and kernels.c below them, never
  * planner.c. Static names start with q_ (the fuzz build compiles every sim file
@@ -12,6 +12,57 @@
 #include <strings.h>
 
 #include "sim/compiler_internal.h"
+
+/* PRelu-1: a 1-D slope whose length equals the channel dim (axis 1, or 0 for
+ * 1-D data) applies per channel; any other slope broadcasts numpy-style. The
+ * result has the data's shape. */
+int sim_op_prelu(cc *c, layer *L, int opset, int sub)
+{
+    (void)opset;
+    (void)sub;
+    int rc = sim_op_need_ports(c, L, 2, 2, 1);
+    if (rc)
+        return rc;
+    cval *x = sim_op_input(c, L, 0), *slope = sim_op_input(c, L, 1), s2 = *slope;
+    if (!sim_op_is_float_et(x->et))
+        return sim_lerr(c, L, "PRelu of element type %s is not supported: the data must be f32, f16 "
+                          "or bf16", sim_prec_name(x->et));
+    if (slope->et != x->et)
+        return sim_lerr(c, L, "PRelu slope type %s differs from the data type %s",
+                        sim_prec_name(slope->et), sim_prec_name(x->et));
+    int ch = x->rank > 1 ? 1 : 0, per_channel = 0;
+    if (slope->rank == 1 && x->rank >= 1 && x->d[ch] == slope->d[0]) {
+        int64_t d[SIM_MAX_RANK];
+        for (int i = 0; i < x->rank; i++)
+            d[i] = i == ch ? slope->d[0] : 1;
+        if ((rc = sim_op_alias(c, slope, slope->et, x->rank, d, &s2)))
+            return rc;
+        per_channel = 1;
+    }
+    int64_t d[SIM_MAX_RANK];
+    int rank, same = 0;
+    if (sim_op_broadcast(x, &s2, d, &rank)) {
+        same = rank == x->rank;
+        for (int i = 0; same && i < rank; i++)
+            same = d[i] == x->d[i];
+    }
+    if (!same) {
+        char a[160], b[160];
+        sim_op_fmt_dims(a, sizeof a, x->rank, x->d);
+        sim_op_fmt_dims(b, sizeof b, slope->rank, slope->d);
+        return sim_lerr(c, L, "PRelu slope %s does not broadcast onto the data %s", b, a);
+    }
+    sim_step s;
+    memset(&s, 0, sizeof s);
+    s.op = SIM_S_BINARY;
+    s.sub = SIM_BIN_PRELU;
+    cval *ins[2] = {x, &s2};
+    if ((rc = sim_op_emit(c, L, &s, ins, 2, x->et, x->rank, x->d, &L->val[0])))
+        return rc;
+    if (!per_channel)   /* keep a materialized constant for other consumers */
+        slope->tensor = s2.tensor;
+    return SIM_OK;
+}
 
 /* auto_broadcast of the elementwise ops: 0 numpy (default), 1 none; pdpd refused. */
 static int q_autob(cc *c, layer *L, int *none)
