@@ -1134,7 +1134,21 @@ static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const
     X(TRANSPOSE,         "Transpose",        "opset1", "Transpose",        OP,        transpose,   NULL) \
     X(CONCAT,            "Concat",           "opset1", "Concat",           OP,        concat,      axis) \
     X(READ_VALUE,        "ReadValue",        "opset6", "ReadValue",        OP,        read_value,  read_value) \
-    X(ASSIGN,            "Assign",           "opset6", "Assign",           ASSIGN,    assign,      assign)
+    X(ASSIGN,            "Assign",           "opset6", "Assign",           ASSIGN,    assign,      assign) \
+    X(HSWISH,            "HSwish",           "opset4", "HSwish",           OP,        float_unary, NULL) \
+    X(HSIGMOID,          "HSigmoid",         "opset5", "HSigmoid",         OP,        float_unary, NULL) \
+    X(MISH,              "Mish",             "opset4", "Mish",             OP,        float_unary, NULL) \
+    X(GELU,              "Gelu",             "opset7", "Gelu",             OP,        float_unary, gelu) \
+    X(SWISH,             "Swish",            "opset4", "Swish",            OP,        swish,       NULL) \
+    X(ERF,               "Erf",              "opset1", "Erf",              OP,        unary_arith, NULL) \
+    X(LOG,               "Log",              "opset1", "Log",              OP,        unary_arith, NULL) \
+    X(FLOOR,             "Floor",            "opset1", "Floor",            OP,        unary_arith, NULL) \
+    X(POWER,             "Power",            "opset1", "Power",            OP,        binary,      broadcast) \
+    X(PRELU,             "PReLU",            "opset1", "PRelu",            OP,        prelu,       NULL) \
+    X(PAD,               "Pad",              "opset12", "Pad",             OP,        pad,         pad) \
+    X(SLICE,             "Slice",            "opset8", "Slice",            OP,        slice,       NULL) \
+    X(FAKE_QUANTIZE,     "FakeQuantize",     "opset1", "FakeQuantize",     OP,        fake_quantize, fake_quantize) \
+    X(INTERPOLATE,       "Interpolate",      "opset11", "Interpolate",     OP,        interpolate, interpolate)
 
 #define NPU__OP_ENUM(e, type, version, name, cat, infer, attrs) NPU__OP_##e,
 typedef enum npu__op { NPU__OPS(NPU__OP_ENUM) NPU__OP_COUNT } npu__op;
@@ -1193,6 +1207,8 @@ struct npu_node {
             npu_auto_pad auto_pad;
         } pool;
         struct { const char *variable_id; npu_node *read_value; int assigned; } var;
+        struct { uint32_t levels; } fq;
+        struct { uint8_t mode, coord, nearest, by_scales; } interp;
     } a;
 };
 
@@ -1790,6 +1806,197 @@ static npu_status npu__infer_transpose(npu_node *n, npu__msg *m)
         n->shape.dims[i] = x->shape.dims[perm[i]];
     }
     n->type = x->type;
+    return NPU_OK;
+}
+
+/* HSwish, HSigmoid, Mish, Gelu: OpenVINO defines them on floats only. */
+static npu_status npu__infer_float_unary(npu_node *n, npu__msg *m)
+{
+    if (!npu__type_is_float(n->inputs[0]->type))
+        return npu__infer_error(m, n, NPU_ERR_TYPE, "input 0 has type %s; f32, f16 or bf16 is needed",
+                                npu_type_name(n->inputs[0]->type));
+    return npu__infer_same(n, m);
+}
+
+/* Swish-4: an optional scalar beta of x's type. */
+static npu_status npu__infer_swish(npu_node *n, npu__msg *m)
+{
+    npu_status st = npu__infer_float_unary(n, m);
+    if (st == NPU_OK && n->n_inputs == 2) st = npu__same_type(m, n, 1);
+    if (st == NPU_OK && n->n_inputs == 2 && n->inputs[1]->shape.rank != 0)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "beta must be a scalar");
+    return st;
+}
+
+/* PRelu-1: a per-channel 1-D slope, or one that broadcasts onto x. */
+static npu_status npu__infer_prelu(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0], *sl = n->inputs[1];
+    int64_t out[NPU_MAX_RANK];
+    uint32_t r = 0, i, ch = x->shape.rank > 1 ? 1u : 0u;
+    int ok;
+    NPU__MSG_ONLY(char s0[96], s1[96];)
+    npu_status st = npu__infer_float_unary(n, m);
+    if (st == NPU_OK) st = npu__same_type(m, n, 1);
+    if (st != NPU_OK) return st;
+    ok = sl->shape.rank == 1 && x->shape.rank >= 1 && sl->shape.dims[0] == x->shape.dims[ch];
+    if (!ok && npu__bcast(x->shape.dims, x->shape.rank, sl->shape.dims, sl->shape.rank, out, &r) &&
+        r == x->shape.rank) {
+        ok = 1;
+        for (i = 0; i < r; i++) ok &= out[i] == x->shape.dims[i];
+    }
+    if (!ok)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "slope of shape %s neither matches the channels of input 0 "
+                                "(shape %s) nor broadcasts onto it",
+                                npu__shape_text(&sl->shape, s1), npu__shape_text(&x->shape, s0));
+    return NPU_OK;
+}
+
+/* Pad-12: inputs x, pads_begin, pads_end (i64 Constants), [pad_value]. */
+static npu_status npu__infer_pad(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t cb, ce, i;
+    const int64_t *b = npu__const_i64(n->inputs[1], &cb), *e = npu__const_i64(n->inputs[2], &ce);
+    const int64_t lim = (int64_t)1 << 40;
+    NPU__MSG_ONLY(char s0[96];)
+    if (cb != x->shape.rank || ce != x->shape.rank)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "%u pads_begin and %u pads_end values for input 0 of shape %s "
+                                "(one per axis)", cb, ce, npu__shape_text(&x->shape, s0));
+    if (x->shape.rank == 0) return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 0 is a scalar");
+    n->type = x->type;
+    n->shape = x->shape;
+    for (i = 0; i < cb; i++) {
+        int64_t d = x->shape.dims[i];
+        if (b[i] > lim || b[i] < -lim || e[i] > lim || e[i] < -lim)
+            return npu__infer_error(m, n, NPU_ERR_LIMIT, "pad of axis %u is too large", i);
+        if (d < 0) continue;   /* a dynamic batch stays dynamic */
+        if ((n->a.flag.flag == NPU_PAD_MODE_REFLECT && (b[i] >= d || e[i] >= d)) ||
+            (n->a.flag.flag == NPU_PAD_MODE_SYMMETRIC && (b[i] > d || e[i] > d)))
+            return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT,
+                                    "axis %u of length %lld cannot be padded by %lld and %lld in %s mode", i,
+                                    (long long)d, (long long)b[i], (long long)e[i],
+                                    n->a.flag.flag == NPU_PAD_MODE_REFLECT ? "reflect" : "symmetric");
+        if (d + b[i] + e[i] < 0)
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %u of length %lld padded by %lld and %lld is negative",
+                                    i, (long long)d, (long long)b[i], (long long)e[i]);
+        n->shape.dims[i] = d + b[i] + e[i];
+    }
+    if (n->n_inputs == 4) return npu__same_type(m, n, 3);
+    return NPU_OK;
+}
+
+/* Slice-8: the element count per axis as OpenVINO's shape inference computes
+ * it for a static dim (normalize, clip, count). */
+static npu_status npu__infer_slice(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t c0, c1, c2, c3 = 0, i, r = x->shape.rank, seen = 0;
+    const int64_t *start = npu__const_i64(n->inputs[1], &c0), *stop = npu__const_i64(n->inputs[2], &c1),
+                  *step = npu__const_i64(n->inputs[3], &c2), *axes = NULL;
+    NPU__MSG_ONLY(char s0[96];)
+    if (n->n_inputs == 5) axes = npu__const_i64(n->inputs[4], &c3);
+    if (r == 0) return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 0 is a scalar");
+    if (c1 != c0 || c2 != c0 || (axes != NULL && c3 != c0) || c0 > r)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "%u start, %u stop, %u step values for input 0 of shape %s",
+                                c0, c1, c2, npu__shape_text(&x->shape, s0));
+    n->type = x->type;
+    n->shape = x->shape;
+    for (i = 0; i < c0; i++) {
+        int64_t ax = axes != NULL ? axes[i] : (int64_t)i, d, lb, ub, cnt, lower_max, upper_min;
+        uint32_t a;
+        int rev = step[i] < 0;
+        if (!npu__norm_axis(ax, r, &a))
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s",
+                                    (long long)ax, npu__shape_text(&x->shape, s0));
+        if (seen & (1u << a)) return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %u is given twice", a);
+        seen |= 1u << a;
+        if (step[i] == 0) return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "step %u is 0", i);
+        d = x->shape.dims[a];
+        if (d < 0) return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %u is dynamic", a);
+        if (start[i] < -d - ((int64_t)1 << 40) || start[i] > ((int64_t)1 << 62) || stop[i] < -((int64_t)1 << 62) ||
+            stop[i] > ((int64_t)1 << 62))
+            return npu__infer_error(m, n, NPU_ERR_LIMIT, "start or stop of axis %u is out of range", a);
+        lower_max = rev ? d - 1 : d;
+        upper_min = rev ? -1 : 0;
+        lb = start[i] < 0 ? start[i] + d : start[i];
+        ub = stop[i] < 0 ? stop[i] + d : stop[i];
+        lb = lb > 0 ? lb : 0;
+        lb = lb < lower_max ? lb : lower_max;
+        ub = ub > upper_min ? ub : upper_min;
+        ub = ub < d ? ub : d;
+        cnt = rev ? (ub - lb < 0 ? lb - ub : 0) : (ub - lb > 0 ? ub - lb : 0);
+        if (cnt != 0) {
+            uint64_t mag = rev ? (uint64_t)0 - (uint64_t)step[i] : (uint64_t)step[i];
+            cnt = (int64_t)(((uint64_t)cnt - 1) / mag + 1);
+        }
+        n->shape.dims[a] = cnt;
+    }
+    return NPU_OK;
+}
+
+/* FakeQuantize-1: five inputs of one float type, the ranges broadcast
+ * (numpy) with x; the result has the broadcast shape. */
+static npu_status npu__infer_fake_quantize(npu_node *n, npu__msg *m)
+{
+    uint32_t i, r;
+    npu_status st = npu__infer_float_unary(n, m);
+    NPU__MSG_ONLY(char s0[96], s1[96];)
+    for (i = 1; st == NPU_OK && i < 5; i++) st = npu__same_type(m, n, i);
+    if (st != NPU_OK) return st;
+    if (n->a.fq.levels < 2) return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "levels %u; at least 2", n->a.fq.levels);
+    for (i = 1; i < 5; i++) {
+        int64_t out[NPU_MAX_RANK];
+        if (!npu__bcast(n->shape.dims, n->shape.rank, n->inputs[i]->shape.dims, n->inputs[i]->shape.rank, out, &r))
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "input %u of shape %s does not broadcast with %s", i,
+                                    npu__shape_text(&n->inputs[i]->shape, s1), npu__shape_text(&n->shape, s0));
+        npu__shape_set(&n->shape, r);
+        memcpy(n->shape.dims, out, sizeof(int64_t) * r);
+    }
+    return NPU_OK;
+}
+
+/* Interpolate-11: inputs x, sizes (i64) or scales (f32), axes (i64). */
+static npu_status npu__infer_interpolate(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0], *v = n->inputs[1];
+    uint32_t cnt, na, i, seen = 0, r = x->shape.rank;
+    const int64_t *axes = npu__const_i64(n->inputs[2], &na);
+    NPU__MSG_ONLY(char s0[96];)
+    npu_status st = npu__numeric(m, n);
+    if (st != NPU_OK) return st;
+    cnt = v->shape.rank == 0 ? 1u : (uint32_t)v->shape.dims[0];
+    if (cnt != na)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "%u %s for %u axes", cnt, n->a.interp.by_scales ? "scales" : "sizes", na);
+    n->type = x->type;
+    n->shape = x->shape;
+    for (i = 0; i < na; i++) {
+        uint32_t a;
+        int64_t d;
+        if (!npu__norm_axis(axes[i], r, &a))
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s",
+                                    (long long)axes[i], npu__shape_text(&x->shape, s0));
+        if (seen & (1u << a)) return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %u is given twice", a);
+        seen |= 1u << a;
+        d = x->shape.dims[a];
+        if (n->a.interp.by_scales) {
+            float sc = ((const float *)v->a.constant.data)[i];
+            float len;   /* in float, as OpenVINO: floor(length * (scale + 1e-6)) */
+            if (!(sc > 0.0f) || sc > 1.0e6f)
+                return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "scale %u is %g; a factor > 0 is needed", i, (double)sc);
+            if (d < 0) continue;
+            len = (float)d * (sc + 1.0e-6f);
+            if (!(len >= 1.0f) || len > 1.0e12f)
+                return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %u of length %lld scaled by %g has length %g", a,
+                                        (long long)d, (double)sc, (double)len);
+            n->shape.dims[a] = (int64_t)len;   /* positive: truncation is floor */
+        } else {
+            int64_t sz = ((const int64_t *)v->a.constant.data)[i];
+            if (sz < 1 || sz > ((int64_t)1 << 40))
+                return npu__infer_error(m, n, NPU_ERR_SHAPE, "size %u is %lld; at least 1 is needed", i, (long long)sz);
+            n->shape.dims[a] = sz;
+        }
+    }
     return NPU_OK;
 }
 
@@ -2506,6 +2713,303 @@ NPU_API npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t
     return npu__op_finish(g, node);
 }
 
+/* ---- Ops with Constant inputs of their own (quantization, padding, slicing,
+ * resampling) ---- */
+
+/* Where the graph stood before an op that first adds Constants of its own:
+ * npu__graph_undo unlinks them again and rewinds the arena when the op fails. */
+typedef struct npu__graph_mark {
+    size_t used, bytes_used;
+    npu_node *last;
+    uint32_t node_count, cat_count[NPU__CAT_COUNT];
+} npu__graph_mark;
+
+static void npu__graph_mark_set(const npu_graph *g, npu__graph_mark *k)
+{
+    k->used = g->arena->used;
+    k->bytes_used = g->bytes_used;
+    k->last = g->last;
+    k->node_count = g->node_count;
+    memcpy(k->cat_count, g->cat_count, sizeof k->cat_count);
+}
+
+static npu_node *npu__graph_undo(npu_graph *g, const npu__graph_mark *k)
+{
+    npu_arena_rewind(g->arena, k->used);
+    g->bytes_used = k->bytes_used;
+    g->last = k->last;
+    if (k->last != NULL) k->last->next = NULL;
+    else g->first = NULL;
+    g->node_count = k->node_count;
+    memcpy(g->cat_count, k->cat_count, sizeof g->cat_count);
+    return NULL;
+}
+
+/* A Constant of `count` values of type t (a scalar when `scalar`), its bytes
+ * copied into the graph's arena. */
+static npu_node *npu__const_copy(npu_graph *g, npu_type t, const void *data, uint32_t count, int scalar)
+{
+    npu_node *c = npu__simple(g, NPU__OP_CONSTANT, NULL, 0, NULL);
+    size_t bytes = (size_t)count * npu_type_size(t);
+    void *copy;
+    if (c == NULL) return NULL;
+    copy = npu__alloc(g->arena, NULL, bytes, "constant values");
+    if (copy == NULL)
+        return npu__op_abort(g, c, NPU_ERR_ARENA_TOO_SMALL, "arena too small for %zu bytes of values", bytes);
+    memcpy(copy, data, bytes);
+    c->type = t;
+    npu__shape_set(&c->shape, scalar ? 0u : 1u);
+    if (!scalar) c->shape.dims[0] = (int64_t)count;
+    c->a.constant.data = copy;
+    c->a.constant.bytes = bytes;
+    return npu__op_finish(g, c);
+}
+
+/* f32 to IEEE binary16, rounding to nearest even. */
+static uint16_t npu__f16_bits(float f)
+{
+    uint32_t x, mant, sign;
+    int32_t e;
+    memcpy(&x, &f, sizeof x);
+    sign = (x >> 16) & 0x8000u;
+    mant = x & 0x7fffffu;
+    e = (int32_t)((x >> 23) & 0xffu);
+    if (e == 0xff) return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0u));
+    e = e - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {   /* subnormal or zero */
+        uint32_t shift, half, rest, v;
+        if (e < -10) return (uint16_t)sign;
+        mant |= 0x800000u;
+        shift = (uint32_t)(14 - e);
+        v = mant >> shift;
+        rest = mant & ((1u << shift) - 1u);
+        half = 1u << (shift - 1u);
+        if (rest > half || (rest == half && (v & 1u))) v++;
+        return (uint16_t)(sign | v);
+    }
+    {
+        uint32_t v = ((uint32_t)e << 10) | (mant >> 13), rest = mant & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (v & 1u))) v++;   /* may carry into the exponent: right */
+        return (uint16_t)(sign | v);
+    }
+}
+
+/* v as one element of type t (into out); 0 if t cannot hold it: an integer
+ * type needs an integral value in its range. */
+static int npu__scalar_of(npu_type t, double v, unsigned char out[8])
+{
+    if (t == NPU_F32 || t == NPU_F16 || t == NPU_BF16) {
+        float f = (float)v;
+        uint32_t b;
+        uint16_t h;
+        if (t == NPU_F32) {
+            memcpy(out, &f, 4);
+            return 1;
+        }
+        memcpy(&b, &f, 4);
+        if (t == NPU_F16) h = npu__f16_bits(f);
+        else if ((b & 0x7fffffffu) > 0x7f800000u) h = (uint16_t)((b >> 16) | 0x40u);   /* NaN stays NaN */
+        else h = (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+        memcpy(out, &h, 2);
+        return 1;
+    }
+    if (!(v == (double)(int64_t)0 || (v > -9.3e18 && v < 9.3e18)) || v != (double)(int64_t)v) return 0;
+    switch (t) {
+    case NPU_I8:
+        if (v < -128.0 || v > 127.0) return 0;
+        out[0] = (unsigned char)(int8_t)v;
+        return 1;
+    case NPU_U8:
+        if (v < 0.0 || v > 255.0) return 0;
+        out[0] = (unsigned char)v;
+        return 1;
+    case NPU_I32: {
+        int32_t i;
+        if (v < -2147483648.0 || v > 2147483647.0) return 0;
+        i = (int32_t)v;
+        memcpy(out, &i, 4);
+        return 1;
+    }
+    case NPU_I64: {
+        int64_t i = (int64_t)v;
+        memcpy(out, &i, 8);
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+/* x exists and belongs to g; else the standard error is recorded (through
+ * npu__simple, which checks inputs first) and 0 returned. */
+static int npu__input_ok(npu_graph *g, npu__op op, npu_node *x, const char *name)
+{
+    if (x != NULL && x->graph == g) return 1;
+    (void)npu__simple(g, op, &x, 1, name);
+    return 0;
+}
+
+/* Builds op over inputs (the Constants among them made since k), or undoes
+ * everything since k. */
+static npu_node *npu__op_with_consts(npu_graph *g, const npu__graph_mark *k, npu__op op, npu_node *const *in,
+                                     uint32_t n_in, const char *name, uint32_t flag)
+{
+    npu_node *n;
+    uint32_t i;
+    for (i = 0; i < n_in; i++)
+        if (in[i] == NULL) return npu__graph_undo(g, k);   /* a Constant failed: recorded */
+    n = npu__simple(g, op, in, n_in, name);
+    if (n == NULL) return npu__graph_undo(g, k);
+    n->a.flag.flag = (int)flag;
+    n = npu__op_finish(g, n);
+    return n != NULL ? n : npu__graph_undo(g, k);
+}
+
+NPU_API npu_node *npu_graph_hswish(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_HSWISH, x, name); }
+NPU_API npu_node *npu_graph_hsigmoid(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_HSIGMOID, x, name); }
+NPU_API npu_node *npu_graph_mish(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_MISH, x, name); }
+NPU_API npu_node *npu_graph_erf(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_ERF, x, name); }
+NPU_API npu_node *npu_graph_log(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_LOG, x, name); }
+NPU_API npu_node *npu_graph_floor(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, NPU__OP_FLOOR, x, name); }
+NPU_API npu_node *npu_graph_power(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+{ return npu__binary(g, NPU__OP_POWER, a, b, name); }
+
+NPU_API npu_node *npu_graph_gelu(npu_graph *g, npu_node *x, int tanh_approximation, const char *name)
+{
+    npu_node *n = npu__simple(g, NPU__OP_GELU, &x, 1, name);
+    if (n == NULL) return NULL;
+    n->a.flag.flag = tanh_approximation != 0;
+    return npu__op_finish(g, n);
+}
+
+NPU_API npu_node *npu_graph_prelu(npu_graph *g, npu_node *x, npu_node *slope, const char *name)
+{
+    return npu__binary(g, NPU__OP_PRELU, x, slope, name);
+}
+
+NPU_API npu_node *npu_graph_swish(npu_graph *g, npu_node *x, double beta, const char *name)
+{
+    npu__graph_mark k;
+    unsigned char v[8];
+    npu_node *in[2];
+    if (g == NULL) return NULL;
+    /* beta 1 is Swish's default; a bad x or type is reported by the op itself */
+    if (beta == 1.0 || x == NULL || x->graph != g || !npu__type_is_float(x->type))
+        return npu__unary(g, NPU__OP_SWISH, x, name);
+    (void)npu__scalar_of(x->type, beta, v);
+    npu__graph_mark_set(g, &k);
+    in[0] = x;
+    in[1] = npu__const_copy(g, x->type, v, 1, 1);
+    return npu__op_with_consts(g, &k, NPU__OP_SWISH, in, 2, name, 0);
+}
+
+NPU_API npu_node *npu_graph_pad(npu_graph *g, npu_node *x, const int64_t *pads_begin, const int64_t *pads_end,
+                                size_t rank, npu_pad_mode mode, double value, const char *name)
+{
+    npu__graph_mark k;
+    unsigned char v[8];
+    npu_node *in[4];
+    uint32_t n_in = 3;
+    if (g == NULL) return NULL;
+    if (!npu__input_ok(g, NPU__OP_PAD, x, name)) return NULL;
+    if ((unsigned)mode > (unsigned)NPU_PAD_MODE_SYMMETRIC)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Pad '%s': mode %d is not an npu_pad_mode",
+                                name ? name : "?", (int)mode);
+    if (rank == 0 || rank > NPU_MAX_RANK || pads_begin == NULL || pads_end == NULL)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Pad '%s': pads_begin and pads_end must hold 1 to %d "
+                                "values (given: %zu, %s, %s)", name ? name : "?", NPU_MAX_RANK, rank,
+                                pads_begin ? "array" : "NULL", pads_end ? "array" : "NULL");
+    if (mode == NPU_PAD_MODE_CONSTANT && value != 0.0 && !npu__scalar_of(x->type, value, v))
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Pad '%s': pad value %g is not a value of type %s",
+                                name ? name : "?", value, npu_type_name(x->type));
+    npu__graph_mark_set(g, &k);
+    in[0] = x;
+    in[1] = npu__const_copy(g, NPU_I64, pads_begin, (uint32_t)rank, 0);
+    in[2] = in[1] ? npu__const_copy(g, NPU_I64, pads_end, (uint32_t)rank, 0) : NULL;
+    if (mode == NPU_PAD_MODE_CONSTANT && value != 0.0) in[n_in++] = in[2] ? npu__const_copy(g, x->type, v, 1, 1) : NULL;
+    return npu__op_with_consts(g, &k, NPU__OP_PAD, in, n_in, name, (uint32_t)mode);
+}
+
+NPU_API npu_node *npu_graph_slice(npu_graph *g, npu_node *x, const int64_t *start, const int64_t *stop,
+                                  const int64_t *step, const int64_t *axes, size_t n, const char *name)
+{
+    npu__graph_mark k;
+    npu_node *in[5];
+    if (g == NULL) return NULL;
+    if (!npu__input_ok(g, NPU__OP_SLICE, x, name)) return NULL;
+    if (n == 0 || n > NPU_MAX_RANK || start == NULL || stop == NULL || step == NULL)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Slice '%s': start, stop and step must hold 1 to %d "
+                                "values each (given: %zu)", name ? name : "?", NPU_MAX_RANK, n);
+    npu__graph_mark_set(g, &k);
+    in[0] = x;
+    in[1] = npu__const_copy(g, NPU_I64, start, (uint32_t)n, 0);
+    in[2] = in[1] ? npu__const_copy(g, NPU_I64, stop, (uint32_t)n, 0) : NULL;
+    in[3] = in[2] ? npu__const_copy(g, NPU_I64, step, (uint32_t)n, 0) : NULL;
+    if (axes != NULL) in[4] = in[3] ? npu__const_copy(g, NPU_I64, axes, (uint32_t)n, 0) : NULL;
+    return npu__op_with_consts(g, &k, NPU__OP_SLICE, in, axes != NULL ? 5u : 4u, name, 0);
+}
+
+NPU_API npu_node *npu_graph_fake_quantize(npu_graph *g, npu_node *x, npu_node *input_low, npu_node *input_high,
+                                          npu_node *output_low, npu_node *output_high, uint32_t levels,
+                                          const char *name)
+{
+    npu_node *in[5];
+    npu_node *n;
+    in[0] = x;
+    in[1] = input_low;
+    in[2] = input_high;
+    in[3] = output_low;
+    in[4] = output_high;
+    n = npu__simple(g, NPU__OP_FAKE_QUANTIZE, in, 5, name);
+    if (n == NULL) return NULL;
+    n->a.fq.levels = levels;
+    return npu__op_finish(g, n);
+}
+
+NPU_API npu_node *npu_graph_interpolate(npu_graph *g, npu_node *x, const npu_interpolate_params *p,
+                                        const char *name)
+{
+    npu__graph_mark k;
+    npu_node *in[3];
+    npu_node *n;
+    uint32_t i;
+    if (g == NULL) return NULL;
+    if (!npu__input_ok(g, NPU__OP_INTERPOLATE, x, name)) return NULL;
+    if (p == NULL) return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': params is NULL", name ? name : "?");
+    for (i = 0; i < NPU_RESERVED_WORDS; i++)
+        if (p->reserved[i] != 0)
+            return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': params reserved[%u] is not zero "
+                                    "(a field of a newer npu.h?)", name ? name : "?", i);
+    if ((unsigned)p->mode > (unsigned)NPU_INTERPOLATE_LINEAR_ONNX || (unsigned)p->coord > (unsigned)NPU_COORD_ALIGN_CORNERS ||
+        (unsigned)p->nearest > (unsigned)NPU_NEAREST_SIMPLE)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': mode %d, coord %d or nearest %d is "
+                                "out of range", name ? name : "?", (int)p->mode, (int)p->coord, (int)p->nearest);
+    if (p->n_axes == 0 || p->n_axes > NPU_MAX_RANK || p->axes == NULL || (p->sizes == NULL) == (p->scales == NULL))
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': give 1 to %d axes and exactly one of "
+                                "sizes and scales (given: %zu axes, sizes %s, scales %s)", name ? name : "?",
+                                NPU_MAX_RANK, p->n_axes, p->sizes ? "set" : "NULL", p->scales ? "set" : "NULL");
+    npu__graph_mark_set(g, &k);
+    in[0] = x;
+    in[1] = p->sizes != NULL ? npu__const_copy(g, NPU_I64, p->sizes, (uint32_t)p->n_axes, 0)
+                             : npu__const_copy(g, NPU_F32, p->scales, (uint32_t)p->n_axes, 0);
+    in[2] = in[1] ? npu__const_copy(g, NPU_I64, p->axes, (uint32_t)p->n_axes, 0) : NULL;
+    if (in[1] == NULL || in[2] == NULL) return npu__graph_undo(g, &k);
+    n = npu__simple(g, NPU__OP_INTERPOLATE, in, 3, name);
+    if (n == NULL) return npu__graph_undo(g, &k);
+    n->a.interp.mode = (uint8_t)p->mode;
+    n->a.interp.coord = (uint8_t)p->coord;
+    n->a.interp.nearest = (uint8_t)p->nearest;
+    n->a.interp.by_scales = p->scales != NULL;
+    n = npu__op_finish(g, n);
+    return n != NULL ? n : npu__graph_undo(g, &k);
+}
+
 static npu_node *npu__find_variable(const npu_graph *g, const char *id)
 {
     npu_node *n;
@@ -2929,6 +3433,42 @@ static void npu__attrs_read_value(npu__sink *s, const npu_node *n)
 static void npu__attrs_assign(npu__sink *s, const npu_node *n)
 {
     npu__x_attr_str(s, "variable_id", n->a.var.variable_id);
+}
+
+static void npu__attrs_gelu(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_str(s, "approximation_mode", n->a.flag.flag ? "TANH" : "ERF");
+}
+
+static void npu__attrs_pad(npu__sink *s, const npu_node *n)
+{
+    static const char *const modes[] = {"constant", "edge", "reflect", "symmetric"};
+    npu__x_attr_str(s, "pad_mode", modes[(unsigned)n->a.flag.flag & 3u]);
+}
+
+static void npu__attrs_fake_quantize(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_i64(s, "levels", (int64_t)n->a.fq.levels);
+    npu__x_attr_str(s, "auto_broadcast", "numpy");
+}
+
+/* Interpolate-11 in the order OpenVINO's InterpolateBase visits them; pads
+ * zero, one per axis of the input. */
+static void npu__attrs_interpolate(npu__sink *s, const npu_node *n)
+{
+    static const char *const modes[] = {"nearest", "linear", "linear_onnx"};
+    static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn",
+                                         "align_corners"};
+    static const char *const nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"};
+    static const int64_t zeros[NPU_MAX_RANK] = {0};
+    npu__x_attr_str(s, "mode", modes[n->a.interp.mode % 3u]);
+    npu__x_attr_str(s, "shape_calculation_mode", n->a.interp.by_scales ? "scales" : "sizes");
+    npu__x_attr_str(s, "coordinate_transformation_mode", coords[n->a.interp.coord % 5u]);
+    npu__x_attr_str(s, "nearest_mode", nearest[n->a.interp.nearest % 5u]);
+    npu__x_attr_bool(s, "antialias", 0);
+    npu__x_attr_list(s, "pads_begin", zeros, n->inputs[0]->shape.rank, ", ");
+    npu__x_attr_list(s, "pads_end", zeros, n->inputs[0]->shape.rank, ", ");
+    npu__x_attr_double(s, "cube_coeff", -0.75);
 }
 
 /* Constants are written by the layer writer (their offset depends on it). */
