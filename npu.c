@@ -1094,9 +1094,9 @@ static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const
  * the op fills its attributes; npu__op_finish runs inference and links the
  * nodes, or rewinds the arena and records the sticky error. */
 
-/* Every op, one row each. The op enum here and the op table (npu__ops, section
- * 7) are generated from this list, so that neither can miss a row or drift in
- * order. Columns:
+/* Every op, one row each. The op enum here and one const row object per op
+ * (npu__op_info_<E>, section 7) are generated from this list, so that neither
+ * can miss a row or drift. Columns:
  *   enum suffix (NPU__OP_), IR layer type=, layer version=, OpenVINO class name
  *   (messages and automatic names), IR category (NPU__CAT_), shape inference
  *   (npu__infer_; NULL: a source, its shape is set at creation), <data>
@@ -1183,6 +1183,7 @@ struct npu_node {
     uint32_t name_hash;
     uint8_t op;                /* npu__op */
     uint8_t cat;
+    const struct npu__op_info *info;   /* the op's row: names, inference, attributes */
     npu_type type;             /* output element type */
     npu_shape shape;           /* output shape */
     char layout[NPU_LAYOUT_MAX];
@@ -1239,6 +1240,7 @@ typedef npu_status (*npu__infer_fn)(npu_node *n, npu__msg *m);
 typedef void (*npu__attrs_fn)(npu__sink *s, const npu_node *n);
 
 typedef struct npu__op_info {
+    uint8_t op;              /* npu__op */
     const char *ir_type;     /* layer type= */
     const char *version;     /* layer version= */
     const char *op_name;     /* OpenVINO class name: messages and automatic names */
@@ -1247,9 +1249,15 @@ typedef struct npu__op_info {
     npu__attrs_fn attrs;     /* writes the <data> attributes; NULL: no <data> */
 } npu__op_info;
 
-static const npu__op_info npu__ops[NPU__OP_COUNT];
+/* One const object per op (npu__op_info_<E>, defined in section 7 after the
+ * functions they name), reached only through the builders that make the op
+ * and through the node: a program links the inference and attribute code of
+ * the ops it builds, no other (--gc-sections). */
+#define NPU__OP_DECL(e, type, version, name, cat, infer, attrs) static const npu__op_info npu__op_info_##e;
+NPU__OPS(NPU__OP_DECL)
+#undef NPU__OP_DECL
 
-NPU__MSG_ONLY(static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; })
+NPU__MSG_ONLY(static const char *npu__op_name(const npu_node *n) { return n->info->op_name; })
 
 #ifndef NPU_NO_MESSAGES
 /* "Op 'name': detail" into m. */
@@ -2173,7 +2181,7 @@ static void npu__auto_name(const npu_graph *g, const char *prefix, uint32_t inde
 }
 
 typedef struct npu__op_request {
-    npu__op op;
+    const struct npu__op_info *info;
     const char *name;                /* caller's, or NULL */
     npu_node *const *inputs;         /* data inputs, as the caller gave them */
     uint32_t n_inputs;
@@ -2187,7 +2195,7 @@ typedef struct npu__op_request {
  * error is recorded and the arena untouched). */
 static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
 {
-    const char *op_name = npu__ops[rq->op].op_name;
+    const char *op_name = rq->info->op_name;
     char name_buf[NPU_NAME_MAX], const_name[NPU_NAME_MAX];
     const char *name = rq->name;
     uint32_t i, n_total = rq->n_inputs + (rq->has_values ? 1u : 0u);
@@ -2224,7 +2232,7 @@ static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
     if (g->node_count > UINT32_MAX - 4)
         return npu__graph_failf(g, NPU_ERR_LIMIT, "%s: too many nodes", op_name);
     if (rq->has_values)
-        npu__auto_name(g, npu__ops[NPU__OP_CONSTANT].op_name, g->node_count, NULL, const_name,
+        npu__auto_name(g, npu__op_info_CONSTANT.op_name, g->node_count, NULL, const_name,
                        sizeof const_name);
     if (name != NULL) {
         if (strlen(name) >= NPU_NAME_MAX)
@@ -2275,6 +2283,7 @@ static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
         c->name = cn;
         c->name_hash = npu__hash(cn);
         c->op = NPU__OP_CONSTANT;
+        c->info = &npu__op_info_CONSTANT;
         c->cat = NPU__CAT_OP;
         c->inputs = c->inline_inputs;
         c->type = NPU_I64;
@@ -2302,8 +2311,9 @@ static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
     }
     n->graph = g;
     n->name_hash = npu__hash(n->name);
-    n->op = (uint8_t)rq->op;
-    n->cat = npu__ops[rq->op].cat;
+    n->op = rq->info->op;
+    n->cat = rq->info->cat;
+    n->info = rq->info;
     g->pending_mark = mark;
     g->pending_const = c;
     return n;
@@ -2324,7 +2334,7 @@ static npu_node *npu__op_finish(npu_graph *g, npu_node *n)
     npu__msg m;
     npu_status st = NPU_OK;
     m.text[0] = '\0';
-    if (npu__ops[n->op].infer != NULL) st = npu__ops[n->op].infer(n, &m);
+    if (n->info->infer != NULL) st = n->info->infer(n, &m);
     if (st != NPU_OK) {
         npu_arena_rewind(g->arena, g->pending_mark);
         return npu__graph_fail(g, st, m.text);
@@ -2367,12 +2377,12 @@ static npu_node *npu__op_abort_site(npu_graph *g, npu_status status, unsigned li
 #define npu__op_abort(g, n, status, ...) npu__op_abort_site((g), (status), NPU__SITE)
 #endif
 
-static npu_node *npu__simple(npu_graph *g, npu__op op, npu_node *const *inputs, uint32_t n_inputs,
+static npu_node *npu__simple(npu_graph *g, const npu__op_info *op, npu_node *const *inputs, uint32_t n_inputs,
                              const char *name)
 {
     npu__op_request rq;
     memset(&rq, 0, sizeof rq);
-    rq.op = op;
+    rq.info = op;
     rq.name = name;
     rq.inputs = inputs;
     rq.n_inputs = n_inputs;
@@ -2464,7 +2474,7 @@ static int npu__check_source(npu_graph *g, npu_node *n, npu_type type, const npu
 NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
                               const char *layout)
 {
-    npu_node *n = npu__simple(g, NPU__OP_PARAMETER, NULL, 0, name);
+    npu_node *n = npu__simple(g, &npu__op_info_PARAMETER, NULL, 0, name);
     const char *why;
     uint32_t bad;
     NPU__MSG_ONLY(char s0[96];)
@@ -2487,7 +2497,7 @@ NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type t
 NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
                              const void *data, size_t bytes)
 {
-    npu_node *n = npu__simple(g, NPU__OP_CONSTANT, NULL, 0, name);
+    npu_node *n = npu__simple(g, &npu__op_info_CONSTANT, NULL, 0, name);
     uint64_t elements, need = 0;
     uint32_t i;
     NPU__MSG_ONLY(char s0[96];)
@@ -2515,13 +2525,13 @@ NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type ty
 
 NPU_API npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_RESULT, &value, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_RESULT, &value, 1, name);
     return n ? npu__op_finish(g, n) : NULL;
 }
 
 NPU_API npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_CONVERT, &x, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_CONVERT, &x, 1, name);
     if (n == NULL) return NULL;
     if (!npu__type_valid(to))
         return npu__op_abort(g, n, NPU_ERR_TYPE, "unknown destination type %d", (int)to);
@@ -2529,7 +2539,7 @@ NPU_API npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, cons
     return npu__op_finish(g, n);
 }
 
-static npu_node *npu__binary(npu_graph *g, npu__op op, npu_node *a, npu_node *b, const char *name)
+static npu_node *npu__binary(npu_graph *g, const npu__op_info *op, npu_node *a, npu_node *b, const char *name)
 {
     npu_node *in[2];
     npu_node *n;
@@ -2540,38 +2550,38 @@ static npu_node *npu__binary(npu_graph *g, npu__op op, npu_node *a, npu_node *b,
 }
 
 NPU_API npu_node *npu_graph_add(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_ADD, a, b, name); }
+{ return npu__binary(g, &npu__op_info_ADD, a, b, name); }
 NPU_API npu_node *npu_graph_subtract(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_SUBTRACT, a, b, name); }
+{ return npu__binary(g, &npu__op_info_SUBTRACT, a, b, name); }
 NPU_API npu_node *npu_graph_multiply(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_MULTIPLY, a, b, name); }
+{ return npu__binary(g, &npu__op_info_MULTIPLY, a, b, name); }
 NPU_API npu_node *npu_graph_divide(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_DIVIDE, a, b, name); }
+{ return npu__binary(g, &npu__op_info_DIVIDE, a, b, name); }
 NPU_API npu_node *npu_graph_maximum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_MAXIMUM, a, b, name); }
+{ return npu__binary(g, &npu__op_info_MAXIMUM, a, b, name); }
 NPU_API npu_node *npu_graph_minimum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_MINIMUM, a, b, name); }
+{ return npu__binary(g, &npu__op_info_MINIMUM, a, b, name); }
 
-static npu_node *npu__unary(npu_graph *g, npu__op op, npu_node *x, const char *name)
+static npu_node *npu__unary(npu_graph *g, const npu__op_info *op, npu_node *x, const char *name)
 {
     npu_node *n = npu__simple(g, op, &x, 1, name);
     return n ? npu__op_finish(g, n) : NULL;
 }
 
 NPU_API npu_node *npu_graph_relu(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_RELU, x, name); }
+{ return npu__unary(g, &npu__op_info_RELU, x, name); }
 NPU_API npu_node *npu_graph_sigmoid(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_SIGMOID, x, name); }
+{ return npu__unary(g, &npu__op_info_SIGMOID, x, name); }
 NPU_API npu_node *npu_graph_tanh(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_TANH, x, name); }
+{ return npu__unary(g, &npu__op_info_TANH, x, name); }
 NPU_API npu_node *npu_graph_exp(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_EXP, x, name); }
+{ return npu__unary(g, &npu__op_info_EXP, x, name); }
 NPU_API npu_node *npu_graph_sqrt(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_SQRT, x, name); }
+{ return npu__unary(g, &npu__op_info_SQRT, x, name); }
 
 NPU_API npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_CLAMP, &x, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_CLAMP, &x, 1, name);
     if (n == NULL) return NULL;
     n->a.clamp.min = min;
     n->a.clamp.max = max;
@@ -2580,7 +2590,7 @@ NPU_API npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double 
 
 NPU_API npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_SOFTMAX, &x, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_SOFTMAX, &x, 1, name);
     if (n == NULL) return NULL;
     n->a.axis.axis = axis;
     return npu__op_finish(g, n);
@@ -2593,14 +2603,14 @@ NPU_API npu_node *npu_graph_matmul(npu_graph *g, npu_node *a, npu_node *b, int t
     npu_node *n;
     in[0] = a;
     in[1] = b;
-    n = npu__simple(g, NPU__OP_MATMUL, in, 2, name);
+    n = npu__simple(g, &npu__op_info_MATMUL, in, 2, name);
     if (n == NULL) return NULL;
     n->a.matmul.transpose_a = transpose_a != 0;
     n->a.matmul.transpose_b = transpose_b != 0;
     return npu__op_finish(g, n);
 }
 
-static npu_node *npu__conv(npu_graph *g, npu__op op, npu_node *x, npu_node *w,
+static npu_node *npu__conv(npu_graph *g, const npu__op_info *op, npu_node *x, npu_node *w,
                            const npu_conv_params *p, const char *name)
 {
     npu_node *in[2];
@@ -2621,12 +2631,12 @@ static npu_node *npu__conv(npu_graph *g, npu__op op, npu_node *x, npu_node *w,
 
 NPU_API npu_node *npu_graph_convolution(npu_graph *g, npu_node *x, npu_node *weights,
                                 const npu_conv_params *params, const char *name)
-{ return npu__conv(g, NPU__OP_CONVOLUTION, x, weights, params, name); }
+{ return npu__conv(g, &npu__op_info_CONVOLUTION, x, weights, params, name); }
 NPU_API npu_node *npu_graph_group_convolution(npu_graph *g, npu_node *x, npu_node *weights,
                                       const npu_conv_params *params, const char *name)
-{ return npu__conv(g, NPU__OP_GROUP_CONVOLUTION, x, weights, params, name); }
+{ return npu__conv(g, &npu__op_info_GROUP_CONVOLUTION, x, weights, params, name); }
 
-static npu_node *npu__pool(npu_graph *g, npu__op op, npu_node *x, const npu_pool_params *p,
+static npu_node *npu__pool(npu_graph *g, const npu__op_info *op, npu_node *x, const npu_pool_params *p,
                            const char *name)
 {
     npu_node *n = npu__simple(g, op, &x, 1, name);
@@ -2643,18 +2653,18 @@ static npu_node *npu__pool(npu_graph *g, npu__op op, npu_node *x, const npu_pool
 }
 
 NPU_API npu_node *npu_graph_max_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
-{ return npu__pool(g, NPU__OP_MAX_POOL, x, params, name); }
+{ return npu__pool(g, &npu__op_info_MAX_POOL, x, params, name); }
 NPU_API npu_node *npu_graph_avg_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
-{ return npu__pool(g, NPU__OP_AVG_POOL, x, params, name); }
+{ return npu__pool(g, &npu__op_info_AVG_POOL, x, params, name); }
 
 /* Ops whose array attribute becomes an implicit i64 Constant input. */
-static npu_node *npu__with_values(npu_graph *g, npu__op op, npu_node *x, const int64_t *values,
+static npu_node *npu__with_values(npu_graph *g, const npu__op_info *op, npu_node *x, const int64_t *values,
                                   size_t n_values, int has_values, int flag, const char *name)
 {
     npu__op_request rq;
     npu_node *n;
     memset(&rq, 0, sizeof rq);
-    rq.op = op;
+    rq.info = op;
     rq.name = name;
     rq.inputs = &x;
     rq.n_inputs = 1;
@@ -2669,19 +2679,19 @@ static npu_node *npu__with_values(npu_graph *g, npu__op op, npu_node *x, const i
 
 NPU_API npu_node *npu_graph_reduce_mean(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                                 int keep_dims, const char *name)
-{ return npu__with_values(g, NPU__OP_REDUCE_MEAN, x, axes, n_axes, 1, keep_dims, name); }
+{ return npu__with_values(g, &npu__op_info_REDUCE_MEAN, x, axes, n_axes, 1, keep_dims, name); }
 NPU_API npu_node *npu_graph_reduce_sum(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                                int keep_dims, const char *name)
-{ return npu__with_values(g, NPU__OP_REDUCE_SUM, x, axes, n_axes, 1, keep_dims, name); }
+{ return npu__with_values(g, &npu__op_info_REDUCE_SUM, x, axes, n_axes, 1, keep_dims, name); }
 NPU_API npu_node *npu_graph_reshape(npu_graph *g, npu_node *x, const int64_t *target, size_t rank,
                             int special_zero, const char *name)
-{ return npu__with_values(g, NPU__OP_RESHAPE, x, target, rank, 1, special_zero, name); }
+{ return npu__with_values(g, &npu__op_info_RESHAPE, x, target, rank, 1, special_zero, name); }
 NPU_API npu_node *npu_graph_squeeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                             const char *name)
-{ return npu__with_values(g, NPU__OP_SQUEEZE, x, axes, n_axes, n_axes > 0, 0, name); }
+{ return npu__with_values(g, &npu__op_info_SQUEEZE, x, axes, n_axes, n_axes > 0, 0, name); }
 NPU_API npu_node *npu_graph_unsqueeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                               const char *name)
-{ return npu__with_values(g, NPU__OP_UNSQUEEZE, x, axes, n_axes, 1, 0, name); }
+{ return npu__with_values(g, &npu__op_info_UNSQUEEZE, x, axes, n_axes, 1, 0, name); }
 
 NPU_API npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, size_t n,
                               const char *name)
@@ -2693,7 +2703,7 @@ NPU_API npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *
         perm = reversed;
         n = x->shape.rank;
     }
-    return npu__with_values(g, NPU__OP_TRANSPOSE, x, perm, n, 1, 0, name);
+    return npu__with_values(g, &npu__op_info_TRANSPOSE, x, perm, n, 1, 0, name);
 }
 
 NPU_API npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
@@ -2707,7 +2717,7 @@ NPU_API npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t
     if (n > 1u << 16)
         return npu__graph_failf(g, NPU_ERR_LIMIT, "Concat '%s': %zu inputs; at most 65536",
                                 name ? name : "?", n);
-    node = npu__simple(g, NPU__OP_CONCAT, inputs, (uint32_t)n, name);
+    node = npu__simple(g, &npu__op_info_CONCAT, inputs, (uint32_t)n, name);
     if (node == NULL) return NULL;
     node->a.axis.axis = axis;
     return npu__op_finish(g, node);
@@ -2749,7 +2759,7 @@ static npu_node *npu__graph_undo(npu_graph *g, const npu__graph_mark *k)
  * copied into the graph's arena. */
 static npu_node *npu__const_copy(npu_graph *g, npu_type t, const void *data, uint32_t count, int scalar)
 {
-    npu_node *c = npu__simple(g, NPU__OP_CONSTANT, NULL, 0, NULL);
+    npu_node *c = npu__simple(g, &npu__op_info_CONSTANT, NULL, 0, NULL);
     size_t bytes = (size_t)count * npu_type_size(t);
     void *copy;
     if (c == NULL) return NULL;
@@ -2842,7 +2852,7 @@ static int npu__scalar_of(npu_type t, double v, unsigned char out[8])
 
 /* x exists and belongs to g; else the standard error is recorded (through
  * npu__simple, which checks inputs first) and 0 returned. */
-static int npu__input_ok(npu_graph *g, npu__op op, npu_node *x, const char *name)
+static int npu__input_ok(npu_graph *g, const npu__op_info *op, npu_node *x, const char *name)
 {
     if (x != NULL && x->graph == g) return 1;
     (void)npu__simple(g, op, &x, 1, name);
@@ -2851,7 +2861,7 @@ static int npu__input_ok(npu_graph *g, npu__op op, npu_node *x, const char *name
 
 /* Builds op over inputs (the Constants among them made since k), or undoes
  * everything since k. */
-static npu_node *npu__op_with_consts(npu_graph *g, const npu__graph_mark *k, npu__op op, npu_node *const *in,
+static npu_node *npu__op_with_consts(npu_graph *g, const npu__graph_mark *k, const npu__op_info *op, npu_node *const *in,
                                      uint32_t n_in, const char *name, uint32_t flag)
 {
     npu_node *n;
@@ -2866,23 +2876,23 @@ static npu_node *npu__op_with_consts(npu_graph *g, const npu__graph_mark *k, npu
 }
 
 NPU_API npu_node *npu_graph_hswish(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_HSWISH, x, name); }
+{ return npu__unary(g, &npu__op_info_HSWISH, x, name); }
 NPU_API npu_node *npu_graph_hsigmoid(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_HSIGMOID, x, name); }
+{ return npu__unary(g, &npu__op_info_HSIGMOID, x, name); }
 NPU_API npu_node *npu_graph_mish(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_MISH, x, name); }
+{ return npu__unary(g, &npu__op_info_MISH, x, name); }
 NPU_API npu_node *npu_graph_erf(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_ERF, x, name); }
+{ return npu__unary(g, &npu__op_info_ERF, x, name); }
 NPU_API npu_node *npu_graph_log(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_LOG, x, name); }
+{ return npu__unary(g, &npu__op_info_LOG, x, name); }
 NPU_API npu_node *npu_graph_floor(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_FLOOR, x, name); }
+{ return npu__unary(g, &npu__op_info_FLOOR, x, name); }
 NPU_API npu_node *npu_graph_power(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_POWER, a, b, name); }
+{ return npu__binary(g, &npu__op_info_POWER, a, b, name); }
 
 NPU_API npu_node *npu_graph_gelu(npu_graph *g, npu_node *x, int tanh_approximation, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_GELU, &x, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_GELU, &x, 1, name);
     if (n == NULL) return NULL;
     n->a.flag.flag = tanh_approximation != 0;
     return npu__op_finish(g, n);
@@ -2890,7 +2900,7 @@ NPU_API npu_node *npu_graph_gelu(npu_graph *g, npu_node *x, int tanh_approximati
 
 NPU_API npu_node *npu_graph_prelu(npu_graph *g, npu_node *x, npu_node *slope, const char *name)
 {
-    return npu__binary(g, NPU__OP_PRELU, x, slope, name);
+    return npu__binary(g, &npu__op_info_PRELU, x, slope, name);
 }
 
 NPU_API npu_node *npu_graph_swish(npu_graph *g, npu_node *x, double beta, const char *name)
@@ -2901,12 +2911,12 @@ NPU_API npu_node *npu_graph_swish(npu_graph *g, npu_node *x, double beta, const 
     if (g == NULL) return NULL;
     /* beta 1 is Swish's default; a bad x or type is reported by the op itself */
     if (beta == 1.0 || x == NULL || x->graph != g || !npu__type_is_float(x->type))
-        return npu__unary(g, NPU__OP_SWISH, x, name);
+        return npu__unary(g, &npu__op_info_SWISH, x, name);
     (void)npu__scalar_of(x->type, beta, v);
     npu__graph_mark_set(g, &k);
     in[0] = x;
     in[1] = npu__const_copy(g, x->type, v, 1, 1);
-    return npu__op_with_consts(g, &k, NPU__OP_SWISH, in, 2, name, 0);
+    return npu__op_with_consts(g, &k, &npu__op_info_SWISH, in, 2, name, 0);
 }
 
 NPU_API npu_node *npu_graph_pad(npu_graph *g, npu_node *x, const int64_t *pads_begin, const int64_t *pads_end,
@@ -2917,7 +2927,7 @@ NPU_API npu_node *npu_graph_pad(npu_graph *g, npu_node *x, const int64_t *pads_b
     npu_node *in[4];
     uint32_t n_in = 3;
     if (g == NULL) return NULL;
-    if (!npu__input_ok(g, NPU__OP_PAD, x, name)) return NULL;
+    if (!npu__input_ok(g, &npu__op_info_PAD, x, name)) return NULL;
     if ((unsigned)mode > (unsigned)NPU_PAD_MODE_SYMMETRIC)
         return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Pad '%s': mode %d is not an npu_pad_mode",
                                 name ? name : "?", (int)mode);
@@ -2933,7 +2943,7 @@ NPU_API npu_node *npu_graph_pad(npu_graph *g, npu_node *x, const int64_t *pads_b
     in[1] = npu__const_copy(g, NPU_I64, pads_begin, (uint32_t)rank, 0);
     in[2] = in[1] ? npu__const_copy(g, NPU_I64, pads_end, (uint32_t)rank, 0) : NULL;
     if (mode == NPU_PAD_MODE_CONSTANT && value != 0.0) in[n_in++] = in[2] ? npu__const_copy(g, x->type, v, 1, 1) : NULL;
-    return npu__op_with_consts(g, &k, NPU__OP_PAD, in, n_in, name, (uint32_t)mode);
+    return npu__op_with_consts(g, &k, &npu__op_info_PAD, in, n_in, name, (uint32_t)mode);
 }
 
 NPU_API npu_node *npu_graph_slice(npu_graph *g, npu_node *x, const int64_t *start, const int64_t *stop,
@@ -2942,7 +2952,7 @@ NPU_API npu_node *npu_graph_slice(npu_graph *g, npu_node *x, const int64_t *star
     npu__graph_mark k;
     npu_node *in[5];
     if (g == NULL) return NULL;
-    if (!npu__input_ok(g, NPU__OP_SLICE, x, name)) return NULL;
+    if (!npu__input_ok(g, &npu__op_info_SLICE, x, name)) return NULL;
     if (n == 0 || n > NPU_MAX_RANK || start == NULL || stop == NULL || step == NULL)
         return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Slice '%s': start, stop and step must hold 1 to %d "
                                 "values each (given: %zu)", name ? name : "?", NPU_MAX_RANK, n);
@@ -2952,7 +2962,7 @@ NPU_API npu_node *npu_graph_slice(npu_graph *g, npu_node *x, const int64_t *star
     in[2] = in[1] ? npu__const_copy(g, NPU_I64, stop, (uint32_t)n, 0) : NULL;
     in[3] = in[2] ? npu__const_copy(g, NPU_I64, step, (uint32_t)n, 0) : NULL;
     if (axes != NULL) in[4] = in[3] ? npu__const_copy(g, NPU_I64, axes, (uint32_t)n, 0) : NULL;
-    return npu__op_with_consts(g, &k, NPU__OP_SLICE, in, axes != NULL ? 5u : 4u, name, 0);
+    return npu__op_with_consts(g, &k, &npu__op_info_SLICE, in, axes != NULL ? 5u : 4u, name, 0);
 }
 
 NPU_API npu_node *npu_graph_fake_quantize(npu_graph *g, npu_node *x, npu_node *input_low, npu_node *input_high,
@@ -2966,7 +2976,7 @@ NPU_API npu_node *npu_graph_fake_quantize(npu_graph *g, npu_node *x, npu_node *i
     in[2] = input_high;
     in[3] = output_low;
     in[4] = output_high;
-    n = npu__simple(g, NPU__OP_FAKE_QUANTIZE, in, 5, name);
+    n = npu__simple(g, &npu__op_info_FAKE_QUANTIZE, in, 5, name);
     if (n == NULL) return NULL;
     n->a.fq.levels = levels;
     return npu__op_finish(g, n);
@@ -2980,7 +2990,7 @@ NPU_API npu_node *npu_graph_interpolate(npu_graph *g, npu_node *x, const npu_int
     npu_node *n;
     uint32_t i;
     if (g == NULL) return NULL;
-    if (!npu__input_ok(g, NPU__OP_INTERPOLATE, x, name)) return NULL;
+    if (!npu__input_ok(g, &npu__op_info_INTERPOLATE, x, name)) return NULL;
     if (p == NULL) return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': params is NULL", name ? name : "?");
     for (i = 0; i < NPU_RESERVED_WORDS; i++)
         if (p->reserved[i] != 0)
@@ -3000,7 +3010,7 @@ NPU_API npu_node *npu_graph_interpolate(npu_graph *g, npu_node *x, const npu_int
                              : npu__const_copy(g, NPU_F32, p->scales, (uint32_t)p->n_axes, 0);
     in[2] = in[1] ? npu__const_copy(g, NPU_I64, p->axes, (uint32_t)p->n_axes, 0) : NULL;
     if (in[1] == NULL || in[2] == NULL) return npu__graph_undo(g, &k);
-    n = npu__simple(g, NPU__OP_INTERPOLATE, in, 3, name);
+    n = npu__simple(g, &npu__op_info_INTERPOLATE, in, 3, name);
     if (n == NULL) return npu__graph_undo(g, &k);
     n->a.interp.mode = (uint8_t)p->mode;
     n->a.interp.coord = (uint8_t)p->coord;
@@ -3034,7 +3044,7 @@ NPU_API npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char 
                                 "ReadValue '%s': variable '%.64s' is already declared",
                                 name ? name : "?", variable_id);
     memset(&rq, 0, sizeof rq);
-    rq.op = NPU__OP_READ_VALUE;
+    rq.info = &npu__op_info_READ_VALUE;
     rq.name = name;
     rq.inputs = &init;
     rq.n_inputs = init != NULL ? 1u : 0u;
@@ -3067,7 +3077,7 @@ NPU_API npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *va
         return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT,
                                 "Assign '%s': variable '%.64s' already has an Assign",
                                 name ? name : "?", variable_id);
-    n = npu__simple(g, NPU__OP_ASSIGN, &value, 1, name);
+    n = npu__simple(g, &npu__op_info_ASSIGN, &value, 1, name);
     if (n == NULL) return NULL;
     n->a.var.variable_id = rv->a.var.variable_id;
     n->a.var.read_value = rv;
@@ -3129,7 +3139,7 @@ static npu_status npu__reinfer(npu_graph *g, npu__msg *m)
 {
     npu_node *n;
     for (n = g->first; n != NULL; n = n->next) {
-        npu__infer_fn f = npu__ops[n->op].infer;
+        npu__infer_fn f = n->info->infer;
         if (f != NULL) {
             npu_status st = f(n, m);
             if (st != NPU_OK) return st;
@@ -3482,12 +3492,12 @@ static void npu__attrs_none(npu__sink *s, const npu_node *n)
 #define npu__infer_NULL NULL
 #define npu__attrs_NULL NULL
 #define NPU__OP_ROW(e, type, version, name, cat, infer, attrs) \
-    [NPU__OP_##e] = {type, version, name, NPU__CAT_##cat, npu__infer_##infer, npu__attrs_##attrs},
-static const npu__op_info npu__ops[NPU__OP_COUNT] = {NPU__OPS(NPU__OP_ROW)};
+    static const npu__op_info npu__op_info_##e = {NPU__OP_##e, type, version, name, NPU__CAT_##cat, \
+                                                  npu__infer_##infer, npu__attrs_##attrs};
+NPU__OPS(NPU__OP_ROW)
 #undef NPU__OP_ROW
 #undef npu__infer_NULL
 #undef npu__attrs_NULL
-_Static_assert(NPU__COUNT_OF(npu__ops) == NPU__OP_COUNT, "one op table row per op");
 
 /* Tensor names: OpenVINO escapes ',' as "\," inside the list. */
 static void npu__x_tensor_name(npu__sink *s, const char *name)
@@ -3574,7 +3584,7 @@ static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const
 static void npu__x_layer(npu__writer *w, const npu_node *n)
 {
     npu__sink *s = w->s;
-    const npu__op_info *info = &npu__ops[n->op];
+    const npu__op_info *info = n->info;
     uint32_t i;
     npu__x_tabs(s, 2);
     npu__xml_text(s, "<layer id=\"");
@@ -3685,8 +3695,8 @@ static void npu__x_converts(npu__writer *w)
         npu__xml_text(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
         npu__xml_text(s, "/convert\"");
-        npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONVERT].ir_type);
-        npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONVERT].version);
+        npu__x_attr_str(s, "type", npu__op_info_CONVERT.ir_type);
+        npu__x_attr_str(s, "version", npu__op_info_CONVERT.version);
         npu__xml_text(s, ">\n");
         npu__x_tabs(s, 3);
         npu__xml_text(s, "<data");
@@ -3750,8 +3760,8 @@ static void npu__x_rv_inits(npu__writer *w)
         npu__xml_text(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
         npu__xml_text(s, "/init\"");
-        npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONSTANT].ir_type);
-        npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONSTANT].version);
+        npu__x_attr_str(s, "type", npu__op_info_CONSTANT.ir_type);
+        npu__x_attr_str(s, "version", npu__op_info_CONSTANT.version);
         npu__xml_text(s, ">\n");
         npu__x_tabs(s, 3);
         npu__xml_text(s, "<data");
