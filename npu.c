@@ -1094,9 +1094,9 @@ static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const
  * the op fills its attributes; npu__op_finish runs inference and links the
  * nodes, or rewinds the arena and records the sticky error. */
 
-/* Every op, one row each. The op enum here and the op table (npu__ops, section
- * 7) are generated from this list, so that neither can miss a row or drift in
- * order. Columns:
+/* Every op, one row each. The op enum here and one const row object per op
+ * (npu__op_info_<E>, section 7) are generated from this list, so that neither
+ * can miss a row or drift. Columns:
  *   enum suffix (NPU__OP_), IR layer type=, layer version=, OpenVINO class name
  *   (messages and automatic names), IR category (NPU__CAT_), shape inference
  *   (npu__infer_; NULL: a source, its shape is set at creation), <data>
@@ -1134,7 +1134,21 @@ static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const
     X(TRANSPOSE,         "Transpose",        "opset1", "Transpose",        OP,        transpose,   NULL) \
     X(CONCAT,            "Concat",           "opset1", "Concat",           OP,        concat,      axis) \
     X(READ_VALUE,        "ReadValue",        "opset6", "ReadValue",        OP,        read_value,  read_value) \
-    X(ASSIGN,            "Assign",           "opset6", "Assign",           ASSIGN,    assign,      assign)
+    X(ASSIGN,            "Assign",           "opset6", "Assign",           ASSIGN,    assign,      assign) \
+    X(HSWISH,            "HSwish",           "opset4", "HSwish",           OP,        float_unary, NULL) \
+    X(HSIGMOID,          "HSigmoid",         "opset5", "HSigmoid",         OP,        float_unary, NULL) \
+    X(MISH,              "Mish",             "opset4", "Mish",             OP,        float_unary, NULL) \
+    X(GELU,              "Gelu",             "opset7", "Gelu",             OP,        float_unary, gelu) \
+    X(SWISH,             "Swish",            "opset4", "Swish",            OP,        swish,       NULL) \
+    X(ERF,               "Erf",              "opset1", "Erf",              OP,        unary_arith, NULL) \
+    X(LOG,               "Log",              "opset1", "Log",              OP,        unary_arith, NULL) \
+    X(FLOOR,             "Floor",            "opset1", "Floor",            OP,        unary_arith, NULL) \
+    X(POWER,             "Power",            "opset1", "Power",            OP,        binary,      broadcast) \
+    X(PRELU,             "PReLU",            "opset1", "PRelu",            OP,        prelu,       NULL) \
+    X(PAD,               "Pad",              "opset12", "Pad",             OP,        pad,         pad) \
+    X(SLICE,             "Slice",            "opset8", "Slice",            OP,        slice,       NULL) \
+    X(FAKE_QUANTIZE,     "FakeQuantize",     "opset1", "FakeQuantize",     OP,        fake_quantize, fake_quantize) \
+    X(INTERPOLATE,       "Interpolate",      "opset11", "Interpolate",     OP,        interpolate, interpolate)
 
 #define NPU__OP_ENUM(e, type, version, name, cat, infer, attrs) NPU__OP_##e,
 typedef enum npu__op { NPU__OPS(NPU__OP_ENUM) NPU__OP_COUNT } npu__op;
@@ -1169,6 +1183,7 @@ struct npu_node {
     uint32_t name_hash;
     uint8_t op;                /* npu__op */
     uint8_t cat;
+    const struct npu__op_info *info;   /* the op's row: names, inference, attributes */
     npu_type type;             /* output element type */
     npu_shape shape;           /* output shape */
     char layout[NPU_LAYOUT_MAX];
@@ -1193,6 +1208,8 @@ struct npu_node {
             npu_auto_pad auto_pad;
         } pool;
         struct { const char *variable_id; npu_node *read_value; int assigned; } var;
+        struct { uint32_t levels; } fq;
+        struct { uint8_t mode, coord, nearest, by_scales; } interp;
     } a;
 };
 
@@ -1223,6 +1240,7 @@ typedef npu_status (*npu__infer_fn)(npu_node *n, npu__msg *m);
 typedef void (*npu__attrs_fn)(npu__sink *s, const npu_node *n);
 
 typedef struct npu__op_info {
+    uint8_t op;              /* npu__op */
     const char *ir_type;     /* layer type= */
     const char *version;     /* layer version= */
     const char *op_name;     /* OpenVINO class name: messages and automatic names */
@@ -1231,9 +1249,15 @@ typedef struct npu__op_info {
     npu__attrs_fn attrs;     /* writes the <data> attributes; NULL: no <data> */
 } npu__op_info;
 
-static const npu__op_info npu__ops[NPU__OP_COUNT];
+/* One const object per op (npu__op_info_<E>, defined in section 7 after the
+ * functions they name), reached only through the builders that make the op
+ * and through the node: a program links the inference and attribute code of
+ * the ops it builds, no other (--gc-sections). */
+#define NPU__OP_DECL(e, type, version, name, cat, infer, attrs) static const npu__op_info npu__op_info_##e;
+NPU__OPS(NPU__OP_DECL)
+#undef NPU__OP_DECL
 
-NPU__MSG_ONLY(static const char *npu__op_name(const npu_node *n) { return npu__ops[n->op].op_name; })
+NPU__MSG_ONLY(static const char *npu__op_name(const npu_node *n) { return n->info->op_name; })
 
 #ifndef NPU_NO_MESSAGES
 /* "Op 'name': detail" into m. */
@@ -1793,6 +1817,197 @@ static npu_status npu__infer_transpose(npu_node *n, npu__msg *m)
     return NPU_OK;
 }
 
+/* HSwish, HSigmoid, Mish, Gelu: OpenVINO defines them on floats only. */
+static npu_status npu__infer_float_unary(npu_node *n, npu__msg *m)
+{
+    if (!npu__type_is_float(n->inputs[0]->type))
+        return npu__infer_error(m, n, NPU_ERR_TYPE, "input 0 has type %s; f32, f16 or bf16 is needed",
+                                npu_type_name(n->inputs[0]->type));
+    return npu__infer_same(n, m);
+}
+
+/* Swish-4: an optional scalar beta of x's type. */
+static npu_status npu__infer_swish(npu_node *n, npu__msg *m)
+{
+    npu_status st = npu__infer_float_unary(n, m);
+    if (st == NPU_OK && n->n_inputs == 2) st = npu__same_type(m, n, 1);
+    if (st == NPU_OK && n->n_inputs == 2 && n->inputs[1]->shape.rank != 0)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "beta must be a scalar");
+    return st;
+}
+
+/* PRelu-1: a per-channel 1-D slope, or one that broadcasts onto x. */
+static npu_status npu__infer_prelu(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0], *sl = n->inputs[1];
+    int64_t out[NPU_MAX_RANK];
+    uint32_t r = 0, i, ch = x->shape.rank > 1 ? 1u : 0u;
+    int ok;
+    NPU__MSG_ONLY(char s0[96], s1[96];)
+    npu_status st = npu__infer_float_unary(n, m);
+    if (st == NPU_OK) st = npu__same_type(m, n, 1);
+    if (st != NPU_OK) return st;
+    ok = sl->shape.rank == 1 && x->shape.rank >= 1 && sl->shape.dims[0] == x->shape.dims[ch];
+    if (!ok && npu__bcast(x->shape.dims, x->shape.rank, sl->shape.dims, sl->shape.rank, out, &r) &&
+        r == x->shape.rank) {
+        ok = 1;
+        for (i = 0; i < r; i++) ok &= out[i] == x->shape.dims[i];
+    }
+    if (!ok)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "slope of shape %s neither matches the channels of input 0 "
+                                "(shape %s) nor broadcasts onto it",
+                                npu__shape_text(&sl->shape, s1), npu__shape_text(&x->shape, s0));
+    return NPU_OK;
+}
+
+/* Pad-12: inputs x, pads_begin, pads_end (i64 Constants), [pad_value]. */
+static npu_status npu__infer_pad(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t cb, ce, i;
+    const int64_t *b = npu__const_i64(n->inputs[1], &cb), *e = npu__const_i64(n->inputs[2], &ce);
+    const int64_t lim = (int64_t)1 << 40;
+    NPU__MSG_ONLY(char s0[96];)
+    if (cb != x->shape.rank || ce != x->shape.rank)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "%u pads_begin and %u pads_end values for input 0 of shape %s "
+                                "(one per axis)", cb, ce, npu__shape_text(&x->shape, s0));
+    if (x->shape.rank == 0) return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 0 is a scalar");
+    n->type = x->type;
+    n->shape = x->shape;
+    for (i = 0; i < cb; i++) {
+        int64_t d = x->shape.dims[i];
+        if (b[i] > lim || b[i] < -lim || e[i] > lim || e[i] < -lim)
+            return npu__infer_error(m, n, NPU_ERR_LIMIT, "pad of axis %u is too large", i);
+        if (d < 0) continue;   /* a dynamic batch stays dynamic */
+        if ((n->a.flag.flag == NPU_PAD_MODE_REFLECT && (b[i] >= d || e[i] >= d)) ||
+            (n->a.flag.flag == NPU_PAD_MODE_SYMMETRIC && (b[i] > d || e[i] > d)))
+            return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT,
+                                    "axis %u of length %lld cannot be padded by %lld and %lld in %s mode", i,
+                                    (long long)d, (long long)b[i], (long long)e[i],
+                                    n->a.flag.flag == NPU_PAD_MODE_REFLECT ? "reflect" : "symmetric");
+        if (d + b[i] + e[i] < 0)
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %u of length %lld padded by %lld and %lld is negative",
+                                    i, (long long)d, (long long)b[i], (long long)e[i]);
+        n->shape.dims[i] = d + b[i] + e[i];
+    }
+    if (n->n_inputs == 4) return npu__same_type(m, n, 3);
+    return NPU_OK;
+}
+
+/* Slice-8: the element count per axis as OpenVINO's shape inference computes
+ * it for a static dim (normalize, clip, count). */
+static npu_status npu__infer_slice(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0];
+    uint32_t c0, c1, c2, c3 = 0, i, r = x->shape.rank, seen = 0;
+    const int64_t *start = npu__const_i64(n->inputs[1], &c0), *stop = npu__const_i64(n->inputs[2], &c1),
+                  *step = npu__const_i64(n->inputs[3], &c2), *axes = NULL;
+    NPU__MSG_ONLY(char s0[96];)
+    if (n->n_inputs == 5) axes = npu__const_i64(n->inputs[4], &c3);
+    if (r == 0) return npu__infer_error(m, n, NPU_ERR_SHAPE, "input 0 is a scalar");
+    if (c1 != c0 || c2 != c0 || (axes != NULL && c3 != c0) || c0 > r)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "%u start, %u stop, %u step values for input 0 of shape %s",
+                                c0, c1, c2, npu__shape_text(&x->shape, s0));
+    n->type = x->type;
+    n->shape = x->shape;
+    for (i = 0; i < c0; i++) {
+        int64_t ax = axes != NULL ? axes[i] : (int64_t)i, d, lb, ub, cnt, lower_max, upper_min;
+        uint32_t a;
+        int rev = step[i] < 0;
+        if (!npu__norm_axis(ax, r, &a))
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s",
+                                    (long long)ax, npu__shape_text(&x->shape, s0));
+        if (seen & (1u << a)) return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %u is given twice", a);
+        seen |= 1u << a;
+        if (step[i] == 0) return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "step %u is 0", i);
+        d = x->shape.dims[a];
+        if (d < 0) return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %u is dynamic", a);
+        if (start[i] < -d - ((int64_t)1 << 40) || start[i] > ((int64_t)1 << 62) || stop[i] < -((int64_t)1 << 62) ||
+            stop[i] > ((int64_t)1 << 62))
+            return npu__infer_error(m, n, NPU_ERR_LIMIT, "start or stop of axis %u is out of range", a);
+        lower_max = rev ? d - 1 : d;
+        upper_min = rev ? -1 : 0;
+        lb = start[i] < 0 ? start[i] + d : start[i];
+        ub = stop[i] < 0 ? stop[i] + d : stop[i];
+        lb = lb > 0 ? lb : 0;
+        lb = lb < lower_max ? lb : lower_max;
+        ub = ub > upper_min ? ub : upper_min;
+        ub = ub < d ? ub : d;
+        cnt = rev ? (ub - lb < 0 ? lb - ub : 0) : (ub - lb > 0 ? ub - lb : 0);
+        if (cnt != 0) {
+            uint64_t mag = rev ? (uint64_t)0 - (uint64_t)step[i] : (uint64_t)step[i];
+            cnt = (int64_t)(((uint64_t)cnt - 1) / mag + 1);
+        }
+        n->shape.dims[a] = cnt;
+    }
+    return NPU_OK;
+}
+
+/* FakeQuantize-1: five inputs of one float type, the ranges broadcast
+ * (numpy) with x; the result has the broadcast shape. */
+static npu_status npu__infer_fake_quantize(npu_node *n, npu__msg *m)
+{
+    uint32_t i, r;
+    npu_status st = npu__infer_float_unary(n, m);
+    NPU__MSG_ONLY(char s0[96], s1[96];)
+    for (i = 1; st == NPU_OK && i < 5; i++) st = npu__same_type(m, n, i);
+    if (st != NPU_OK) return st;
+    if (n->a.fq.levels < 2) return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "levels %u; at least 2", n->a.fq.levels);
+    for (i = 1; i < 5; i++) {
+        int64_t out[NPU_MAX_RANK];
+        if (!npu__bcast(n->shape.dims, n->shape.rank, n->inputs[i]->shape.dims, n->inputs[i]->shape.rank, out, &r))
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "input %u of shape %s does not broadcast with %s", i,
+                                    npu__shape_text(&n->inputs[i]->shape, s1), npu__shape_text(&n->shape, s0));
+        npu__shape_set(&n->shape, r);
+        memcpy(n->shape.dims, out, sizeof(int64_t) * r);
+    }
+    return NPU_OK;
+}
+
+/* Interpolate-11: inputs x, sizes (i64) or scales (f32), axes (i64). */
+static npu_status npu__infer_interpolate(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0], *v = n->inputs[1];
+    uint32_t cnt, na, i, seen = 0, r = x->shape.rank;
+    const int64_t *axes = npu__const_i64(n->inputs[2], &na);
+    NPU__MSG_ONLY(char s0[96];)
+    npu_status st = npu__numeric(m, n);
+    if (st != NPU_OK) return st;
+    cnt = v->shape.rank == 0 ? 1u : (uint32_t)v->shape.dims[0];
+    if (cnt != na)
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "%u %s for %u axes", cnt, n->a.interp.by_scales ? "scales" : "sizes", na);
+    n->type = x->type;
+    n->shape = x->shape;
+    for (i = 0; i < na; i++) {
+        uint32_t a;
+        int64_t d;
+        if (!npu__norm_axis(axes[i], r, &a))
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %lld is out of range for input 0 of shape %s",
+                                    (long long)axes[i], npu__shape_text(&x->shape, s0));
+        if (seen & (1u << a)) return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "axis %u is given twice", a);
+        seen |= 1u << a;
+        d = x->shape.dims[a];
+        if (n->a.interp.by_scales) {
+            float sc = ((const float *)v->a.constant.data)[i];
+            float len;   /* in float, as OpenVINO: floor(length * (scale + 1e-6)) */
+            if (!(sc > 0.0f) || sc > 1.0e6f)
+                return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "scale %u is %g; a factor > 0 is needed", i, (double)sc);
+            if (d < 0) continue;
+            len = (float)d * (sc + 1.0e-6f);
+            if (!(len >= 1.0f) || len > 1.0e12f)
+                return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis %u of length %lld scaled by %g has length %g", a,
+                                        (long long)d, (double)sc, (double)len);
+            n->shape.dims[a] = (int64_t)len;   /* positive: truncation is floor */
+        } else {
+            int64_t sz = ((const int64_t *)v->a.constant.data)[i];
+            if (sz < 1 || sz > ((int64_t)1 << 40))
+                return npu__infer_error(m, n, NPU_ERR_SHAPE, "size %u is %lld; at least 1 is needed", i, (long long)sz);
+            n->shape.dims[a] = sz;
+        }
+    }
+    return NPU_OK;
+}
+
 static npu_status npu__infer_concat(npu_node *n, npu__msg *m)
 {
     const npu_node *x0 = n->inputs[0];
@@ -1966,7 +2181,7 @@ static void npu__auto_name(const npu_graph *g, const char *prefix, uint32_t inde
 }
 
 typedef struct npu__op_request {
-    npu__op op;
+    const struct npu__op_info *info;
     const char *name;                /* caller's, or NULL */
     npu_node *const *inputs;         /* data inputs, as the caller gave them */
     uint32_t n_inputs;
@@ -1980,7 +2195,7 @@ typedef struct npu__op_request {
  * error is recorded and the arena untouched). */
 static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
 {
-    const char *op_name = npu__ops[rq->op].op_name;
+    const char *op_name = rq->info->op_name;
     char name_buf[NPU_NAME_MAX], const_name[NPU_NAME_MAX];
     const char *name = rq->name;
     uint32_t i, n_total = rq->n_inputs + (rq->has_values ? 1u : 0u);
@@ -2017,7 +2232,7 @@ static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
     if (g->node_count > UINT32_MAX - 4)
         return npu__graph_failf(g, NPU_ERR_LIMIT, "%s: too many nodes", op_name);
     if (rq->has_values)
-        npu__auto_name(g, npu__ops[NPU__OP_CONSTANT].op_name, g->node_count, NULL, const_name,
+        npu__auto_name(g, npu__op_info_CONSTANT.op_name, g->node_count, NULL, const_name,
                        sizeof const_name);
     if (name != NULL) {
         if (strlen(name) >= NPU_NAME_MAX)
@@ -2068,6 +2283,7 @@ static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
         c->name = cn;
         c->name_hash = npu__hash(cn);
         c->op = NPU__OP_CONSTANT;
+        c->info = &npu__op_info_CONSTANT;
         c->cat = NPU__CAT_OP;
         c->inputs = c->inline_inputs;
         c->type = NPU_I64;
@@ -2095,8 +2311,9 @@ static npu_node *npu__op_begin(npu_graph *g, const npu__op_request *rq)
     }
     n->graph = g;
     n->name_hash = npu__hash(n->name);
-    n->op = (uint8_t)rq->op;
-    n->cat = npu__ops[rq->op].cat;
+    n->op = rq->info->op;
+    n->cat = rq->info->cat;
+    n->info = rq->info;
     g->pending_mark = mark;
     g->pending_const = c;
     return n;
@@ -2117,7 +2334,7 @@ static npu_node *npu__op_finish(npu_graph *g, npu_node *n)
     npu__msg m;
     npu_status st = NPU_OK;
     m.text[0] = '\0';
-    if (npu__ops[n->op].infer != NULL) st = npu__ops[n->op].infer(n, &m);
+    if (n->info->infer != NULL) st = n->info->infer(n, &m);
     if (st != NPU_OK) {
         npu_arena_rewind(g->arena, g->pending_mark);
         return npu__graph_fail(g, st, m.text);
@@ -2160,12 +2377,12 @@ static npu_node *npu__op_abort_site(npu_graph *g, npu_status status, unsigned li
 #define npu__op_abort(g, n, status, ...) npu__op_abort_site((g), (status), NPU__SITE)
 #endif
 
-static npu_node *npu__simple(npu_graph *g, npu__op op, npu_node *const *inputs, uint32_t n_inputs,
+static npu_node *npu__simple(npu_graph *g, const npu__op_info *op, npu_node *const *inputs, uint32_t n_inputs,
                              const char *name)
 {
     npu__op_request rq;
     memset(&rq, 0, sizeof rq);
-    rq.op = op;
+    rq.info = op;
     rq.name = name;
     rq.inputs = inputs;
     rq.n_inputs = n_inputs;
@@ -2257,7 +2474,7 @@ static int npu__check_source(npu_graph *g, npu_node *n, npu_type type, const npu
 NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
                               const char *layout)
 {
-    npu_node *n = npu__simple(g, NPU__OP_PARAMETER, NULL, 0, name);
+    npu_node *n = npu__simple(g, &npu__op_info_PARAMETER, NULL, 0, name);
     const char *why;
     uint32_t bad;
     NPU__MSG_ONLY(char s0[96];)
@@ -2280,7 +2497,7 @@ NPU_API npu_node *npu_graph_parameter(npu_graph *g, const char *name, npu_type t
 NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type type, const npu_shape *shape,
                              const void *data, size_t bytes)
 {
-    npu_node *n = npu__simple(g, NPU__OP_CONSTANT, NULL, 0, name);
+    npu_node *n = npu__simple(g, &npu__op_info_CONSTANT, NULL, 0, name);
     uint64_t elements, need = 0;
     uint32_t i;
     NPU__MSG_ONLY(char s0[96];)
@@ -2308,13 +2525,13 @@ NPU_API npu_node *npu_graph_constant(npu_graph *g, const char *name, npu_type ty
 
 NPU_API npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_RESULT, &value, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_RESULT, &value, 1, name);
     return n ? npu__op_finish(g, n) : NULL;
 }
 
 NPU_API npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_CONVERT, &x, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_CONVERT, &x, 1, name);
     if (n == NULL) return NULL;
     if (!npu__type_valid(to))
         return npu__op_abort(g, n, NPU_ERR_TYPE, "unknown destination type %d", (int)to);
@@ -2322,7 +2539,7 @@ NPU_API npu_node *npu_graph_convert(npu_graph *g, npu_node *x, npu_type to, cons
     return npu__op_finish(g, n);
 }
 
-static npu_node *npu__binary(npu_graph *g, npu__op op, npu_node *a, npu_node *b, const char *name)
+static npu_node *npu__binary(npu_graph *g, const npu__op_info *op, npu_node *a, npu_node *b, const char *name)
 {
     npu_node *in[2];
     npu_node *n;
@@ -2333,38 +2550,38 @@ static npu_node *npu__binary(npu_graph *g, npu__op op, npu_node *a, npu_node *b,
 }
 
 NPU_API npu_node *npu_graph_add(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_ADD, a, b, name); }
+{ return npu__binary(g, &npu__op_info_ADD, a, b, name); }
 NPU_API npu_node *npu_graph_subtract(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_SUBTRACT, a, b, name); }
+{ return npu__binary(g, &npu__op_info_SUBTRACT, a, b, name); }
 NPU_API npu_node *npu_graph_multiply(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_MULTIPLY, a, b, name); }
+{ return npu__binary(g, &npu__op_info_MULTIPLY, a, b, name); }
 NPU_API npu_node *npu_graph_divide(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_DIVIDE, a, b, name); }
+{ return npu__binary(g, &npu__op_info_DIVIDE, a, b, name); }
 NPU_API npu_node *npu_graph_maximum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_MAXIMUM, a, b, name); }
+{ return npu__binary(g, &npu__op_info_MAXIMUM, a, b, name); }
 NPU_API npu_node *npu_graph_minimum(npu_graph *g, npu_node *a, npu_node *b, const char *name)
-{ return npu__binary(g, NPU__OP_MINIMUM, a, b, name); }
+{ return npu__binary(g, &npu__op_info_MINIMUM, a, b, name); }
 
-static npu_node *npu__unary(npu_graph *g, npu__op op, npu_node *x, const char *name)
+static npu_node *npu__unary(npu_graph *g, const npu__op_info *op, npu_node *x, const char *name)
 {
     npu_node *n = npu__simple(g, op, &x, 1, name);
     return n ? npu__op_finish(g, n) : NULL;
 }
 
 NPU_API npu_node *npu_graph_relu(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_RELU, x, name); }
+{ return npu__unary(g, &npu__op_info_RELU, x, name); }
 NPU_API npu_node *npu_graph_sigmoid(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_SIGMOID, x, name); }
+{ return npu__unary(g, &npu__op_info_SIGMOID, x, name); }
 NPU_API npu_node *npu_graph_tanh(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_TANH, x, name); }
+{ return npu__unary(g, &npu__op_info_TANH, x, name); }
 NPU_API npu_node *npu_graph_exp(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_EXP, x, name); }
+{ return npu__unary(g, &npu__op_info_EXP, x, name); }
 NPU_API npu_node *npu_graph_sqrt(npu_graph *g, npu_node *x, const char *name)
-{ return npu__unary(g, NPU__OP_SQRT, x, name); }
+{ return npu__unary(g, &npu__op_info_SQRT, x, name); }
 
 NPU_API npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double max, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_CLAMP, &x, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_CLAMP, &x, 1, name);
     if (n == NULL) return NULL;
     n->a.clamp.min = min;
     n->a.clamp.max = max;
@@ -2373,7 +2590,7 @@ NPU_API npu_node *npu_graph_clamp(npu_graph *g, npu_node *x, double min, double 
 
 NPU_API npu_node *npu_graph_softmax(npu_graph *g, npu_node *x, int64_t axis, const char *name)
 {
-    npu_node *n = npu__simple(g, NPU__OP_SOFTMAX, &x, 1, name);
+    npu_node *n = npu__simple(g, &npu__op_info_SOFTMAX, &x, 1, name);
     if (n == NULL) return NULL;
     n->a.axis.axis = axis;
     return npu__op_finish(g, n);
@@ -2386,14 +2603,14 @@ NPU_API npu_node *npu_graph_matmul(npu_graph *g, npu_node *a, npu_node *b, int t
     npu_node *n;
     in[0] = a;
     in[1] = b;
-    n = npu__simple(g, NPU__OP_MATMUL, in, 2, name);
+    n = npu__simple(g, &npu__op_info_MATMUL, in, 2, name);
     if (n == NULL) return NULL;
     n->a.matmul.transpose_a = transpose_a != 0;
     n->a.matmul.transpose_b = transpose_b != 0;
     return npu__op_finish(g, n);
 }
 
-static npu_node *npu__conv(npu_graph *g, npu__op op, npu_node *x, npu_node *w,
+static npu_node *npu__conv(npu_graph *g, const npu__op_info *op, npu_node *x, npu_node *w,
                            const npu_conv_params *p, const char *name)
 {
     npu_node *in[2];
@@ -2414,12 +2631,12 @@ static npu_node *npu__conv(npu_graph *g, npu__op op, npu_node *x, npu_node *w,
 
 NPU_API npu_node *npu_graph_convolution(npu_graph *g, npu_node *x, npu_node *weights,
                                 const npu_conv_params *params, const char *name)
-{ return npu__conv(g, NPU__OP_CONVOLUTION, x, weights, params, name); }
+{ return npu__conv(g, &npu__op_info_CONVOLUTION, x, weights, params, name); }
 NPU_API npu_node *npu_graph_group_convolution(npu_graph *g, npu_node *x, npu_node *weights,
                                       const npu_conv_params *params, const char *name)
-{ return npu__conv(g, NPU__OP_GROUP_CONVOLUTION, x, weights, params, name); }
+{ return npu__conv(g, &npu__op_info_GROUP_CONVOLUTION, x, weights, params, name); }
 
-static npu_node *npu__pool(npu_graph *g, npu__op op, npu_node *x, const npu_pool_params *p,
+static npu_node *npu__pool(npu_graph *g, const npu__op_info *op, npu_node *x, const npu_pool_params *p,
                            const char *name)
 {
     npu_node *n = npu__simple(g, op, &x, 1, name);
@@ -2436,18 +2653,18 @@ static npu_node *npu__pool(npu_graph *g, npu__op op, npu_node *x, const npu_pool
 }
 
 NPU_API npu_node *npu_graph_max_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
-{ return npu__pool(g, NPU__OP_MAX_POOL, x, params, name); }
+{ return npu__pool(g, &npu__op_info_MAX_POOL, x, params, name); }
 NPU_API npu_node *npu_graph_avg_pool(npu_graph *g, npu_node *x, const npu_pool_params *params, const char *name)
-{ return npu__pool(g, NPU__OP_AVG_POOL, x, params, name); }
+{ return npu__pool(g, &npu__op_info_AVG_POOL, x, params, name); }
 
 /* Ops whose array attribute becomes an implicit i64 Constant input. */
-static npu_node *npu__with_values(npu_graph *g, npu__op op, npu_node *x, const int64_t *values,
+static npu_node *npu__with_values(npu_graph *g, const npu__op_info *op, npu_node *x, const int64_t *values,
                                   size_t n_values, int has_values, int flag, const char *name)
 {
     npu__op_request rq;
     npu_node *n;
     memset(&rq, 0, sizeof rq);
-    rq.op = op;
+    rq.info = op;
     rq.name = name;
     rq.inputs = &x;
     rq.n_inputs = 1;
@@ -2462,19 +2679,19 @@ static npu_node *npu__with_values(npu_graph *g, npu__op op, npu_node *x, const i
 
 NPU_API npu_node *npu_graph_reduce_mean(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                                 int keep_dims, const char *name)
-{ return npu__with_values(g, NPU__OP_REDUCE_MEAN, x, axes, n_axes, 1, keep_dims, name); }
+{ return npu__with_values(g, &npu__op_info_REDUCE_MEAN, x, axes, n_axes, 1, keep_dims, name); }
 NPU_API npu_node *npu_graph_reduce_sum(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                                int keep_dims, const char *name)
-{ return npu__with_values(g, NPU__OP_REDUCE_SUM, x, axes, n_axes, 1, keep_dims, name); }
+{ return npu__with_values(g, &npu__op_info_REDUCE_SUM, x, axes, n_axes, 1, keep_dims, name); }
 NPU_API npu_node *npu_graph_reshape(npu_graph *g, npu_node *x, const int64_t *target, size_t rank,
                             int special_zero, const char *name)
-{ return npu__with_values(g, NPU__OP_RESHAPE, x, target, rank, 1, special_zero, name); }
+{ return npu__with_values(g, &npu__op_info_RESHAPE, x, target, rank, 1, special_zero, name); }
 NPU_API npu_node *npu_graph_squeeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                             const char *name)
-{ return npu__with_values(g, NPU__OP_SQUEEZE, x, axes, n_axes, n_axes > 0, 0, name); }
+{ return npu__with_values(g, &npu__op_info_SQUEEZE, x, axes, n_axes, n_axes > 0, 0, name); }
 NPU_API npu_node *npu_graph_unsqueeze(npu_graph *g, npu_node *x, const int64_t *axes, size_t n_axes,
                               const char *name)
-{ return npu__with_values(g, NPU__OP_UNSQUEEZE, x, axes, n_axes, 1, 0, name); }
+{ return npu__with_values(g, &npu__op_info_UNSQUEEZE, x, axes, n_axes, 1, 0, name); }
 
 NPU_API npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *perm, size_t n,
                               const char *name)
@@ -2486,7 +2703,7 @@ NPU_API npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *
         perm = reversed;
         n = x->shape.rank;
     }
-    return npu__with_values(g, NPU__OP_TRANSPOSE, x, perm, n, 1, 0, name);
+    return npu__with_values(g, &npu__op_info_TRANSPOSE, x, perm, n, 1, 0, name);
 }
 
 NPU_API npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
@@ -2500,10 +2717,307 @@ NPU_API npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t
     if (n > 1u << 16)
         return npu__graph_failf(g, NPU_ERR_LIMIT, "Concat '%s': %zu inputs; at most 65536",
                                 name ? name : "?", n);
-    node = npu__simple(g, NPU__OP_CONCAT, inputs, (uint32_t)n, name);
+    node = npu__simple(g, &npu__op_info_CONCAT, inputs, (uint32_t)n, name);
     if (node == NULL) return NULL;
     node->a.axis.axis = axis;
     return npu__op_finish(g, node);
+}
+
+/* ---- Ops with Constant inputs of their own (quantization, padding, slicing,
+ * resampling) ---- */
+
+/* Where the graph stood before an op that first adds Constants of its own:
+ * npu__graph_undo unlinks them again and rewinds the arena when the op fails. */
+typedef struct npu__graph_mark {
+    size_t used, bytes_used;
+    npu_node *last;
+    uint32_t node_count, cat_count[NPU__CAT_COUNT];
+} npu__graph_mark;
+
+static void npu__graph_mark_set(const npu_graph *g, npu__graph_mark *k)
+{
+    k->used = g->arena->used;
+    k->bytes_used = g->bytes_used;
+    k->last = g->last;
+    k->node_count = g->node_count;
+    memcpy(k->cat_count, g->cat_count, sizeof k->cat_count);
+}
+
+static npu_node *npu__graph_undo(npu_graph *g, const npu__graph_mark *k)
+{
+    npu_arena_rewind(g->arena, k->used);
+    g->bytes_used = k->bytes_used;
+    g->last = k->last;
+    if (k->last != NULL) k->last->next = NULL;
+    else g->first = NULL;
+    g->node_count = k->node_count;
+    memcpy(g->cat_count, k->cat_count, sizeof g->cat_count);
+    return NULL;
+}
+
+/* A Constant of `count` values of type t (a scalar when `scalar`), its bytes
+ * copied into the graph's arena. */
+static npu_node *npu__const_copy(npu_graph *g, npu_type t, const void *data, uint32_t count, int scalar)
+{
+    npu_node *c = npu__simple(g, &npu__op_info_CONSTANT, NULL, 0, NULL);
+    size_t bytes = (size_t)count * npu_type_size(t);
+    void *copy;
+    if (c == NULL) return NULL;
+    copy = npu__alloc(g->arena, NULL, bytes, "constant values");
+    if (copy == NULL)
+        return npu__op_abort(g, c, NPU_ERR_ARENA_TOO_SMALL, "arena too small for %zu bytes of values", bytes);
+    memcpy(copy, data, bytes);
+    c->type = t;
+    npu__shape_set(&c->shape, scalar ? 0u : 1u);
+    if (!scalar) c->shape.dims[0] = (int64_t)count;
+    c->a.constant.data = copy;
+    c->a.constant.bytes = bytes;
+    return npu__op_finish(g, c);
+}
+
+/* f32 to IEEE binary16, rounding to nearest even. */
+static uint16_t npu__f16_bits(float f)
+{
+    uint32_t x, mant, sign;
+    int32_t e;
+    memcpy(&x, &f, sizeof x);
+    sign = (x >> 16) & 0x8000u;
+    mant = x & 0x7fffffu;
+    e = (int32_t)((x >> 23) & 0xffu);
+    if (e == 0xff) return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0u));
+    e = e - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) {   /* subnormal or zero */
+        uint32_t shift, half, rest, v;
+        if (e < -10) return (uint16_t)sign;
+        mant |= 0x800000u;
+        shift = (uint32_t)(14 - e);
+        v = mant >> shift;
+        rest = mant & ((1u << shift) - 1u);
+        half = 1u << (shift - 1u);
+        if (rest > half || (rest == half && (v & 1u))) v++;
+        return (uint16_t)(sign | v);
+    }
+    {
+        uint32_t v = ((uint32_t)e << 10) | (mant >> 13), rest = mant & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (v & 1u))) v++;   /* may carry into the exponent: right */
+        return (uint16_t)(sign | v);
+    }
+}
+
+/* v as one element of type t (into out); 0 if t cannot hold it: an integer
+ * type needs an integral value in its range. */
+static int npu__scalar_of(npu_type t, double v, unsigned char out[8])
+{
+    if (t == NPU_F32 || t == NPU_F16 || t == NPU_BF16) {
+        float f = (float)v;
+        uint32_t b;
+        uint16_t h;
+        if (t == NPU_F32) {
+            memcpy(out, &f, 4);
+            return 1;
+        }
+        memcpy(&b, &f, 4);
+        if (t == NPU_F16) h = npu__f16_bits(f);
+        else if ((b & 0x7fffffffu) > 0x7f800000u) h = (uint16_t)((b >> 16) | 0x40u);   /* NaN stays NaN */
+        else h = (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+        memcpy(out, &h, 2);
+        return 1;
+    }
+    if (!(v == (double)(int64_t)0 || (v > -9.3e18 && v < 9.3e18)) || v != (double)(int64_t)v) return 0;
+    switch (t) {
+    case NPU_I8:
+        if (v < -128.0 || v > 127.0) return 0;
+        out[0] = (unsigned char)(int8_t)v;
+        return 1;
+    case NPU_U8:
+        if (v < 0.0 || v > 255.0) return 0;
+        out[0] = (unsigned char)v;
+        return 1;
+    case NPU_I32: {
+        int32_t i;
+        if (v < -2147483648.0 || v > 2147483647.0) return 0;
+        i = (int32_t)v;
+        memcpy(out, &i, 4);
+        return 1;
+    }
+    case NPU_I64: {
+        int64_t i = (int64_t)v;
+        memcpy(out, &i, 8);
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+/* x exists and belongs to g; else the standard error is recorded (through
+ * npu__simple, which checks inputs first) and 0 returned. */
+static int npu__input_ok(npu_graph *g, const npu__op_info *op, npu_node *x, const char *name)
+{
+    if (x != NULL && x->graph == g) return 1;
+    (void)npu__simple(g, op, &x, 1, name);
+    return 0;
+}
+
+/* Builds op over inputs (the Constants among them made since k), or undoes
+ * everything since k. */
+static npu_node *npu__op_with_consts(npu_graph *g, const npu__graph_mark *k, const npu__op_info *op, npu_node *const *in,
+                                     uint32_t n_in, const char *name, uint32_t flag)
+{
+    npu_node *n;
+    uint32_t i;
+    for (i = 0; i < n_in; i++)
+        if (in[i] == NULL) return npu__graph_undo(g, k);   /* a Constant failed: recorded */
+    n = npu__simple(g, op, in, n_in, name);
+    if (n == NULL) return npu__graph_undo(g, k);
+    n->a.flag.flag = (int)flag;
+    n = npu__op_finish(g, n);
+    return n != NULL ? n : npu__graph_undo(g, k);
+}
+
+NPU_API npu_node *npu_graph_hswish(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, &npu__op_info_HSWISH, x, name); }
+NPU_API npu_node *npu_graph_hsigmoid(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, &npu__op_info_HSIGMOID, x, name); }
+NPU_API npu_node *npu_graph_mish(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, &npu__op_info_MISH, x, name); }
+NPU_API npu_node *npu_graph_erf(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, &npu__op_info_ERF, x, name); }
+NPU_API npu_node *npu_graph_log(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, &npu__op_info_LOG, x, name); }
+NPU_API npu_node *npu_graph_floor(npu_graph *g, npu_node *x, const char *name)
+{ return npu__unary(g, &npu__op_info_FLOOR, x, name); }
+NPU_API npu_node *npu_graph_power(npu_graph *g, npu_node *a, npu_node *b, const char *name)
+{ return npu__binary(g, &npu__op_info_POWER, a, b, name); }
+
+NPU_API npu_node *npu_graph_gelu(npu_graph *g, npu_node *x, int tanh_approximation, const char *name)
+{
+    npu_node *n = npu__simple(g, &npu__op_info_GELU, &x, 1, name);
+    if (n == NULL) return NULL;
+    n->a.flag.flag = tanh_approximation != 0;
+    return npu__op_finish(g, n);
+}
+
+NPU_API npu_node *npu_graph_prelu(npu_graph *g, npu_node *x, npu_node *slope, const char *name)
+{
+    return npu__binary(g, &npu__op_info_PRELU, x, slope, name);
+}
+
+NPU_API npu_node *npu_graph_swish(npu_graph *g, npu_node *x, double beta, const char *name)
+{
+    npu__graph_mark k;
+    unsigned char v[8];
+    npu_node *in[2];
+    if (g == NULL) return NULL;
+    /* beta 1 is Swish's default; a bad x or type is reported by the op itself */
+    if (beta == 1.0 || x == NULL || x->graph != g || !npu__type_is_float(x->type))
+        return npu__unary(g, &npu__op_info_SWISH, x, name);
+    (void)npu__scalar_of(x->type, beta, v);
+    npu__graph_mark_set(g, &k);
+    in[0] = x;
+    in[1] = npu__const_copy(g, x->type, v, 1, 1);
+    return npu__op_with_consts(g, &k, &npu__op_info_SWISH, in, 2, name, 0);
+}
+
+NPU_API npu_node *npu_graph_pad(npu_graph *g, npu_node *x, const int64_t *pads_begin, const int64_t *pads_end,
+                                size_t rank, npu_pad_mode mode, double value, const char *name)
+{
+    npu__graph_mark k;
+    unsigned char v[8];
+    npu_node *in[4];
+    uint32_t n_in = 3;
+    if (g == NULL) return NULL;
+    if (!npu__input_ok(g, &npu__op_info_PAD, x, name)) return NULL;
+    if ((unsigned)mode > (unsigned)NPU_PAD_MODE_SYMMETRIC)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Pad '%s': mode %d is not an npu_pad_mode",
+                                name ? name : "?", (int)mode);
+    if (rank == 0 || rank > NPU_MAX_RANK || pads_begin == NULL || pads_end == NULL)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Pad '%s': pads_begin and pads_end must hold 1 to %d "
+                                "values (given: %zu, %s, %s)", name ? name : "?", NPU_MAX_RANK, rank,
+                                pads_begin ? "array" : "NULL", pads_end ? "array" : "NULL");
+    if (mode == NPU_PAD_MODE_CONSTANT && value != 0.0 && !npu__scalar_of(x->type, value, v))
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Pad '%s': pad value %g is not a value of type %s",
+                                name ? name : "?", value, npu_type_name(x->type));
+    npu__graph_mark_set(g, &k);
+    in[0] = x;
+    in[1] = npu__const_copy(g, NPU_I64, pads_begin, (uint32_t)rank, 0);
+    in[2] = in[1] ? npu__const_copy(g, NPU_I64, pads_end, (uint32_t)rank, 0) : NULL;
+    if (mode == NPU_PAD_MODE_CONSTANT && value != 0.0) in[n_in++] = in[2] ? npu__const_copy(g, x->type, v, 1, 1) : NULL;
+    return npu__op_with_consts(g, &k, &npu__op_info_PAD, in, n_in, name, (uint32_t)mode);
+}
+
+NPU_API npu_node *npu_graph_slice(npu_graph *g, npu_node *x, const int64_t *start, const int64_t *stop,
+                                  const int64_t *step, const int64_t *axes, size_t n, const char *name)
+{
+    npu__graph_mark k;
+    npu_node *in[5];
+    if (g == NULL) return NULL;
+    if (!npu__input_ok(g, &npu__op_info_SLICE, x, name)) return NULL;
+    if (n == 0 || n > NPU_MAX_RANK || start == NULL || stop == NULL || step == NULL)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Slice '%s': start, stop and step must hold 1 to %d "
+                                "values each (given: %zu)", name ? name : "?", NPU_MAX_RANK, n);
+    npu__graph_mark_set(g, &k);
+    in[0] = x;
+    in[1] = npu__const_copy(g, NPU_I64, start, (uint32_t)n, 0);
+    in[2] = in[1] ? npu__const_copy(g, NPU_I64, stop, (uint32_t)n, 0) : NULL;
+    in[3] = in[2] ? npu__const_copy(g, NPU_I64, step, (uint32_t)n, 0) : NULL;
+    if (axes != NULL) in[4] = in[3] ? npu__const_copy(g, NPU_I64, axes, (uint32_t)n, 0) : NULL;
+    return npu__op_with_consts(g, &k, &npu__op_info_SLICE, in, axes != NULL ? 5u : 4u, name, 0);
+}
+
+NPU_API npu_node *npu_graph_fake_quantize(npu_graph *g, npu_node *x, npu_node *input_low, npu_node *input_high,
+                                          npu_node *output_low, npu_node *output_high, uint32_t levels,
+                                          const char *name)
+{
+    npu_node *in[5];
+    npu_node *n;
+    in[0] = x;
+    in[1] = input_low;
+    in[2] = input_high;
+    in[3] = output_low;
+    in[4] = output_high;
+    n = npu__simple(g, &npu__op_info_FAKE_QUANTIZE, in, 5, name);
+    if (n == NULL) return NULL;
+    n->a.fq.levels = levels;
+    return npu__op_finish(g, n);
+}
+
+NPU_API npu_node *npu_graph_interpolate(npu_graph *g, npu_node *x, const npu_interpolate_params *p,
+                                        const char *name)
+{
+    npu__graph_mark k;
+    npu_node *in[3];
+    npu_node *n;
+    uint32_t i;
+    if (g == NULL) return NULL;
+    if (!npu__input_ok(g, &npu__op_info_INTERPOLATE, x, name)) return NULL;
+    if (p == NULL) return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': params is NULL", name ? name : "?");
+    for (i = 0; i < NPU_RESERVED_WORDS; i++)
+        if (p->reserved[i] != 0)
+            return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': params reserved[%u] is not zero "
+                                    "(a field of a newer npu.h?)", name ? name : "?", i);
+    if ((unsigned)p->mode > (unsigned)NPU_INTERPOLATE_LINEAR_ONNX || (unsigned)p->coord > (unsigned)NPU_COORD_ALIGN_CORNERS ||
+        (unsigned)p->nearest > (unsigned)NPU_NEAREST_SIMPLE)
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': mode %d, coord %d or nearest %d is "
+                                "out of range", name ? name : "?", (int)p->mode, (int)p->coord, (int)p->nearest);
+    if (p->n_axes == 0 || p->n_axes > NPU_MAX_RANK || p->axes == NULL || (p->sizes == NULL) == (p->scales == NULL))
+        return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT, "Interpolate '%s': give 1 to %d axes and exactly one of "
+                                "sizes and scales (given: %zu axes, sizes %s, scales %s)", name ? name : "?",
+                                NPU_MAX_RANK, p->n_axes, p->sizes ? "set" : "NULL", p->scales ? "set" : "NULL");
+    npu__graph_mark_set(g, &k);
+    in[0] = x;
+    in[1] = p->sizes != NULL ? npu__const_copy(g, NPU_I64, p->sizes, (uint32_t)p->n_axes, 0)
+                             : npu__const_copy(g, NPU_F32, p->scales, (uint32_t)p->n_axes, 0);
+    in[2] = in[1] ? npu__const_copy(g, NPU_I64, p->axes, (uint32_t)p->n_axes, 0) : NULL;
+    if (in[1] == NULL || in[2] == NULL) return npu__graph_undo(g, &k);
+    n = npu__simple(g, &npu__op_info_INTERPOLATE, in, 3, name);
+    if (n == NULL) return npu__graph_undo(g, &k);
+    n->a.interp.mode = (uint8_t)p->mode;
+    n->a.interp.coord = (uint8_t)p->coord;
+    n->a.interp.nearest = (uint8_t)p->nearest;
+    n->a.interp.by_scales = p->scales != NULL;
+    n = npu__op_finish(g, n);
+    return n != NULL ? n : npu__graph_undo(g, &k);
 }
 
 static npu_node *npu__find_variable(const npu_graph *g, const char *id)
@@ -2530,7 +3044,7 @@ NPU_API npu_node *npu_graph_read_value(npu_graph *g, npu_node *init, const char 
                                 "ReadValue '%s': variable '%.64s' is already declared",
                                 name ? name : "?", variable_id);
     memset(&rq, 0, sizeof rq);
-    rq.op = NPU__OP_READ_VALUE;
+    rq.info = &npu__op_info_READ_VALUE;
     rq.name = name;
     rq.inputs = &init;
     rq.n_inputs = init != NULL ? 1u : 0u;
@@ -2563,7 +3077,7 @@ NPU_API npu_node *npu_graph_assign(npu_graph *g, npu_node *value, const char *va
         return npu__graph_failf(g, NPU_ERR_INVALID_ARGUMENT,
                                 "Assign '%s': variable '%.64s' already has an Assign",
                                 name ? name : "?", variable_id);
-    n = npu__simple(g, NPU__OP_ASSIGN, &value, 1, name);
+    n = npu__simple(g, &npu__op_info_ASSIGN, &value, 1, name);
     if (n == NULL) return NULL;
     n->a.var.variable_id = rv->a.var.variable_id;
     n->a.var.read_value = rv;
@@ -2625,7 +3139,7 @@ static npu_status npu__reinfer(npu_graph *g, npu__msg *m)
 {
     npu_node *n;
     for (n = g->first; n != NULL; n = n->next) {
-        npu__infer_fn f = npu__ops[n->op].infer;
+        npu__infer_fn f = n->info->infer;
         if (f != NULL) {
             npu_status st = f(n, m);
             if (st != NPU_OK) return st;
@@ -2931,6 +3445,42 @@ static void npu__attrs_assign(npu__sink *s, const npu_node *n)
     npu__x_attr_str(s, "variable_id", n->a.var.variable_id);
 }
 
+static void npu__attrs_gelu(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_str(s, "approximation_mode", n->a.flag.flag ? "TANH" : "ERF");
+}
+
+static void npu__attrs_pad(npu__sink *s, const npu_node *n)
+{
+    static const char *const modes[] = {"constant", "edge", "reflect", "symmetric"};
+    npu__x_attr_str(s, "pad_mode", modes[(unsigned)n->a.flag.flag & 3u]);
+}
+
+static void npu__attrs_fake_quantize(npu__sink *s, const npu_node *n)
+{
+    npu__x_attr_i64(s, "levels", (int64_t)n->a.fq.levels);
+    npu__x_attr_str(s, "auto_broadcast", "numpy");
+}
+
+/* Interpolate-11 in the order OpenVINO's InterpolateBase visits them; pads
+ * zero, one per axis of the input. */
+static void npu__attrs_interpolate(npu__sink *s, const npu_node *n)
+{
+    static const char *const modes[] = {"nearest", "linear", "linear_onnx"};
+    static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn",
+                                         "align_corners"};
+    static const char *const nearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"};
+    static const int64_t zeros[NPU_MAX_RANK] = {0};
+    npu__x_attr_str(s, "mode", modes[n->a.interp.mode % 3u]);
+    npu__x_attr_str(s, "shape_calculation_mode", n->a.interp.by_scales ? "scales" : "sizes");
+    npu__x_attr_str(s, "coordinate_transformation_mode", coords[n->a.interp.coord % 5u]);
+    npu__x_attr_str(s, "nearest_mode", nearest[n->a.interp.nearest % 5u]);
+    npu__x_attr_bool(s, "antialias", 0);
+    npu__x_attr_list(s, "pads_begin", zeros, n->inputs[0]->shape.rank, ", ");
+    npu__x_attr_list(s, "pads_end", zeros, n->inputs[0]->shape.rank, ", ");
+    npu__x_attr_double(s, "cube_coeff", -0.75);
+}
+
 /* Constants are written by the layer writer (their offset depends on it). */
 static void npu__attrs_none(npu__sink *s, const npu_node *n)
 {
@@ -2942,12 +3492,12 @@ static void npu__attrs_none(npu__sink *s, const npu_node *n)
 #define npu__infer_NULL NULL
 #define npu__attrs_NULL NULL
 #define NPU__OP_ROW(e, type, version, name, cat, infer, attrs) \
-    [NPU__OP_##e] = {type, version, name, NPU__CAT_##cat, npu__infer_##infer, npu__attrs_##attrs},
-static const npu__op_info npu__ops[NPU__OP_COUNT] = {NPU__OPS(NPU__OP_ROW)};
+    static const npu__op_info npu__op_info_##e = {NPU__OP_##e, type, version, name, NPU__CAT_##cat, \
+                                                  npu__infer_##infer, npu__attrs_##attrs};
+NPU__OPS(NPU__OP_ROW)
 #undef NPU__OP_ROW
 #undef npu__infer_NULL
 #undef npu__attrs_NULL
-_Static_assert(NPU__COUNT_OF(npu__ops) == NPU__OP_COUNT, "one op table row per op");
 
 /* Tensor names: OpenVINO escapes ',' as "\," inside the list. */
 static void npu__x_tensor_name(npu__sink *s, const char *name)
@@ -3034,7 +3584,7 @@ static void npu__x_port(npu__sink *s, uint32_t id, const npu_node *tensor, const
 static void npu__x_layer(npu__writer *w, const npu_node *n)
 {
     npu__sink *s = w->s;
-    const npu__op_info *info = &npu__ops[n->op];
+    const npu__op_info *info = n->info;
     uint32_t i;
     npu__x_tabs(s, 2);
     npu__xml_text(s, "<layer id=\"");
@@ -3145,8 +3695,8 @@ static void npu__x_converts(npu__writer *w)
         npu__xml_text(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
         npu__xml_text(s, "/convert\"");
-        npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONVERT].ir_type);
-        npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONVERT].version);
+        npu__x_attr_str(s, "type", npu__op_info_CONVERT.ir_type);
+        npu__x_attr_str(s, "version", npu__op_info_CONVERT.version);
         npu__xml_text(s, ">\n");
         npu__x_tabs(s, 3);
         npu__xml_text(s, "<data");
@@ -3210,8 +3760,8 @@ static void npu__x_rv_inits(npu__writer *w)
         npu__xml_text(s, "\" name=\"");
         npu__sink_xml_escaped(s, n->name, strlen(n->name));
         npu__xml_text(s, "/init\"");
-        npu__x_attr_str(s, "type", npu__ops[NPU__OP_CONSTANT].ir_type);
-        npu__x_attr_str(s, "version", npu__ops[NPU__OP_CONSTANT].version);
+        npu__x_attr_str(s, "type", npu__op_info_CONSTANT.ir_type);
+        npu__x_attr_str(s, "version", npu__op_info_CONSTANT.version);
         npu__xml_text(s, ">\n");
         npu__x_tabs(s, 3);
         npu__xml_text(s, "<data");

@@ -571,6 +571,104 @@ NPU_API npu_node *npu_graph_transpose(npu_graph *g, npu_node *x, const int64_t *
 NPU_API npu_node *npu_graph_concat(npu_graph *g, npu_node *const *inputs, size_t n, int64_t axis,
                            const char *name);
 
+/* ---- Activations of mobile and detection networks, quantization, padding,
+ * slicing and resampling (the ops of quantized and upsampling models) ----
+ *
+ * Each is written to the IR as OpenVINO's serializer writes the op of the
+ * opset named; the arrays and scalars they take become Constant inputs whose
+ * bytes are copied into the graph's arena (unlike npu_graph_constant, nothing
+ * is kept of the caller's pointers). On any error the op and those Constants
+ * are undone (the arena rewound) and the error is recorded as for every op. */
+
+/* Float activations (f32, f16, bf16 inputs; same shape): HSwish-4
+ * x*min(max(x+3,0),6)/6, HSigmoid-5 min(max(x+3,0),6)/6, Mish-4
+ * x*tanh(softplus(x)). Gelu-7: approximation_mode ERF (tanh_approximation 0)
+ * or TANH. Swish-4: x*sigmoid(beta*x); beta 1 writes no beta input, any other
+ * value a scalar Constant of x's type. */
+NPU_API npu_node *npu_graph_hswish(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_hsigmoid(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_mish(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_gelu(npu_graph *g, npu_node *x, int tanh_approximation, const char *name);
+NPU_API npu_node *npu_graph_swish(npu_graph *g, npu_node *x, double beta, const char *name);
+/* Erf-1, Log-1, Floor-1: element-wise on any numeric type. */
+NPU_API npu_node *npu_graph_erf(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_log(npu_graph *g, npu_node *x, const char *name);
+NPU_API npu_node *npu_graph_floor(npu_graph *g, npu_node *x, const char *name);
+/* Power-1: a^b with numpy broadcasting; both inputs of one type. */
+NPU_API npu_node *npu_graph_power(npu_graph *g, npu_node *a, npu_node *b, const char *name);
+/* PRelu-1: x where x >= 0, else slope*x. slope has x's (float) type and is
+ * either 1-D of the channel dim's length (axis 1; axis 0 for 1-D x), applied
+ * per channel, or broadcasts onto x (numpy) without growing it. */
+NPU_API npu_node *npu_graph_prelu(npu_graph *g, npu_node *x, npu_node *slope, const char *name);
+
+typedef enum npu_pad_mode {
+    NPU_PAD_MODE_CONSTANT = 0,    /* the value */
+    NPU_PAD_MODE_EDGE = 1,        /* repeats the edge element */
+    NPU_PAD_MODE_REFLECT = 2,     /* mirrors without the edge: pads < the axis length */
+    NPU_PAD_MODE_SYMMETRIC = 3    /* mirrors with the edge: pads <= the axis length */
+} npu_pad_mode;
+
+/* Pad-12: rank values each in pads_begin and pads_end (rank = x's rank);
+ * a negative pad crops. Output axis i: dim + begin[i] + end[i], which must not
+ * be negative. value (constant mode only) must be representable in x's type
+ * (an integer type takes an integral value in range); it is written as a
+ * scalar Constant, unless it is 0. */
+NPU_API npu_node *npu_graph_pad(npu_graph *g, npu_node *x, const int64_t *pads_begin, const int64_t *pads_end,
+                                size_t rank, npu_pad_mode mode, double value, const char *name);
+/* Slice-8: for each of n axes (axes NULL: 0..n-1; negative axes count from
+ * the end, each axis once) x[start:stop:step] as OpenVINO computes it:
+ * negative start/stop count from the end, both are clamped to the axis, step
+ * != 0 (negative: backwards). n <= x's rank. */
+NPU_API npu_node *npu_graph_slice(npu_graph *g, npu_node *x, const int64_t *start, const int64_t *stop,
+                                  const int64_t *step, const int64_t *axes, size_t n, const char *name);
+/* FakeQuantize-1 (auto_broadcast numpy): x, and the four range inputs of x's
+ * float type, each broadcastable onto x (a scalar or per-channel [1,C,1,1]
+ * Constant, as NNCF writes them); levels >= 2 (256 for 8 bits). */
+NPU_API npu_node *npu_graph_fake_quantize(npu_graph *g, npu_node *x, npu_node *input_low, npu_node *input_high,
+                                          npu_node *output_low, npu_node *output_high, uint32_t levels,
+                                          const char *name);
+
+typedef enum npu_interpolate_mode {
+    NPU_INTERPOLATE_NEAREST = 0,
+    NPU_INTERPOLATE_LINEAR = 1,
+    NPU_INTERPOLATE_LINEAR_ONNX = 2
+} npu_interpolate_mode;
+
+typedef enum npu_interpolate_coord {   /* coordinate_transformation_mode */
+    NPU_COORD_HALF_PIXEL = 0,
+    NPU_COORD_PYTORCH_HALF_PIXEL = 1,
+    NPU_COORD_ASYMMETRIC = 2,
+    NPU_COORD_TF_HALF_PIXEL_FOR_NN = 3,
+    NPU_COORD_ALIGN_CORNERS = 4
+} npu_interpolate_coord;
+
+typedef enum npu_interpolate_nearest {   /* nearest_mode (mode NEAREST only) */
+    NPU_NEAREST_ROUND_PREFER_FLOOR = 0,
+    NPU_NEAREST_ROUND_PREFER_CEIL = 1,
+    NPU_NEAREST_FLOOR = 2,
+    NPU_NEAREST_CEIL = 3,
+    NPU_NEAREST_SIMPLE = 4
+} npu_interpolate_nearest;
+
+/* Interpolate-11 on n_axes axes of x (axes: each in [-rank, rank-1], once).
+ * Exactly one of sizes (n_axes output lengths >= 1, shape_calculation_mode
+ * sizes) and scales (n_axes factors > 0, mode scales: output length
+ * floor(length * (scale + 1e-6)) as OpenVINO computes it, which must be >= 1)
+ * is non-NULL. The arrays are copied. No padding, antialias false. */
+typedef struct npu_interpolate_params {
+    npu_interpolate_mode mode;
+    npu_interpolate_coord coord;
+    npu_interpolate_nearest nearest;
+    const int64_t *axes;
+    size_t n_axes;
+    const int64_t *sizes;
+    const float *scales;
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
+} npu_interpolate_params;
+
+NPU_API npu_node *npu_graph_interpolate(npu_graph *g, npu_node *x, const npu_interpolate_params *params,
+                                        const char *name);
+
 /* ---- State (opset6 ReadValue / Assign) ---- */
 
 /* Declares state variable `variable_id` (unique, < NPU_NAME_MAX bytes) of this

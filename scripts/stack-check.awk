@@ -50,7 +50,7 @@ function site_family1(t,    m) {
     if (t ~ /->feed\(/) return "_(feed)$"                              # sink feeds
     if (t ~ /(^|[^a-z_])take\(/) return "_take$|^npu__key_constant$"          # constant streams
     if (t ~ /(^|[^a-z_])cmp\(/) return "_cmp$"                                # heapsort comparators
-    if (t ~ /\.infer\(|(^|[^a-z_])f\(n, m\)/) return "^npu__infer_"            # shape inference
+    if (t ~ /(\.|->)infer\(|(^|[^a-z_])f\(n, m\)/) return "^npu__infer_"        # shape inference
     if (t ~ /attrs\(s, n\)/) return "^npu__attrs_"                    # IR <data> writers
     if (t ~ /layout_of\(/) return "_layout_of$"
     if (t ~ /l->get\(/) return "^npu__[gi]src_(input|output)$"        # I/O lists of a source
