@@ -4173,6 +4173,7 @@ struct npu_ir {
     npu_status (*pp_walk)(struct npu__ir_walker *w, int event, const npu__xml_token *t, size_t pos);
     void (*pp_weights)(const npu_ir *ir, npu__sink *s);
     void (*pp_key)(const npu_ir *ir, npu__sink *s);
+    void (*pp_consts)(const npu_ir *ir, npu__bytes_fn take, void *state);
     uint32_t pp_next_id;
     int pp_stage;
 };
@@ -5894,6 +5895,7 @@ static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32
 static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_token *t, size_t pos);
 static void npu__pp_weights(const npu_ir *ir, npu__sink *s);
 static void npu__pp_key(const npu_ir *ir, npu__sink *s);
+static void npu__pp_consts(const npu_ir *ir, npu__bytes_fn take, void *state);
 
 /* Links a finished plan and makes the I/O report the caller's tensor. */
 static void npu__pp_commit(npu_ir *ir, npu__pp *p, npu_type type, const npu_shape *shape, const char *layout)
@@ -5912,6 +5914,7 @@ static void npu__pp_commit(npu_ir *ir, npu__pp *p, npu_type type, const npu_shap
     ir->pp_walk = npu__pp_walk;
     ir->pp_weights = npu__pp_weights;
     ir->pp_key = npu__pp_key;
+    ir->pp_consts = npu__pp_consts;
 }
 
 static npu_status npu__pp_fail(npu_ir *ir, npu_arena *arena, size_t mark, npu_status st, const char *what,
@@ -6398,6 +6401,13 @@ static void npu__pp_weights(const npu_ir *ir, npu__sink *s)
     for (p = ir->pp; p != NULL; p = p->next) npu__sink_put(s, p->data, p->data_used);
 }
 
+/* Every plan's constants (the driver's input hash, the cache key). */
+static void npu__pp_consts(const npu_ir *ir, npu__bytes_fn take, void *state)
+{
+    const npu__pp *p;
+    for (p = ir->pp; p != NULL; p = p->next) take(state, p->data, p->data_used);
+}
+
 /* The cache key's part: every plan as it is written, without addresses. */
 static void npu__pp_key(const npu_ir *ir, npu__sink *s)
 {
@@ -6487,6 +6497,7 @@ static void npu__isrc_constants(const void *src, npu__bytes_fn take, void *state
 {
     const npu_ir *ir = (const npu_ir *)src;
     take(state, ir->bin, ir->bin_size);
+    if (ir->pp_consts != NULL) ir->pp_consts(ir, take, state);
 }
 
 static const npu__source npu__ir_source = {

@@ -56,6 +56,7 @@ function site_family1(t,    m) {
     if (t ~ /pp_walk\(/) return "^npu__pp_walk$"                    # preprocessing hooks (8e)
     if (t ~ /pp_weights\(/) return "^npu__pp_weights$"
     if (t ~ /pp_key\(/) return "^npu__pp_key$"
+    if (t ~ /pp_consts\(/) return "^npu__pp_consts$"
     if (t ~ /l->get\(/) return "^npu__[gi]src_(input|output)$"        # I/O lists of a source
     if (match(t, /->ops->[a-z_]+\(/)) {                                # a model source's table
         m = substr(t, RSTART + 7, RLENGTH - 8)
