@@ -908,7 +908,7 @@ static void npu__sink_i64_dec(npu__sink *s, int64_t v)
 }
 #endif
 
-#ifndef NPU_NO_GRAPH
+#ifdef NPU__SOURCES   /* the graph writer; an IR's preprocessing (8e) */
 /* Writes text with the five XML special characters escaped (attribute-safe). */
 static void npu__sink_xml_escaped(npu__sink *s, const char *text, size_t n)
 {
@@ -5922,6 +5922,7 @@ static npu_status npu__pp_fail(npu_ir *ir, npu_arena *arena, size_t mark, npu_st
 {
     NPU__MSG_UNUSED(what);
     NPU__MSG_UNUSED(why);
+    NPU__MSG_UNUSED(p);
     st = npu__fail(ir->ctx, st, "%s: %s '%s': %s", what, p->output ? "output" : "input", p->model.name, why);
     npu_arena_rewind(arena, mark);
     return st;
