@@ -908,7 +908,7 @@ static void npu__sink_i64_dec(npu__sink *s, int64_t v)
 }
 #endif
 
-#ifndef NPU_NO_GRAPH
+#ifdef NPU__SOURCES   /* the graph writer; an IR's preprocessing (8e) */
 /* Writes text with the five XML special characters escaped (attribute-safe). */
 static void npu__sink_xml_escaped(npu__sink *s, const char *text, size_t n)
 {
@@ -4655,7 +4655,10 @@ static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
     return -1;
 }
 
-enum { NPU__KIND_OTHER = 0, NPU__KIND_PARAMETER, NPU__KIND_CONSTANT, NPU__KIND_RESULT, NPU__KIND_READ_VALUE, NPU__KIND_ASSIGN };
+enum { NPU__KIND_OTHER = 0, NPU__KIND_PARAMETER, NPU__KIND_CONSTANT, NPU__KIND_RESULT, NPU__KIND_READ_VALUE, NPU__KIND_ASSIGN,
+       NPU__KIND_REPLACED /* WRITE: a layer preprocessing (8e) wrote anew; its text is skipped */ };
+/* Where a payload write calls preprocessing (8e, npu_ir.pp_walk). */
+enum { NPU__PPE_BEGIN = 0, NPU__PPE_LAYER, NPU__PPE_EDGE, NPU__PPE_LAYERS_END, NPU__PPE_EDGES_END, NPU__PPE_DONE };
 
 enum {
     NPU__ROLE_OTHER = 0, NPU__ROLE_NET, NPU__ROLE_LAYERS, NPU__ROLE_LAYER, NPU__ROLE_DATA, NPU__ROLE_LAYER_RT_INFO, NPU__ROLE_INPUT,
@@ -4712,6 +4715,17 @@ struct npu_ir {
      * walk_lock serialises payload writers of one IR. */
     struct npu__ir_walker *walk;
     atomic_flag walk_lock;
+    int payload_written;            /* a payload was written (compiled): preprocessing is fixed */
+    /* Preprocessing (8e): NULL unless npu_ir_set_pre/postprocess was called,
+     * so that programs without it do not link it. pp_next_id and pp_stage
+     * are write state, under walk_lock. */
+    struct npu__pp *pp;
+    npu_status (*pp_walk)(struct npu__ir_walker *w, int event, const npu__xml_token *t, size_t pos);
+    void (*pp_weights)(const npu_ir *ir, npu__sink *s);
+    void (*pp_key)(const npu_ir *ir, npu__sink *s);
+    void (*pp_consts)(const npu_ir *ir, npu__bytes_fn take, void *state);
+    uint32_t pp_next_id;
+    int pp_stage;
 };
 
 typedef struct npu__ir_counts {
@@ -5102,6 +5116,8 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_LIMIT,
                                  "more than %u ReadValue/Assign layers", NPU__IR_MAX_VAR_LAYERS);
     }
+    if (w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL && l->scope == 0)
+        return w->ir->pp_walk(w, NPU__PPE_LAYER, t, 0);
     return NPU_OK;
 }
 
@@ -5557,8 +5573,8 @@ static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
 {
     npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
     npu_status st = NPU_OK;
-    (void)end;
-    if (w->mode != NPU__W_EDGES) {
+    if (l->kind == NPU__KIND_REPLACED) w->copied = end;   /* 8e wrote it anew */
+    else if (w->mode != NPU__W_EDGES) {
         if (l->kind == NPU__KIND_CONSTANT) st = npu__ir_walk_const_check(w, l);
         else if ((l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0) st = npu__ir_walk_io_end(w, l);
         else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
@@ -5601,6 +5617,11 @@ static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t)
                                  NPU_IR_MAX_DIMS);
         break;
     case NPU__ROLE_BODY: w->scope_depth--; break;
+    case NPU__ROLE_LAYERS:
+    case NPU__ROLE_EDGES:
+        if (w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL && w->scope_depth == 0)
+            return w->ir->pp_walk(w, role == NPU__ROLE_LAYERS ? NPU__PPE_LAYERS_END : NPU__PPE_EDGES_END, t, 0);
+        break;
     case NPU__ROLE_NET_RT_INFO:
         if (w->mode == NPU__W_WRITE && !w->net_rt_done) {
             npu__ir_walk_emit_upto(w, t->begin);
@@ -5741,6 +5762,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<edge> without a numeric %s attribute", names[i]);
         v[i] = (uint32_t)x;
     }
+    if (w->mode == NPU__W_WRITE && ir->pp_walk != NULL && scope == 0) return ir->pp_walk(w, NPU__PPE_EDGE, t, 0);
     if (w->mode != NPU__W_EDGES) return NPU_OK;
     from = npu__ir_find_layer(ir, scope, v[0]);
     if (from == NULL)
@@ -6221,12 +6243,743 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     npu__wpa_keys(o.compiler_version, &w->wpa_ptr, &w->wpa_size);
     w->compiler_version = o.compiler_version;
     w->batch = ir->batch;
-    st = npu__ir_walk_run(w);
+    mir->payload_written = 1;
+    st = ir->pp_walk != NULL ? ir->pp_walk(w, NPU__PPE_BEGIN, NULL, 0) : NPU_OK;
+    if (st == NPU_OK) st = npu__ir_walk_run(w);
+    if (st == NPU_OK && ir->pp_walk != NULL) st = ir->pp_walk(w, NPU__PPE_DONE, NULL, 0);
     atomic_flag_clear_explicit(&mir->walk_lock, memory_order_release);
     if (st != NPU_OK) return st;
     npu__payload_end_xml(&p);
-    if (p.layout == NPU_PAYLOAD_WEIGHTS_COPY) npu__payload_weights(&p, ir->bin, ir->bin_size);
+    if (p.layout == NPU_PAYLOAD_WEIGHTS_COPY && ir->pp_weights != NULL) ir->pp_weights(ir, &sink);
+    else if (p.layout == NPU_PAYLOAD_WEIGHTS_COPY) npu__payload_weights(&p, ir->bin, ir->bin_size);
     return npu__sink_finish(&sink, ir->ctx, "IR payload", size);
+}
+
+/* ---- 8e. Preprocessing ------------------------------------------------------
+ * npu_ir_set_preprocess / _set_postprocess: the operations OpenVINO's
+ * PrePostProcessor inserts (openvinotoolkit/openvino,
+ * src/core/src/preprocess/preprocess_steps_impl.cpp and pre_post_process.cpp),
+ * planned once as a short chain of layers and written into every payload by
+ * the walker's hooks (npu_ir.pp_walk): the Parameter (or Result) is written
+ * anew with the caller's tensor, the chain's layers follow the model's at
+ * </layers>, the edges that left the Parameter (or reached the Result) are
+ * rewritten to the chain's end (start) and the chain's edges go before
+ * </edges>. Reached only from the two entry points: a program that does not
+ * call them links none of it. */
+
+#define NPU__PP_MAX_LAYERS 24
+#define NPU__PP_DATA 512
+#define NPU__PP_SRC 255u   /* a chain input: the Parameter (pre) or the Result's producer (post) */
+
+enum { NPU__PPL_CONST = 0, NPU__PPL_CONVERT, NPU__PPL_TRANSPOSE, NPU__PPL_GATHER, NPU__PPL_INTERP,
+       NPU__PPL_SUB, NPU__PPL_DIV, NPU__PPL_CONV };
+
+typedef struct npu__pp_layer {
+    uint8_t op, n_in, nearest;
+    uint8_t in[3];              /* chain indices of the producers, or NPU__PP_SRC */
+    npu_type type;              /* output element type */
+    int32_t batch_axis;         /* output axis holding the batch; -1 none */
+    npu_shape shape;            /* output shape */
+    uint32_t off, bytes;        /* Const: its data in npu__pp.data */
+} npu__pp_layer;
+
+typedef struct npu__pp {
+    struct npu__pp *next;
+    uint32_t index;             /* input or output index */
+    int output;
+    npu_tensor_desc model;      /* the model's tensor (before) */
+    int32_t model_batch_axis;
+    uint32_t n;                 /* chain layers; the last one is the chain's end */
+    npu__pp_layer l[NPU__PP_MAX_LAYERS];
+    uint32_t data_used;
+    _Alignas(8) unsigned char data[NPU__PP_DATA];
+    /* write state (under the IR's walk_lock) */
+    uint32_t io_id, first_id;
+    int io_seen;
+} npu__pp;
+_Static_assert(NPU_ARENA_ROUND(sizeof(npu__pp)) <= NPU_PREPROCESS_BYTES, "NPU_PREPROCESS_BYTES holds a plan");
+
+/* Index of letter c in a plain layout, or -1. */
+static int npu__pp_axis(const char *layout, char c)
+{
+    const char *p = strchr(layout, c);
+    return p != NULL && c != '\0' ? (int)(p - layout) : -1;
+}
+
+/* A plain layout: one letter per axis, each A-Z at most once, or '?'. */
+static int npu__pp_layout_ok(const char *layout, uint32_t rank)
+{
+    size_t n = strlen(layout), i, j;
+    if (n != rank || n >= NPU_LAYOUT_MAX) return 0;
+    for (i = 0; i < n; i++) {
+        if (!((layout[i] >= 'A' && layout[i] <= 'Z') || layout[i] == '?')) return 0;
+        for (j = 0; j < i; j++)
+            if (layout[i] != '?' && layout[j] == layout[i]) return 0;
+    }
+    return 1;
+}
+
+/* Appends a layer; its Const data (bytes of `data`) goes into the plan. */
+static npu__pp_layer *npu__pp_add(npu__pp *p, int op, npu_type type, const npu_shape *shape, int32_t batch_axis)
+{
+    npu__pp_layer *l;
+    if (p->n >= NPU__PP_MAX_LAYERS) return NULL;
+    l = &p->l[p->n++];
+    memset(l, 0, sizeof *l);
+    l->op = (uint8_t)op;
+    l->type = type;
+    l->shape = *shape;
+    l->batch_axis = batch_axis;
+    return l;
+}
+
+/* A Const of `count` values (i64, i32 or f32), shape `shape`; its index. */
+static uint32_t npu__pp_const(npu__pp *p, npu_type type, const npu_shape *shape, const void *values, uint32_t count)
+{
+    uint32_t bytes = count * (uint32_t)npu_type_size(type);
+    npu__pp_layer *l;
+    if (p->data_used + bytes > NPU__PP_DATA || p->n >= NPU__PP_MAX_LAYERS) return NPU__PP_SRC;
+    l = npu__pp_add(p, NPU__PPL_CONST, type, shape, -1);
+    l->off = p->data_used;
+    l->bytes = bytes;
+    memcpy(p->data + p->data_used, values, bytes);
+    p->data_used = (p->data_used + bytes + 7u) & ~7u;
+    return p->n - 1;
+}
+
+/* The op layer after its constants: inputs cur (the data) and k0, k1. */
+static int npu__pp_op(npu__pp *p, int op, uint32_t *cur, uint32_t k0, uint32_t k1, npu_type type,
+                      const npu_shape *shape, int32_t batch_axis)
+{
+    npu__pp_layer *l;
+    if (k0 == NPU__PP_SRC && op != NPU__PPL_CONVERT) return 0;
+    l = npu__pp_add(p, op, type, shape, batch_axis);
+    if (l == NULL) return 0;
+    l->in[0] = (uint8_t)*cur;
+    l->in[1] = (uint8_t)k0;
+    l->in[2] = (uint8_t)k1;
+    l->n_in = (uint8_t)(op == NPU__PPL_CONVERT ? 1 : op == NPU__PPL_GATHER || op == NPU__PPL_INTERP ? 3 : 2);
+    *cur = p->n - 1;
+    return 1;
+}
+
+/* Transpose so that output axis i is input axis perm[i]: shape, layout and
+ * batch axis follow. */
+static int npu__pp_transpose(npu__pp *p, uint32_t *cur, npu_shape *shape, char *layout, int32_t *batch_axis,
+                             npu_type type, const int64_t *perm)
+{
+    npu_shape ks, out = *shape;
+    char lay[NPU_LAYOUT_MAX];
+    uint32_t i, k;
+    int32_t b = -1;
+    npu__strlcpy(lay, layout, sizeof lay);
+    for (i = 0; i < shape->rank; i++) {
+        out.dims[i] = shape->dims[perm[i]];
+        if (lay[0] != '\0') layout[i] = lay[perm[i]];
+        if (*batch_axis >= 0 && perm[i] == *batch_axis) b = (int32_t)i;
+    }
+    ks.rank = 1;
+    ks.dims[0] = shape->rank;
+    k = npu__pp_const(p, NPU_I64, &ks, perm, shape->rank);
+    *shape = out;
+    *batch_axis = b;
+    return npu__pp_op(p, NPU__PPL_TRANSPOSE, cur, k, 0, type, shape, b);
+}
+
+/* Permutation taking layout `from` to layout `to` (same letters). */
+static int npu__pp_perm(const char *from, const char *to, uint32_t rank, int64_t *perm, int *identity)
+{
+    uint32_t i;
+    *identity = 1;
+    for (i = 0; i < rank; i++) {
+        int a = npu__pp_axis(from, to[i]);
+        if (a < 0 || to[i] == '?') return 0;
+        perm[i] = a;
+        if (a != (int)i) *identity = 0;
+    }
+    return 1;
+}
+
+static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32_t index, const uint32_t *reserved,
+                                const char *what, npu__pp **out)
+{
+    const npu__pp *q;
+    const npu_ir_io *io;
+    NPU__MSG_UNUSED(what);
+    *out = NULL;
+    if (ir == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (arena == NULL || reserved == NULL)
+        return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: arena or options NULL", what);
+    if (npu__check_reserved(ir->ctx, reserved, what) != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
+    if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: %s was closed", what, ir->label);
+    if (index >= (output ? ir->n_outputs : ir->n_inputs))
+        return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: %s has no %s %lu (it has %lu)", what, ir->label,
+                         output ? "output" : "input", (unsigned long)index,
+                         (unsigned long)(output ? ir->n_outputs : ir->n_inputs));
+    io = output ? &ir->outputs[index] : &ir->inputs[index];
+    if (ir->payload_written)
+        return npu__fail(ir->ctx, NPU_ERR_STATE,
+                         "%s: %s '%s': %s has already been compiled (a payload was written); set pre- and "
+                         "postprocessing before the first compile",
+                         what, output ? "output" : "input", io->desc.name, ir->label);
+    for (q = ir->pp; q != NULL; q = q->next)
+        if (q->output == output && q->index == index)
+            return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: %s '%s' already has %s set", what,
+                             output ? "output" : "input", io->desc.name, output ? "postprocessing" : "preprocessing");
+    if (!npu__type_valid(io->desc.type) || io->desc.shape.rank > NPU_MAX_RANK)
+        return npu__fail(ir->ctx, NPU_ERR_UNSUPPORTED, "%s: %s '%s' has element type %s", what,
+                         output ? "output" : "input", io->desc.name, io->element_type);
+    if (NPU_ARENA_ROUND(NPU_PREPROCESS_BYTES) > npu_arena_remaining(arena))
+        return npu__fail(ir->ctx, NPU_ERR_ARENA_TOO_SMALL,
+                         "%s: arena too small: needs NPU_PREPROCESS_BYTES (%d), %zu free", what,
+                         NPU_PREPROCESS_BYTES, npu_arena_remaining(arena));
+    *out = (npu__pp *)npu__alloc(arena, ir->ctx, NPU_PREPROCESS_BYTES, "preprocessing");
+    if (*out == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    (*out)->output = output;
+    (*out)->index = index;
+    (*out)->model = io->desc;
+    (*out)->model_batch_axis = io->batch_axis;
+    return NPU_OK;
+}
+
+static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_token *t, size_t pos);
+static void npu__pp_weights(const npu_ir *ir, npu__sink *s);
+static void npu__pp_key(const npu_ir *ir, npu__sink *s);
+static void npu__pp_consts(const npu_ir *ir, npu__bytes_fn take, void *state);
+
+/* Links a finished plan and makes the I/O report the caller's tensor. */
+static void npu__pp_commit(npu_ir *ir, npu__pp *p, npu_type type, const npu_shape *shape, const char *layout)
+{
+    npu_ir_io *io = p->output ? &ir->outputs[p->index] : &ir->inputs[p->index];
+    npu__pp **tail = &ir->pp;
+    while (*tail != NULL) tail = &(*tail)->next;
+    *tail = p;
+    io->desc.type = type;
+    io->element_type = npu__types[type].ov_name;
+    io->desc.shape = *shape;
+    npu__strlcpy(io->desc.layout, layout, sizeof io->desc.layout);
+    io->desc.bytes = npu__shape_elements_dyn1(shape) * npu_type_size(type);
+    io->batch_axis = shape->rank == 0 ? -1 : npu__ir_layout_axis(layout, shape->rank);
+    if (io->batch_axis < 0 && shape->rank > 0) io->batch_axis = 0;
+    ir->pp_walk = npu__pp_walk;
+    ir->pp_weights = npu__pp_weights;
+    ir->pp_key = npu__pp_key;
+    ir->pp_consts = npu__pp_consts;
+}
+
+static npu_status npu__pp_fail(npu_ir *ir, npu_arena *arena, size_t mark, npu_status st, const char *what,
+                               const npu__pp *p, const char *why)
+{
+    NPU__MSG_UNUSED(what);
+    NPU__MSG_UNUSED(why);
+    NPU__MSG_UNUSED(p);
+    st = npu__fail(ir->ctx, st, "%s: %s '%s': %s", what, p->output ? "output" : "input", p->model.name, why);
+    npu_arena_rewind(arena, mark);
+    return st;
+}
+
+/* The pre chain: pp (checked) -> plan p; NULL or the reason it cannot be. */
+static const char *npu__pp_plan_input(npu__pp *p, const npu_preprocess *pp, npu_type ut, const char *ul,
+                                      npu_shape *us, int32_t *ub)
+{
+    const npu_tensor_desc *m = &p->model;
+    const char *ml = m->layout;
+    uint32_t rank = m->shape.rank, i, cur = NPU__PP_SRC;
+    int hi, wi, ci, need_layout, identity;
+    int64_t perm[NPU_MAX_RANK];
+    npu_shape sh;
+    char lay[NPU_LAYOUT_MAX];
+    int32_t b;
+    npu_type type = ut;
+    need_layout = ul != ml || pp->height || pp->width || pp->resize || pp->color || pp->n_mean || pp->n_scale;
+    if (need_layout && !npu__pp_layout_ok(ml, rank))
+        return "the model input needs a layout with one letter per axis (npu_ir_set_layout, e.g. \"NCHW\")";
+    if (!npu__pp_layout_ok(ul, rank)) return "the caller's layout does not have one letter per axis of the input";
+    if (need_layout && !npu__pp_perm(ul, ml, rank, perm, &identity))
+        return "the caller's layout does not name the model layout's letters (no '?')";
+    for (i = 0; i < rank; i++)
+        if (m->shape.dims[i] < 0 && (int32_t)i != p->model_batch_axis) return "the model input has a dynamic shape";
+    if ((unsigned)pp->resize > (unsigned)NPU_RESIZE_LINEAR) return "unknown resize algorithm";
+    if ((unsigned)pp->color > (unsigned)NPU_COLOR_BGR_TO_GRAY) return "unknown colour conversion";
+    if (pp->n_mean > NPU_PREPROCESS_MAX_CHANNELS || pp->n_scale > NPU_PREPROCESS_MAX_CHANNELS)
+        return "more than NPU_PREPROCESS_MAX_CHANNELS mean or scale values";
+    /* the caller's shape: the model's, permuted, with the caller's H, W, C */
+    us->rank = rank;
+    for (i = 0; i < rank; i++) {
+        int a = need_layout ? npu__pp_axis(ml, ul[i]) : (int)i;
+        us->dims[i] = m->shape.dims[a];
+        if (ul[i] == 'H' && pp->height) us->dims[i] = pp->height;
+        if (ul[i] == 'W' && pp->width) us->dims[i] = pp->width;
+        if (ul[i] == 'C' && pp->color >= NPU_COLOR_RGB_TO_GRAY) us->dims[i] = 3;
+    }
+    *ub = rank == 0 ? -1 : npu__pp_axis(ul, 'N') >= 0 ? npu__pp_axis(ul, 'N') : p->model_batch_axis < 0 ? -1 : 0;
+    hi = npu__pp_axis(ul, 'H');
+    wi = npu__pp_axis(ul, 'W');
+    ci = npu__pp_axis(ul, 'C');
+    if ((pp->height || pp->width || pp->resize) && (hi < 0 || wi < 0)) return "the layout names no H and W";
+    if ((pp->color || pp->n_mean > 1 || pp->n_scale > 1) && ci < 0) return "the layout names no C";
+    if (!pp->resize && hi >= 0 && wi >= 0 &&
+        (us->dims[hi] != m->shape.dims[npu__pp_axis(ml, 'H')] || us->dims[wi] != m->shape.dims[npu__pp_axis(ml, 'W')]))
+        return "the frame's height and width differ from the model's and no resize is set";
+    if ((pp->color == NPU_COLOR_REVERSED || pp->color == NPU_COLOR_AS_MODEL) && ci >= 0 && need_layout &&
+        us->dims[ci] != m->shape.dims[npu__pp_axis(ml, 'C')])
+        return "channel count differs";
+    if (pp->color >= NPU_COLOR_RGB_TO_GRAY && (rank != 4 || m->shape.dims[npu__pp_axis(ml, 'C')] != 1 ||
+                                               (ci != 1 && ci != 3)))
+        return "a conversion to gray needs a rank-4 model input with 1 channel and C on axis 1 or 3";
+    if ((pp->color >= NPU_COLOR_RGB_TO_GRAY || pp->n_mean || pp->n_scale || pp->resize == NPU_RESIZE_LINEAR) &&
+        m->type != NPU_F32)
+        return "mean, scale, gray conversion and linear resize need an f32 model input";
+    for (i = 0; i < pp->n_scale; i++)
+        if (pp->scale[i] == 0.0f) return "a scale value is 0";
+    sh = *us;
+    b = *ub;
+    npu__strlcpy(lay, ul, sizeof lay);
+    /* 1. element type */
+    if (type != m->type) {
+        if (!npu__pp_op(p, NPU__PPL_CONVERT, &cur, NPU__PP_SRC, 0, m->type, &sh, b)) return "too many steps";
+        type = m->type;
+    }
+    /* 2. colour */
+    if (pp->color == NPU_COLOR_REVERSED) {
+        int32_t idx[64], axis = ci;
+        npu_shape ks;
+        uint32_t k0, k1, c = (uint32_t)sh.dims[ci];
+        if (c == 0 || c > NPU__COUNT_OF(idx)) return "too many channels to reverse";
+        for (i = 0; i < c; i++) idx[i] = (int32_t)(c - 1 - i);
+        ks.rank = 1;
+        ks.dims[0] = c;
+        k0 = npu__pp_const(p, NPU_I32, &ks, idx, c);
+        ks.dims[0] = 1;
+        k1 = npu__pp_const(p, NPU_I32, &ks, &axis, 1);
+        if (k1 == NPU__PP_SRC || !npu__pp_op(p, NPU__PPL_GATHER, &cur, k0, k1, type, &sh, b)) return "too many steps";
+    } else if (pp->color >= NPU_COLOR_RGB_TO_GRAY) {
+        static const float rgb[3] = {0.299f, 0.587f, 0.114f}, bgr[3] = {0.114f, 0.587f, 0.299f};
+        static const int64_t to_nc[4] = {0, 3, 1, 2}, from_nc[4] = {0, 2, 3, 1};
+        npu_shape ks = {4, {1, 3, 1, 1}};
+        uint32_t k;
+        if (ci == 3 && !npu__pp_transpose(p, &cur, &sh, lay, &b, type, to_nc)) return "too many steps";
+        k = npu__pp_const(p, NPU_F32, &ks, pp->color == NPU_COLOR_RGB_TO_GRAY ? rgb : bgr, 3);
+        sh.dims[1] = 1;
+        if (!npu__pp_op(p, NPU__PPL_CONV, &cur, k, 0, type, &sh, b)) return "too many steps";
+        if (ci == 3 && !npu__pp_transpose(p, &cur, &sh, lay, &b, type, from_nc)) return "too many steps";
+    }
+    /* 3. resize */
+    if (pp->resize != NPU_RESIZE_NONE) {
+        int64_t sizes[2], axes[2];
+        npu_shape ks = {1, {2}};
+        uint32_t k0, k1;
+        sizes[0] = m->shape.dims[npu__pp_axis(ml, 'H')];
+        sizes[1] = m->shape.dims[npu__pp_axis(ml, 'W')];
+        axes[0] = hi;
+        axes[1] = wi;
+        k0 = npu__pp_const(p, NPU_I64, &ks, sizes, 2);
+        k1 = npu__pp_const(p, NPU_I64, &ks, axes, 2);
+        sh.dims[hi] = sizes[0];
+        sh.dims[wi] = sizes[1];
+        if (k1 == NPU__PP_SRC || !npu__pp_op(p, NPU__PPL_INTERP, &cur, k0, k1, type, &sh, b)) return "too many steps";
+        p->l[cur].nearest = pp->resize == NPU_RESIZE_NEAREST;
+    }
+    /* 4, 5. mean, scale: [1], or 1 x .. C .. x 1 (the channel count after the colour step) */
+    for (i = 0; i < 2; i++) {
+        uint32_t n = i == 0 ? pp->n_mean : pp->n_scale, k, j;
+        npu_shape ks;
+        if (n == 0) continue;
+        if (n > 1 && sh.dims[ci] != (int64_t)n) return "the mean or scale count is neither 1 nor the channel count";
+        ks.rank = n == 1 ? 1 : rank;
+        for (j = 0; j < ks.rank; j++) ks.dims[j] = 1;
+        if (n > 1) ks.dims[ci] = n;
+        k = npu__pp_const(p, NPU_F32, &ks, i == 0 ? pp->mean : pp->scale, n);
+        if (!npu__pp_op(p, i == 0 ? NPU__PPL_SUB : NPU__PPL_DIV, &cur, k, 0, type, &sh, b)) return "too many steps";
+    }
+    /* 6. layout */
+    if (need_layout && npu__pp_perm(lay, ml, rank, perm, &identity) && !identity &&
+        !npu__pp_transpose(p, &cur, &sh, lay, &b, type, perm))
+        return "too many steps";
+    for (i = 0; i < rank; i++)
+        if (sh.dims[i] != m->shape.dims[i] && (int32_t)i != p->model_batch_axis)
+            return "the steps do not end in the model's shape";
+    return NULL;
+}
+
+NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t input, const npu_preprocess *pp)
+{
+    static const char what[] = "npu_ir_set_preprocess";
+    npu__pp *p;
+    npu_shape us;
+    int32_t ub;
+    const char *why, *ul;
+    npu_type ut;
+    size_t mark = arena ? arena->used : 0;
+    npu_status st = npu__pp_begin(ir, arena, 0, input, pp ? pp->reserved : NULL, what, &p);
+    if (st != NPU_OK) return st;
+    ut = pp->type == NPU_TYPE_UNDEFINED ? p->model.type : pp->type;
+    ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
+    if (!npu__type_valid(ut)) why = "unknown element type";
+    else why = npu__pp_plan_input(p, pp, ut, ul, &us, &ub);
+    if (why != NULL) return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p, why);
+    NPU__UNUSED(ub);
+    npu__pp_commit(ir, p, ut, &us, ul);
+    return NPU_OK;
+}
+
+NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t output, const npu_postprocess *pp)
+{
+    static const char what[] = "npu_ir_set_postprocess";
+    npu__pp *p;
+    npu_shape sh;
+    char lay[NPU_LAYOUT_MAX];
+    const char *ul, *why = NULL;
+    int64_t perm[NPU_MAX_RANK];
+    int identity = 1;
+    int32_t b;
+    uint32_t cur = NPU__PP_SRC;
+    npu_type ut;
+    size_t mark = arena ? arena->used : 0;
+    npu_status st = npu__pp_begin(ir, arena, 1, output, pp ? pp->reserved : NULL, what, &p);
+    if (st != NPU_OK) return st;
+    ut = pp->type == NPU_TYPE_UNDEFINED ? p->model.type : pp->type;
+    ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
+    sh = p->model.shape;
+    b = p->model_batch_axis;
+    npu__strlcpy(lay, p->model.layout, sizeof lay);
+    if (!npu__type_valid(ut)) why = "unknown element type";
+    else if (ul != p->model.layout && !npu__pp_layout_ok(p->model.layout, sh.rank))
+        why = "the model output needs a layout with one letter per axis (npu_ir_set_layout)";
+    else if (ul != p->model.layout && (!npu__pp_layout_ok(ul, sh.rank) || !npu__pp_perm(lay, ul, sh.rank, perm, &identity)))
+        why = "the caller's layout does not name the model layout's letters, one per axis";
+    else if (ut != p->model.type && !npu__pp_op(p, NPU__PPL_CONVERT, &cur, NPU__PP_SRC, 0, ut, &sh, b))
+        why = "too many steps";
+    else if (!identity && !npu__pp_transpose(p, &cur, &sh, lay, &b, ut, perm))
+        why = "too many steps";
+    if (why != NULL) return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p, why);
+    npu__pp_commit(ir, p, ut, &sh, ul);
+    return NPU_OK;
+}
+
+/* ---- writing the chain ---- */
+
+static void npu__pp_dims(npu__sink *s, const npu_shape *sh, int32_t batch_axis, int64_t batch)
+{
+    uint32_t i;
+    for (i = 0; i < sh->rank; i++) {
+        int64_t d = batch > 0 && (int32_t)i == batch_axis ? batch : sh->dims[i];
+        npu__sink_str(s, "<dim>");
+        npu__sink_i64_dec(s, d < 0 ? -1 : d);
+        npu__sink_str(s, "</dim>");
+    }
+}
+
+static void npu__pp_port(npu__sink *s, uint32_t id, npu_type type, const npu_shape *sh, int32_t batch_axis,
+                         int64_t batch, const char *names, const char *layout)
+{
+    npu__sink_str(s, "<port id=\"");
+    npu__sink_u64_dec(s, id);
+    npu__sink_str(s, "\" precision=\"");
+    npu__sink_str(s, npu__types[type].ov_precision);
+    npu__sink_str(s, "\"");
+    if (names != NULL && names[0] != '\0') {
+        npu__sink_str(s, " names=\"");
+        npu__sink_xml_escaped(s, names, strlen(names));
+        npu__sink_str(s, "\"");
+    }
+    npu__sink_str(s, ">");
+    npu__pp_dims(s, sh, batch_axis, batch);
+    if (layout != NULL && layout[0] != '\0') {
+        size_t i;
+        npu__sink_str(s, "<rt_info><attribute name=\"layout\" version=\"0\" layout=\"[");
+        for (i = 0; layout[i] != '\0'; i++) {
+            if (i) npu__sink_str(s, ",");
+            npu__sink_put(s, &layout[i], 1);
+        }
+        npu__sink_str(s, "]\"/></rt_info>");
+    }
+    npu__sink_str(s, "</port>");
+}
+
+static void npu__pp_layer_head(npu__sink *s, uint32_t id, const npu__ir_walker *w, const npu__ir_open_layer *l,
+                               const char *suffix, const char *type, const char *version)
+{
+    npu__sink_str(s, "\n\t\t<layer id=\"");
+    npu__sink_u64_dec(s, id);
+    npu__sink_str(s, "\" name=\"");
+    if (l != NULL) npu__sink_put(s, w->x.s + l->name, l->name_len);   /* as escaped in the file */
+    npu__sink_str(s, suffix);
+    npu__sink_str(s, "\" type=\"");
+    npu__sink_str(s, type);
+    npu__sink_str(s, "\" version=\"");
+    npu__sink_str(s, version);
+    npu__sink_str(s, "\">");
+}
+
+/* The Parameter or Result of plan p, anew, for the caller's tensor. */
+static void npu__pp_io_layer(npu__ir_walker *w, const npu__pp *p, const npu__ir_open_layer *l)
+{
+    const npu_ir_io *io = p->output ? &w->ir->outputs[p->index] : &w->ir->inputs[p->index];
+    npu__sink *s = w->sink;
+    int64_t batch = w->batch;
+    uint32_t i;
+    npu__pp_layer_head(s, l->id, w, l, "", p->output ? "Result" : "Parameter", "opset1");
+    if (!p->output) {
+        npu__sink_str(s, "<data shape=\"");
+        for (i = 0; i < io->desc.shape.rank; i++) {
+            int64_t d = batch > 0 && (int32_t)i == io->batch_axis ? batch : io->desc.shape.dims[i];
+            if (i) npu__sink_str(s, ",");
+            if (d < 0) npu__sink_str(s, "?");
+            else npu__sink_i64_dec(s, d);
+        }
+        npu__sink_str(s, "\" element_type=\"");
+        npu__sink_str(s, io->element_type);
+        npu__sink_str(s, "\"/><output>");
+        npu__pp_port(s, 0, io->desc.type, &io->desc.shape, io->batch_axis, batch, io->tensor_names, io->desc.layout);
+        npu__sink_str(s, "</output>");
+    } else {
+        npu__sink_str(s, "<input>");
+        npu__pp_port(s, 0, io->desc.type, &io->desc.shape, io->batch_axis, batch, NULL, io->desc.layout);
+        npu__sink_str(s, "</input>");
+    }
+    npu__sink_str(s, "</layer>");
+}
+
+static const char *const npu__pp_op_names[][2] = {
+    {"Const", "opset1"}, {"Convert", "opset1"}, {"Transpose", "opset1"}, {"Gather", "opset8"},
+    {"Interpolate", "opset11"}, {"Subtract", "opset1"}, {"Divide", "opset1"}, {"Convolution", "opset1"}};
+
+/* Weights offset (layout A) of the plan's data: after the .bin and the plans before it. */
+static uint64_t npu__pp_base(const npu_ir *ir, const npu__pp *p)
+{
+    const npu__pp *q;
+    uint64_t base = ir->bin_size;
+    for (q = ir->pp; q != NULL && q != p; q = q->next) base += q->data_used;
+    return base;
+}
+
+static void npu__pp_chain_layers(npu__ir_walker *w, const npu__pp *p)
+{
+    npu__sink *s = w->sink;
+    uint32_t k, j;
+    for (k = 0; k < p->n; k++) {
+        const npu__pp_layer *L = &p->l[k];
+        npu__pp_layer_head(s, p->first_id + k, w, NULL, "", npu__pp_op_names[L->op][0], npu__pp_op_names[L->op][1]);
+        switch (L->op) {
+        case NPU__PPL_CONST:
+            npu__sink_str(s, "<data element_type=\"");
+            npu__sink_str(s, npu__types[L->type].ov_name);
+            npu__sink_str(s, "\" shape=\"");
+            for (j = 0; j < L->shape.rank; j++) {
+                if (j) npu__sink_str(s, ",");
+                npu__sink_i64_dec(s, L->shape.dims[j]);
+            }
+            npu__sink_str(s, "\" offset=\"");
+            npu__sink_u64_dec(s, w->layout_b ? 0 : npu__pp_base(w->ir, p) + L->off);
+            npu__sink_str(s, "\" size=\"");
+            npu__sink_u64_dec(s, L->bytes);
+            npu__sink_str(s, "\"/>");
+            if (w->layout_b) {   /* by pointer, into the plan in the caller's arena */
+                npu__sink_str(s, "<rt_info><attribute name=\"WeightsPointerAttribute\" version=\"0\" ");
+                npu__sink_str(s, w->wpa_ptr);
+                npu__sink_str(s, "=\"");
+                npu__sink_u64_dec(s, (uint64_t)(uintptr_t)(p->data + L->off));
+                npu__sink_str(s, "\" ");
+                npu__sink_str(s, w->wpa_size);
+                npu__sink_str(s, "=\"");
+                npu__sink_u64_dec(s, L->bytes);
+                npu__sink_str(s, "\"/></rt_info>");
+            }
+            break;
+        case NPU__PPL_CONVERT:
+            npu__sink_str(s, "<data destination_type=\"");
+            npu__sink_str(s, npu__types[L->type].ov_name);
+            npu__sink_str(s, "\"/>");
+            break;
+        case NPU__PPL_GATHER: npu__sink_str(s, "<data batch_dims=\"0\"/>"); break;
+        case NPU__PPL_INTERP:
+            npu__sink_str(s, "<data mode=\"");
+            npu__sink_str(s, L->nearest ? "nearest" : "linear");
+            npu__sink_str(s, "\" shape_calculation_mode=\"sizes\" coordinate_transformation_mode=\"half_pixel\" "
+                             "nearest_mode=\"round_prefer_floor\" antialias=\"false\" pads_begin=\"0,0\" "
+                             "pads_end=\"0,0\" cube_coeff=\"-0.75\"/>");
+            break;
+        case NPU__PPL_SUB:
+        case NPU__PPL_DIV: npu__sink_str(s, "<data auto_broadcast=\"numpy\"/>"); break;
+        case NPU__PPL_CONV:
+            npu__sink_str(s, "<data strides=\"1,1\" dilations=\"1,1\" pads_begin=\"0,0\" pads_end=\"0,0\" "
+                             "auto_pad=\"explicit\"/>");
+            break;
+        default: break;
+        }
+        if (L->n_in > 0) {
+            npu__sink_str(s, "<input>");
+            for (j = 0; j < L->n_in; j++) {
+                uint32_t src = L->in[j];
+                if (src == NPU__PP_SRC) {
+                    const npu_ir_io *io = p->output ? &w->ir->outputs[p->index] : &w->ir->inputs[p->index];
+                    if (p->output)
+                        npu__pp_port(s, j, p->model.type, &p->model.shape, p->model_batch_axis, w->batch, NULL, NULL);
+                    else
+                        npu__pp_port(s, j, io->desc.type, &io->desc.shape, io->batch_axis, w->batch, NULL, NULL);
+                } else {
+                    npu__pp_port(s, j, p->l[src].type, &p->l[src].shape, p->l[src].batch_axis, w->batch, NULL, NULL);
+                }
+            }
+            npu__sink_str(s, "</input>");
+        }
+        npu__sink_str(s, "<output>");
+        npu__pp_port(s, L->n_in, L->type, &L->shape, L->batch_axis, w->batch, NULL, NULL);
+        npu__sink_str(s, "</output></layer>");
+    }
+}
+
+static void npu__pp_edge(npu__sink *s, uint32_t from, uint32_t from_port, uint32_t to, uint32_t to_port)
+{
+    npu__sink_str(s, "\n\t\t<edge from-layer=\"");
+    npu__sink_u64_dec(s, from);
+    npu__sink_str(s, "\" from-port=\"");
+    npu__sink_u64_dec(s, from_port);
+    npu__sink_str(s, "\" to-layer=\"");
+    npu__sink_u64_dec(s, to);
+    npu__sink_str(s, "\" to-port=\"");
+    npu__sink_u64_dec(s, to_port);
+    npu__sink_str(s, "\"/>");
+}
+
+/* Rewrites the values of two attributes of an edge (in text order). */
+static void npu__pp_rewrite2(npu__ir_walker *w, const npu__xml_attribute *a, uint32_t va, const npu__xml_attribute *b,
+                             uint32_t vb)
+{
+    const npu__xml_attribute *first = a->value < b->value ? a : b, *second = first == a ? b : a;
+    npu__ir_walk_emit_upto(w, first->value);
+    npu__sink_u64_dec(w->sink, first == a ? va : vb);
+    w->copied = first->value + first->value_len;
+    npu__ir_walk_emit_upto(w, second->value);
+    npu__sink_u64_dec(w->sink, first == a ? vb : va);
+    w->copied = second->value + second->value_len;
+}
+
+static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_token *t, size_t pos)
+{
+    npu_ir *ir = w->ir;
+    npu__pp *p;
+    NPU__UNUSED(pos);
+    switch (event) {
+    case NPU__PPE_BEGIN:
+        ir->pp_next_id = 0;
+        ir->pp_stage = 0;
+        for (p = ir->pp; p != NULL; p = p->next) p->io_seen = 0;
+        return NPU_OK;
+    case NPU__PPE_LAYER: {
+        npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
+        if (l->id >= ir->pp_next_id) ir->pp_next_id = l->id + 1;
+        if (ir->pp_stage != 0)
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED,
+                                 "preprocessing needs every layer before <edges>");
+        if (l->kind != NPU__KIND_PARAMETER && l->kind != NPU__KIND_RESULT) return NPU_OK;
+        for (p = ir->pp; p != NULL; p = p->next)
+            if (p->output == (l->kind == NPU__KIND_RESULT) && p->index == l->index) break;
+        if (p == NULL) return NPU_OK;
+        npu__ir_walk_emit_upto(w, l->pos);
+        p->io_id = l->id;
+        p->io_seen = 1;
+        npu__pp_io_layer(w, p, l);
+        l->kind = NPU__KIND_REPLACED;
+        return NPU_OK;
+    }
+    case NPU__PPE_LAYERS_END:
+        npu__ir_walk_emit_upto(w, t->begin);
+        for (p = ir->pp; p != NULL; p = p->next) {
+            if (!p->io_seen) return npu__xml_fail(&w->x, t->begin, NPU_ERR_STATE, "preprocessing: the I/O layer is gone");
+            if (ir->pp_next_id > UINT32_MAX - 1u - NPU__PP_MAX_LAYERS)
+                return npu__xml_fail(&w->x, t->begin, NPU_ERR_LIMIT, "preprocessing: layer ids run out");
+            p->first_id = ir->pp_next_id;
+            ir->pp_next_id += p->n;
+            npu__pp_chain_layers(w, p);
+        }
+        npu__sink_str(w->sink, "\n\t");
+        ir->pp_stage = 1;
+        return NPU_OK;
+    case NPU__PPE_EDGE: {
+        npu__xml_attribute fl, fp, tl, tp;
+        uint64_t from = 0, to = 0;
+        if (ir->pp_stage != 1)
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED, "preprocessing needs <layers> before <edges>");
+        npu__xml_attr(&w->x, t, "from-layer", &fl);
+        npu__xml_attr(&w->x, t, "from-port", &fp);
+        npu__xml_attr(&w->x, t, "to-layer", &tl);
+        npu__xml_attr(&w->x, t, "to-port", &tp);
+        npu__ir_u64(w->x.s + fl.value, fl.value_len, UINT32_MAX, &from);
+        npu__ir_u64(w->x.s + tl.value, tl.value_len, UINT32_MAX, &to);
+        for (p = ir->pp; p != NULL; p = p->next) {
+            if (p->n == 0) continue;
+            if (!p->output && from == p->io_id)
+                npu__pp_rewrite2(w, &fl, p->first_id + p->n - 1, &fp, p->l[p->n - 1].n_in);
+            else if (p->output && to == p->io_id)
+                npu__pp_rewrite2(w, &tl, p->first_id, &tp, 0);   /* the chain starts with its data op */
+        }
+        return NPU_OK;
+    }
+    case NPU__PPE_EDGES_END:
+        npu__ir_walk_emit_upto(w, t->begin);
+        for (p = ir->pp; p != NULL; p = p->next) {
+            uint32_t k, j;
+            for (k = 0; k < p->n; k++)
+                for (j = 0; j < p->l[k].n_in; j++) {
+                    uint32_t src = p->l[k].in[j];
+                    if (src != NPU__PP_SRC) npu__pp_edge(w->sink, p->first_id + src, p->l[src].n_in, p->first_id + k, j);
+                    else if (!p->output) npu__pp_edge(w->sink, p->io_id, 0, p->first_id + k, j);
+                }
+            if (p->output && p->n > 0) npu__pp_edge(w->sink, p->first_id + p->n - 1, p->l[p->n - 1].n_in, p->io_id, 0);
+        }
+        npu__sink_str(w->sink, "\n\t");
+        ir->pp_stage = 2;
+        return NPU_OK;
+    default:
+        if (ir->pp_stage != 2)
+            return npu__fail(ir->ctx, NPU_ERR_UNSUPPORTED, "%s: preprocessing needs a <layers> and an <edges> element",
+                             ir->label);
+        return NPU_OK;
+    }
+}
+
+/* Layout A's weights: the .bin, then every plan's constants. */
+static void npu__pp_weights(const npu_ir *ir, npu__sink *s)
+{
+    const npu__pp *p;
+    uint64_t total = ir->bin_size;
+    for (p = ir->pp; p != NULL; p = p->next) total += p->data_used;
+    npu__sink_le(s, total, 8);
+    if (ir->bin_size > SIZE_MAX) s->overflow = 1;
+    else if (ir->bin_size > 0) npu__sink_put(s, ir->bin, (size_t)ir->bin_size);
+    for (p = ir->pp; p != NULL; p = p->next) npu__sink_put(s, p->data, p->data_used);
+}
+
+/* Every plan's constants (the driver's input hash, the cache key). */
+static void npu__pp_consts(const npu_ir *ir, npu__bytes_fn take, void *state)
+{
+    const npu__pp *p;
+    for (p = ir->pp; p != NULL; p = p->next) take(state, p->data, p->data_used);
+}
+
+/* The cache key's part: every plan as it is written, without addresses. */
+static void npu__pp_key(const npu_ir *ir, npu__sink *s)
+{
+    const npu__pp *p;
+    for (p = ir->pp; p != NULL; p = p->next) {
+        const npu_ir_io *io = p->output ? &ir->outputs[p->index] : &ir->inputs[p->index];
+        uint32_t k;
+        npu__sink_str(s, p->output ? "\npost " : "\npre ");
+        npu__sink_u64_dec(s, p->index);
+        npu__sink_str(s, io->element_type);
+        npu__sink_str(s, io->desc.layout);
+        npu__pp_dims(s, &io->desc.shape, -1, 0);
+        for (k = 0; k < p->n; k++) {
+            npu__sink_str(s, npu__pp_op_names[p->l[k].op][0]);
+            npu__sink_put(s, p->l[k].in, sizeof p->l[k].in);
+            npu__sink_put(s, &p->l[k].nearest, 1);
+            npu__sink_str(s, npu__types[p->l[k].type].ov_name);
+            npu__pp_dims(s, &p->l[k].shape, -1, 0);
+        }
+        npu__sink_put(s, p->data, p->data_used);
+    }
 }
 
 #ifndef NPU_NO_LEVEL_ZERO
@@ -6286,6 +7039,7 @@ static npu_status npu__isrc_structure(const void *src, npu__sink *s)
     const npu_ir *ir = (const npu_ir *)src;
     if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
     npu__sink_put(s, ir->xml, ir->xml_len);
+    if (ir->pp_key != NULL) ir->pp_key(ir, s);   /* preprocessing changes the model */
     return NPU_OK;
 }
 
@@ -6294,6 +7048,7 @@ static void npu__isrc_constants(const void *src, npu__bytes_fn take, void *state
 {
     const npu_ir *ir = (const npu_ir *)src;
     take(state, ir->bin, ir->bin_size);
+    if (ir->pp_consts != NULL) ir->pp_consts(ir, take, state);
 }
 
 static const npu__source npu__ir_source = {

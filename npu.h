@@ -343,6 +343,60 @@ typedef struct npu_payload_options {
  * argument-name field has this size). */
 #define NPU_NAME_MAX 256
 
+/* ==== Shared by sections 6 and 8: preprocessing in the model ============= */
+/* What a caller feeds an input (npu_preprocess) or wants from an output
+ * (npu_postprocess) when it differs from what the model declares. The
+ * library inserts the operations OpenVINO's PrePostProcessor inserts into
+ * the model before it is compiled, so the NPU does the work and the caller's
+ * buffer (e.g. a camera frame, u8 interleaved HWC, of its own size) goes in
+ * as it is, with no host-side copy. See npu_ir_set_preprocess and
+ * docs/guide.md, "Preprocessing". */
+typedef enum npu_resize_algorithm {
+    NPU_RESIZE_NONE = 0,      /* the frame has the model's height and width */
+    NPU_RESIZE_NEAREST = 1,   /* Interpolate-11 mode "nearest" */
+    NPU_RESIZE_LINEAR = 2     /* Interpolate-11 mode "linear" */
+} npu_resize_algorithm;
+
+typedef enum npu_color_conversion {
+    NPU_COLOR_AS_MODEL = 0,     /* the frame's channels are in the model's order */
+    NPU_COLOR_REVERSED = 1,     /* BGR <-> RGB: the channel axis is reversed */
+    NPU_COLOR_RGB_TO_GRAY = 2,  /* the frame has 3 channels R,G,B; the model 1 */
+    NPU_COLOR_BGR_TO_GRAY = 3   /* the frame has 3 channels B,G,R; the model 1 */
+} npu_color_conversion;
+
+/* Most channels a mean or scale list gives. */
+#define NPU_PREPROCESS_MAX_CHANNELS 4
+
+typedef struct npu_preprocess {
+    npu_type type;           /* element type of the caller's buffer; UNDEFINED: the model's */
+    const char *layout;      /* the buffer's layout, one letter per axis ("NHWC"), the same
+                                letters as the model input's layout; NULL or "": the model's.
+                                Copied. */
+    uint32_t height, width;  /* the buffer's H and W; 0: the model's */
+    npu_resize_algorithm resize;  /* needed when height/width differ from the model's */
+    npu_color_conversion color;
+    /* mean (subtracted) and scale (divided by), applied in that order after
+     * the colour conversion and the resize: 0 values = none, 1 value = every
+     * channel, or one value per channel of the model (in the model's channel
+     * order). A scale of 0 is refused. */
+    uint32_t n_mean;
+    float mean[NPU_PREPROCESS_MAX_CHANNELS];
+    uint32_t n_scale;
+    float scale[NPU_PREPROCESS_MAX_CHANNELS];
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero (see "ABI") */
+} npu_preprocess;
+
+typedef struct npu_postprocess {
+    npu_type type;           /* element type the caller reads; UNDEFINED: the model's */
+    const char *layout;      /* layout the caller reads (a permutation of the model
+                                output's layout letters); NULL or "": the model's. Copied. */
+    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero (see "ABI") */
+} npu_postprocess;
+
+/* Bytes each npu_*_set_preprocess / _set_postprocess call takes from the
+ * arena it is given (exactly this, NPU_ARENA_ALIGN aligned). */
+#define NPU_PREPROCESS_BYTES 4096
+
 #ifndef NPU_NO_GRAPH
 /* ==== 6. Graph builder =================================================== */
 /* Build a model in C, op by op, with OpenVINO opset semantics; then write it as
@@ -919,6 +973,54 @@ NPU_API npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, 
  * batches; the message names both), NPU_ERR_NOT_FOUND (no input has a batch
  * axis), NPU_ERR_INVALID_ARGUMENT (batch < 0). On error the setting is unchanged. */
 NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch);
+
+/* Preprocessing (see "Shared by sections 6 and 8: preprocessing"): from now
+ * on every payload of this IR feeds input `input` from a tensor of pp's
+ * type, layout and height/width, and inserts, as OpenVINO's PrePostProcessor
+ * does (src/core/src/preprocess/preprocess_steps_impl.cpp), in this order:
+ *   1. Convert-0 to the model input's element type (when pp->type differs);
+ *   2. colour: REVERSED: Gather-8 on the channel axis with the indices
+ *      C-1..0 (the constant PrePostProcessor's Range folds to); *_TO_GRAY:
+ *      Convolution-1 with the 1x1 weights [0.299, 0.587, 0.114] (RGB) or
+ *      [0.114, 0.587, 0.299] (BGR), between two Transposes when the
+ *      channels are the last axis (rank 4 only);
+ *   3. resize: Interpolate-11 (sizes = the model's H and W, axes = the
+ *      buffer's H and W axes; shape_calculation_mode "sizes",
+ *      coordinate_transformation_mode "half_pixel", nearest_mode
+ *      "round_prefer_floor", no antialias, pads 0);
+ *   4. mean: Subtract-1; 5. scale: Divide-1 (f32 constants of shape [1] or
+ *      1 x .. C .. x 1 in the buffer's layout);
+ *   6. the buffer's layout -> the model's: Transpose-1.
+ * The input then reports the caller's tensor: npu_ir_input() (type,
+ * element_type, shape, layout, bytes), and after compiling,
+ * npu_model_input(). Its batch axis is the 'N' of pp->layout; the inserted
+ * operations hold for any batch, so npu_ir_set_batch and PLUGIN debatching
+ * rewrite the new input's batch as before. The constants are passed by
+ * pointer in payload layout B (whatever the threshold) and appended after the
+ * .bin's bytes in layout A.
+ * Needs: the model input has a static shape (but for its batch) and, unless
+ * only the element type changes, a layout with one letter per axis naming C
+ * (colour, mean, scale), H and W (height, width, resize). The mean, scale,
+ * colour conversion and linear resize need an f32 model input.
+ * Memory: exactly NPU_PREPROCESS_BYTES from `arena`, which must outlive every
+ * use of the IR (it may be the IR's own arena). pp is copied.
+ * Errors (the IR is then unchanged, the arena as it was):
+ * NPU_ERR_INVALID_ARGUMENT (NULL argument, reserved words, a layout that does
+ * not fit the rank or the model's letters, a mean/scale count, a zero scale,
+ * a size that differs without a resize, a colour conversion the channels do
+ * not allow; the message names the input), NPU_ERR_NOT_FOUND (no input
+ * `input`), NPU_ERR_STATE (preprocessing already set for that input, the IR
+ * already written as a payload or compiled, or closed), NPU_ERR_UNSUPPORTED
+ * (a dynamic or unknown model input), NPU_ERR_ARENA_TOO_SMALL.
+ * Threads: like npu_ir_set_layout (changes the IR). Stack: within
+ * NPU_STACK_BUDGET. */
+NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t input, const npu_preprocess *pp);
+/* Postprocessing of output `output`: Convert-0 to pp->type, then Transpose-1
+ * from the model's layout to pp->layout, in front of the Result (OpenVINO's
+ * implicit post-processing steps, same order). npu_ir_output() and
+ * npu_model_output() then report the caller's tensor. Memory, errors and
+ * threads as npu_ir_set_preprocess (NPU_ERR_NOT_FOUND: no output `output`). */
+NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t output, const npu_postprocess *pp);
 
 /* Writes the NGRAPH_LITE payload (section "Shared by sections 7 and 8"):
  *  - layout B (NPU_PAYLOAD_NO_WEIGHTS_COPY, the default): header, compiler

@@ -53,6 +53,10 @@ function site_family1(t,    m) {
     if (t ~ /(\.|->)infer\(|(^|[^a-z_])f\(n, m\)/) return "^npu__infer_"        # shape inference
     if (t ~ /attrs\(s, n\)/) return "^npu__attrs_"                    # IR <data> writers
     if (t ~ /layout_of\(/) return "_layout_of$"
+    if (t ~ /pp_walk\(/) return "^npu__pp_walk$"                    # preprocessing hooks (8e)
+    if (t ~ /pp_weights\(/) return "^npu__pp_weights$"
+    if (t ~ /pp_key\(/) return "^npu__pp_key$"
+    if (t ~ /pp_consts\(/) return "^npu__pp_consts$"
     if (t ~ /l->get\(/) return "^npu__[gi]src_(input|output)$"        # I/O lists of a source
     if (match(t, /->ops->[a-z_]+\(/)) {                                # a model source's table
         m = substr(t, RSTART + 7, RLENGTH - 8)

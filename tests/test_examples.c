@@ -274,6 +274,166 @@ static void test_demo_classifies_the_committed_pgm_images_as_expected(void **sta
     assert_int_equal(count_of(": digit "), nfiles);
 }
 
+/* The committed images and their expected answers (expected.txt): file names
+ * into files[], predicted classes into want[]; returns the count. */
+static int read_expected(char files[][PATH_MAX + 320], int *want, int max)
+{
+    char path[PATH_MAX + 64], line[PATH_MAX];
+    int n = 0;
+    snprintf(path, sizeof path, "%s/expected.txt", digits_dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f)) {
+        char name[256];
+        int label, predicted;
+        if (line[0] == '#') continue;
+        assert_int_equal(sscanf(line, "%255s %d %d", name, &label, &predicted), 3);
+        assert_true(n < max);
+        snprintf(files[n], PATH_MAX + 320, "%s/%s", digits_dir, name);
+        want[n++] = predicted;
+    }
+    fclose(f);
+    return n;
+}
+
+/* The answer classify printed for `file`: digit and the probability's text. */
+static int answer_of(const char *file, char *prob, size_t cap)
+{
+    char needle[PATH_MAX + 340];
+    int got = -1;
+    snprintf(needle, sizeof needle, "%s: digit ", file);
+    const char *p = strstr(out, needle);
+    if (p == NULL) fail_msg("no answer for %s", file);
+    assert_int_equal(sscanf(p + strlen(needle), "%d (p=", &got), 1);
+    if (prob != NULL) {
+        const char *q = strstr(p, "(p="), *e = q ? strchr(q, ')') : NULL;
+        assert_non_null(e);
+        snprintf(prob, cap, "%.*s", (int)(e - q - 3), q + 3);
+    }
+    return got;
+}
+
+/* Reads a committed 8x8 PGM (maxval 16): its 64 pixels. */
+static void read_pgm8(const char *path, unsigned char *px)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[3];
+    int w, h, maxval;
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%2s %d %d %d", magic, &w, &h, &maxval), 4);
+    assert_string_equal(magic, "P5");
+    assert_true(w == 8 && h == 8 && maxval == 16);
+    fgetc(f);
+    assert_int_equal(fread(px, 1, 64, f), 64);
+    fclose(f);
+}
+
+static void write_file(const char *path, const char *header, const unsigned char *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(header, f);
+    if (n) assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+static void test_classify_names_the_digit_of_every_committed_image(void **state)
+{
+    static char files[32][PATH_MAX + 320], args[1 << 14];
+    int want[32], n, pos;
+    (void)state;
+    n = read_expected(files, want, 32);
+    assert_true(n >= 10);
+    pos = snprintf(args, sizeof args, "--model %s/digits.xml", digits_dir);
+    for (int i = 0; i < n; i++) pos += snprintf(args + pos, sizeof args - (size_t)pos, " %s", files[i]);
+    assert_true(pos < (int)sizeof args);
+    assert_int_equal(run(NULL, "examples/classify", args), 0);
+    for (int i = 0; i < n; i++) {
+        int got = answer_of(files[i], NULL, 0);
+        if (got != want[i]) fail_msg("%s: digit %d, expected.txt says %d", files[i], got, want[i]);
+    }
+    assert_int_equal(count_of(": digit "), n);
+}
+
+/* Other sizes and colour, made here from the committed images: a 16x16 PGM
+ * (each pixel doubled: the linear resize back to 8x8, half_pixel, averages
+ * equal pixels, so the answer and its probability are the 8x8 image's), a
+ * 24x8 PGM (3x horizontally: resized with weights) and 8x8 / 16x16 PPMs whose
+ * R, G and B are the gray value (gray = 0.299 R + 0.587 G + 0.114 B). */
+static void test_classify_takes_other_sizes_and_colour_images(void **state)
+{
+    static char files[32][PATH_MAX + 320], args[1 << 15], made[4][32][PATH_MAX + 64];
+    static unsigned char px[64], big[16 * 16], wide[8 * 24], rgb[16 * 16 * 3], rgb8[64 * 3];
+    int want[32], n, pos;
+    (void)state;
+    n = read_expected(files, want, 32);
+    pos = snprintf(args, sizeof args, "--model %s/digits.xml", digits_dir);
+    for (int i = 0; i < n; i++) {
+        read_pgm8(files[i], px);
+        for (int y = 0; y < 16; y++)
+            for (int x = 0; x < 16; x++) {
+                big[y * 16 + x] = px[(y / 2) * 8 + x / 2];
+                for (int c = 0; c < 3; c++) rgb[(y * 16 + x) * 3 + c] = big[y * 16 + x];
+            }
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; x < 24; x++) wide[y * 24 + x] = px[y * 8 + x / 3];
+        for (int k = 0; k < 64; k++)
+            for (int c = 0; c < 3; c++) rgb8[k * 3 + c] = px[k];
+        snprintf(made[0][i], sizeof made[0][i], "%s/big%02d.pgm", tmp_dir, i);
+        write_file(made[0][i], "P5\n# doubled\n16 16\n16\n", big, sizeof big);
+        snprintf(made[1][i], sizeof made[1][i], "%s/wide%02d.pgm", tmp_dir, i);
+        write_file(made[1][i], "P5 24 8 16\n", wide, sizeof wide);
+        snprintf(made[2][i], sizeof made[2][i], "%s/col%02d.ppm", tmp_dir, i);
+        write_file(made[2][i], "P6\n8 8\n16\n", rgb8, sizeof rgb8);
+        snprintf(made[3][i], sizeof made[3][i], "%s/colbig%02d.ppm", tmp_dir, i);
+        write_file(made[3][i], "P6\n16 16\n16\n", rgb, sizeof rgb);
+        pos += snprintf(args + pos, sizeof args - (size_t)pos, " %s %s %s %s %s", files[i], made[0][i], made[1][i],
+                        made[2][i], made[3][i]);
+    }
+    assert_true(pos < (int)sizeof args);
+    assert_int_equal(run(NULL, "examples/classify", args), 0);
+    int wide_same = 0;
+    for (int i = 0; i < n; i++) {
+        char p8[32], p16[32];
+        int d8 = answer_of(files[i], p8, sizeof p8);
+        assert_int_equal(d8, want[i]);
+        assert_int_equal(answer_of(made[0][i], p16, sizeof p16), d8);
+        assert_string_equal(p16, p8);   /* the same f32 input after the resize */
+        assert_int_equal(answer_of(made[2][i], NULL, 0), d8);
+        assert_int_equal(answer_of(made[3][i], NULL, 0), d8);
+        wide_same += answer_of(made[1][i], NULL, 0) == d8;
+    }
+    /* 3x horizontally, resized with linear weights: the image it sees is the
+     * original up to sub-pixel blur; most answers stay. */
+    assert_true(wide_same * 10 >= n * 8);
+}
+
+static void test_classify_refuses_hostile_images(void **state)
+{
+    static const unsigned char some[30] = {1, 2, 3};
+    char a[PATH_MAX + 64], b[PATH_MAX + 64], c[PATH_MAX + 64], d[PATH_MAX + 64], e[PATH_MAX + 64];
+    static char args[8 * PATH_MAX + 1024];
+    (void)state;
+    snprintf(a, sizeof a, "%s/trunc.pgm", tmp_dir);
+    write_file(a, "P5\n8 8\n16\n", some, sizeof some);
+    snprintf(b, sizeof b, "%s/huge.pgm", tmp_dir);
+    write_file(b, "P5\n4097 99999999999999999999\n255\n", NULL, 0);
+    snprintf(c, sizeof c, "%s/ascii.pgm", tmp_dir);
+    write_file(c, "P2\n8 8\n16\n", NULL, 0);
+    snprintf(d, sizeof d, "%s/deep.pgm", tmp_dir);
+    write_file(d, "P5\n8 8\n65535\n", some, sizeof some);
+    snprintf(e, sizeof e, "%s/bright.pgm", tmp_dir);
+    write_file(e, "P5\n5 6\n2\n", some, sizeof some);   /* pixel 3 > maxval 2 */
+    snprintf(args, sizeof args, "--model %s/digits.xml %s %s %s %s %s", digits_dir, a, b, c, d, e);
+    assert_int_equal(run(NULL, "examples/classify", args), 1);
+    expect("trunc.pgm: truncated: 30 of 64 pixel bytes");
+    expect("huge.pgm: bad width or height (1 to 4096)");
+    expect("ascii.pgm: not a binary PGM (P5) or PPM (P6)");
+    expect("deep.pgm: 16-bit samples (maxval > 255) are not supported");
+    expect("bright.pgm: pixel 2 is 3, above maxval 2");
+    assert_int_equal(count_of(": digit "), 0);
+}
+
 static void test_npu_info_lists_the_device_and_its_properties(void **state)
 {
     (void)state;
@@ -436,6 +596,9 @@ int main(void)
         cmocka_unit_test(test_stateful_accumulates_and_obeys_set_and_reset),
         cmocka_unit_test(test_demo_classifies_the_held_out_digits_and_restarts_from_the_blob),
         cmocka_unit_test(test_demo_classifies_the_committed_pgm_images_as_expected),
+        cmocka_unit_test(test_classify_names_the_digit_of_every_committed_image),
+        cmocka_unit_test(test_classify_takes_other_sizes_and_colour_images),
+        cmocka_unit_test(test_classify_refuses_hostile_images),
         cmocka_unit_test(test_npu_info_lists_the_device_and_its_properties),
         cmocka_unit_test(test_npu_info_quiet_fails_without_a_driver),
         cmocka_unit_test(test_npu_run_reports_json_for_an_ir),

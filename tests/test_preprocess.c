@@ -1,0 +1,521 @@
+/* test_preprocess.c - preprocessing in the model (npu_ir_set_preprocess,
+ * npu_ir_set_postprocess): the caller's u8 interleaved frame goes in as it is
+ * and the inserted operations (Convert, Gather, Convolution, Interpolate,
+ * Subtract, Divide, Transpose: OpenVINO's PrePostProcessor) turn it into what
+ * the model wants, on the (software) NPU.
+ *
+ * The model under test passes its input through (y = x * 1), so the output is
+ * the preprocessed tensor. Every step is checked against a host loop written
+ * from the op specification: bit-exact where the arithmetic is exact or a
+ * single rounding in the same order (Convert u8 -> f32, Transpose, Gather,
+ * Subtract then Divide in f32, nearest Interpolate); Interpolate linear and
+ * the gray convolution within 1e-5 relative (the order of the sums is the
+ * kernel's). */
+#include "l0_test_util.h"
+
+#include <math.h>
+
+static npu_device *dev;
+static size_t base_mark;
+
+static int setup_all(void **state)
+{
+    (void)state;
+    tu_init_context();
+    dev = tu_open();
+    base_mark = npu_arena_used(&tu_arena);
+    return 0;
+}
+
+static int teardown_all(void **state)
+{
+    (void)state;
+    npu_device_close(dev);
+    return 0;
+}
+
+static int setup_each(void **state)
+{
+    (void)state;
+    npu_arena_rewind(&tu_arena, base_mark);
+    npu_context_clear_error(tu_ctx);
+    return 0;
+}
+
+static void expect_error(const char *what)
+{
+    if (strstr(npu_context_last_error(tu_ctx), what) == NULL)
+        fail_msg("error lacks \"%s\": %s", what, npu_context_last_error(tu_ctx));
+}
+
+/* ---- the pass-through model as an IR (written by the graph writer, layout A) ---- */
+
+static char ir_xml[1 << 15];
+static unsigned char ir_bin[64];
+static const float one = 1.0f;
+
+static npu_ir *pass_ir(int64_t n, int64_t c, int64_t h, int64_t w)
+{
+    static _Alignas(16) unsigned char gmem[1 << 15];
+    npu_arena ga;
+    npu_graph *g = NULL;
+    npu_shape xs = {4, {n, c, h, w}}, ks = {1, {1}};
+    npu_payload_options a;
+    size_t xml_size = 0, bin_size = 0;
+    npu_ir *ir = NULL;
+    memset(&a, 0, sizeof a);
+    a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+    assert_int_equal(npu_arena_init(&ga, gmem, sizeof gmem), NPU_OK);
+    assert_int_equal(npu_graph_create(&ga, NULL, NULL, &g), NPU_OK);
+    npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NCHW");
+    npu_node *k = npu_graph_constant(g, "one", NPU_F32, &ks, &one, sizeof one);
+    npu_node *r = npu_graph_result(g, npu_graph_multiply(g, x, k, "mul"), "y");
+    assert_non_null(r);
+    assert_int_equal(npu_graph_set_layout(r, "NCHW"), NPU_OK);
+    assert_int_equal(npu_graph_write_xml(g, &a, ir_xml, sizeof ir_xml, &xml_size), NPU_OK);
+    assert_int_equal(npu_graph_write_bin(g, ir_bin, sizeof ir_bin, &bin_size), NPU_OK);
+    tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, ir_xml, xml_size, ir_bin, bin_size, &ir), "npu_ir_load_memory");
+    return ir;
+}
+
+static npu_model *compile(npu_ir *ir, npu_payload_layout layout, npu_batch_mode mode)
+{
+    npu_compile_options o;
+    npu_model *m = NULL;
+    memset(&o, 0, sizeof o);
+    o.payload_layout = layout;
+    o.batch_mode = mode;
+    tu_ok(npu_model_compile_ir(dev, &tu_arena, ir, &o, &m), "npu_model_compile_ir");
+    return m;
+}
+
+/* Runs the model on `in` (bytes of the caller's tensor); returns the output. */
+static const void *run(npu_model *m, const void *in, size_t bytes, npu_request **rq)
+{
+    npu_request *req = NULL;
+    tu_ok(npu_request_create(m, &tu_arena, NULL, &req), "npu_request_create");
+    assert_int_equal(npu_model_input(m, 0)->bytes, bytes);
+    memcpy(npu_request_input(req, 0), in, bytes);
+    tu_ok(npu_request_infer(req), "npu_request_infer");
+    *rq = req;
+    return npu_request_output(req, 0);
+}
+
+static void frame_fill(unsigned char *f, size_t n, unsigned seed)
+{
+    size_t i;
+    for (i = 0; i < n; i++) f[i] = (unsigned char)((i * 97u + seed * 31u + (i >> 3) * 13u) & 0xffu);
+}
+
+static npu_preprocess pre_u8(const char *layout)
+{
+    npu_preprocess p;
+    memset(&p, 0, sizeof p);
+    p.type = NPU_U8;
+    p.layout = layout;
+    return p;
+}
+
+/* ---- host references, from the specifications ---- */
+
+/* Interpolate-11, one axis, half_pixel: the source coordinate of output i. */
+static double src_coord(int64_t i, int64_t in, int64_t out)
+{
+    double scale = (double)out / (double)in;
+    return ((double)i + 0.5) / scale - 0.5;
+}
+
+/* nearest_mode round_prefer_floor: the nearest index, a tie goes down; clamped. */
+static int64_t nearest_index(double x, int64_t in)
+{
+    double f = floor(x);
+    int64_t k = (int64_t)(x - f == 0.5 ? f : floor(x + 0.5));
+    return k < 0 ? 0 : k >= in ? in - 1 : k;
+}
+
+/* mode linear without antialias: triangle weights max(0, 1 - |x - k|) over the
+ * indices in range, normalised by their sum. */
+static void linear_weights(double x, int64_t in, int64_t *k0, double *w)
+{
+    int64_t base = (int64_t)floor(x);
+    double sum = 0;
+    int j;
+    for (j = 0; j < 2; j++) {
+        int64_t k = base + j;
+        w[j] = (k < 0 || k >= in) ? 0.0 : fmax(0.0, 1.0 - fabs(x - (double)k));
+        sum += w[j];
+    }
+    for (j = 0; j < 2; j++) w[j] /= sum;
+    *k0 = base;
+}
+
+/* Resizes plane in[H0][W0] to out[H][W] (double, the reference). */
+static void resize_ref(const double *in, int64_t h0, int64_t w0, double *out, int64_t h, int64_t w, int nearest)
+{
+    int64_t y, x;
+    for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++) {
+            double sy = src_coord(y, h0, h), sx = src_coord(x, w0, w);
+            if (nearest) {
+                out[y * w + x] = in[nearest_index(sy, h0) * w0 + nearest_index(sx, w0)];
+            } else {
+                int64_t ky, kx;
+                double wy[2], wx[2], v = 0;
+                int a, b;
+                linear_weights(sy, h0, &ky, wy);
+                linear_weights(sx, w0, &kx, wx);
+                for (a = 0; a < 2; a++)
+                    for (b = 0; b < 2; b++)
+                        if (wy[a] > 0 && wx[b] > 0) v += wy[a] * wx[b] * in[(ky + a) * w0 + kx + b];
+                out[y * w + x] = v;
+            }
+        }
+}
+
+static void expect_close(const float *got, const double *want, size_t n, double rel)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double tol = rel * fmax(1.0, fabs(want[i]));
+        if (fabs((double)got[i] - want[i]) > tol) fail_msg("element %zu: %.9g, expected %.9g", i, (double)got[i], want[i]);
+    }
+}
+
+/* ---- each step ---- */
+
+static void test_convert_u8_to_f32_is_exact_and_the_input_reports_the_frame(void **state)
+{
+    static unsigned char f[3 * 4 * 5];
+    npu_ir *ir = pass_ir(1, 3, 4, 5);
+    npu_preprocess p = pre_u8(NULL);
+    npu_request *rq;
+    size_t i, before = npu_arena_used(&tu_arena);
+    (void)state;
+    tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    assert_int_equal(npu_arena_used(&tu_arena) - before, NPU_PREPROCESS_BYTES);
+    assert_int_equal(npu_ir_input(ir, 0)->desc.type, NPU_U8);
+    assert_string_equal(npu_ir_input(ir, 0)->element_type, "u8");
+    npu_model *m = compile(ir, NPU_PAYLOAD_DEFAULT, NPU_BATCH_AUTO);
+    const npu_tensor_desc *d = npu_model_input(m, 0);
+    assert_int_equal(d->type, NPU_U8);
+    assert_int_equal(d->shape.rank, 4);
+    assert_int_equal(d->shape.dims[1], 3);
+    assert_int_equal(d->bytes, sizeof f);
+    assert_int_equal(npu_model_output(m, 0)->type, NPU_F32);
+    for (i = 0; i < sizeof f; i++) f[i] = (unsigned char)(i * 17u % 256u);
+    f[0] = 255;
+    const float *y = run(m, f, sizeof f, &rq);
+    for (i = 0; i < sizeof f; i++) assert_true(y[i] == (float)f[i]);
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+}
+
+static void test_nhwc_frame_is_transposed_to_nchw_exactly(void **state)
+{
+    enum { C = 3, H = 4, W = 5 };
+    static unsigned char f[H * W * C];
+    npu_ir *ir = pass_ir(1, C, H, W);
+    npu_preprocess p = pre_u8("NHWC");
+    npu_request *rq;
+    int c, y, x;
+    (void)state;
+    tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    assert_string_equal(npu_ir_input(ir, 0)->desc.layout, "NHWC");
+    npu_model *m = compile(ir, NPU_PAYLOAD_DEFAULT, NPU_BATCH_AUTO);
+    const npu_tensor_desc *d = npu_model_input(m, 0);
+    assert_true(d->shape.dims[1] == H && d->shape.dims[2] == W && d->shape.dims[3] == C);
+    frame_fill(f, sizeof f, 1);
+    const float *out = run(m, f, sizeof f, &rq);
+    for (c = 0; c < C; c++)
+        for (y = 0; y < H; y++)
+            for (x = 0; x < W; x++) assert_true(out[(c * H + y) * W + x] == (float)f[(y * W + x) * C + c]);
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+}
+
+static void test_mean_and_scale_per_channel_are_exact(void **state)
+{
+    enum { C = 3, H = 2, W = 3 };
+    static unsigned char f[H * W * C];
+    static const float mean[C] = {123.675f, 116.28f, 103.53f}, scale[C] = {58.395f, 57.12f, 57.375f};
+    npu_ir *ir = pass_ir(1, C, H, W);
+    npu_preprocess p = pre_u8("NHWC");
+    npu_request *rq;
+    int c, k;
+    (void)state;
+    p.n_mean = C;
+    p.n_scale = C;
+    memcpy(p.mean, mean, sizeof mean);
+    memcpy(p.scale, scale, sizeof scale);
+    tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    npu_model *m = compile(ir, NPU_PAYLOAD_DEFAULT, NPU_BATCH_AUTO);
+    frame_fill(f, sizeof f, 2);
+    const float *out = run(m, f, sizeof f, &rq);
+    for (c = 0; c < C; c++)
+        for (k = 0; k < H * W; k++) {
+            volatile float t = (float)f[k * C + c] - mean[c];   /* Subtract, then Divide: f32 each */
+            float want = t / scale[c];
+            if (out[c * H * W + k] != want) fail_msg("c %d k %d: %.9g, expected %.9g", c, k, (double)out[c * H * W + k], (double)want);
+        }
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+}
+
+static void test_reversed_colour_swaps_bgr_and_rgb(void **state)
+{
+    enum { C = 3, H = 3, W = 2 };
+    static unsigned char f[H * W * C];
+    npu_ir *ir = pass_ir(1, C, H, W);
+    npu_preprocess p = pre_u8("NHWC");
+    npu_request *rq;
+    int c, k;
+    (void)state;
+    p.color = NPU_COLOR_REVERSED;
+    tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    npu_model *m = compile(ir, NPU_PAYLOAD_DEFAULT, NPU_BATCH_AUTO);
+    frame_fill(f, sizeof f, 3);
+    const float *out = run(m, f, sizeof f, &rq);
+    for (c = 0; c < C; c++)
+        for (k = 0; k < H * W; k++) assert_true(out[c * H * W + k] == (float)f[k * C + (C - 1 - c)]);
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+}
+
+static void resize_case(int64_t h0, int64_t w0, int64_t h, int64_t w, npu_resize_algorithm alg)
+{
+    static unsigned char f[64 * 64];
+    static double in[64 * 64], want[64 * 64];
+    npu_ir *ir = pass_ir(1, 1, h, w);
+    npu_preprocess p = pre_u8("NHWC");
+    npu_request *rq;
+    int64_t i;
+    p.height = (uint32_t)h0;
+    p.width = (uint32_t)w0;
+    p.resize = alg;
+    tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    npu_model *m = compile(ir, NPU_PAYLOAD_DEFAULT, NPU_BATCH_AUTO);
+    frame_fill(f, (size_t)(h0 * w0), (unsigned)(h0 + w0));
+    for (i = 0; i < h0 * w0; i++) in[i] = f[i];
+    resize_ref(in, h0, w0, want, h, w, alg == NPU_RESIZE_NEAREST);
+    const float *out = run(m, f, (size_t)(h0 * w0), &rq);
+    expect_close(out, want, (size_t)(h * w), alg == NPU_RESIZE_NEAREST ? 0.0 : 1e-5);
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+    npu_arena_rewind(&tu_arena, base_mark);
+}
+
+static void test_resize_nearest_matches_the_interpolate_spec(void **state)
+{
+    (void)state;
+    resize_case(13, 11, 8, 8, NPU_RESIZE_NEAREST);   /* down, uneven */
+    resize_case(5, 6, 8, 9, NPU_RESIZE_NEAREST);     /* up */
+    resize_case(16, 16, 8, 8, NPU_RESIZE_NEAREST);   /* ties: round_prefer_floor */
+}
+
+static void test_resize_linear_matches_the_interpolate_spec(void **state)
+{
+    (void)state;
+    resize_case(13, 11, 8, 8, NPU_RESIZE_LINEAR);
+    resize_case(5, 6, 8, 9, NPU_RESIZE_LINEAR);
+    resize_case(32, 24, 7, 5, NPU_RESIZE_LINEAR);
+}
+
+static void test_gray_from_rgb_and_bgr_weights_the_channels(void **state)
+{
+    enum { H = 3, W = 4 };
+    static unsigned char f[H * W * 3];
+    static double want[H * W];
+    int k, bgr;
+    (void)state;
+    for (bgr = 0; bgr < 2; bgr++) {
+        npu_ir *ir = pass_ir(1, 1, H, W);
+        npu_preprocess p = pre_u8("NHWC");
+        npu_request *rq;
+        p.color = bgr ? NPU_COLOR_BGR_TO_GRAY : NPU_COLOR_RGB_TO_GRAY;
+        tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+        assert_int_equal(npu_ir_input(ir, 0)->desc.shape.dims[3], 3);
+        npu_model *m = compile(ir, NPU_PAYLOAD_DEFAULT, NPU_BATCH_AUTO);
+        frame_fill(f, sizeof f, 4);
+        for (k = 0; k < H * W; k++) {
+            const unsigned char *px = &f[k * 3];
+            double r = bgr ? px[2] : px[0], g = px[1], b = bgr ? px[0] : px[2];
+            want[k] = 0.299f * r + 0.587f * g + 0.114f * b;
+        }
+        const float *out = run(m, f, sizeof f, &rq);
+        expect_close(out, want, H * W, 1e-5);
+        npu_request_destroy(rq);
+        npu_model_destroy(m);
+        npu_arena_rewind(&tu_arena, base_mark);
+    }
+}
+
+/* ---- the whole chain, both payload layouts, a batch debatched by npu ---- */
+
+static void test_whole_chain_in_both_payload_layouts_and_plugin_batches(void **state)
+{
+    enum { N = 3, C = 3, H0 = 10, W0 = 7, H = 6, W = 5 };
+    static unsigned char f[N * H0 * W0 * C];
+    static double plane[H0 * W0], rs[H * W], want[N * C * H * W];
+    static const float mean[C] = {10.5f, 20.25f, 30.0f}, scale[C] = {2.0f, 4.0f, 0.5f};
+    int layout, n, c, k;
+    (void)state;
+    frame_fill(f, sizeof f, 5);
+    for (n = 0; n < N; n++)
+        for (c = 0; c < C; c++) {   /* model channel c is frame channel C-1-c (BGR -> RGB) */
+            for (k = 0; k < H0 * W0; k++) plane[k] = f[(n * H0 * W0 + k) * C + (C - 1 - c)];
+            resize_ref(plane, H0, W0, rs, H, W, 0);
+            for (k = 0; k < H * W; k++) want[((n * C + c) * H * W) + k] = (rs[k] - mean[c]) / scale[c];
+        }
+    for (layout = NPU_PAYLOAD_NO_WEIGHTS_COPY; layout <= NPU_PAYLOAD_WEIGHTS_COPY; layout++) {
+        npu_ir *ir = pass_ir(N, C, H, W);
+        npu_preprocess p = pre_u8("NHWC");
+        npu_model_info info;
+        npu_request *rq;
+        p.height = H0;
+        p.width = W0;
+        p.resize = NPU_RESIZE_LINEAR;
+        p.color = NPU_COLOR_REVERSED;
+        p.n_mean = p.n_scale = C;
+        memcpy(p.mean, mean, sizeof mean);
+        memcpy(p.scale, scale, sizeof scale);
+        tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+        npu_model *m = compile(ir, (npu_payload_layout)layout, NPU_BATCH_PLUGIN);
+        tu_ok(npu_model_get_info(m, &info), "npu_model_get_info");
+        assert_int_equal(info.batch_mode, NPU_BATCH_PLUGIN);
+        assert_int_equal(npu_model_input(m, 0)->shape.dims[0], N);
+        assert_int_equal(npu_model_input(m, 0)->shape.dims[1], H0);
+        const float *out = run(m, f, sizeof f, &rq);
+        for (k = 0; k < N * C * H * W; k++) {   /* 1e-5 of the resized value (0..255), through the mean and scale */
+            double tol = 1e-5 * 256.0 / scale[(k / (H * W)) % C];
+            if (fabs((double)out[k] - want[k]) > tol) fail_msg("element %d: %.9g, expected %.9g", k, (double)out[k], want[k]);
+        }
+        npu_request_destroy(rq);
+        npu_model_destroy(m);
+        npu_arena_rewind(&tu_arena, base_mark);
+    }
+}
+
+/* ---- postprocessing ---- */
+
+static void test_postprocess_converts_and_transposes_the_output(void **state)
+{
+    enum { C = 2, H = 3, W = 4 };
+    static unsigned char f[C * H * W];
+    npu_ir *ir = pass_ir(1, C, H, W);
+    npu_preprocess p = pre_u8(NULL);
+    npu_postprocess q;
+    npu_request *rq;
+    int c, y, x;
+    (void)state;
+    memset(&q, 0, sizeof q);
+    q.type = NPU_I32;
+    q.layout = "NHWC";
+    tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    tu_ok(npu_ir_set_postprocess(ir, &tu_arena, 0, &q), "npu_ir_set_postprocess");
+    assert_int_equal(npu_ir_output(ir, 0)->desc.type, NPU_I32);
+    npu_model *m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+    const npu_tensor_desc *d = npu_model_output(m, 0);
+    assert_int_equal(d->type, NPU_I32);
+    assert_true(d->shape.dims[1] == H && d->shape.dims[2] == W && d->shape.dims[3] == C);
+    frame_fill(f, sizeof f, 6);
+    const int32_t *out = run(m, f, sizeof f, &rq);
+    for (c = 0; c < C; c++)
+        for (y = 0; y < H; y++)
+            for (x = 0; x < W; x++) assert_int_equal(out[(y * W + x) * C + c], f[(c * H + y) * W + x]);
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+}
+
+/* ---- errors ---- */
+
+static void test_errors_name_the_input_and_the_reason(void **state)
+{
+    npu_ir *ir = pass_ir(1, 3, 4, 4);
+    npu_preprocess p = pre_u8("NHW");
+    npu_postprocess q;
+    size_t before;
+    (void)state;
+    before = npu_arena_used(&tu_arena);
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("input 'x'");
+    expect_error("layout does not have one letter per axis");
+    assert_int_equal(npu_arena_used(&tu_arena), before);
+    p = pre_u8("NHWC");
+    p.type = (npu_type)99;
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("unknown element type");
+    p = pre_u8("NHWC");
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 1, &p), NPU_ERR_NOT_FOUND);
+    expect_error("no input 1 (it has 1)");
+    p.height = 5;
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("no resize is set");
+    p = pre_u8("NHWC");
+    p.n_scale = 2;
+    p.scale[0] = p.scale[1] = 1.0f;
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("neither 1 nor the channel count");
+    p.n_scale = 1;
+    p.scale[0] = 0.0f;
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("scale value is 0");
+    p = pre_u8("NHWC");
+    p.reserved[3] = 1;
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    p = pre_u8("NHWC");
+    p.color = NPU_COLOR_RGB_TO_GRAY;   /* the model has 3 channels */
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("gray");
+    assert_int_equal(npu_arena_used(&tu_arena), before);
+    {   /* an arena without NPU_PREPROCESS_BYTES: refused, unchanged */
+        static _Alignas(16) unsigned char small[NPU_PREPROCESS_BYTES - 16];
+        npu_arena sa;
+        npu_arena_init(&sa, small, sizeof small);
+        p = pre_u8("NHWC");
+        assert_int_equal(npu_ir_set_preprocess(ir, &sa, 0, &p), NPU_ERR_ARENA_TOO_SMALL);
+        assert_int_equal(npu_arena_used(&sa), 0);
+    }
+    p = pre_u8("NHWC");
+    tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_STATE);
+    expect_error("input 'x' already has preprocessing set");
+    memset(&q, 0, sizeof q);
+    q.layout = "NCW";
+    assert_int_equal(npu_ir_set_postprocess(ir, &tu_arena, 0, &q), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("output 'y'");
+    npu_model *m = compile(ir, NPU_PAYLOAD_DEFAULT, NPU_BATCH_AUTO);
+    q.layout = NULL;
+    q.type = NPU_F16;
+    assert_int_equal(npu_ir_set_postprocess(ir, &tu_arena, 0, &q), NPU_ERR_STATE);
+    expect_error("already been compiled");
+    {   /* a frame buffer smaller than the u8 frame */
+        npu_request *req = NULL;
+        static _Alignas(64) unsigned char frame[3 * 4 * 4];
+        tu_ok(npu_request_create(m, &tu_arena, NULL, &req), "npu_request_create");
+        assert_int_equal(npu_request_set_input_buffer(req, 0, frame, sizeof frame - 1), NPU_ERR_BUFFER_TOO_SMALL);
+        expect_error("input 'x': buffer of 47 bytes, 48 needed");
+        /* an f32-sized buffer is not what the model reads: the input is u8 */
+        assert_int_equal(npu_model_input(m, 0)->type, NPU_U8);
+        assert_int_equal(npu_model_input(m, 0)->bytes, sizeof frame);
+        tu_ok(npu_request_set_input_buffer(req, 0, frame, sizeof frame), "npu_request_set_input_buffer");
+        npu_request_destroy(req);
+    }
+    npu_model_destroy(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_convert_u8_to_f32_is_exact_and_the_input_reports_the_frame, setup_each),
+        cmocka_unit_test_setup(test_nhwc_frame_is_transposed_to_nchw_exactly, setup_each),
+        cmocka_unit_test_setup(test_mean_and_scale_per_channel_are_exact, setup_each),
+        cmocka_unit_test_setup(test_reversed_colour_swaps_bgr_and_rgb, setup_each),
+        cmocka_unit_test_setup(test_resize_nearest_matches_the_interpolate_spec, setup_each),
+        cmocka_unit_test_setup(test_resize_linear_matches_the_interpolate_spec, setup_each),
+        cmocka_unit_test_setup(test_gray_from_rgb_and_bgr_weights_the_channels, setup_each),
+        cmocka_unit_test_setup(test_whole_chain_in_both_payload_layouts_and_plugin_batches, setup_each),
+        cmocka_unit_test_setup(test_postprocess_converts_and_transposes_the_output, setup_each),
+        cmocka_unit_test_setup(test_errors_name_the_input_and_the_reason, setup_each),
+    };
+    return cmocka_run_group_tests(tests, setup_all, teardown_all);
+}
