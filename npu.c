@@ -6231,6 +6231,10 @@ struct npu_model {
     void *prof_pool;                      /* and its pool of prof_count query slots */
     uint32_t prof_count;
     atomic_uint_fast64_t prof_slots;      /* bit i: slot i taken by a request */
+    /* Set with the pool (npu__model_controls): reached only through these, so
+     * programs that never profile do not link them. */
+    npu_status (*prof_attach)(npu_request *q);
+    void (*prof_detach)(npu_request *q);
 };
 
 typedef struct npu__req_arg {
@@ -6790,11 +6794,10 @@ static npu_status npu__ext_table(npu_device *d, const char *name, const void **o
 {
     void *t = NULL;
     ze_result_t r = zeDriverGetExtensionFunctionAddress(d->driver, name, &t);
-    *out = NULL;
-    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(d->ctx, "zeDriverGetExtensionFunctionAddress", r);
-    if (t == NULL)
-        return npu__fail(d->ctx, NPU_ERR_DRIVER, "zeDriverGetExtensionFunctionAddress(\"%s\") gave no table", name);
+    NPU__UNUSED(name);
+    if (r == ZE_RESULT_SUCCESS && t == NULL) r = ZE_RESULT_ERROR_UNKNOWN;   /* no table */
     *out = t;
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(d->ctx, "zeDriverGetExtensionFunctionAddress", r);
     return NPU_OK;
 }
 
@@ -7304,6 +7307,9 @@ typedef struct npu__create_args {
     uint64_t hash;
     uint32_t profiled;        /* npu_compile_options.profiled_requests */
     uint32_t workload;        /* npu_compile_options.workload_type */
+    /* Compiles that ask for either: npu__model_controls (only the compile
+     * path names it, so an import-only program does not link it). */
+    npu_status (*controls)(npu_model *m, const struct npu__create_args *c);
 } npu__create_args;
 
 #ifndef NPU_NO_MESSAGES
@@ -7400,10 +7406,13 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     return npu__fail_end(ctx, NPU_ERR_COMPILE);
 }
 
-/* The controls a compile asks for that the driver must offer; before the
- * graph is created. */
-static NPU__NOINLINE npu_status npu__controls_check(npu_device *d, const npu__create_args *c)
+/* The controls a compile asks for: in range, and offered by the driver. */
+static npu_status npu__controls_check(npu_device *d, const npu__create_args *c)
 {
+    if (c->profiled > NPU_MAX_PROFILED_REQUESTS || c->workload > (uint32_t)NPU_WORKLOAD_BACKGROUND)
+        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: profiled_requests %u (0 to %d) or "
+                         "workload_type %u (0 or 1)", (unsigned)c->profiled, NPU_MAX_PROFILED_REQUESTS,
+                         (unsigned)c->workload);
     if (c->profiled && !d->caps.profiling)
         return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "profiled_requests: the driver does not offer %s%s",
                          NPU__ZE_PROFILING_EXT_NAME,
@@ -7425,24 +7434,55 @@ static npu_status npu__set_workload(npu_model *m, uint32_t type)
     return NPU_OK;
 }
 
+/* A profiled model's request takes a free query slot of the model's pool
+ * (before its lists are recorded: every execute names the query). */
+static NPU__NOINLINE npu_status npu__req_profiling_attach(npu_request *q)
+{
+    npu_model *m = q->model;
+    uint_fast64_t bit = 1;
+    uint32_t i;
+    ze_result_t r;
+    for (i = 0; i < m->prof_count; i++, bit <<= 1)
+        if ((atomic_fetch_or(&m->prof_slots, bit) & bit) == 0) break;
+    if (i == m->prof_count)
+        return npu__fail(q->ctx, NPU_ERR_LIMIT, "request: all %u profiled request(s) of the model are in use "
+                         "(profiled_requests)", (unsigned)m->prof_count);
+    r = m->prof->pfnProfilingQueryCreate(m->prof_pool, i, &q->prof_query);
+    if (r != ZE_RESULT_SUCCESS) {
+        q->prof_query = NULL;
+        atomic_fetch_and(&m->prof_slots, ~bit);
+        return npu__ze_fail(q->ctx, "pfnProfilingQueryCreate", r);
+    }
+    q->prof_slot = i;
+    return NPU_OK;
+}
+
+static NPU__NOINLINE void npu__req_profiling_detach(npu_request *q)
+{
+    npu_model *m = q->model;
+    m->prof->pfnProfilingQueryDestroy(q->prof_query);
+    q->prof_query = NULL;
+    atomic_fetch_and(&m->prof_slots, ~((uint_fast64_t)1 << q->prof_slot));
+}
+
 /* The workload type and the profiling pool, once the model has its queue. */
 static NPU__NOINLINE npu_status npu__model_controls(npu_model *m, const npu__create_args *c)
 {
-    npu_status st = NPU_OK;
+    npu_status st = npu__controls_check(m->dev, c);
     ze_result_t r;
-    if (c->workload) st = npu__set_workload(m, c->workload);
+    if (st == NPU_OK && c->workload) st = npu__set_workload(m, c->workload);
     if (st != NPU_OK || !c->profiled) return st;
     st = npu__ext_table(m->dev, NPU__ZE_PROFILING_EXT_NAME, (const void **)&m->prof);
     if (st != NPU_OK) return st;
     r = m->prof->pfnProfilingPoolCreate(m->graph, c->profiled, &m->prof_pool);
     if (r != ZE_RESULT_SUCCESS) {
         m->prof_pool = NULL;
-        return npu__fail(m->ctx, r == ZE_RESULT_ERROR_NOT_AVAILABLE ? NPU_ERR_UNSUPPORTED : NPU_ERR_DRIVER,
-                         "pfnProfilingPoolCreate failed: ze_result_t 0x%08x%s", (unsigned)r,
-                         r == ZE_RESULT_ERROR_NOT_AVAILABLE ? " (the graph has no profiling buffer)" : "");
+        return npu__ze_fail(m->ctx, "pfnProfilingPoolCreate", r);
     }
     m->prof_count = c->profiled;
     atomic_init(&m->prof_slots, 0);
+    m->prof_attach = npu__req_profiling_attach;
+    m->prof_detach = npu__req_profiling_detach;
     return NPU_OK;
 }
 
@@ -7453,8 +7493,7 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     npu_model *m;
     npu_status st;
 
-    st = (c->profiled || c->workload) ? npu__controls_check(d, c) : NPU_OK;
-    if (st == NPU_OK) st = npu__graph_create(d, c, &graph);
+    st = npu__graph_create(d, c, &graph);
     if (st != NPU_OK) {
         npu_arena_rewind(arena, c->transient_mark);
         return st;
@@ -7481,7 +7520,7 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
                                c->turbo || d->queue_turbo, &m->own_queue);
         if (st == NPU_OK) m->queue = m->own_queue;
     }
-    if (st == NPU_OK && (c->profiled || c->workload)) st = npu__model_controls(m, c);
+    if (st == NPU_OK && c->controls != NULL) st = c->controls(m, c);
     if (st == NPU_OK) st = npu__model_setup(m, arena);
     if (st != NPU_OK) {
         npu__model_release(m);
@@ -7768,10 +7807,7 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
             {"priority", (int)o->priority, NPU_PRIORITY_HIGH},
             {"optimization_level", o->optimization_level, 3},
             {"payload_layout", (int)o->payload_layout, NPU_PAYLOAD_WEIGHTS_COPY},
-            {"batch_mode", (int)o->batch_mode, NPU_BATCH_COMPILER},
-            {"workload_type", (int)o->workload_type, NPU_WORKLOAD_BACKGROUND},
-            {"profiled_requests", o->profiled_requests > NPU_MAX_PROFILED_REQUESTS ? -1 : 0,
-             NPU_MAX_PROFILED_REQUESTS}};
+            {"batch_mode", (int)o->batch_mode, NPU_BATCH_COMPILER}};
         for (i = 0; i < NPU__COUNT_OF(range); i++)
             if (range[i].value < 0 || range[i].value > range[i].max)
                 return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: %s is %d (0 to %d)",
@@ -7864,12 +7900,13 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
     }
     c.priority = o ? o->priority : NPU_PRIORITY_DEFAULT;
     c.turbo = o ? o->turbo : 0;
-    if (o != NULL) {
+    c.transient_mark = mark;
+    if (o != NULL && (o->profiled_requests || o->workload_type)) {
         c.profiled = o->profiled_requests;
         c.workload = (uint32_t)o->workload_type;
         if (c.profiled) c.flags |= NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
+        c.controls = npu__model_controls;
     }
-    c.transient_mark = mark;
     return npu__model_create(d, arena, &c, out);
 }
 
@@ -9041,41 +9078,6 @@ static npu_status npu__req_record(npu_request *q, int reset)
     return NPU_OK;
 }
 
-/* A profiled model's request takes a free query slot of the model's pool
- * (before its lists are recorded: every execute names the query). */
-static NPU__NOINLINE npu_status npu__req_profiling_attach(npu_request *q)
-{
-    npu_model *m = q->model;
-    uint_fast64_t used = atomic_load(&m->prof_slots), bit;
-    uint32_t i;
-    ze_result_t r;
-    for (;;) {
-        for (i = 0; i < m->prof_count && (used >> i & 1u); i++) {
-        }
-        if (i == m->prof_count)
-            return npu__fail(q->ctx, NPU_ERR_LIMIT, "request: the model was compiled for %u profiled request(s) "
-                             "(profiled_requests) and all are in use", (unsigned)m->prof_count);
-        bit = (uint_fast64_t)1 << i;
-        if (atomic_compare_exchange_weak(&m->prof_slots, &used, used | bit)) break;
-    }
-    r = m->prof->pfnProfilingQueryCreate(m->prof_pool, i, &q->prof_query);
-    if (r != ZE_RESULT_SUCCESS) {
-        q->prof_query = NULL;
-        atomic_fetch_and(&m->prof_slots, ~bit);
-        return npu__ze_fail(q->ctx, "pfnProfilingQueryCreate", r);
-    }
-    q->prof_slot = i;
-    return NPU_OK;
-}
-
-static NPU__NOINLINE void npu__req_profiling_detach(npu_request *q)
-{
-    npu_model *m = q->model;
-    m->prof->pfnProfilingQueryDestroy(q->prof_query);
-    q->prof_query = NULL;
-    atomic_fetch_and(&m->prof_slots, ~((uint_fast64_t)1 << q->prof_slot));
-}
-
 static void npu__req_release(npu_request *q)
 {
     uint32_t i;
@@ -9090,7 +9092,7 @@ static void npu__req_release(npu_request *q)
             q->a[i].own = q->a[i].imported = NULL;
         }
     q->fence = NULL;
-    if (q->prof_query != NULL) npu__req_profiling_detach(q);
+    if (q->prof_query != NULL) q->model->prof_detach(q);
 }
 
 static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
@@ -9179,7 +9181,7 @@ NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const 
         npu_arena_rewind(arena, mark);
         return NPU_ERR_ARENA_TOO_SMALL;
     }
-    st = model->prof_pool != NULL ? npu__req_profiling_attach(q) : NPU_OK;
+    st = model->prof_attach != NULL ? model->prof_attach(q) : NPU_OK;
     if (st == NPU_OK) st = npu__req_init(q, opts);
     if (st != NPU_OK) {
         npu__req_release(q);

@@ -53,6 +53,8 @@ function site_family1(t,    m) {
     if (t ~ /\.infer\(|(^|[^a-z_])f\(n, m\)/) return "^npu__infer_"            # shape inference
     if (t ~ /attrs\(s, n\)/) return "^npu__attrs_"                    # IR <data> writers
     if (t ~ /layout_of\(/) return "_layout_of$"
+    if (t ~ /->prof_(attach|detach)\(/) return "^npu__req_profiling_(attach|detach)$"   # profiled models
+    if (t ~ /->controls\(m, c\)/) return "^npu__model_controls$"       # compile controls
     if (t ~ /l->get\(/) return "^npu__[gi]src_(input|output)$"        # I/O lists of a source
     if (match(t, /->ops->[a-z_]+\(/)) {                                # a model source's table
         m = substr(t, RSTART + 7, RLENGTH - 8)

@@ -183,7 +183,7 @@ static void test_misuse(void **state)
     tu_ok(npu_request_create(m, &tu_arena, NULL, &r2), "request 2");
     assert_int_equal(npu_request_create(m, &tu_arena, NULL, &r3), NPU_ERR_LIMIT);
     assert_null(r3);
-    assert_non_null(strstr(npu_context_last_error(tu_ctx), "2 profiled request(s)"));
+    assert_non_null(strstr(npu_context_last_error(tu_ctx), "all 2 profiled request(s)"));
     npu_request_destroy(r2);
     tu_ok(npu_request_create(m, &tu_arena, NULL, &r3), "request 3 in the freed slot");
     /* running: refused */
