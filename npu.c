@@ -93,7 +93,10 @@ static void npu__log_site(const npu_context *ctx, npu_log_level level);
 #define npu__log(ctx, level, ...) npu__log_site((ctx), (level))
 #endif
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what);
-static npu_status npu__check_reserved(npu_context *ctx, const uint32_t *reserved, const char *what);
+static npu_status npu__check_reserved_n(npu_context *ctx, const uint32_t *reserved, unsigned n, const char *what);
+/* `reserved` is the options struct's array (its length counts). */
+#define npu__check_reserved(ctx, reserved, what) \
+    npu__check_reserved_n((ctx), (reserved), (unsigned)NPU__COUNT_OF(reserved), (what))
 
 /* ---- Blob metadata (OVNPU tail): written by section 13, used by section 11 ----
  * File layout: [native blob][zero padding][fields][u64 blobDataSize]["OVNPU"],
@@ -557,11 +560,11 @@ static void npu__fail_begin_site(npu_context *ctx, npu_status status, unsigned l
 
 /* Options structs end in reserved words that must be zero (npu.h, "ABI"):
  * a non-zero one is a field of a newer npu.h this library does not know. */
-static npu_status npu__check_reserved(npu_context *ctx, const uint32_t *reserved, const char *what)
+static npu_status npu__check_reserved_n(npu_context *ctx, const uint32_t *reserved, unsigned n, const char *what)
 {
     unsigned i;
     NPU__MSG_UNUSED(what);
-    for (i = 0; i < NPU_RESERVED_WORDS; i++)
+    for (i = 0; i < n; i++)
         if (reserved[i] != 0)
             return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: reserved[%u] is %lu, not 0 (a field of a newer "
                              "npu.h than this library, %s?)", what, i, (unsigned long)reserved[i],
@@ -7271,6 +7274,54 @@ typedef struct npu__ze_graph_ddi {
     void (*pfnEvict)(void);
 } npu__ze_graph_ddi;
 
+/* ZE_extension_profiling_data 1.0 (ze_graph_profiling_ext.h, all releases of
+ * the Linux driver): a pool of query slots per graph compiled with
+ * ZE_GRAPH_FLAG_ENABLE_PROFILING, a query per execute, decoded by
+ * pfnProfilingQueryGetData (size first: *pSize 0 and pData NULL). */
+#define NPU__ZE_PROFILING_EXT_NAME "ZE_extension_profiling_data"
+#define NPU__ZE_CONTEXT_NPU_EXT_NAME "ZE_extension_context_npu"
+#define NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING 0x2u
+#define NPU__ZE_PROFILING_LAYER_LEVEL 0x1u
+typedef struct npu__ze_profiling_ddi {
+    ze_result_t (*pfnProfilingPoolCreate)(npu__ze_graph_handle_t, uint32_t, void **);
+    ze_result_t (*pfnProfilingPoolDestroy)(void *);
+    ze_result_t (*pfnProfilingQueryCreate)(void *, uint32_t, void **);
+    ze_result_t (*pfnProfilingQueryDestroy)(void *);
+    ze_result_t (*pfnProfilingQueryGetData)(void *, uint32_t, uint32_t *, uint8_t *);
+    ze_result_t (*pfnDeviceGetProfilingDataProperties)(ze_device_handle_t, void *);
+    ze_result_t (*pfnProfilingLogGetString)(void *, uint32_t *, char *);
+} npu__ze_profiling_ddi;
+
+typedef struct npu__ze_layer_info {   /* ze_profiling_layer_info, 368 bytes */
+    char name[256];
+    char layer_type[50];
+    uint32_t status;                  /* ze_layer_status_t */
+    uint64_t start_time_ns;
+    uint64_t duration_ns;
+    uint32_t layer_id;
+    uint64_t fused_layer_id;
+    uint64_t dpu_ns, sw_ns, dma_ns;
+} npu__ze_layer_info;
+_Static_assert(sizeof(npu__ze_layer_info) == 368, "ze_profiling_layer_info is 368 bytes");
+/* npu_request_profile converts the driver's records in place, back to front. */
+_Static_assert(sizeof(npu_layer_profile) >= sizeof(npu__ze_layer_info) && sizeof(npu_layer_profile) % 16 == 0,
+               "an npu_layer_profile covers a ze_profiling_layer_info");
+
+typedef struct npu__ze_cq_npu_ddi {   /* ZE_extension_command_queue_npu 1.0 */
+    ze_result_t (*pfnSetWorkloadType)(ze_command_queue_handle_t, uint32_t);
+} npu__ze_cq_npu_ddi;
+
+typedef struct npu__ze_context_props {   /* ze_context_properties_npu_ext_t */
+    uint32_t stype;                      /* 1 */
+    const void *pNext;
+    uint32_t options;                    /* IDLE_OPTIMIZATIONS = 0x1 */
+} npu__ze_context_props;
+
+typedef struct npu__ze_context_npu_ddi {   /* ZE_extension_context_npu 1.0 */
+    ze_result_t (*pfnSetProperties)(ze_context_handle_t, npu__ze_context_props *);
+    ze_result_t (*pfnReleaseMemory)(ze_context_handle_t);
+} npu__ze_context_npu_ddi;
+
 #if defined(__x86_64__) || defined(__aarch64__)
 _Static_assert(sizeof(npu__ze_device_graph_properties) == 32, "ze_device_graph_properties_t");
 _Static_assert(sizeof(npu__ze_graph_desc) == 48, "ze_graph_desc_t");
@@ -7389,6 +7440,10 @@ typedef struct npu__caps {
                                       (OpenVINO's serializeIOInfo) */
     unsigned legacy_priority : 1;  /* compiler below 5.2 (and known): MODEL_PRIORITY_LOW/MED/HIGH
                                       values (OpenVINO's serializeConfig) */
+    unsigned profiling : 1;        /* ZE_extension_profiling_data 1.x and graph 1.5 (the
+                                      ENABLE_PROFILING flag rides in ze_graph_desc_2_t) */
+    unsigned workload_type : 1;    /* command queue 1.0: pfnSetWorkloadType */
+    unsigned context_npu : 1;      /* ZE_extension_context_npu 1.x: pfnSetProperties */
 } npu__caps;
 
 struct npu_device {
@@ -7414,6 +7469,7 @@ struct npu_device {
                                      -1 cannot ask: graph extension < 1.11) */
     int serializer_key;           /* NPU__SER_*: how the compiler is told layout B */
     int host_import;              /* the driver offers NPU__ZE_MEMMAP_EXT_NAME */
+    int ext_flags;                /* NPU__EXT_*: other extensions the driver lists */
     int is_simulated;
     ze_driver_properties_t driver_props;
     ze_device_properties_t props;
@@ -7423,7 +7479,12 @@ struct npu_device {
     ze_driver_extension_properties_t *ext_scratch;
 };
 
-/* Sets d->caps from d->ext_version, d->cq_ext_version and d->compiler_version. */
+#define NPU__EXT_MEMMAP 0x1
+#define NPU__EXT_PROFILING 0x2
+#define NPU__EXT_CONTEXT_NPU 0x4
+
+/* Sets d->caps from d->ext_version, d->cq_ext_version, d->ext_flags and
+ * d->compiler_version. */
 static void npu__caps_init(npu_device *d)
 {
     uint32_t v = d->ext_version, cq = d->cq_ext_version, cv = d->compiler_version;
@@ -7445,6 +7506,9 @@ static void npu__caps_init(npu_device *d)
     c->queue_options = cq >= NPU__ZE_VERSION(1, 1);
     c->flags_by_index = cv >= NPU__ZE_VERSION(5, 9);
     c->legacy_priority = cv != 0 && cv < NPU__ZE_VERSION(5, 2);
+    c->profiling = (d->ext_flags & NPU__EXT_PROFILING) != 0 && c->create2;
+    c->workload_type = cq != 0;
+    c->context_npu = (d->ext_flags & NPU__EXT_CONTEXT_NPU) != 0;
 }
 
 struct npu_model {
@@ -7468,6 +7532,14 @@ struct npu_model {
     size_t map_size;
     size_t arena_bytes;
     atomic_flag record_lock;              /* serializes SetArgumentValue + Append */
+    const npu__ze_profiling_ddi *prof;    /* profiled model: the driver's table */
+    void *prof_pool;                      /* and its pool of prof_count query slots */
+    uint32_t prof_count;
+    atomic_uint_fast64_t prof_slots;      /* bit i: slot i taken by a request */
+    /* Set with the pool (npu__model_controls): reached only through these, so
+     * programs that never profile do not link them. */
+    npu_status (*prof_attach)(npu_request *q);
+    void (*prof_detach)(npu_request *q);
 };
 
 typedef struct npu__req_arg {
@@ -7491,6 +7563,8 @@ struct npu_request {
     npu__req_arg *a;                 /* per driver argument */
     uint32_t *copy_in, *copy_out;    /* args with a caller buffer in copy mode */
     uint32_t n_copy_in, n_copy_out;
+    void *prof_query;                /* profiled model: this request's query */
+    uint32_t prof_slot;
 };
 
 /* ---- Helpers ---- */
@@ -7668,13 +7742,13 @@ NPU__MSG_ONLY(static const char npu__no_device_hint[] =
  * command-queue NPU extension. */
 static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_extension_properties_t *ext,
                                         ze_driver_handle_t drv, char *name, uint32_t *version,
-                                        uint32_t *cq_version, int *memmap)
+                                        uint32_t *cq_version, int *flags)
 {
     uint32_t n = 0, i;
     ze_result_t r;
     *version = 0;
     *cq_version = 0;
-    *memmap = 0;
+    *flags = 0;
     name[0] = '\0';
     r = zeDriverGetExtensionProperties(drv, &n, NULL);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
@@ -7693,7 +7767,10 @@ static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_extension_pr
         } else if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
             *cq_version = ext[i].version;
         } else if (strcmp(ext[i].name, NPU__ZE_MEMMAP_EXT_NAME) == 0) {
-            *memmap = 1;
+            *flags |= NPU__EXT_MEMMAP;
+        } else if ((ext[i].version >> 16) == 1) {
+            if (strcmp(ext[i].name, NPU__ZE_PROFILING_EXT_NAME) == 0) *flags |= NPU__EXT_PROFILING;
+            if (strcmp(ext[i].name, NPU__ZE_CONTEXT_NPU_EXT_NAME) == 0) *flags |= NPU__EXT_CONTEXT_NPU;
         }
     }
     return NPU_OK;
@@ -7776,7 +7853,8 @@ static npu_status npu__select_driver(npu_device *d, char *ext_name)
             d->device = dev;
             d->driver_props = dp;
             d->is_simulated = !intel;
-            d->host_import = memmap;
+            d->host_import = memmap & NPU__EXT_MEMMAP;
+            d->ext_flags = memmap;
             d->ext_version = version < NPU__ZE_GRAPH_EXT_MAX ? version : NPU__ZE_GRAPH_EXT_MAX;
             d->cq_ext_version = cq;
             return NPU_OK;
@@ -8015,6 +8093,39 @@ NPU_API void npu_device_close(npu_device *dev)
     npu__device_release(dev);
 }
 
+/* An extension's function table (zeDriverGetExtensionFunctionAddress), asked
+ * only by the entry points that use it; the caller checked npu__caps. */
+static npu_status npu__ext_table(npu_device *d, const char *name, const void **out)
+{
+    void *t = NULL;
+    ze_result_t r = zeDriverGetExtensionFunctionAddress(d->driver, name, &t);
+    NPU__UNUSED(name);
+    if (r == ZE_RESULT_SUCCESS && t == NULL) r = ZE_RESULT_ERROR_UNKNOWN;   /* no table */
+    *out = t;
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(d->ctx, "zeDriverGetExtensionFunctionAddress", r);
+    return NPU_OK;
+}
+
+NPU_API npu_status npu_device_set_idle_optimizations(npu_device *dev, int enable)
+{
+    const npu__ze_context_npu_ddi *t;
+    npu__ze_context_props props;
+    npu_status st;
+    ze_result_t r;
+    if (dev == NULL) return npu__fail(NULL, NPU_ERR_INVALID_ARGUMENT, "npu_device_set_idle_optimizations: NULL device");
+    if (!dev->caps.context_npu)
+        return npu__fail(dev->ctx, NPU_ERR_UNSUPPORTED, "idle optimizations: the driver does not offer %s "
+                         "(Linux NPU driver 1.32 and later do)", NPU__ZE_CONTEXT_NPU_EXT_NAME);
+    st = npu__ext_table(dev, NPU__ZE_CONTEXT_NPU_EXT_NAME, (const void **)&t);
+    if (st != NPU_OK) return st;
+    memset(&props, 0, sizeof props);
+    props.stype = 1;
+    props.options = enable ? 1u : 0u;
+    r = t->pfnSetProperties(dev->zctx, &props);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(dev->ctx, "pfnSetProperties (ZE_extension_context_npu)", r);
+    return NPU_OK;
+}
+
 NPU_API uint32_t npu_device_optimal_requests(const npu_device *dev, npu_performance_hint hint)
 {
     if (dev == NULL) return 0;
@@ -8230,6 +8341,8 @@ static npu_status npu__model_set_dynamic(npu_model *m)
 
 static void npu__model_release(npu_model *m)
 {
+    if (m->prof_pool != NULL) m->prof->pfnProfilingPoolDestroy(m->prof_pool);
+    m->prof_pool = NULL;
     if (m->graph != NULL) m->dev->g->pfnDestroy(m->graph);
     if (m->init_fence != NULL) zeFenceDestroy(m->init_fence);
     if (m->init_list != NULL) zeCommandListDestroy(m->init_list);
@@ -8497,6 +8610,11 @@ typedef struct npu__create_args {
     size_t transient_mark;    /* rewind here after create (payload/flags in arena) */
     int has_hash;             /* chain a ze_graph_input_hash_t (ext >= 1.14) */
     uint64_t hash;
+    uint32_t profiled;        /* npu_compile_options.profiled_requests */
+    uint32_t workload;        /* npu_compile_options.workload_type */
+    /* Compiles that ask for either: npu__model_controls (only the compile
+     * path names it, so an import-only program does not link it). */
+    npu_status (*controls)(npu_model *m, const struct npu__create_args *c);
 } npu__create_args;
 
 #ifndef NPU_NO_MESSAGES
@@ -8593,6 +8711,86 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     return npu__fail_end(ctx, NPU_ERR_COMPILE);
 }
 
+/* The controls a compile asks for: in range, and offered by the driver. */
+static npu_status npu__controls_check(npu_device *d, const npu__create_args *c)
+{
+    if (c->profiled > NPU_MAX_PROFILED_REQUESTS || c->workload > (uint32_t)NPU_WORKLOAD_BACKGROUND)
+        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: profiled_requests %u (0 to %d) or "
+                         "workload_type %u (0 or 1)", (unsigned)c->profiled, NPU_MAX_PROFILED_REQUESTS,
+                         (unsigned)c->workload);
+    if (c->profiled && !d->caps.profiling)
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "profiled_requests: the driver does not offer %s%s",
+                         NPU__ZE_PROFILING_EXT_NAME,
+                         d->caps.create2 ? "" : " with graph extension 1.5 (ZE_GRAPH_FLAG_ENABLE_PROFILING)");
+    if (c->workload && !d->caps.workload_type)
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "workload_type: the driver does not offer %s",
+                         NPU__ZE_CQ_NPU_EXT_NAME);
+    return NPU_OK;
+}
+
+static npu_status npu__set_workload(npu_model *m, uint32_t type)
+{
+    const npu__ze_cq_npu_ddi *t;
+    npu_status st = npu__ext_table(m->dev, NPU__ZE_CQ_NPU_EXT_NAME, (const void **)&t);
+    ze_result_t r;
+    if (st != NPU_OK) return st;
+    r = t->pfnSetWorkloadType(m->queue, type);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnSetWorkloadType", r);
+    return NPU_OK;
+}
+
+/* A profiled model's request takes a free query slot of the model's pool
+ * (before its lists are recorded: every execute names the query). */
+static NPU__NOINLINE npu_status npu__req_profiling_attach(npu_request *q)
+{
+    npu_model *m = q->model;
+    uint_fast64_t bit = 1;
+    uint32_t i;
+    ze_result_t r;
+    for (i = 0; i < m->prof_count; i++, bit <<= 1)
+        if ((atomic_fetch_or(&m->prof_slots, bit) & bit) == 0) break;
+    if (i == m->prof_count)
+        return npu__fail(q->ctx, NPU_ERR_LIMIT, "request: all %u profiled request(s) of the model are in use "
+                         "(profiled_requests)", (unsigned)m->prof_count);
+    r = m->prof->pfnProfilingQueryCreate(m->prof_pool, i, &q->prof_query);
+    if (r != ZE_RESULT_SUCCESS) {
+        q->prof_query = NULL;
+        atomic_fetch_and(&m->prof_slots, ~bit);
+        return npu__ze_fail(q->ctx, "pfnProfilingQueryCreate", r);
+    }
+    q->prof_slot = i;
+    return NPU_OK;
+}
+
+static NPU__NOINLINE void npu__req_profiling_detach(npu_request *q)
+{
+    npu_model *m = q->model;
+    m->prof->pfnProfilingQueryDestroy(q->prof_query);
+    q->prof_query = NULL;
+    atomic_fetch_and(&m->prof_slots, ~((uint_fast64_t)1 << q->prof_slot));
+}
+
+/* The workload type and the profiling pool, once the model has its queue. */
+static NPU__NOINLINE npu_status npu__model_controls(npu_model *m, const npu__create_args *c)
+{
+    npu_status st = npu__controls_check(m->dev, c);
+    ze_result_t r;
+    if (st == NPU_OK && c->workload) st = npu__set_workload(m, c->workload);
+    if (st != NPU_OK || !c->profiled) return st;
+    st = npu__ext_table(m->dev, NPU__ZE_PROFILING_EXT_NAME, (const void **)&m->prof);
+    if (st != NPU_OK) return st;
+    r = m->prof->pfnProfilingPoolCreate(m->graph, c->profiled, &m->prof_pool);
+    if (r != ZE_RESULT_SUCCESS) {
+        m->prof_pool = NULL;
+        return npu__ze_fail(m->ctx, "pfnProfilingPoolCreate", r);
+    }
+    m->prof_count = c->profiled;
+    atomic_init(&m->prof_slots, 0);
+    m->prof_attach = npu__req_profiling_attach;
+    m->prof_detach = npu__req_profiling_detach;
+    return NPU_OK;
+}
+
 static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__create_args *c, npu_model **out)
 {
     npu_context *ctx = d->ctx;
@@ -8621,12 +8819,13 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     atomic_flag_clear(&m->record_lock);
     st = NPU_OK;
     if ((c->priority != NPU_PRIORITY_DEFAULT && npu__ze_priority(c->priority) != d->queue_priority) ||
-        (c->turbo && !d->queue_turbo)) {
+        (c->turbo && !d->queue_turbo) || c->workload) {
         st = npu__create_queue(d, c->priority != NPU_PRIORITY_DEFAULT ? npu__ze_priority(c->priority)
                                                                       : d->queue_priority,
                                c->turbo || d->queue_turbo, &m->own_queue);
         if (st == NPU_OK) m->queue = m->own_queue;
     }
+    if (st == NPU_OK && c->controls != NULL) st = c->controls(m, c);
     if (st == NPU_OK) st = npu__model_setup(m, arena);
     if (st != NPU_OK) {
         npu__model_release(m);
@@ -9007,6 +9206,12 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
     c.priority = o ? o->priority : NPU_PRIORITY_DEFAULT;
     c.turbo = o ? o->turbo : 0;
     c.transient_mark = mark;
+    if (o != NULL && (o->profiled_requests || o->workload_type)) {
+        c.profiled = o->profiled_requests;
+        c.workload = (uint32_t)o->workload_type;
+        if (c.profiled) c.flags |= NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
+        c.controls = npu__model_controls;
+    }
     return npu__model_create(d, arena, &c, out);
 }
 
@@ -9503,6 +9708,18 @@ NPU_API void npu_model_destroy(npu_model *model)
     npu__model_release(model);
 }
 
+NPU_API npu_status npu_model_set_workload_type(npu_model *model, npu_workload_type type)
+{
+    if (model == NULL) return npu__fail(NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_set_workload_type: NULL model");
+    if ((int)type < 0 || (int)type > (int)NPU_WORKLOAD_BACKGROUND)
+        return npu__fail(model->ctx, NPU_ERR_INVALID_ARGUMENT, "npu_model_set_workload_type: type %d (0 or 1)",
+                         (int)type);
+    if (!model->dev->caps.workload_type)
+        return npu__fail(model->ctx, NPU_ERR_UNSUPPORTED, "workload type: the driver does not offer %s",
+                         NPU__ZE_CQ_NPU_EXT_NAME);
+    return npu__set_workload(model, (uint32_t)type);
+}
+
 NPU_API size_t npu_model_arena_bytes(const npu_model *model) { return model ? model->arena_bytes : 0; }
 
 NPU_API uint32_t npu_model_input_count(const npu_model *m) { return m ? m->n_inputs : 0; }
@@ -9866,7 +10083,8 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
                                     const npu_compile_options *o, const npu__form *form, npu_model **out)
 {
 #ifndef NPU_NO_CACHE
-    if (o != NULL && o->cache_dir != NULL) return npu__cache_compile(d, arena, src, o, form, out);
+    if (o != NULL && o->cache_dir != NULL && o->profiled_requests == 0)
+        return npu__cache_compile(d, arena, src, o, form, out);
 #endif
     return npu__form_compile(d, arena, src, o, form, out);
 }
@@ -10152,7 +10370,7 @@ static npu_status npu__req_record(npu_request *q, int reset)
             }
             if (r == ZE_RESULT_SUCCESS) {
                 fn = "pfnAppendGraphExecute";
-                r = g->pfnAppendGraphExecute(cl, m->graph, NULL, NULL, 0, NULL);
+                r = g->pfnAppendGraphExecute(cl, m->graph, q->prof_query, NULL, 0, NULL);
             }
             if (r == ZE_RESULT_SUCCESS) {
                 fn = "zeCommandListClose";
@@ -10179,6 +10397,7 @@ static void npu__req_release(npu_request *q)
             q->a[i].own = q->a[i].imported = NULL;
         }
     q->fence = NULL;
+    if (q->prof_query != NULL) q->model->prof_detach(q);
 }
 
 static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
@@ -10267,13 +10486,127 @@ NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const 
         npu_arena_rewind(arena, mark);
         return NPU_ERR_ARENA_TOO_SMALL;
     }
-    st = npu__req_init(q, opts);
+    st = model->prof_attach != NULL ? model->prof_attach(q) : NPU_OK;
+    if (st == NPU_OK) st = npu__req_init(q, opts);
     if (st != NPU_OK) {
         npu__req_release(q);
         npu_arena_rewind(arena, mark);
         return st;
     }
     *out = q;
+    return NPU_OK;
+}
+
+/* The query's layer-level record size in bytes (pfnProfilingQueryGetData with
+ * *pSize 0 and no buffer); a failure's message carries the driver's
+ * profiling log. */
+static npu_status npu__req_profile_bytes(npu_request *q, uint32_t *bytes)
+{
+    npu_model *m;
+    ze_result_t r;
+    *bytes = 0;
+    if (q == NULL) return npu__fail(NULL, NPU_ERR_INVALID_ARGUMENT, "npu_request_profile: NULL request");
+    m = q->model;
+    if (q->prof_query == NULL)
+        return npu__fail(q->ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_profile: the model was compiled without "
+                         "profiling (npu_compile_options.profiled_requests)");
+    if (q->running)
+        return npu__fail(q->ctx, NPU_ERR_STATE, "npu_request_profile: an inference is running (npu_request_wait "
+                         "first)");
+    r = m->prof->pfnProfilingQueryGetData(q->prof_query, NPU__ZE_PROFILING_LAYER_LEVEL, bytes, NULL);
+    if (r == ZE_RESULT_SUCCESS && *bytes % sizeof(npu__ze_layer_info) == 0) return NPU_OK;
+#ifndef NPU_NO_MESSAGES
+    {
+        npu_context *ctx = q->ctx;
+        uint32_t size = 0;
+        npu__fail_begin(ctx, NPU_ERR_DRIVER, "npu_request_profile: pfnProfilingQueryGetData failed: ze_result_t "
+                        "0x%08x (size %u); did an inference run? profiling log: ", (unsigned)r, (unsigned)*bytes);
+        if (ctx != NULL && m->prof->pfnProfilingLogGetString(q->prof_query, &size, NULL) == ZE_RESULT_SUCCESS &&
+            size > 1) {
+            size_t len;
+            npu__ctx_lock(ctx);
+            len = strlen(ctx->last_error);
+            if (len + 1 < sizeof ctx->last_error) {
+                uint32_t cap = (uint32_t)(sizeof ctx->last_error - len);
+                if (size > cap) size = cap;
+                if (m->prof->pfnProfilingLogGetString(q->prof_query, &size, ctx->last_error + len) != ZE_RESULT_SUCCESS)
+                    ctx->last_error[len] = '\0';
+                ctx->last_error[sizeof ctx->last_error - 1] = '\0';
+            }
+            npu__ctx_unlock(ctx);
+        } else {
+            npu__fail_more(ctx, "(empty)");
+        }
+        *bytes = 0;
+        return npu__fail_end(ctx, NPU_ERR_DRIVER);
+    }
+#else
+    *bytes = 0;
+    return NPU_ERR_DRIVER;
+#endif
+}
+
+NPU_API npu_status npu_request_profile_size(npu_request *req, size_t *bytes)
+{
+    uint32_t n = 0;
+    npu_status st;
+    if (bytes == NULL)
+        return npu__fail(req ? req->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_request_profile_size: NULL bytes");
+    *bytes = 0;
+    st = npu__req_profile_bytes(req, &n);
+    if (st == NPU_OK) *bytes = (size_t)(n / sizeof(npu__ze_layer_info)) * sizeof(npu_layer_profile);
+    return st;
+}
+
+NPU_API npu_status npu_request_profile(npu_request *req, npu_arena *arena, npu_layer_profile **table,
+                                       uint32_t *count)
+{
+    uint32_t bytes = 0, got, n, i;
+    size_t mark;
+    unsigned char *buf;
+    npu_status st;
+    ze_result_t r;
+    if (table != NULL) *table = NULL;
+    if (count != NULL) *count = 0;
+    if (arena == NULL || table == NULL || count == NULL)
+        return npu__fail(req ? req->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_request_profile: NULL argument");
+    st = npu__req_profile_bytes(req, &bytes);
+    if (st != NPU_OK) return st;
+    n = bytes / (uint32_t)sizeof(npu__ze_layer_info);
+    if (n == 0) return NPU_OK;
+    mark = arena->used;
+    buf = (unsigned char *)npu__alloc(arena, req->ctx, (size_t)n * sizeof(npu_layer_profile), "profile table");
+    if (buf == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    got = bytes;
+    r = req->model->prof->pfnProfilingQueryGetData(req->prof_query, NPU__ZE_PROFILING_LAYER_LEVEL, &got, buf);
+    if (r != ZE_RESULT_SUCCESS || got != bytes) {
+        npu_arena_rewind(arena, mark);
+        return npu__fail(req->ctx, NPU_ERR_DRIVER, "npu_request_profile: pfnProfilingQueryGetData gave "
+                         "ze_result_t 0x%08x, %u of %u bytes", (unsigned)r, (unsigned)got, (unsigned)bytes);
+    }
+    /* In place, last record first: record i (368 bytes at 368 i) is read
+     * whole before entry i (at 384 i >= 368 i) is written over it. */
+    for (i = n; i-- > 0;) {
+        npu__ze_layer_info z;
+        npu_layer_profile *e = (npu_layer_profile *)(void *)(buf + (size_t)i * sizeof(npu_layer_profile));
+        memcpy(&z, buf + (size_t)i * sizeof z, sizeof z);
+        memset(e, 0, sizeof *e);
+        memcpy(e->name, z.name, sizeof z.name);
+        e->name[sizeof e->name - 1] = '\0';
+        memcpy(e->type, z.layer_type, sizeof z.layer_type);
+        e->type[sizeof z.layer_type - 1] = '\0';
+        /* OpenVINO's convertLayersToIeProfilingInfo: Shave when there is SW
+         * time, else DPU when there is DPU time, else DMA. */
+        npu__strlcpy(e->exec_type, z.sw_ns > 0 ? "Shave" : z.dpu_ns > 0 ? "DPU" : "DMA", sizeof e->exec_type);
+        e->status = (npu_layer_status)z.status;
+        e->real_time_ns = z.duration_ns;
+        e->cpu_time_ns = z.dpu_ns + z.sw_ns + z.dma_ns;
+        e->real_time_us = z.duration_ns / 1000u;
+        e->cpu_time_us = e->cpu_time_ns / 1000u;
+        e->start_ns = z.start_time_ns;
+    }
+    *table = (npu_layer_profile *)(void *)buf;
+    *count = n;
     return NPU_OK;
 }
 
@@ -10575,6 +10908,33 @@ NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu
     return npu__fail(ctx, NPU_ERR_NO_LEVEL_ZERO, "npu was built with NPU_NO_LEVEL_ZERO: no device support");
 }
 NPU_API void npu_device_close(npu_device *dev) { NPU__UNUSED(dev); }
+NPU_API npu_status npu_device_set_idle_optimizations(npu_device *dev, int enable)
+{
+    NPU__UNUSED(dev);
+    NPU__UNUSED(enable);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_model_set_workload_type(npu_model *model, npu_workload_type type)
+{
+    NPU__UNUSED(model);
+    NPU__UNUSED(type);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_request_profile_size(npu_request *req, size_t *bytes)
+{
+    NPU__UNUSED(req);
+    if (bytes != NULL) *bytes = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_request_profile(npu_request *req, npu_arena *arena, npu_layer_profile **table,
+                                       uint32_t *count)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(arena);
+    if (table != NULL) *table = NULL;
+    if (count != NULL) *count = 0;
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
 NPU_API npu_status npu_device_get_properties(npu_device *dev, npu_device_properties *out)
 {
     NPU__UNUSED(dev);

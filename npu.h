@@ -1111,6 +1111,14 @@ typedef enum npu_priority {
     NPU_PRIORITY_HIGH = 3        /* ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH */
 } npu_priority;
 
+/* Workload type of the queue a model's requests run on (the driver's
+ * ZE_extension_command_queue_npu pfnSetWorkloadType): BACKGROUND lowers the
+ * queue's scheduling priority, DEFAULT restores it. */
+typedef enum npu_workload_type {
+    NPU_WORKLOAD_DEFAULT = 0,
+    NPU_WORKLOAD_BACKGROUND = 1
+} npu_workload_type;
+
 typedef enum npu_performance_hint {
     NPU_HINT_DEFAULT = 0,        /* nothing sent to the compiler */
     NPU_HINT_LATENCY = 1,
@@ -1161,6 +1169,17 @@ NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu
  * have been destroyed first. NULL is a no-op. Not thread-safe with other uses of
  * the device. */
 NPU_API void npu_device_close(npu_device *dev);
+
+/* Turns the driver's idle-memory optimizations of the device's context on or
+ * off (ZE_extension_context_npu pfnSetProperties, option IDLE_OPTIMIZATIONS):
+ * with them on, the driver frees and evicts memory once the NPU goes idle, so
+ * the next inference after a pause may start slower; latency-sensitive
+ * programs turn them off. The driver ignores "on" below NPU 4000 (it returns
+ * success). Thread-safe with inferences; not with npu_device_close.
+ * Errors: NPU_ERR_INVALID_ARGUMENT (dev NULL), NPU_ERR_UNSUPPORTED (the driver
+ * has no ZE_extension_context_npu: Linux driver 1.32 and later have it; the
+ * message says so), NPU_ERR_DRIVER. Stack: a few hundred bytes. */
+NPU_API npu_status npu_device_set_idle_optimizations(npu_device *dev, int enable);
 
 typedef struct npu_device_properties {
     char name[256];               /* "Intel(R) AI Boost" */
@@ -1285,8 +1304,23 @@ typedef struct npu_compile_options {
     npu_batch_mode batch_mode;           /* graph / IR compiles; see "Batching" */
     const char *cache_dir;               /* graph / IR compiles: the model cache
                                             directory (see "Model cache"); NULL: none */
-    uint32_t reserved[NPU_RESERVED_WORDS];   /* zero: room for later options (see "ABI") */
+    /* Per-layer profiling (see "Profiling"): 0 off; N > 0 compiles with
+     * ZE_GRAPH_FLAG_ENABLE_PROFILING and keeps a pool of N query slots, one per
+     * live request (at most NPU_MAX_PROFILED_REQUESTS). Needs the driver's
+     * ZE_extension_profiling_data and graph extension >= 1.5, else the compile
+     * fails with NPU_ERR_UNSUPPORTED. A profiled model bypasses cache_dir
+     * (it is compiled each time). */
+    uint32_t profiled_requests;
+    /* Workload type of this model's queue, set once the model exists
+     * (NPU_WORKLOAD_BACKGROUND gives the model its own queue). Needs the
+     * driver's ZE_extension_command_queue_npu, else NPU_ERR_UNSUPPORTED. See
+     * npu_model_set_workload_type to change it later. */
+    npu_workload_type workload_type;
+    uint32_t reserved[NPU_RESERVED_WORDS - 2];   /* zero: room for later options (see "ABI") */
 } npu_compile_options;
+
+/* Most profiled requests one model may have (npu_compile_options.profiled_requests). */
+#define NPU_MAX_PROFILED_REQUESTS 64
 
 /* Batching (graph and IR compiles; npu_model_compile_payload sends the payload
  * as it is). Batching never changes a model's numbers: the batch axis comes
@@ -1603,6 +1637,68 @@ NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t inde
  * inference runs. Errors: NPU_ERR_INVALID_ARGUMENT (n out of range, message
  * gives the range), NPU_ERR_STATE (running). */
 NPU_API npu_status npu_request_set_batch(npu_request *req, uint32_t n);
+
+/* Sets the workload type of the queue this model's requests run on (the
+ * driver's pfnSetWorkloadType; takes effect for work submitted afterwards).
+ * A model compiled or imported with the device's priority and turbo shares the
+ * device's queue with other such models: the type then applies to all of
+ * them; give the model its own queue with npu_compile_options.workload_type
+ * (or another priority) to keep it to the model. Thread-safe.
+ * Errors: NPU_ERR_INVALID_ARGUMENT (model NULL, type out of range),
+ * NPU_ERR_UNSUPPORTED (no ZE_extension_command_queue_npu), NPU_ERR_DRIVER. */
+NPU_API npu_status npu_model_set_workload_type(npu_model *model, npu_workload_type type);
+
+/* ---- Profiling ----
+ * A model compiled with npu_compile_options.profiled_requests = N > 0 runs
+ * with the driver's per-layer profiling (ZE_extension_profiling_data): the
+ * driver's pool of N query slots belongs to the model, and each request takes
+ * one slot at npu_request_create (NPU_ERR_LIMIT when all N are taken; a slot
+ * is freed by npu_request_destroy) and names it in every execute it records.
+ * After an inference, npu_request_profile returns the layer-level record of
+ * the request's last inference (for a debatched model: the last batch
+ * element's execute), as OpenVINO's get_profiling_info converts it. */
+#define NPU_PROFILE_NAME_MAX 256
+#define NPU_PROFILE_TYPE_MAX 64
+
+typedef enum npu_layer_status {    /* ze_layer_status_t's values */
+    NPU_LAYER_NOT_RUN = 1,
+    NPU_LAYER_OPTIMIZED_OUT = 2,
+    NPU_LAYER_EXECUTED = 3
+} npu_layer_status;
+
+typedef struct npu_layer_profile {
+    char name[NPU_PROFILE_NAME_MAX];   /* the layer's name (the IR layer / graph node) */
+    char type[NPU_PROFILE_TYPE_MAX];   /* its type ("Convolution", ...) */
+    char exec_type[16];                /* "Shave", "DPU" or "DMA": the unit with time,
+                                          in that order (OpenVINO's rule) */
+    npu_layer_status status;           /* as the driver reports it */
+    uint32_t reserved0;
+    uint64_t real_time_us;             /* wall time from the layer's first start to
+                                          its last end, µs (truncated) */
+    uint64_t cpu_time_us;              /* summed compute time (DPU + SW + DMA), µs */
+    uint64_t real_time_ns, cpu_time_ns;   /* the same in ns */
+    uint64_t start_ns;                 /* the driver's absolute start time */
+} npu_layer_profile;
+
+/* Exact arena bytes npu_request_profile takes for the request's current
+ * record (count x sizeof(npu_layer_profile)); 0 layers give 0.
+ * Errors: those of npu_request_profile. */
+NPU_API npu_status npu_request_profile_size(npu_request *req, size_t *bytes);
+
+/* The per-layer table of the request's last inference, in the driver's layer
+ * order: *table points at *count records allocated from `arena` (the caller's:
+ * valid until it is rewound or reset; the driver writes its records there and
+ * they are converted in place, so no other memory is used). Call it after
+ * npu_request_infer, or npu_request_wait returned NPU_OK; the same record can be
+ * read any number of times until the next inference. Thread-safe for distinct
+ * requests; not while the same request runs. Stack: under 1 KiB.
+ * Errors: NPU_ERR_INVALID_ARGUMENT (NULL argument, or the model was compiled
+ * without profiled_requests), NPU_ERR_STATE (an inference is running),
+ * NPU_ERR_ARENA_TOO_SMALL (the arena is as it was), NPU_ERR_DRIVER (the driver
+ * could not decode the record, e.g. no inference ran yet; the message carries
+ * the driver's profiling log). */
+NPU_API npu_status npu_request_profile(npu_request *req, npu_arena *arena, npu_layer_profile **table,
+                                       uint32_t *count);
 
 /* Runs one inference and waits for it: submit, fence wait, fence reset. No
  * allocation, formatting or name lookup happens on this path.

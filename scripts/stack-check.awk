@@ -57,6 +57,8 @@ function site_family1(t,    m) {
     if (t ~ /pp_weights\(/) return "^npu__pp_weights$"
     if (t ~ /pp_key\(/) return "^npu__pp_key$"
     if (t ~ /pp_consts\(/) return "^npu__pp_consts$"
+    if (t ~ /->prof_(attach|detach)\(/) return "^npu__req_profiling_(attach|detach)$"   # profiled models
+    if (t ~ /->controls\(m, c\)/) return "^npu__model_controls$"       # compile controls
     if (t ~ /l->get\(/) return "^npu__[gi]src_(input|output)$"        # I/O lists of a source
     if (match(t, /->ops->[a-z_]+\(/)) {                                # a model source's table
         m = substr(t, RSTART + 7, RLENGTH - 8)

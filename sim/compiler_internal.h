@@ -130,6 +130,7 @@ typedef struct flags {
     io_list lists[4];   /* inputs_precisions, inputs_layouts, outputs_precisions, outputs_layouts */
     int io_present;     /* all four I/O options were given (else none is used) */
     int layout_b;       /* the serializer the config selects reads layout B */
+    int perf_count;     /* --config PERF_COUNT=YES: a profiling plan */
 } flags;
 
 /* ---- payload.c: diagnostics ---------------------------------------------- */

@@ -171,6 +171,11 @@ void sim_cache_compute_key(const ze_graph_desc_2_t *desc, const char *build_flag
     hash_init(&h);
     uint32_t drv = p->driver_version;
     hash_update(&h, &drv, sizeof(drv));
+    /* The real key's driver version changes with every driver build; the sim's
+     * stands in with its native blob format, so an entry an older sim wrote
+     * (another plan format) is never looked up. */
+    uint32_t plan_format = sim_plan_format_version();
+    hash_update(&h, &plan_format, sizeof(plan_format));
     /* vcl_compiler_properties_t: id, version, supported opsets */
     hash_update(&h, p->compiler_release, strlen(p->compiler_release));
     uint32_t cv = sim_cfg.compiler_version, opset = p->max_opset;

@@ -70,6 +70,8 @@ struct sim_queue {
     sim_context *ctx;
     ze_command_queue_mode_t mode;
     int internal;             /* belongs to an immediate command list */
+    int turbo;                /* what zeCommandQueueCreate made of the desc's pNext */
+    uint32_t workload;        /* pfnSetWorkloadType: 0 DEFAULT, 1 BACKGROUND */
     pthread_mutex_t lock;
     pthread_cond_t cv;
     sim_job *head, *tail;
@@ -242,6 +244,9 @@ static void read_config(void)
 
     v = getenv("NPU_SIM_NO_WEIGHTS_COPY");
     sim_cfg.no_weights_copy = !(v != NULL && strcmp(v, "0") == 0);
+
+    v = getenv("NPU_SIM_HIDE_EXT");
+    snprintf(sim_cfg.hide_ext, sizeof sim_cfg.hide_ext, "%s", v != NULL ? v : "");
 
     v = getenv("NPU_SIM_SKIP_MATH");
     if (v != NULL && strcmp(v, "1") == 0)
@@ -602,6 +607,7 @@ static ze_result_t sim_zeContextDestroy(ze_context_handle_t hContext)
         if (!ctx->allocs[i].imported)
             free((void *)ctx->allocs[i].base);
     free(ctx->allocs);
+    sim_count_idle_context(-ctx->idle_optimizations);
     pthread_mutex_destroy(&ctx->lock);
     ctx->magic = SIM_MAGIC_DEAD;
     free(ctx);
@@ -1246,10 +1252,31 @@ static ze_result_t sim_zeCommandQueueCreate(ze_context_handle_t hContext, ze_dev
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     if (desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS || desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    /* Turbo from the desc's pNext, as each release reads it (the first struct
+     * only, by its stype): v1.10.0 reads no pNext; v1.19.0 takes
+     * ze_command_queue_desc_npu_ext_t (stype 1) {turbo}; v1.32.1 also takes
+     * ze_command_queue_desc_npu_ext_2_t (stype 2) {options}: TURBO unless
+     * DEVICE_SYNC, and DEVICE_SYNC with a SYNCHRONOUS queue is
+     * INVALID_ENUMERATION (source/cmdqueue.cpp CommandQueue::create). */
+    int turbo = 0;
+    uint32_t release = sim_driver_release();
+    if (desc->pNext != NULL && release >= SIM_RELEASE(1, 19)) {
+        uint32_t stype = *(const uint32_t *)desc->pNext;
+        if (stype == ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC_NPU_EXT) {
+            turbo = ((const struct { uint32_t stype; const void *pNext; ze_bool_t turbo; } *)desc->pNext)->turbo != 0;
+        } else if (stype == ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC_NPU_EXT_2 && release >= SIM_RELEASE(1, 32)) {
+            uint32_t options = ((const struct { uint32_t stype; const void *pNext; uint32_t options; } *)desc->pNext)->options;
+            if (desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS && (options & ZE_NPU_COMMAND_QUEUE_OPTION_DEVICE_SYNC))
+                return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+            turbo = !(options & ZE_NPU_COMMAND_QUEUE_OPTION_DEVICE_SYNC) && (options & ZE_NPU_COMMAND_QUEUE_OPTION_TURBO);
+        }
+    }
     sim_queue *q = NULL;
     ze_result_t rc = queue_new(ctx, desc->mode, 0, &q);
     if (rc != ZE_RESULT_SUCCESS)
         return rc;
+    q->turbo = turbo;
+    sim_count_queue_controls(turbo, 0);
     sim_live_add(NPU_SIM_HANDLE_COMMAND_QUEUE, 1);
     *phQueue = (ze_command_queue_handle_t)q;
     return ZE_RESULT_SUCCESS;
@@ -1261,9 +1288,48 @@ static ze_result_t sim_zeCommandQueueDestroy(ze_command_queue_handle_t hQueue)
     sim_queue *q = queue_of(hQueue);
     if (q == NULL || q->internal)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    sim_count_queue_controls(-q->turbo, -(int)q->workload);
     queue_free(q);
     sim_live_add(NPU_SIM_HANDLE_COMMAND_QUEUE, -1);
     return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t sim_queue_set_workload(ze_command_queue_handle_t hQueue, uint32_t type)
+{
+    sim_queue *q = sim_translate(ZEL_HANDLE_COMMAND_QUEUE, hQueue, SIM_MAGIC_QUEUE);
+    if (q == NULL || q->internal)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    sim_count_queue_controls(0, (int)type - (int)q->workload);
+    q->workload = type;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* ZE_extension_context_npu (v1.32.1 api/ext/ze_context.cpp, source/context.cpp):
+ * the handle is translated, then NULL checks; IDLE_OPTIMIZATIONS starts the
+ * idle-memory cleaner, except below NPU 40xx where the call succeeds and does
+ * nothing; without the option the cleaner stops. The options are not otherwise
+ * validated, nor is the stype. */
+ze_result_t sim_context_set_npu_properties(ze_context_handle_t hContext, const void *props)
+{
+    sim_context *ctx = sim_translate(ZEL_HANDLE_CONTEXT, hContext, SIM_MAGIC_CONTEXT);
+    if (ctx == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (props == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    uint32_t options = ((const struct { uint32_t stype; const void *pNext; uint32_t options; } *)props)->options;
+    int on = (options & ZE_NPU_CONTEXT_OPTION_IDLE_OPTIMIZATIONS) != 0;
+    if (on && sim_cfg.platform < 4000)
+        return ZE_RESULT_SUCCESS;
+    sim_count_idle_context(on - ctx->idle_optimizations);
+    ctx->idle_optimizations = on;
+    return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t sim_context_release_memory(ze_context_handle_t hContext)
+{
+    return sim_translate(ZEL_HANDLE_CONTEXT, hContext, SIM_MAGIC_CONTEXT) == NULL
+               ? ZE_RESULT_ERROR_INVALID_NULL_HANDLE
+               : ZE_RESULT_SUCCESS;
 }
 
 static sim_cmdlist *list_of(ze_command_list_handle_t h)

@@ -3,7 +3,7 @@
  *   [Elf64_Ehdr][.sim.plan][pad][.sim.weights][.shstrtab][pad][section headers]
  *
  * .sim.plan holds a versioned header followed by the plan's record arrays
- * (arguments, argument tensors, tensors, steps, step inputs), each 8-byte
+ * (arguments, argument tensors, tensors, steps, step inputs, profiling layers), each 8-byte
  * aligned. .sim.weights holds the constant pool (f32) at a 64-byte aligned file
  * offset, so an imported plan runs on its own copy of the blob in place.
  * A 64-bit FNV-1a checksum covers both sections; import also re-validates every
@@ -26,7 +26,8 @@ typedef struct plan_header {
     uint32_t header_size;
     uint32_t arg_size, tensor_size, step_size; /* record sizes, guard against ABI drift */
     uint32_t n_args, n_tensors, n_steps, n_step_inputs;
-    uint32_t reserved;
+    uint32_t n_layers;          /* profiling layer table entries */
+    uint32_t profiling;         /* 1: compiled with PERF_COUNT=YES */
     uint64_t arena_floats;
     uint64_t const_floats;
     uint64_t checksum;          /* FNV-1a over the plan records, then the weights */
@@ -55,28 +56,29 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 
 /* Byte offsets of the record arrays inside .sim.plan; 0 on overflow. */
 typedef struct plan_layout {
-    size_t args, arg_tensor, tensors, steps, step_inputs, total;
+    size_t args, arg_tensor, tensors, steps, step_inputs, layers, total;
 } plan_layout;
 
 static int layout_of(uint64_t n_args, uint64_t n_tensors, uint64_t n_steps, uint64_t n_inputs,
-                     plan_layout *l)
+                     uint64_t n_layers, plan_layout *l)
 {
     if (n_args > MAX_RECORDS || n_tensors > MAX_RECORDS || n_steps > MAX_RECORDS ||
-        n_inputs > MAX_RECORDS)
+        n_inputs > MAX_RECORDS || n_layers > MAX_RECORDS)
         return 0;
     l->args = align_up(sizeof(plan_header), 8);
     l->arg_tensor = l->args + (size_t)n_args * sizeof(sim_arg);
     l->tensors = align_up(l->arg_tensor + (size_t)n_args * sizeof(uint32_t), 8);
     l->steps = l->tensors + (size_t)n_tensors * sizeof(sim_tensor);
     l->step_inputs = l->steps + (size_t)n_steps * sizeof(sim_step);
-    l->total = align_up(l->step_inputs + (size_t)n_inputs * sizeof(uint32_t), 8);
+    l->layers = align_up(l->step_inputs + (size_t)n_inputs * sizeof(uint32_t), 8);
+    l->total = align_up(l->layers + (size_t)n_layers * sizeof(sim_prof_layer), 8);
     return 1;
 }
 
 int sim_plan_build_native(sim_plan *p, const float *pool)
 {
     plan_layout l;
-    if (!layout_of(p->n_args, p->n_tensors, p->n_steps, p->n_step_inputs, &l) ||
+    if (!layout_of(p->n_args, p->n_tensors, p->n_steps, p->n_step_inputs, p->n_layers, &l) ||
         p->const_floats > (UINT64_C(1) << 40))
         return SIM_ERR_NOMEM;
     size_t plan_off = sizeof(Elf64_Ehdr);
@@ -95,6 +97,8 @@ int sim_plan_build_native(sim_plan *p, const float *pool)
     memcpy(sec + l.tensors, p->tensors, p->n_tensors * sizeof(sim_tensor));
     memcpy(sec + l.steps, p->steps, p->n_steps * sizeof(sim_step));
     memcpy(sec + l.step_inputs, p->step_inputs, p->n_step_inputs * sizeof(uint32_t));
+    if (p->n_layers)
+        memcpy(sec + l.layers, p->layers, p->n_layers * sizeof(sim_prof_layer));
     if (weights_size)
         memcpy(b + weights_off, pool, weights_size);
     memcpy(b + str_off, shstrtab, sizeof shstrtab);
@@ -111,6 +115,8 @@ int sim_plan_build_native(sim_plan *p, const float *pool)
     h.n_tensors = p->n_tensors;
     h.n_steps = p->n_steps;
     h.n_step_inputs = p->n_step_inputs;
+    h.n_layers = p->n_layers;
+    h.profiling = p->profiling;
     h.arena_floats = p->arena_floats;
     h.const_floats = p->const_floats;
     h.checksum = fnv1a(fnv1a(FNV_BASIS, sec + l.args, l.total - l.args), b + weights_off,
@@ -247,7 +253,9 @@ int sim_plan_import(const void *blob, size_t size, sim_plan **out, char *log_buf
     plan_layout l;
     if (h.header_size != sizeof h || h.arg_size != sizeof(sim_arg) ||
         h.tensor_size != sizeof(sim_tensor) || h.step_size != sizeof(sim_step) ||
-        !layout_of(h.n_args, h.n_tensors, h.n_steps, h.n_step_inputs, &l) || l.total != ps->sh_size)
+        h.profiling > 1 || (!h.profiling && h.n_layers) ||
+        !layout_of(h.n_args, h.n_tensors, h.n_steps, h.n_step_inputs, h.n_layers, &l) ||
+        l.total != ps->sh_size)
         return bad(&log, "plan section sizes inconsistent");
     if (h.const_floats > (UINT64_C(1) << 40) || ws->sh_size != h.const_floats * sizeof(float) ||
         ws->sh_offset % sizeof(float) != 0)
@@ -267,6 +275,8 @@ int sim_plan_import(const void *blob, size_t size, sim_plan **out, char *log_buf
     p->n_tensors = h.n_tensors;
     p->n_steps = h.n_steps;
     p->n_step_inputs = h.n_step_inputs;
+    p->n_layers = h.n_layers;
+    p->profiling = h.profiling;
     p->arena_floats = h.arena_floats;
     p->const_floats = h.const_floats;
     p->args = dup_array(sec + l.args, h.n_args * sizeof(sim_arg));
@@ -274,9 +284,11 @@ int sim_plan_import(const void *blob, size_t size, sim_plan **out, char *log_buf
     p->tensors = dup_array(sec + l.tensors, h.n_tensors * sizeof(sim_tensor));
     p->steps = dup_array(sec + l.steps, h.n_steps * sizeof(sim_step));
     p->step_inputs = dup_array(sec + l.step_inputs, h.n_step_inputs * sizeof(uint32_t));
+    p->layers = dup_array(sec + l.layers, h.n_layers * sizeof(sim_prof_layer));
     p->native = dup_array(base, size);
     p->native_size = size;
-    if (!p->args || !p->arg_tensor || !p->tensors || !p->steps || !p->step_inputs || !p->native) {
+    if (!p->args || !p->arg_tensor || !p->tensors || !p->steps || !p->step_inputs || !p->layers ||
+        !p->native) {
         sim_plan_free(p);
         return SIM_ERR_NOMEM;
     }

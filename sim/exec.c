@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sim/plan_internal.h"
 
@@ -440,7 +441,22 @@ int sim_plan_validate(const sim_plan *p, sim_log *log)
                         p->steps[i].op);
             return -1;
         }
+        int32_t l = p->steps[i].layer;
+        if (p->profiling ? (l < 0 || (uint32_t)l >= p->n_layers) : l != -1) {
+            sim_log_add(log, "plan: step %u has a bad profiling layer index", i);
+            return -1;
+        }
     }
+    if (p->profiling > 1 || (!p->profiling && p->n_layers)) {
+        sim_log_add(log, "plan: bad profiling table");
+        return -1;
+    }
+    for (uint32_t i = 0; i < p->n_layers; i++)
+        if (!name_ok(p->layers[i].name, sizeof p->layers[i].name) ||
+            !name_ok(p->layers[i].type, sizeof p->layers[i].type)) {
+            sim_log_add(log, "plan: profiling layer %u has an unterminated name", i);
+            return -1;
+        }
     int seen_output = 0;
     for (uint32_t i = 0; i < p->n_args; i++) {
         const sim_arg *a = &p->args[i];
@@ -700,8 +716,28 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
     return SIM_OK;
 }
 
+/* The monotonic clock in ns (the profile's timestamps). */
+static uint64_t exec_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
 int sim_plan_run(const sim_plan *p, void *const *args, int skip_math)
 {
+    return sim_plan_run_timed(p, args, skip_math, NULL);
+}
+
+int sim_plan_run_timed(const sim_plan *p, void *const *args, int skip_math, uint64_t *times)
+{
+    if (times) {   /* every step's start and duration: zero when the math is skipped */
+        uint64_t now = exec_now_ns();
+        for (uint32_t i = 0; i < p->n_steps; i++) {
+            times[2 * i] = now;
+            times[2 * i + 1] = 0;
+        }
+    }
     if (skip_math)
         return SIM_OK;
     float *arena = NULL;
@@ -727,8 +763,14 @@ int sim_plan_run(const sim_plan *p, void *const *args, int skip_math)
             round_in_place(dst, n, a->network_precision);
     }
     int rc = SIM_OK;
-    for (uint32_t i = 0; i < p->n_steps && rc == SIM_OK; i++)
+    for (uint32_t i = 0; i < p->n_steps && rc == SIM_OK; i++) {
+        uint64_t t0 = times ? exec_now_ns() : 0;
         rc = sim_step_run(p, arena, &p->steps[i]);
+        if (times) {
+            times[2 * i] = t0;
+            times[2 * i + 1] = exec_now_ns() - t0;
+        }
+    }
     for (uint32_t i = 0; i < p->n_args && rc == SIM_OK; i++) {
         const sim_arg *a = &p->args[i];
         if (!a->is_output || !args[i])
@@ -753,6 +795,40 @@ const sim_arg *sim_plan_arg(const sim_plan *p, uint32_t index)
     return p && index < p->n_args ? &p->args[index] : NULL;
 }
 
+uint32_t sim_plan_format_version(void)
+{
+    return SIM_PLAN_FORMAT_VERSION;
+}
+
+int sim_plan_profiling(const sim_plan *p)
+{
+    return p != NULL && p->profiling;
+}
+
+uint32_t sim_plan_step_count(const sim_plan *p)
+{
+    return p ? p->n_steps : 0;
+}
+
+uint32_t sim_plan_layer_count(const sim_plan *p)
+{
+    return p ? p->n_layers : 0;
+}
+
+int32_t sim_plan_step_layer(const sim_plan *p, uint32_t step)
+{
+    return p && step < p->n_steps ? p->steps[step].layer : -1;
+}
+
+const char *sim_plan_layer_name(const sim_plan *p, uint32_t layer, const char **type)
+{
+    if (!p || layer >= p->n_layers)
+        return NULL;
+    if (type)
+        *type = p->layers[layer].type;
+    return p->layers[layer].name;
+}
+
 const uint8_t *sim_plan_native(const sim_plan *p, size_t *size)
 {
     if (size)
@@ -769,6 +845,7 @@ void sim_plan_free(sim_plan *p)
     free(p->tensors);
     free(p->steps);
     free(p->step_inputs);
+    free(p->layers);
     free(p->native);
     free(p);
 }

@@ -1,7 +1,8 @@
 /* extensions.c - the driver's extensions: the list zeDriverGetExtensionProperties
  * advertises, the tables zeDriverGetExtensionFunctionAddress hands out, and the
- * tables of the two extensions the sim advertises without implementing them
- * (profiling data, context NPU: every entry returns UNSUPPORTED_FEATURE).
+ * table of the context NPU extension (the profiling, graph and command-queue
+ * tables live in graph_ext.c). NPU_SIM_HIDE_EXT removes named extensions
+ * from both the list and the lookup (for tests of drivers without them).
  *
  * It is the one file that knows every extension, so it is the top layer (see
  * sim_internal.h): it calls driver.c (the driver handle check and the core
@@ -14,93 +15,20 @@
 
 #include "sim/sim_internal.h"
 
-/* ---- advertised but not implemented: profiling data, context NPU ------------ */
-/* Layouts follow ze_graph_profiling_ext.h (7 entries) and ze_context_npu_ext.h
- * (2 entries). */
-typedef struct sim_profiling_dditable {
-    ze_result_t (*pfnProfilingPoolCreate)(ze_graph_handle_t, uint32_t, void **);
-    ze_result_t (*pfnProfilingPoolDestroy)(void *);
-    ze_result_t (*pfnProfilingQueryCreate)(void *, uint32_t, void **);
-    ze_result_t (*pfnProfilingQueryDestroy)(void *);
-    ze_result_t (*pfnProfilingQueryGetData)(void *, uint32_t, uint32_t *, uint8_t *);
-    ze_result_t (*pfnDeviceGetProfilingDataProperties)(ze_device_handle_t, void *);
-    ze_result_t (*pfnProfilingLogGetString)(void *, uint32_t *, char *);
-} sim_profiling_dditable;
-
-typedef struct sim_context_npu_dditable {
-    ze_result_t (*pfnSetProperties)(ze_context_handle_t, void *);
-    ze_result_t (*pfnReleaseMemory)(ze_context_handle_t);
-} sim_context_npu_dditable;
-
-static ze_result_t prof_PoolCreate(ze_graph_handle_t g, uint32_t count, void **out)
-{
-    SIM_ENTER("pfnProfilingPoolCreate");
-    (void)g, (void)count, (void)out;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_PoolDestroy(void *pool)
-{
-    SIM_ENTER("pfnProfilingPoolDestroy");
-    (void)pool;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_QueryCreate(void *pool, uint32_t index, void **out)
-{
-    SIM_ENTER("pfnProfilingQueryCreate");
-    (void)pool, (void)index, (void)out;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_QueryDestroy(void *query)
-{
-    SIM_ENTER("pfnProfilingQueryDestroy");
-    (void)query;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_QueryGetData(void *query, uint32_t type, uint32_t *pSize, uint8_t *pData)
-{
-    SIM_ENTER("pfnProfilingQueryGetData");
-    (void)query, (void)type, (void)pSize, (void)pData;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_DeviceGetProperties(ze_device_handle_t dev, void *props)
-{
-    SIM_ENTER("pfnDeviceGetProfilingDataProperties");
-    (void)dev, (void)props;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static ze_result_t prof_LogGetString(void *query, uint32_t *pSize, char *out)
-{
-    SIM_ENTER("pfnProfilingLogGetString");
-    (void)query, (void)pSize, (void)out;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
-
-static const sim_profiling_dditable profiling_table = {
-    prof_PoolCreate, prof_PoolDestroy, prof_QueryCreate, prof_QueryDestroy,
-    prof_QueryGetData, prof_DeviceGetProperties, prof_LogGetString,
-};
-
-static ze_result_t ctx_SetProperties(ze_context_handle_t hContext, void *props)
+/* ---- context NPU (v1.32.1 api/ze_driver.cpp: pfnSetProperties, pfnReleaseMemory) -- */
+static ze_result_t ctx_SetProperties(ze_context_handle_t hContext, ze_context_properties_npu_ext_t *props)
 {
     SIM_ENTER("pfnSetProperties");
-    (void)hContext, (void)props;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    return sim_context_set_npu_properties(hContext, props);
 }
 
 static ze_result_t ctx_ReleaseMemory(ze_context_handle_t hContext)
 {
     SIM_ENTER("pfnReleaseMemory");
-    (void)hContext;
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    return sim_context_release_memory(hContext);
 }
 
-static const sim_context_npu_dditable context_npu_table = {ctx_SetProperties, ctx_ReleaseMemory};
+static const ze_context_npu_dditable_ext_t context_npu_table = {ctx_SetProperties, ctx_ReleaseMemory};
 
 /* ---- extension list and lookup ------------------------------------------------------- */
 /* The advertised extensions, in the order of the profile's driver (v1.10/v1.19:
@@ -111,7 +39,7 @@ static const sim_context_npu_dditable context_npu_table = {ctx_SetProperties, ct
  * test extension comes last. */
 static void add_ext(ze_driver_extension_properties_t *all, uint32_t *n, const char *name, uint32_t version)
 {
-    if (version == 0)
+    if (version == 0 || sim_ext_hidden(name))
         return;
     snprintf(all[*n].name, sizeof(all[*n].name), "%s", name);
     all[(*n)++].version = version;
@@ -176,8 +104,12 @@ static ze_result_t sim_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hD
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (name == NULL || ppFunctionAddress == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (sim_ext_hidden(name)) {
+        *ppFunctionAddress = NULL;
+        return sim_driver_release() < SIM_RELEASE(1, 19) ? ZE_RESULT_ERROR_UNKNOWN : ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    }
     if (strcmp(name, SIM_PROFILING_DATA_EXT_NAME) == 0 && SIM_PROFILE()->profiling_ext) {
-        *ppFunctionAddress = (void *)&profiling_table;
+        *ppFunctionAddress = (void *)sim_profiling_table();
         return ZE_RESULT_SUCCESS;
     }
     if (strcmp(name, ZE_COMMAND_QUEUE_NPU_EXT_NAME) == 0) {

@@ -97,11 +97,16 @@ static ze_result_t compile_result(int err)
     }
 }
 
-static void log_append(char *log, const char *line)
+static void log_append_cap(char *log, size_t cap, const char *line)
 {
     size_t n = strlen(log);
-    if (n < SIM_LOG_CAP - 1)
-        snprintf(log + n, SIM_LOG_CAP - n, "%s", line);
+    if (n < cap - 1)
+        snprintf(log + n, cap - n, "%s", line);
+}
+
+static void log_append(char *log, const char *line)
+{
+    log_append_cap(log, SIM_LOG_CAP, line);
 }
 
 static sim_graph *graph_of(ze_graph_handle_t h)
@@ -128,19 +133,84 @@ static void graph_release(sim_graph *g)
     free(g);
 }
 
+/* ---- profiling data (ZE_extension_profiling_data 1.0) ---------------------- */
+/* Modelled on source/ext/profiling_data.cpp and Graph::createProfilingPool
+ * (v1.10.0 ext/source/graph/, v1.19.0 and v1.32.1 source/ext/): a pool of
+ * `count` query slots per graph compiled with profiling (PERF_COUNT=YES, which
+ * ZE_GRAPH_FLAG_ENABLE_PROFILING adds to the build flags); each execute of such
+ * a graph must name a query, whose buffer the run fills. The sim's raw buffer
+ * is its own format: [run start ns, run end ns] then [start ns, duration ns]
+ * per plan step (u64 each); LAYER and TASK decode it with the plan's layer
+ * table as the compiler's vclGetDecodedProfilingBuffer decodes the firmware's. */
+#define SIM_MAGIC_PROF_POOL 0x4e50553cu
+#define SIM_MAGIC_PROF_QUERY 0x4e50553du
+
+typedef struct sim_prof_query sim_prof_query;
+typedef struct sim_prof_pool {
+    uint32_t magic;
+    sim_graph *g;                /* holds a reference */
+    uint32_t count;
+    pthread_mutex_t lock;
+    sim_prof_query **slots;
+} sim_prof_pool;
+
+struct sim_prof_query {
+    uint32_t magic;
+    atomic_int refs;             /* the handle + every recorded execute naming it */
+    int destroyed;
+    sim_prof_pool *pool;
+    uint32_t index;
+    const sim_plan *plan;        /* the pool's graph's plan */
+    uint32_t raw_size;
+    uint64_t *raw;
+};
+
+/* Decode failures, per thread and never cleared (lastErrorMsg: thread_local in
+ * v1.10.0 and v1.19.0, a per-thread map in v1.32.1; failures append). */
+static _Thread_local char thread_profiling_log[4096];
+
+static void prof_query_release(sim_prof_query *q)
+{
+    if (atomic_fetch_sub(&q->refs, 1) != 1)
+        return;
+    free(q->raw);
+    q->magic = SIM_MAGIC_DEAD;
+    free(q);
+}
+
 /* A recorded graph execute (sim_cmd): obj is the graph, holding a reference;
- * data the argument pointers captured at append time. */
+ * data the argument pointers captured at append time, followed by the
+ * profiling query (NULL when the graph does not profile). */
 static void graph_execute_run(const sim_cmd *c)
 {
     const sim_graph *g = c->obj;
-    int rc = sim_plan_run(g->plan, c->data, atomic_load(&sim_skip_math));
+    void *const *args = c->data;
+    sim_prof_query *q = args[g->arg_count];
+    uint64_t *times = NULL;
+    /* The query's buffer is sized for its pool's graph: another graph's run
+     * with more steps than fit is not recorded (the real firmware would
+     * overrun it; that is the caller's error either way). */
+    if (q != NULL && (uint64_t)sim_plan_step_count(g->plan) * 16u + 16u <= q->raw_size)
+        times = q->raw + 2;
+    uint64_t start = sim_now_ns();
+    int rc = sim_plan_run_timed(g->plan, args, atomic_load(&sim_skip_math), times);
     if (rc != SIM_OK)
         sim_trace("graph execute failed: sim_plan_run returned %d", rc);
+    if (times != NULL) {
+        q->raw[0] = start;
+        q->raw[1] = sim_now_ns();
+        if (q->raw[1] == 0)
+            q->raw[1] = 1;
+    }
     sim_count_graph_execute();
 }
 
 static void graph_execute_release(sim_cmd *c)
 {
+    const sim_graph *g = c->obj;
+    sim_prof_query *q = ((void **)c->data)[g->arg_count];
+    if (q != NULL)
+        prof_query_release(q);
     free(c->data);
     graph_release(c->obj);
 }
@@ -242,8 +312,26 @@ static ze_result_t graph_create(ze_context_handle_t hContext, ze_device_handle_t
             }
         }
         if (!hit && rc == ZE_RESULT_SUCCESS) {
+            /* Graph::addDeviceConfigToBuildFlags (all three releases):
+             * ENABLE_PROFILING adds PERF_COUNT="YES", and " --config" first when
+             * the flags have none. */
+            const char *flags = desc->pBuildFlags != NULL ? desc->pBuildFlags : "";
+            char *with_perf = NULL;
+            if (desc->flags & ZE_GRAPH_FLAG_ENABLE_PROFILING) {
+                size_t n = strlen(flags) + 40;
+                with_perf = malloc(n);
+                if (with_perf == NULL) {
+                    free(log);
+                    free(g);
+                    return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+                }
+                snprintf(with_perf, n, "%s%s PERF_COUNT=\"YES\"", flags,
+                         strstr(flags, "--config") != NULL ? "" : " --config");
+                flags = with_perf;
+            }
             int err = sim_plan_compile(desc->pInput, desc->inputSize, sim_cfg.compiler_version,
-                                       desc->pBuildFlags, &plan, log, SIM_LOG_CAP);
+                                       flags, &plan, log, SIM_LOG_CAP);
+            free(with_perf);
             rc = compile_result(err);
             if (rc == ZE_RESULT_SUCCESS && plan != NULL && use_cache) {
                 size_t blob_size = 0;
@@ -259,6 +347,10 @@ static ze_result_t graph_create(ze_context_handle_t hContext, ze_device_handle_t
     }
     if (rc == ZE_RESULT_SUCCESS && plan == NULL)
         rc = ZE_RESULT_ERROR_UNKNOWN;
+    /* v1.32.1 Graph::initialize: a blob with a profiling buffer gets
+     * PROFILING_ENABLED (v1.10.0 and v1.19.0 have no such flag). */
+    if (rc == ZE_RESULT_SUCCESS && sim_plan_profiling(plan) && sim_driver_release() >= SIM_RELEASE(1, 32))
+        prop_flags |= ZE_GRAPH_PROPERTIES_FLAG_PROFILING_ENABLED;
     if (rc == ZE_RESULT_SUCCESS) {
         g->arg_count = sim_plan_arg_count(plan);
         g->args = calloc(g->arg_count ? g->arg_count : 1, sizeof(void *));
@@ -615,8 +707,15 @@ static ze_result_t g_AppendGraphExecute(ze_command_list_handle_t hList, ze_graph
     sim_graph *g = graph_of(hGraph);
     if (l == NULL || g == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-    if (hQuery != NULL)
-        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE; /* no profiling in the sim */
+    /* CommandList::appendGraphExecute: a graph with a profiling buffer needs a
+     * query (else INVALID_NULL_HANDLE); any other graph ignores it. The sim also
+     * refuses a handle that is not a live query (the driver would crash). */
+    sim_prof_query *q = NULL;
+    if (sim_plan_profiling(g->plan)) {
+        q = (sim_prof_query *)(void *)hQuery;
+        if (q == NULL || q->magic != SIM_MAGIC_PROF_QUERY || q->destroyed)
+            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    }
     /* Every argument must lie in an allocation of the list's context, with room
      * for the whole tensor (interior pointers are fine). */
     for (uint32_t i = 0; i < g->arg_count; i++) {
@@ -631,12 +730,15 @@ static ze_result_t g_AppendGraphExecute(ze_command_list_handle_t hList, ze_graph
     ze_result_t rc = sim_cmd_set_events(&cmd, hSignal, numWait, phWait, 1);
     if (rc != ZE_RESULT_SUCCESS)
         return rc;
-    void **args = malloc((g->arg_count ? g->arg_count : 1) * sizeof(void *));
+    void **args = malloc(((size_t)g->arg_count + 1) * sizeof(void *));
     if (args == NULL) {
         free(cmd.wait);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
     memcpy(args, g->args, g->arg_count * sizeof(void *));
+    args[g->arg_count] = q;
+    if (q != NULL)
+        atomic_fetch_add(&q->refs, 1);
     graph_retain(g);
     cmd.obj = g;
     cmd.data = args;
@@ -1046,9 +1148,12 @@ static ze_result_t cq_SetWorkloadType(ze_command_queue_handle_t hQueue, ze_comma
     SIM_ENTER("pfnSetWorkloadType");
     if (sim_translate(ZEL_HANDLE_COMMAND_QUEUE, hQueue, SIM_MAGIC_QUEUE) == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    /* CommandQueue::setWorkloadType (all three releases): DEFAULT or
+     * BACKGROUND, anything else INVALID_ENUMERATION. The sim records it (the
+     * test extension counts BACKGROUND queues); one worker thread either way. */
     if (type != ZE_WORKLOAD_TYPE_DEFAULT && type != ZE_WORKLOAD_TYPE_BACKGROUND)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    return ZE_RESULT_SUCCESS; /* one worker thread either way */
+    return sim_queue_set_workload(hQueue, (uint32_t)type);
 }
 
 static const ze_command_queue_npu_dditable_ext_t cq_npu_table = {
@@ -1058,4 +1163,267 @@ static const ze_command_queue_npu_dditable_ext_t cq_npu_table = {
 const ze_command_queue_npu_dditable_ext_t *sim_cq_npu_table(void)
 {
     return &cq_npu_table;
+}
+
+/* ---- profiling data entries --------------------------------------------------- */
+static sim_prof_pool *pool_of(ze_graph_profiling_pool_handle_t h)
+{
+    sim_prof_pool *p = (sim_prof_pool *)(void *)h;
+    return p != NULL && p->magic == SIM_MAGIC_PROF_POOL ? p : NULL;
+}
+
+static sim_prof_query *prof_query_of(ze_graph_profiling_query_handle_t h)
+{
+    sim_prof_query *q = (sim_prof_query *)(void *)h;
+    return q != NULL && q->magic == SIM_MAGIC_PROF_QUERY && !q->destroyed ? q : NULL;
+}
+
+static ze_result_t prof_PoolCreate(ze_graph_handle_t hGraph, uint32_t count, ze_graph_profiling_pool_handle_t *out)
+{
+    SIM_ENTER("pfnProfilingPoolCreate");
+    sim_graph *g = graph_of(hGraph);
+    if (g == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (!sim_plan_profiling(g->plan))
+        return ZE_RESULT_ERROR_NOT_AVAILABLE;   /* "GraphProfiling is not available" */
+    if (count == 0)
+        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (out == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    sim_prof_pool *p = calloc(1, sizeof *p);
+    sim_prof_query **slots = calloc(count, sizeof *slots);
+    if (p == NULL || slots == NULL) {
+        free(p);
+        free(slots);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    p->magic = SIM_MAGIC_PROF_POOL;
+    p->g = g;
+    p->count = count;
+    p->slots = slots;
+    pthread_mutex_init(&p->lock, NULL);
+    graph_retain(g);
+    sim_live_add(NPU_SIM_HANDLE_PROFILING, 1);
+    *out = (ze_graph_profiling_pool_handle_t)p;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t prof_PoolDestroy(ze_graph_profiling_pool_handle_t hPool)
+{
+    SIM_ENTER("pfnProfilingPoolDestroy");
+    sim_prof_pool *p = pool_of(hPool);
+    if (p == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    pthread_mutex_lock(&p->lock);
+    for (uint32_t i = 0; i < p->count; i++)
+        if (p->slots[i] != NULL) {
+            pthread_mutex_unlock(&p->lock);
+            return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;   /* a query not destroyed */
+        }
+    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_destroy(&p->lock);
+    graph_release(p->g);
+    free(p->slots);
+    p->magic = SIM_MAGIC_DEAD;
+    free(p);
+    sim_live_add(NPU_SIM_HANDLE_PROFILING, -1);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t prof_QueryCreate(ze_graph_profiling_pool_handle_t hPool, uint32_t index,
+                                    ze_graph_profiling_query_handle_t *out)
+{
+    SIM_ENTER("pfnProfilingQueryCreate");
+    sim_prof_pool *p = pool_of(hPool);
+    if (p == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (index >= p->count)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (out == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    uint64_t size = 16u + 16u * (uint64_t)sim_plan_step_count(p->g->plan);
+    if (size > UINT32_MAX)
+        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    sim_prof_query *q = calloc(1, sizeof *q);
+    uint64_t *raw = calloc(1, (size_t)size);   /* zeroed like the pool's buffer */
+    if (q == NULL || raw == NULL) {
+        free(q);
+        free(raw);
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    pthread_mutex_lock(&p->lock);
+    if (p->slots[index] != NULL) {
+        pthread_mutex_unlock(&p->lock);
+        free(q);
+        free(raw);
+        return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+    }
+    q->magic = SIM_MAGIC_PROF_QUERY;
+    atomic_init(&q->refs, 1);
+    q->pool = p;
+    q->index = index;
+    q->plan = p->g->plan;
+    q->raw_size = (uint32_t)size;
+    q->raw = raw;
+    p->slots[index] = q;
+    pthread_mutex_unlock(&p->lock);
+    sim_live_add(NPU_SIM_HANDLE_PROFILING, 1);
+    *out = (ze_graph_profiling_query_handle_t)q;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t prof_QueryDestroy(ze_graph_profiling_query_handle_t hQuery)
+{
+    SIM_ENTER("pfnProfilingQueryDestroy");
+    sim_prof_query *q = prof_query_of(hQuery);
+    if (q == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    sim_prof_pool *p = q->pool;
+    pthread_mutex_lock(&p->lock);
+    p->slots[q->index] = NULL;
+    pthread_mutex_unlock(&p->lock);
+    q->destroyed = 1;
+    sim_live_add(NPU_SIM_HANDLE_PROFILING, -1);
+    prof_query_release(q);   /* recorded executes keep it until they are dropped */
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The compiler's decode of a buffer no execute has written fails (the sim's
+ * assumption: the real decoder parses firmware records that are not there).
+ * v1.10.0 returns UNKNOWN with only the compiler's log; later releases map the
+ * vcl result (UNKNOWN) and prefix the driver's line. */
+static ze_result_t prof_decode_failure(void)
+{
+    char line[256];
+    if (sim_driver_release() >= SIM_RELEASE(1, 19))
+        snprintf(line, sizeof line,
+                 "[NPU_DRV] Driver reports a failure from vclGetDecodedProfilingBuffer, return code: %d\n"
+                 "profiling buffer holds no execution\n", (int)ZE_RESULT_ERROR_UNKNOWN);
+    else
+        snprintf(line, sizeof line, "profiling buffer holds no execution\n");
+    log_append_cap(thread_profiling_log, sizeof thread_profiling_log, line);
+    return ZE_RESULT_ERROR_UNKNOWN;
+}
+
+/* Compiler::getDecodedProfilingBuffer's copy (the same for RAW): a *pSize of 0
+ * or above the data's size becomes the size, and pData (when given) gets
+ * *pSize bytes. */
+static ze_result_t prof_copy(const void *data, uint32_t size, uint32_t *pSize, uint8_t *pData)
+{
+    if (*pSize == 0 || *pSize > size)
+        *pSize = size;
+    if (pData != NULL && *pSize > 0)
+        memcpy(pData, data, *pSize);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t prof_decode(const sim_prof_query *q, ze_graph_profiling_type_t type, uint32_t *pSize,
+                               uint8_t *pData)
+{
+    const sim_plan *plan = q->plan;
+    const uint64_t *t = q->raw + 2;
+    if (q->raw[1] == 0)
+        return prof_decode_failure();
+    uint32_t steps = sim_plan_step_count(plan), layers = sim_plan_layer_count(plan);
+    uint32_t n = type == ZE_GRAPH_PROFILING_LAYER_LEVEL ? layers : steps;
+    size_t rec = type == ZE_GRAPH_PROFILING_LAYER_LEVEL ? sizeof(ze_profiling_layer_info)
+                                                        : sizeof(ze_profiling_task_info);
+    uint8_t *out = calloc((size_t)n + 1, rec);
+    if (out == NULL)
+        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    for (uint32_t s = 0; s < steps; s++) {
+        int32_t l = sim_plan_step_layer(plan, s);
+        const char *ltype = "";
+        const char *name = sim_plan_layer_name(plan, (uint32_t)l, &ltype);
+        if (name == NULL)
+            continue;
+        if (type == ZE_GRAPH_PROFILING_TASK_LEVEL) {
+            ze_profiling_task_info *ti = (ze_profiling_task_info *)(void *)(out + s * rec);
+            snprintf(ti->name, sizeof ti->name, "%s", name);
+            snprintf(ti->layer_type, sizeof ti->layer_type, "%s", ltype);
+            ti->exec_type = ZE_TASK_EXECUTE_SW;   /* the sim's steps are software kernels */
+            ti->start_time_ns = t[2 * s];
+            ti->duration_ns = t[2 * s + 1];
+            ti->task_id = s;
+            ti->parent_layer_id = UINT32_MAX;     /* "Not used" */
+            continue;
+        }
+        ze_profiling_layer_info *li = (ze_profiling_layer_info *)(void *)(out + (size_t)l * rec);
+        uint64_t start = t[2 * s], end = t[2 * s] + t[2 * s + 1];
+        if (li->status == 0) {
+            snprintf(li->name, sizeof li->name, "%s", name);
+            snprintf(li->layer_type, sizeof li->layer_type, "%s", ltype);
+            li->status = ZE_LAYER_STATUS_EXECUTED;
+            li->start_time_ns = start;
+            li->layer_id = UINT32_MAX;            /* "Not used" */
+            li->fused_layer_id = UINT64_MAX;
+        }
+        if (start < li->start_time_ns) {
+            li->duration_ns += li->start_time_ns - start;
+            li->start_time_ns = start;
+        }
+        if (end > li->start_time_ns + li->duration_ns)
+            li->duration_ns = end - li->start_time_ns;
+        li->sw_ns += t[2 * s + 1];
+    }
+    ze_result_t rc = prof_copy(out, (uint32_t)(n * rec), pSize, pData);
+    free(out);
+    return rc;
+}
+
+static ze_result_t prof_QueryGetData(ze_graph_profiling_query_handle_t hQuery, ze_graph_profiling_type_t type,
+                                     uint32_t *pSize, uint8_t *pData)
+{
+    SIM_ENTER("pfnProfilingQueryGetData");
+    sim_prof_query *q = prof_query_of(hQuery);
+    if (q == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pSize == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (type == ZE_GRAPH_PROFILING_LAYER_LEVEL || type == ZE_GRAPH_PROFILING_TASK_LEVEL)
+        return prof_decode(q, type, pSize, pData);
+    if (type != ZE_GRAPH_PROFILING_RAW)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    return prof_copy(q->raw, q->raw_size, pSize, pData);
+}
+
+static ze_result_t prof_DeviceGetProperties(ze_device_handle_t hDevice, ze_device_profiling_data_properties_t *p)
+{
+    SIM_ENTER("pfnDeviceGetProfilingDataProperties");
+    if (sim_translate(ZEL_HANDLE_DEVICE, hDevice, SIM_MAGIC_DEVICE) == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (p == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    p->extensionVersion = SIM_PROFILE()->profiling_ext;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t prof_LogGetString(ze_graph_profiling_query_handle_t hQuery, uint32_t *pSize, char *pLog)
+{
+    SIM_ENTER("pfnProfilingLogGetString");
+    if (prof_query_of(hQuery) == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    if (pSize == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    uint32_t need = (uint32_t)strlen(thread_profiling_log) + 1;
+    if (*pSize == 0) {
+        *pSize = need;
+        return ZE_RESULT_SUCCESS;
+    }
+    if (pLog == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (*pSize > need)
+        *pSize = need;
+    memcpy(pLog, thread_profiling_log, *pSize);   /* no NUL when cut, as the driver's memcpy */
+    return ZE_RESULT_SUCCESS;
+}
+
+static const ze_graph_profiling_dditable_ext_t profiling_table = {
+    prof_PoolCreate, prof_PoolDestroy, prof_QueryCreate, prof_QueryDestroy,
+    prof_QueryGetData, prof_DeviceGetProperties, prof_LogGetString,
+};
+
+const ze_graph_profiling_dditable_ext_t *sim_profiling_table(void)
+{
+    return &profiling_table;
 }

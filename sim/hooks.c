@@ -38,6 +38,46 @@ static atomic_int_fast64_t live_handles[NPU_SIM_HANDLE_KIND_COUNT];
 static atomic_uint_fast64_t import_count;
 static atomic_uint_fast64_t cache_hit_count;
 static atomic_uint_fast64_t cache_store_count;
+static atomic_int_fast64_t turbo_queues, background_queues, idle_contexts;
+
+void sim_count_queue_controls(int turbo_delta, int background_delta)
+{
+    atomic_fetch_add(&turbo_queues, turbo_delta);
+    atomic_fetch_add(&background_queues, background_delta);
+}
+
+void sim_count_idle_context(int delta)
+{
+    atomic_fetch_add(&idle_contexts, delta);
+}
+
+static uint64_t t_GetTurboQueueCount(void)
+{
+    return (uint64_t)atomic_load(&turbo_queues);
+}
+
+static uint64_t t_GetBackgroundQueueCount(void)
+{
+    return (uint64_t)atomic_load(&background_queues);
+}
+
+static uint64_t t_GetIdleOptimizedContextCount(void)
+{
+    return (uint64_t)atomic_load(&idle_contexts);
+}
+
+int sim_ext_hidden(const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = sim_cfg.hide_ext; *s;) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len == n && strncmp(s, name, n) == 0)
+            return 1;
+        s += len + (e != NULL);
+    }
+    return 0;
+}
 
 void sim_config_apply_profile(const sim_profile *p)
 {
@@ -238,6 +278,9 @@ static const npu_sim_test_ext_t test_ext = {
     .pfnGetCacheHitCount = ext_get_cache_hit_count,
     .pfnGetCacheStoreCount = ext_get_cache_store_count,
     .pfnGetProfileName = ext_get_profile_name,
+    .pfnGetTurboQueueCount = t_GetTurboQueueCount,
+    .pfnGetBackgroundQueueCount = t_GetBackgroundQueueCount,
+    .pfnGetIdleOptimizedContextCount = t_GetIdleOptimizedContextCount,
 };
 
 const npu_sim_test_ext_t *sim_test_ext_table(void)

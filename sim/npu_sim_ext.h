@@ -86,6 +86,17 @@ typedef struct npu_sim_test_ext {
 
     /* Name of the release profile in use ("2024", "2025", "2026"). */
     const char *(*pfnGetProfileName)(void);
+
+    /* Live command queues that run in turbo mode (what the profile's
+     * zeCommandQueueCreate made of the desc's first pNext struct: none in
+     * v1.10.0), and live queues whose workload type (pfnSetWorkloadType of
+     * ZE_extension_command_queue_npu) is BACKGROUND. */
+    uint64_t (*pfnGetTurboQueueCount)(void);
+    uint64_t (*pfnGetBackgroundQueueCount)(void);
+    /* Live contexts with idle memory optimizations on (pfnSetProperties of
+     * ZE_extension_context_npu with IDLE_OPTIMIZATIONS; like the driver, a
+     * no-op below platform 4000). */
+    uint64_t (*pfnGetIdleOptimizedContextCount)(void);
 } npu_sim_test_ext_t;
 
 #ifdef __cplusplus

@@ -264,6 +264,7 @@ static int emit(cc *c, layer *L, sim_step *s, cval **ins, int n_in, uint32_t et,
         c->tensors[s->out].where = SIM_T_CONST;
         return SIM_OK;
     }
+    s->layer = L != NULL ? (int32_t)(L - c->layers) : -1;  /* the planner renumbers it */
     c->steps[c->n_steps++] = *s;
     return SIM_OK;
 }

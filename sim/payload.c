@@ -676,6 +676,8 @@ static int check_option_value(cc *c, int gen, const char *key, const char *val, 
                                key);
         if (!strcmp(key, "NPU_USE_BASE_MODEL_SERIALIZER") && gen == GEN_2025)
             f->layout_b = !b;
+        if (!strcmp(key, "PERF_COUNT"))
+            f->perf_count = b;
         return SIM_OK;
     }
     if (!strcmp(key, "NPU_MODEL_SERIALIZER_VERSION")) {

@@ -32,7 +32,7 @@
 #define SIM_P_I64 0x11u
 
 /* Bumped whenever any record below changes. */
-#define SIM_PLAN_FORMAT_VERSION 1u
+#define SIM_PLAN_FORMAT_VERSION 2u
 #define SIM_PLAN_MAGIC "SIMPLAN"
 
 enum { SIM_T_ARENA = 1, SIM_T_CONST = 2 };
@@ -74,6 +74,14 @@ typedef enum sim_step_op {
 #define SIM_INTERP_COORD(sub) ((int)(((sub) >> 8) & 0xffu))
 #define SIM_INTERP_NEAREST_MODE(sub) ((int)((sub) >> 16))
 
+/* A layer of a profiling plan (compiled with PERF_COUNT=YES): the IR layer
+ * whose steps run under this entry of the layer-level profile. */
+#define SIM_PROF_TYPE_MAX 56
+typedef struct sim_prof_layer {
+    char name[SIM_NAME_MAX];
+    char type[SIM_PROF_TYPE_MAX];
+} sim_prof_layer;
+
 typedef struct sim_step {
     uint32_t op;          /* sim_step_op */
     uint32_t sub;         /* sim_binop / sim_unop / SIM_RED_* / SIM_INTERP_SUB / see above */
@@ -88,7 +96,7 @@ typedef struct sim_step {
     int32_t spatial;      /* Conv, pools */
     int32_t exclude_pad;
     int32_t perm[SIM_MAX_RANK]; /* Transpose; Interpolate: its axes in input order */
-    int32_t pad_;
+    int32_t layer;        /* profiling plans: index into plan->layers; else -1 */
     float lo, hi;         /* Clamp */
     int64_t start;        /* Slice: first index along axis */
     int64_t groups;
@@ -109,6 +117,9 @@ struct sim_plan {
     uint64_t arena_floats;
     uint64_t const_floats;
     const float *consts;        /* points into native (weights section) */
+    uint32_t profiling;         /* compiled with PERF_COUNT=YES */
+    uint32_t n_layers;          /* profiling plans: entries of `layers` */
+    sim_prof_layer *layers;     /* the layers that own steps, in order of their first step */
     uint8_t *native;            /* the ELF native blob, owned */
     size_t native_size;
 };

@@ -12,6 +12,7 @@
  * the compiler calls it.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,6 +203,52 @@ out:
     return rc;
 }
 
+/* ==== the profiling layer table ========================================== */
+
+/* Renumbers each step's layer from the IR layer index emit() recorded to an
+ * entry of p->layers: with PERF_COUNT=YES one entry per IR layer that owns a
+ * step, in the order of its first step (layers folded into constants or
+ * aliases own none); otherwise every step gets -1 and the plan has no table. */
+static int build_layer_table(cc *c, sim_plan *p, int perf_count)
+{
+    if (!perf_count) {
+        for (uint32_t s = 0; s < p->n_steps; s++)
+            p->steps[s].layer = -1;
+        return SIM_OK;
+    }
+    int32_t *slot = malloc(((size_t)c->n_layers + 1) * sizeof *slot);
+    p->layers = calloc((size_t)p->n_steps + 1, sizeof *p->layers);
+    if (!slot || !p->layers) {
+        free(slot);
+        return sim_nomem(c);
+    }
+    for (int i = 0; i < c->n_layers; i++)
+        slot[i] = -1;
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < p->n_steps; s++) {
+        int32_t l = p->steps[s].layer;
+        if (l < 0 || l >= c->n_layers) {   /* a step of no layer: its own entry */
+            sim_prof_layer *e = &p->layers[n];
+            snprintf(e->name, sizeof e->name, "step_%u", s);
+            snprintf(e->type, sizeof e->type, "%s", "Internal");
+            p->steps[s].layer = (int32_t)n++;
+            continue;
+        }
+        if (slot[l] < 0) {
+            sim_prof_layer *e = &p->layers[n];
+            snprintf(e->name, sizeof e->name, "%s", c->layers[l].name ? c->layers[l].name : "");
+            snprintf(e->type, sizeof e->type, "%s", c->layers[l].type ? c->layers[l].type : "");
+            slot[l] = (int32_t)n++;
+        }
+        p->steps[s].layer = slot[l];
+    }
+    free(slot);
+    p->n_layers = n;
+    /* A plan without steps still profiles (an empty layer table): mark it. */
+    p->profiling = 1;
+    return SIM_OK;
+}
+
 /* ==== the whole compile =================================================== */
 
 int sim_plan_compile(const void *payload_buf, size_t size, uint32_t compiler_version,
@@ -239,6 +286,8 @@ int sim_plan_compile(const void *payload_buf, size_t size, uint32_t compiler_ver
     }
     if (!rc)
         rc = finish_plan(&c, p);
+    if (!rc)
+        rc = build_layer_table(&c, p, f.perf_count);
     if (!rc && sim_plan_validate(p, &log) != 0)
         rc = sim_lerr(&c, NULL, "internal error: the compiled plan failed validation");
     if (!rc && sim_plan_build_native(p, c.pool) != SIM_OK)

@@ -40,6 +40,7 @@ typedef struct sim_config {
     uint32_t device_id;          /* PCI id of that platform */
     int no_weights_copy;         /* advertise the "no weights copy" serializer */
     int trace;                   /* NPU_SIM_TRACE=1 */
+    char hide_ext[256];          /* NPU_SIM_HIDE_EXT: comma-separated extension names not offered */
 } sim_config;
 
 extern sim_config sim_cfg;
@@ -120,6 +121,7 @@ typedef struct sim_alloc {
 
 struct sim_context {
     uint32_t magic;
+    int idle_optimizations;   /* ZE_extension_context_npu: IDLE_OPTIMIZATIONS in effect */
     pthread_mutex_t lock;
     sim_alloc *allocs;   /* sorted by base */
     size_t alloc_count, alloc_cap;
@@ -190,9 +192,23 @@ int sim_driver_valid(ze_driver_handle_t h);
  * extensions.c adds the two extension entries. */
 ze_result_t sim_driver_core_table(ze_api_version_t version, ze_driver_dditable_t *t);
 
+/* ---- NPU queue and context controls (driver.c) ----------------------------- */
+/* pfnSetWorkloadType of ZE_extension_command_queue_npu on a translated queue;
+ * 0 or 1 (BACKGROUND). Returns INVALID_NULL_HANDLE for a foreign handle. */
+ze_result_t sim_queue_set_workload(ze_command_queue_handle_t hQueue, uint32_t type);
+/* ZE_extension_context_npu. */
+ze_result_t sim_context_set_npu_properties(ze_context_handle_t hContext, const void *props);
+ze_result_t sim_context_release_memory(ze_context_handle_t hContext);
+void sim_count_queue_controls(int turbo_delta, int background_delta);
+void sim_count_idle_context(int delta);
+/* 1 when NPU_SIM_HIDE_EXT names the extension (it is then neither advertised
+ * nor handed out). */
+int sim_ext_hidden(const char *name);
+
 /* ---- graph and command-queue extensions (graph_ext.c) --------------------- */
 const ze_graph_dditable_ext_t *sim_graph_table(void);
 const ze_command_queue_npu_dditable_ext_t *sim_cq_npu_table(void);
+const ze_graph_profiling_dditable_ext_t *sim_profiling_table(void);
 
 /* Extensions the real driver advertises that the sim advertises too (per
  * profile) without implementing them (extensions.c). */

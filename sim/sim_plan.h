@@ -118,6 +118,25 @@ const sim_arg *sim_plan_arg(const sim_plan *plan, uint32_t index);  /* NULL when
  * Returns SIM_OK or SIM_ERR_NOMEM. */
 int sim_plan_run(const sim_plan *plan, void *const *args, int skip_math);
 
+/* The same, timing each step when `times` is not NULL: times[2 * i] is step
+ * i's start on CLOCK_MONOTONIC in ns, times[2 * i + 1] its duration (both
+ * written for every step; durations 0 when the math is skipped). */
+int sim_plan_run_timed(const sim_plan *plan, void *const *args, int skip_math, uint64_t *times);
+
+/* Profiling (a plan compiled with --config PERF_COUNT=YES, or imported from
+ * such a blob): sim_plan_profiling is 1 then. Its layer table lists the IR
+ * layers that own steps, in the order of their first step; every step belongs
+ * to one (sim_plan_step_layer). sim_plan_layer_name returns NULL out of range
+ * and sets *type (may be NULL) to the layer's type. */
+int sim_plan_profiling(const sim_plan *plan);
+uint32_t sim_plan_step_count(const sim_plan *plan);
+uint32_t sim_plan_layer_count(const sim_plan *plan);
+int32_t sim_plan_step_layer(const sim_plan *plan, uint32_t step);
+const char *sim_plan_layer_name(const sim_plan *plan, uint32_t layer, const char **type);
+
+/* The version of the native blob's plan format (an older sim's blobs are refused). */
+uint32_t sim_plan_format_version(void);
+
 void sim_plan_destroy(sim_plan *plan);
 
 /* Query network: writes into out[0..cap) a ';'-separated, NUL-terminated list of

@@ -463,6 +463,87 @@ typedef struct _ze_graph_dditable_ext_t {
 } ze_graph_dditable_ext_t;
 
 /* ---- NPU command-queue extension ("ZE_extension_command_queue_npu") ------ */
+/* ---- ZE_extension_profiling_data 1.0 (ze_graph_profiling_ext.h) ---------------- */
+typedef struct _ze_graph_profiling_pool_handle_t *ze_graph_profiling_pool_handle_t;
+typedef enum _ze_graph_profiling_type_t {
+    ZE_GRAPH_PROFILING_LAYER_LEVEL = 0x1,
+    ZE_GRAPH_PROFILING_TASK_LEVEL = 0x2,
+    ZE_GRAPH_PROFILING_RAW = 0x4,
+    ZE_GRAPH_PROFILING_FORCE_UINT32 = 0x7fffffff
+} ze_graph_profiling_type_t;
+#define ZE_MAX_GRAPH_PROFILING_LAYER_NAME 256
+#define ZE_MAX_GRAPH_PROFILING_LAYER_TYPE 50
+typedef enum _ze_layer_status_t {
+    ZE_LAYER_STATUS_NOT_RUN = 1,
+    ZE_LAYER_STATUS_OPTIMIZED_OUT,
+    ZE_LAYER_STATUS_EXECUTED
+} ze_layer_status_t;
+typedef struct _ze_profiling_layer_info {   /* 368 bytes */
+    char name[ZE_MAX_GRAPH_PROFILING_LAYER_NAME];
+    char layer_type[ZE_MAX_GRAPH_PROFILING_LAYER_TYPE];
+    ze_layer_status_t status;
+    uint64_t start_time_ns;
+    uint64_t duration_ns;
+    uint32_t layer_id;
+    uint64_t fused_layer_id;
+    uint64_t dpu_ns;
+    uint64_t sw_ns;
+    uint64_t dma_ns;
+} ze_profiling_layer_info;
+typedef enum _ze_task_execute_type_t {
+    ZE_TASK_EXECUTE_NONE = 0,
+    ZE_TASK_EXECUTE_DPU,
+    ZE_TASK_EXECUTE_SW,
+    ZE_TASK_EXECUTE_DMA
+} ze_task_execute_type_t;
+typedef struct _ze_profiling_task_info {    /* 344 bytes */
+    char name[ZE_MAX_GRAPH_PROFILING_LAYER_NAME];
+    char layer_type[ZE_MAX_GRAPH_PROFILING_LAYER_TYPE];
+    ze_task_execute_type_t exec_type;
+    uint64_t start_time_ns;
+    uint64_t duration_ns;
+    uint32_t active_cycles;
+    uint32_t stall_cycles;
+    uint32_t task_id;
+    uint32_t parent_layer_id;
+} ze_profiling_task_info;
+#define ZE_STRUCTURE_TYPE_DEVICE_PROFILING_DATA_PROPERTIES 0x1
+typedef struct _ze_device_profiling_data_properties_t {
+    uint32_t stype;
+    void *pNext;
+    uint32_t extensionVersion;
+} ze_device_profiling_data_properties_t;
+typedef struct _ze_graph_profiling_dditable_ext_t {
+    ze_result_t (*pfnProfilingPoolCreate)(ze_graph_handle_t, uint32_t, ze_graph_profiling_pool_handle_t *);
+    ze_result_t (*pfnProfilingPoolDestroy)(ze_graph_profiling_pool_handle_t);
+    ze_result_t (*pfnProfilingQueryCreate)(ze_graph_profiling_pool_handle_t, uint32_t,
+                                           ze_graph_profiling_query_handle_t *);
+    ze_result_t (*pfnProfilingQueryDestroy)(ze_graph_profiling_query_handle_t);
+    ze_result_t (*pfnProfilingQueryGetData)(ze_graph_profiling_query_handle_t, ze_graph_profiling_type_t,
+                                            uint32_t *, uint8_t *);
+    ze_result_t (*pfnDeviceGetProfilingDataProperties)(ze_device_handle_t, ze_device_profiling_data_properties_t *);
+    ze_result_t (*pfnProfilingLogGetString)(ze_graph_profiling_query_handle_t, uint32_t *, char *);
+} ze_graph_profiling_dditable_ext_t;
+
+/* ---- ZE_extension_context_npu 1.0 (ze_context_npu_ext.h) ----------------------- */
+#define ZE_STRUCTURE_TYPE_CONTEXT_PROPERTIES_NPU_EXT 0x1
+#define ZE_NPU_CONTEXT_OPTION_IDLE_OPTIMIZATIONS 0x1u
+typedef struct _ze_context_properties_npu_ext_t {
+    uint32_t stype;
+    const void *pNext;
+    uint32_t options;
+} ze_context_properties_npu_ext_t;
+typedef struct _ze_context_npu_dditable_ext_t {
+    ze_result_t (*pfnSetProperties)(ze_context_handle_t, ze_context_properties_npu_ext_t *);
+    ze_result_t (*pfnReleaseMemory)(ze_context_handle_t);
+} ze_context_npu_dditable_ext_t;
+
+/* ---- ZE_extension_command_queue_npu (ze_command_queue_npu_ext.h) --------------- */
+#define ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC_NPU_EXT 0x1
+#define ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC_NPU_EXT_2 0x2
+#define ZE_NPU_COMMAND_QUEUE_OPTION_TURBO 0x1u
+#define ZE_NPU_COMMAND_QUEUE_OPTION_DEVICE_SYNC 0x2u
+
 typedef enum _ze_command_queue_workload_type_t {
     ZE_WORKLOAD_TYPE_DEFAULT = 0x0,
     ZE_WORKLOAD_TYPE_BACKGROUND = 0x1,

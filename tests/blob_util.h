@@ -11,7 +11,7 @@
 
 #include "sim/sim_plan.h"
 
-#define BU_PLAN_HEADER 72u   /* sizeof(plan_header) in sim/elf.c, 8-aligned */
+#define BU_PLAN_HEADER 80u   /* sizeof(plan_header) in sim/elf.c (plan format 2), 8-aligned */
 
 typedef struct bu_blob {
     unsigned char *b;
@@ -80,7 +80,7 @@ static inline void bu_seal(const bu_blob *bb)
     uint64_t h = bu_fnv1a(bu_fnv1a(UINT64_C(0xcbf29ce484222325), sec + BU_PLAN_HEADER,
                                    bb->plan_size - BU_PLAN_HEADER),
                           bb->b + bb->weights_off, bb->weights_size);
-    memcpy(sec + 64, &h, sizeof h);
+    memcpy(sec + BU_PLAN_HEADER - 8, &h, sizeof h);   /* the checksum ends the header */
 }
 
 /* Renames argument i (its name only; tensor names are left). */

@@ -1126,6 +1126,47 @@ static void test_every_tool_refuses_each_bad_input(void **state)
     }
 }
 
+/* -pc: benchmark_app's per-layer table (samples/cpp/common/utils common.hpp
+ * printPerformanceCounts: name in 30 columns and a space, status in 15,
+ * "layerType: " and "execType: " in 30, real and cpu time in ms in 25, then
+ * "Total time: ... milliseconds"), one per request; --json carries it. */
+static void test_run_pc_prints_the_layer_table(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -niter 4 -nireq 2 -pc -q", tmp_dir), 0);
+    expect_out("Performance counts for 0-th infer request:\n");
+    expect_out("Performance counts for 1-th infer request:\n");
+    const char *types[2] = {"layerType: MatMul ", "layerType: SoftMax "};
+    const char *row = strstr(out, "Performance counts for 0-th infer request:\n");
+    row = strchr(row, '\n') + 1;
+    for (int i = 0; i < 2; i++) {
+        const char *end = strchr(row, '\n');
+        assert_non_null(end);
+        assert_true(end - row >= 30 + 1 + 15 + 30 + 30 + 25 + 25);
+        assert_int_equal(row[30], ' ');
+        assert_memory_equal(row + 31, "EXECUTED ", 9);
+        assert_memory_equal(row + 46, types[i], strlen(types[i]));
+        assert_memory_equal(row + 76, "execType: Shave ", 16);
+        double rt = -1, ct = -1;
+        assert_int_equal(sscanf(row + 106, "realTime (ms): %lf", &rt), 1);
+        assert_int_equal(sscanf(row + 131, "cpuTime (ms): %lf", &ct), 1);
+        assert_true(rt >= 0 && ct >= 0);
+        row = end + 1;
+    }
+    assert_memory_equal(row, "Total time: ", 12);
+    expect_out(" milliseconds\n");
+    /* --json: the same table per request */
+    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -niter 2 -nireq 1 -pc --json", tmp_dir), 0);
+    expect_json();
+    expect_out("\"performance_counts\": [{\"request\": 0, \"layers\": [{\"name\": ");
+    expect_out("\"type\": \"MatMul\", \"exec_type\": \"Shave\", \"status\": \"EXECUTED\"");
+    expect_out("\"type\": \"SoftMax\"");
+    /* a blob cannot be profiled (it is imported as compiled) */
+    assert_int_equal(run(NULL, "npu-compile", "-m %s/mlp.xml -o %s/pc.blob --weights-copy yes -q", tmp_dir, tmp_dir), 0);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/pc.blob -pc -q", tmp_dir), 2);
+    expect_one_error_line("-pc needs an IR");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1140,6 +1181,7 @@ int main(void)
         cmocka_unit_test(test_run_shapes_and_precisions),
         cmocka_unit_test(test_run_dynamic_batch_data_shape),
         cmocka_unit_test(test_run_latency_percentile_version_and_help),
+        cmocka_unit_test(test_run_pc_prints_the_layer_table),
         cmocka_unit_test(test_run_runs_a_model_cache_entry),
         cmocka_unit_test(test_versions_and_help_go_to_stdout),
         cmocka_unit_test(test_info_json_with_and_without_a_device),

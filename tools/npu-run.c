@@ -89,6 +89,7 @@ typedef struct options {
     int percentile;        /* -latency_percentile, 1..100 */
     npu_performance_hint hint;
     int json, quiet;
+    int pc;                /* -pc: per-layer performance counts */
     unsigned long seed;
 } options;
 
@@ -150,6 +151,10 @@ static void usage(FILE *f)
             "  -latency_percentile N   the latency percentile reported (1..100; default 50)\n"
             "  -d NPU[.PLATFORM]       the device (only NPU; a platform must be the opened one)\n"
             "      --seed N            seed of the random inputs (default 1)\n"
+            "  -pc, --pc               per-layer performance counts of each request's last\n"
+            "                          inference, as benchmark_app -pc prints them (IR only:\n"
+            "                          the model is compiled with profiling; at most 64\n"
+            "                          requests); with --json in \"performance_counts\"\n"
             "  -json, --json           print the results as one JSON object (also on failure)\n"
             "  -q, --quiet             no progress and no step messages\n"
             "  -h, --help              this text;  --version: npu's version\n"
@@ -964,7 +969,7 @@ static const char *mode_name(npu_batch_mode m)
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { OPT_BATCH_MODE = 256, OPT_CACHE_DIR, OPT_HINT, OPT_JSON, OPT_SEED, OPT_LAYOUT, OPT_SHAPE, OPT_DATA_SHAPE,
-           OPT_IP, OPT_OP, OPT_IOP, OPT_PERCENTILE, OPT_VERSION };
+           OPT_IP, OPT_OP, OPT_IOP, OPT_PERCENTILE, OPT_VERSION, OPT_PC };
     /* benchmark_app's single-dash long options: getopt_long_only takes both. */
     static const struct option longs[] = {
         {"model", required_argument, NULL, 'm'},     {"weights", required_argument, NULL, 'w'},
@@ -979,7 +984,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"op", required_argument, NULL, OPT_OP},     {"iop", required_argument, NULL, OPT_IOP},
         {"latency_percentile", required_argument, NULL, OPT_PERCENTILE},
         {"dump-output", required_argument, NULL, 'o'}, {"device", required_argument, NULL, 'd'},
-        {"version", no_argument, NULL, OPT_VERSION},
+        {"version", no_argument, NULL, OPT_VERSION}, {"pc", no_argument, NULL, OPT_PC},
         {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
@@ -1038,6 +1043,7 @@ static int parse_args(int argc, char **argv, options *o)
             else goto bad;
             break;
         case OPT_JSON: o->json = 1; break;
+        case OPT_PC: o->pc = 1; break;
         case OPT_SEED: o->seed = strtoul(optarg, &end, 10); if (*end) goto bad; break;
         case OPT_VERSION: printf("npu-run (npu) %s\n", npu_version_string()); exit(0);
         case 'q': o->quiet = 1; break;
@@ -1059,6 +1065,73 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (o->batch && o->n_shapes) return fail(2, "give -b or -shape, not both");
     if (o->iterations == 0 && o->seconds == 0) o->iterations = 100;
+    if (o->pc && o->requests > NPU_MAX_PROFILED_REQUESTS)
+        return fail(2, "-pc: at most %d requests (-nireq)", NPU_MAX_PROFILED_REQUESTS);
+    return 0;
+}
+
+/* -pc: each request's per-layer table, as benchmark_app's
+ * printPerformanceCounts prints ov::ProfilingInfo (samples/cpp/common/utils
+ * common.hpp: name in 30 columns, cut to 25 + "..."; status in 15; layerType and
+ * execType in 30; real and cpu time in ms in 25; then the total of the real
+ * times), or as JSON. Returns 0, or 1 with the error reported. */
+static int print_pc(npu_context *ctx, npu_request **req, int n_req, int json)
+{
+    static const char *const status[] = {"?", "NOT_RUN", "OPTIMIZED_OUT", "EXECUTED"};
+    if (json) printf(", \"performance_counts\": [");
+    for (int r = 0; r < n_req; r++) {
+        size_t bytes = 0;
+        npu_arena arena;
+        npu_layer_profile *t = NULL;
+        uint32_t n = 0;
+        if (npu_request_profile_size(req[r], &bytes) != NPU_OK)
+            return fail(1, "npu_request_profile_size: %s", npu_context_last_error(ctx));
+        void *mem = aligned_block(bytes, &arena);
+        if (mem == NULL) return fail(1, "out of memory");
+        if (npu_request_profile(req[r], &arena, &t, &n) != NPU_OK) {
+            free(mem);
+            return fail(1, "npu_request_profile: %s", npu_context_last_error(ctx));
+        }
+        uint64_t total_us = 0;
+        if (json) printf("%s{\"request\": %d, \"layers\": [", r ? ", " : "", r);
+        else printf("Performance counts for %d-th infer request:\n", r);
+        for (uint32_t i = 0; i < n; i++) {
+            const char *st = (unsigned)t[i].status < 4 ? status[t[i].status] : "?";
+            total_us += t[i].real_time_us;
+            if (json) {
+                printf("%s{\"name\": ", i ? ", " : "");
+                json_string(t[i].name);
+                printf(", \"type\": ");
+                json_string(t[i].type);
+                printf(", \"exec_type\": \"%s\", \"status\": \"%s\", \"real_time_us\": %llu, \"cpu_time_us\": %llu,"
+                       " \"real_time_ns\": %llu, \"cpu_time_ns\": %llu}", t[i].exec_type, st,
+                       (unsigned long long)t[i].real_time_us, (unsigned long long)t[i].cpu_time_us,
+                       (unsigned long long)t[i].real_time_ns, (unsigned long long)t[i].cpu_time_ns);
+                continue;
+            }
+            char name[32], col[96];
+            if (strlen(t[i].name) >= 30) snprintf(name, sizeof name, "%.25s...", t[i].name);
+            else snprintf(name, sizeof name, "%s", t[i].name);
+            printf("%-30s %-15s", name, st[0] == 'E' ? "EXECUTED " : st[0] == 'N' ? "NOT_RUN " : "OPTIMIZED_OUT ");
+            snprintf(col, sizeof col, "layerType: %s ", t[i].type);
+            printf("%-30s", col);
+            snprintf(col, sizeof col, "execType: %s ", t[i].exec_type);
+            printf("%-30s", col);
+            snprintf(col, sizeof col, "realTime (ms): %f ", (double)t[i].real_time_us / 1000.0);
+            printf("%-25s", col);
+            snprintf(col, sizeof col, "cpuTime (ms): %f ", (double)t[i].cpu_time_us / 1000.0);
+            printf("%-25s\n", col);
+        }
+        if (json) {
+            printf("], \"total_us\": %llu}", (unsigned long long)total_us);
+        } else {
+            char col[64];
+            snprintf(col, sizeof col, "Total time: %f", (double)total_us / 1000.0);
+            printf("%-25s milliseconds\n\n", col);
+        }
+        free(mem);
+    }
+    if (json) printf("]");
     return 0;
 }
 
@@ -1078,6 +1151,8 @@ int main(int argc, char **argv)
     struct stat msb;
     if (check_regular(o.model, "model", &msb)) return 2;
     int from_blob = !is_ir(o.model), is_entry = 0;
+    if (o.pc && from_blob)
+        return fail(2, "-pc needs an IR: the model is compiled with profiling (a blob is imported as it is)");
     if (!from_blob) {   /* the weights too: given, or the .bin beside the .xml if present */
         char bin[4096];
         struct stat sb;
@@ -1133,6 +1208,7 @@ int main(int argc, char **argv)
                            : strcmp(o.batch_mode, "compiler") == 0 ? NPU_BATCH_COMPILER
                                                                    : NPU_BATCH_AUTO;
     copts.cache_dir = o.cache_dir;
+    if (o.pc) copts.profiled_requests = o.requests ? (uint32_t)o.requests : NPU_MAX_PROFILED_REQUESTS;
     if (!from_blob) {
         /* The IR, with what the options change, and the input data against the
          * inputs it predicts: all before the NPU is opened. */
@@ -1517,7 +1593,9 @@ int main(int argc, char **argv)
                 printf("}");
             }
         }
-        printf("]}\n");
+        printf("]");
+        if (o.pc && print_pc(ctx, req, n_req, 1) != 0) goto out;
+        printf("}\n");
     } else {
         printf("%s %s: load %.2f ms + first inference %.3f ms = %.2f ms\n", fil ? "FIL" : "FEIL",
                from_blob ? "(import)" : info.from_cache ? "(cache hit)" : "(compile)", t_load, t_first, t_load + t_first);
@@ -1529,6 +1607,10 @@ int main(int argc, char **argv)
         printf("throughput: %.1f inferences/s", fps);
         if (frames > 1) printf(" (%.1f frames/s)", fps * (double)frames);
         printf("\n");
+        if (o.pc) {
+            printf("\n");
+            if (print_pc(ctx, req, n_req, 0) != 0) goto out;
+        }
     }
     rc = 0;
 out:

@@ -443,14 +443,15 @@ static void test_extension_list_and_function_addresses(void **state)
     assert_int_equal(zeDriverGetExtensionFunctionAddress(E.drv, "ZE_extension_nope", &none),
                      profile_is("2024") ? ZE_RESULT_ERROR_UNKNOWN : ZE_RESULT_ERROR_INVALID_ARGUMENT);
     assert_null(none);
-    /* advertised but not implemented: tables whose entries say UNSUPPORTED_FEATURE */
+    /* the profiling and context-NPU tables (their behaviour: test_profiling_*,
+     * test_queue_and_context_controls) */
     struct {
         ze_result_t (*pool_create)(ze_graph_handle_t, uint32_t, void **);
     } *prof = NULL;
     ZE_OK(zeDriverGetExtensionFunctionAddress(E.drv, "ZE_extension_profiling_data", (void **)&prof));
     assert_non_null(prof);
     void *pool = NULL;
-    assert_int_equal(prof->pool_create(NULL, 1, &pool), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    assert_int_equal(prof->pool_create(NULL, 1, &pool), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
     struct {
         ze_result_t (*set_properties)(ze_context_handle_t, void *);
         ze_result_t (*release_memory)(ze_context_handle_t);
@@ -458,7 +459,7 @@ static void test_extension_list_and_function_addresses(void **state)
     ze_result_t ctx_rc = zeDriverGetExtensionFunctionAddress(E.drv, "ZE_extension_context_npu", (void **)&ctx_tbl);
     if (profile_is("2026")) {
         ZE_OK(ctx_rc);
-        assert_int_equal(ctx_tbl->release_memory(E.ctx), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+        ZE_OK(ctx_tbl->release_memory(E.ctx));
     } else {
         assert_int_not_equal(ctx_rc, ZE_RESULT_SUCCESS);
     }
@@ -1424,7 +1425,9 @@ static void test_initialize_evict_and_events_around_execute(void **state)
         ZE_OK(E.g->pfnEvict(g));
     ze_graph_profiling_query_handle_t fake_query = (ze_graph_profiling_query_handle_t)(uintptr_t)16;
     exec_open(&x);
-    assert_int_equal(E.g->pfnAppendGraphExecute(x.l, g, fake_query, NULL, 0, NULL), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    /* a graph compiled without profiling ignores the query (appendGraphExecute
+     * reads it only when the graph has a profiling buffer) */
+    ZE_OK(E.g->pfnAppendGraphExecute(x.l, g, fake_query, NULL, 0, NULL));
     exec_close(&x);
     ZE_OK(E.g->pfnDestroy(g));
     ZE_OK(zeEventDestroy(start));
@@ -1859,7 +1862,8 @@ static void test_disk_cache_hits_and_goes_stale(void **state)
     }
 
     /* other build flags, other weights (layout A: in the input bytes): misses */
-    create_run(&p1, NULL, 0, IO_FLAGS " --config PERF_COUNT=\"YES\"", &y, ZE_RESULT_SUCCESS);
+    create_run(&p1, NULL, 0, IO_FLAGS " --config PERF_COUNT=\"NO\" PERFORMANCE_HINT=\"LATENCY\"", &y,
+               ZE_RESULT_SUCCESS);
     create_run(&p2, NULL, 0, IO_FLAGS " --config PERF_COUNT=\"NO\"", &y, ZE_RESULT_SUCCESS);
     assert_float_equal(y, 1 + w2[0], 1e-6);
     assert_int_equal(E.t->pfnGetCacheHitCount(), 1);

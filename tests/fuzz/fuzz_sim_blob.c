@@ -50,7 +50,7 @@ static void fz_fix_checksum(uint8_t *b, size_t n)
     if (!ps || !ws || ps->sh_size < sizeof h)
         return;
     memcpy(&h, b + ps->sh_offset, sizeof h);
-    if (!layout_of(h.n_args, h.n_tensors, h.n_steps, h.n_step_inputs, &l) || l.total != ps->sh_size)
+    if (!layout_of(h.n_args, h.n_tensors, h.n_steps, h.n_step_inputs, h.n_layers, &l) || l.total != ps->sh_size)
         return;
     const uint8_t *sec = b + ps->sh_offset;
     h.checksum = fnv1a(fnv1a(FNV_BASIS, sec + l.args, l.total - l.args), b + ws->sh_offset,
