@@ -6413,7 +6413,7 @@ static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32
     if (ir == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (arena == NULL || reserved == NULL)
         return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: arena or options NULL", what);
-    if (npu__check_reserved(ir->ctx, reserved, what) != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
+    if (npu__check_reserved_n(ir->ctx, reserved, NPU_RESERVED_WORDS, what) != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
     if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: %s was closed", what, ir->label);
     if (index >= (output ? ir->n_outputs : ir->n_inputs))
         return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: %s has no %s %lu (it has %lu)", what, ir->label,
