@@ -1083,6 +1083,296 @@ static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const
 }
 #endif
 
+#if !defined(NPU_NO_GRAPH) || !defined(NPU_NO_IR)
+/* ---- Preprocessing plans: used by section 6 (npu_graph_set_preprocess) and
+ * 8e (npu_ir_set_preprocess) ----
+ * What OpenVINO's PrePostProcessor inserts (openvinotoolkit/openvino,
+ * src/core/src/preprocess/preprocess_steps_impl.cpp and pre_post_process.cpp),
+ * planned as a short chain of layers with their constants: the graph builds
+ * the chain as nodes, the IR writes it into every payload. Reached only from
+ * the set_preprocess / set_postprocess entry points. */
+
+#define NPU__PP_MAX_LAYERS 24
+#define NPU__PP_DATA 512
+#define NPU__PP_SRC 255u   /* a chain input: the Parameter (pre) or the Result's producer (post) */
+
+enum { NPU__PPL_CONST = 0, NPU__PPL_CONVERT, NPU__PPL_TRANSPOSE, NPU__PPL_GATHER, NPU__PPL_INTERP,
+       NPU__PPL_SUB, NPU__PPL_DIV, NPU__PPL_CONV };
+
+typedef struct npu__pp_layer {
+    uint8_t op, n_in, nearest;
+    uint8_t in[3];              /* chain indices of the producers, or NPU__PP_SRC */
+    npu_type type;              /* output element type */
+    int32_t batch_axis;         /* output axis holding the batch; -1 none */
+    npu_shape shape;            /* output shape */
+    uint32_t off, bytes;        /* Const: its data in npu__pp.data */
+} npu__pp_layer;
+
+typedef struct npu__pp {
+    struct npu__pp *next;
+    uint32_t index;             /* input or output index */
+    int output;
+    npu_tensor_desc model;      /* the model's tensor (before) */
+    int32_t model_batch_axis;
+    uint32_t n;                 /* chain layers; the last one is the chain's end */
+    npu__pp_layer l[NPU__PP_MAX_LAYERS];
+    uint32_t data_used;
+    _Alignas(8) unsigned char data[NPU__PP_DATA];
+    /* write state (under the IR's walk_lock) */
+    uint32_t io_id, first_id;
+    int io_seen;
+} npu__pp;
+_Static_assert(NPU_ARENA_ROUND(sizeof(npu__pp)) <= NPU_PREPROCESS_BYTES, "NPU_PREPROCESS_BYTES holds a plan");
+
+/* Index of letter c in a plain layout, or -1. */
+static int npu__pp_axis(const char *layout, char c)
+{
+    const char *p = strchr(layout, c);
+    return p != NULL && c != '\0' ? (int)(p - layout) : -1;
+}
+
+/* A plain layout: one letter per axis, each A-Z at most once, or '?'. */
+static int npu__pp_layout_ok(const char *layout, uint32_t rank)
+{
+    size_t n = strlen(layout), i, j;
+    if (n != rank || n >= NPU_LAYOUT_MAX) return 0;
+    for (i = 0; i < n; i++) {
+        if (!((layout[i] >= 'A' && layout[i] <= 'Z') || layout[i] == '?')) return 0;
+        for (j = 0; j < i; j++)
+            if (layout[i] != '?' && layout[j] == layout[i]) return 0;
+    }
+    return 1;
+}
+
+/* Appends a layer; its Const data (bytes of `data`) goes into the plan. */
+static npu__pp_layer *npu__pp_add(npu__pp *p, int op, npu_type type, const npu_shape *shape, int32_t batch_axis)
+{
+    npu__pp_layer *l;
+    if (p->n >= NPU__PP_MAX_LAYERS) return NULL;
+    l = &p->l[p->n++];
+    memset(l, 0, sizeof *l);
+    l->op = (uint8_t)op;
+    l->type = type;
+    l->shape = *shape;
+    l->batch_axis = batch_axis;
+    return l;
+}
+
+/* A Const of `count` values (i64, i32 or f32), shape `shape`; its index. */
+static uint32_t npu__pp_const(npu__pp *p, npu_type type, const npu_shape *shape, const void *values, uint32_t count)
+{
+    uint32_t bytes = count * (uint32_t)npu_type_size(type);
+    npu__pp_layer *l;
+    if (p->data_used + bytes > NPU__PP_DATA || p->n >= NPU__PP_MAX_LAYERS) return NPU__PP_SRC;
+    l = npu__pp_add(p, NPU__PPL_CONST, type, shape, -1);
+    l->off = p->data_used;
+    l->bytes = bytes;
+    memcpy(p->data + p->data_used, values, bytes);
+    p->data_used = (p->data_used + bytes + 7u) & ~7u;
+    return p->n - 1;
+}
+
+/* The op layer after its constants: inputs cur (the data) and k0, k1. */
+static int npu__pp_op(npu__pp *p, int op, uint32_t *cur, uint32_t k0, uint32_t k1, npu_type type,
+                      const npu_shape *shape, int32_t batch_axis)
+{
+    npu__pp_layer *l;
+    if (k0 == NPU__PP_SRC && op != NPU__PPL_CONVERT) return 0;
+    l = npu__pp_add(p, op, type, shape, batch_axis);
+    if (l == NULL) return 0;
+    l->in[0] = (uint8_t)*cur;
+    l->in[1] = (uint8_t)k0;
+    l->in[2] = (uint8_t)k1;
+    l->n_in = (uint8_t)(op == NPU__PPL_CONVERT ? 1 : op == NPU__PPL_GATHER || op == NPU__PPL_INTERP ? 3 : 2);
+    *cur = p->n - 1;
+    return 1;
+}
+
+/* Transpose so that output axis i is input axis perm[i]: shape, layout and
+ * batch axis follow. */
+static int npu__pp_transpose(npu__pp *p, uint32_t *cur, npu_shape *shape, char *layout, int32_t *batch_axis,
+                             npu_type type, const int64_t *perm)
+{
+    npu_shape ks, out = *shape;
+    char lay[NPU_LAYOUT_MAX];
+    uint32_t i, k;
+    int32_t b = -1;
+    npu__strlcpy(lay, layout, sizeof lay);
+    for (i = 0; i < shape->rank; i++) {
+        out.dims[i] = shape->dims[perm[i]];
+        if (lay[0] != '\0') layout[i] = lay[perm[i]];
+        if (*batch_axis >= 0 && perm[i] == *batch_axis) b = (int32_t)i;
+    }
+    ks.rank = 1;
+    ks.dims[0] = shape->rank;
+    k = npu__pp_const(p, NPU_I64, &ks, perm, shape->rank);
+    *shape = out;
+    *batch_axis = b;
+    return npu__pp_op(p, NPU__PPL_TRANSPOSE, cur, k, 0, type, shape, b);
+}
+
+/* Permutation taking layout `from` to layout `to` (same letters). */
+static int npu__pp_perm(const char *from, const char *to, uint32_t rank, int64_t *perm, int *identity)
+{
+    uint32_t i;
+    *identity = 1;
+    for (i = 0; i < rank; i++) {
+        int a = npu__pp_axis(from, to[i]);
+        if (a < 0 || to[i] == '?') return 0;
+        perm[i] = a;
+        if (a != (int)i) *identity = 0;
+    }
+    return 1;
+}
+
+/* The pre chain: pp (checked) -> plan p; NULL or the reason it cannot be. */
+static const char *npu__pp_plan_input(npu__pp *p, const npu_preprocess *pp, npu_type ut, const char *ul,
+                                      npu_shape *us, int32_t *ub)
+{
+    const npu_tensor_desc *m = &p->model;
+    const char *ml = m->layout;
+    uint32_t rank = m->shape.rank, i, cur = NPU__PP_SRC;
+    int hi, wi, ci, need_layout, identity;
+    int64_t perm[NPU_MAX_RANK];
+    npu_shape sh;
+    char lay[NPU_LAYOUT_MAX];
+    int32_t b;
+    npu_type type = ut;
+    need_layout = ul != ml || pp->height || pp->width || pp->resize || pp->color || pp->n_mean || pp->n_scale;
+    if (need_layout && !npu__pp_layout_ok(ml, rank))
+        return "the model input needs a layout with one letter per axis (npu_ir_set_layout, e.g. \"NCHW\")";
+    if (!npu__pp_layout_ok(ul, rank)) return "the caller's layout does not have one letter per axis of the input";
+    if (need_layout && !npu__pp_perm(ul, ml, rank, perm, &identity))
+        return "the caller's layout does not name the model layout's letters (no '?')";
+    for (i = 0; i < rank; i++)
+        if (m->shape.dims[i] < 0 && (int32_t)i != p->model_batch_axis) return "the model input has a dynamic shape";
+    if ((unsigned)pp->resize > (unsigned)NPU_RESIZE_LINEAR) return "unknown resize algorithm";
+    if ((unsigned)pp->color > (unsigned)NPU_COLOR_BGR_TO_GRAY) return "unknown colour conversion";
+    if (pp->n_mean > NPU_PREPROCESS_MAX_CHANNELS || pp->n_scale > NPU_PREPROCESS_MAX_CHANNELS)
+        return "more than NPU_PREPROCESS_MAX_CHANNELS mean or scale values";
+    /* the caller's shape: the model's, permuted, with the caller's H, W, C */
+    us->rank = rank;
+    for (i = 0; i < rank; i++) {
+        int a = need_layout ? npu__pp_axis(ml, ul[i]) : (int)i;
+        us->dims[i] = m->shape.dims[a];
+        if (ul[i] == 'H' && pp->height) us->dims[i] = pp->height;
+        if (ul[i] == 'W' && pp->width) us->dims[i] = pp->width;
+        if (ul[i] == 'C' && pp->color >= NPU_COLOR_RGB_TO_GRAY) us->dims[i] = 3;
+    }
+    *ub = rank == 0 ? -1 : npu__pp_axis(ul, 'N') >= 0 ? npu__pp_axis(ul, 'N') : p->model_batch_axis < 0 ? -1 : 0;
+    hi = npu__pp_axis(ul, 'H');
+    wi = npu__pp_axis(ul, 'W');
+    ci = npu__pp_axis(ul, 'C');
+    if ((pp->height || pp->width || pp->resize) && (hi < 0 || wi < 0)) return "the layout names no H and W";
+    if ((pp->color || pp->n_mean > 1 || pp->n_scale > 1) && ci < 0) return "the layout names no C";
+    if (!pp->resize && hi >= 0 && wi >= 0 &&
+        (us->dims[hi] != m->shape.dims[npu__pp_axis(ml, 'H')] || us->dims[wi] != m->shape.dims[npu__pp_axis(ml, 'W')]))
+        return "the frame's height and width differ from the model's and no resize is set";
+    if ((pp->color == NPU_COLOR_REVERSED || pp->color == NPU_COLOR_AS_MODEL) && ci >= 0 && need_layout &&
+        us->dims[ci] != m->shape.dims[npu__pp_axis(ml, 'C')])
+        return "channel count differs";
+    if (pp->color >= NPU_COLOR_RGB_TO_GRAY && (rank != 4 || m->shape.dims[npu__pp_axis(ml, 'C')] != 1 ||
+                                               (ci != 1 && ci != 3)))
+        return "a conversion to gray needs a rank-4 model input with 1 channel and C on axis 1 or 3";
+    if ((pp->color >= NPU_COLOR_RGB_TO_GRAY || pp->n_mean || pp->n_scale || pp->resize == NPU_RESIZE_LINEAR) &&
+        m->type != NPU_F32)
+        return "mean, scale, gray conversion and linear resize need an f32 model input";
+    for (i = 0; i < pp->n_scale; i++)
+        if (pp->scale[i] == 0.0f) return "a scale value is 0";
+    sh = *us;
+    b = *ub;
+    npu__strlcpy(lay, ul, sizeof lay);
+    /* 1. element type */
+    if (type != m->type) {
+        if (!npu__pp_op(p, NPU__PPL_CONVERT, &cur, NPU__PP_SRC, 0, m->type, &sh, b)) return "too many steps";
+        type = m->type;
+    }
+    /* 2. colour */
+    if (pp->color == NPU_COLOR_REVERSED) {
+        int32_t idx[64], axis = ci;
+        npu_shape ks;
+        uint32_t k0, k1, c = (uint32_t)sh.dims[ci];
+        if (c == 0 || c > NPU__COUNT_OF(idx)) return "too many channels to reverse";
+        for (i = 0; i < c; i++) idx[i] = (int32_t)(c - 1 - i);
+        ks.rank = 1;
+        ks.dims[0] = c;
+        k0 = npu__pp_const(p, NPU_I32, &ks, idx, c);
+        ks.dims[0] = 1;
+        k1 = npu__pp_const(p, NPU_I32, &ks, &axis, 1);
+        if (k1 == NPU__PP_SRC || !npu__pp_op(p, NPU__PPL_GATHER, &cur, k0, k1, type, &sh, b)) return "too many steps";
+    } else if (pp->color >= NPU_COLOR_RGB_TO_GRAY) {
+        static const float rgb[3] = {0.299f, 0.587f, 0.114f}, bgr[3] = {0.114f, 0.587f, 0.299f};
+        static const int64_t to_nc[4] = {0, 3, 1, 2}, from_nc[4] = {0, 2, 3, 1};
+        npu_shape ks = {4, {1, 3, 1, 1}};
+        uint32_t k;
+        if (ci == 3 && !npu__pp_transpose(p, &cur, &sh, lay, &b, type, to_nc)) return "too many steps";
+        k = npu__pp_const(p, NPU_F32, &ks, pp->color == NPU_COLOR_RGB_TO_GRAY ? rgb : bgr, 3);
+        sh.dims[1] = 1;
+        if (!npu__pp_op(p, NPU__PPL_CONV, &cur, k, 0, type, &sh, b)) return "too many steps";
+        if (ci == 3 && !npu__pp_transpose(p, &cur, &sh, lay, &b, type, from_nc)) return "too many steps";
+    }
+    /* 3. resize */
+    if (pp->resize != NPU_RESIZE_NONE) {
+        int64_t sizes[2], axes[2];
+        npu_shape ks = {1, {2}};
+        uint32_t k0, k1;
+        sizes[0] = m->shape.dims[npu__pp_axis(ml, 'H')];
+        sizes[1] = m->shape.dims[npu__pp_axis(ml, 'W')];
+        axes[0] = hi;
+        axes[1] = wi;
+        k0 = npu__pp_const(p, NPU_I64, &ks, sizes, 2);
+        k1 = npu__pp_const(p, NPU_I64, &ks, axes, 2);
+        sh.dims[hi] = sizes[0];
+        sh.dims[wi] = sizes[1];
+        if (k1 == NPU__PP_SRC || !npu__pp_op(p, NPU__PPL_INTERP, &cur, k0, k1, type, &sh, b)) return "too many steps";
+        p->l[cur].nearest = pp->resize == NPU_RESIZE_NEAREST;
+    }
+    /* 4, 5. mean, scale: [1], or 1 x .. C .. x 1 (the channel count after the colour step) */
+    for (i = 0; i < 2; i++) {
+        uint32_t n = i == 0 ? pp->n_mean : pp->n_scale, k, j;
+        npu_shape ks;
+        if (n == 0) continue;
+        if (n > 1 && sh.dims[ci] != (int64_t)n) return "the mean or scale count is neither 1 nor the channel count";
+        ks.rank = n == 1 ? 1 : rank;
+        for (j = 0; j < ks.rank; j++) ks.dims[j] = 1;
+        if (n > 1) ks.dims[ci] = n;
+        k = npu__pp_const(p, NPU_F32, &ks, i == 0 ? pp->mean : pp->scale, n);
+        if (!npu__pp_op(p, i == 0 ? NPU__PPL_SUB : NPU__PPL_DIV, &cur, k, 0, type, &sh, b)) return "too many steps";
+    }
+    /* 6. layout */
+    if (need_layout && npu__pp_perm(lay, ml, rank, perm, &identity) && !identity &&
+        !npu__pp_transpose(p, &cur, &sh, lay, &b, type, perm))
+        return "too many steps";
+    for (i = 0; i < rank; i++)
+        if (sh.dims[i] != m->shape.dims[i] && (int32_t)i != p->model_batch_axis)
+            return "the steps do not end in the model's shape";
+    return NULL;
+}
+
+
+/* The output chain: Convert to ut, then Transpose from the model's layout to
+ * ul (ul == the model's layout pointer: none). NULL, or why not. */
+static const char *npu__pp_plan_output(npu__pp *p, npu_type ut, const char *ul, npu_shape *sh)
+{
+    char lay[NPU_LAYOUT_MAX];
+    int64_t perm[NPU_MAX_RANK];
+    int identity = 1;
+    int32_t b = p->model_batch_axis;
+    uint32_t cur = NPU__PP_SRC;
+    *sh = p->model.shape;
+    npu__strlcpy(lay, p->model.layout, sizeof lay);
+    if (!npu__type_valid(ut)) return "unknown element type";
+    if (ul != p->model.layout && !npu__pp_layout_ok(p->model.layout, sh->rank))
+        return "the model output needs a layout with one letter per axis";
+    if (ul != p->model.layout && (!npu__pp_layout_ok(ul, sh->rank) || !npu__pp_perm(lay, ul, sh->rank, perm, &identity)))
+        return "the caller's layout does not name the model layout's letters, one per axis";
+    if (ut != p->model.type && !npu__pp_op(p, NPU__PPL_CONVERT, &cur, NPU__PP_SRC, 0, ut, sh, b))
+        return "too many steps";
+    if (!identity && !npu__pp_transpose(p, &cur, sh, lay, &b, ut, perm)) return "too many steps";
+    return NULL;
+}
+#endif
+
 #ifndef NPU_NO_GRAPH   /* sections 6 and 7 */
 /* ==== 6. Graph builder =================================================== */
 /* Owns: npu_graph and npu_node, the op table (IR type, opset, inference, XML
@@ -1151,7 +1441,8 @@ static void npu__wpa_keys(uint32_t compiler_version, const char **ptr_key, const
     X(PAD,               "Pad",              "opset12", "Pad",             OP,        pad,         pad) \
     X(SLICE,             "Slice",            "opset8", "Slice",            OP,        slice,       NULL) \
     X(FAKE_QUANTIZE,     "FakeQuantize",     "opset1", "FakeQuantize",     OP,        fake_quantize, fake_quantize) \
-    X(INTERPOLATE,       "Interpolate",      "opset11", "Interpolate",     OP,        interpolate, interpolate)
+    X(INTERPOLATE,       "Interpolate",      "opset11", "Interpolate",     OP,        interpolate, interpolate) \
+    X(GATHER,            "Gather",           "opset8", "Gather",           OP,        gather,      gather)
 
 #define NPU__OP_ENUM(e, type, version, name, cat, infer, attrs) NPU__OP_##e,
 typedef enum npu__op { NPU__OPS(NPU__OP_ENUM) NPU__OP_COUNT } npu__op;
@@ -1187,6 +1478,7 @@ struct npu_node {
     uint8_t op;                /* npu__op */
     uint8_t cat;
     const struct npu__op_info *info;   /* the op's row: names, inference, attributes */
+    uint8_t pp_set;            /* Parameter / Result: pre- or postprocessing inserted */
     npu_type type;             /* output element type */
     npu_shape shape;           /* output shape */
     char layout[NPU_LAYOUT_MAX];
@@ -2011,6 +2303,33 @@ static npu_status npu__infer_interpolate(npu_node *n, npu__msg *m)
     return NPU_OK;
 }
 
+/* Gather-8 (batch_dims 0) as preprocessing uses it: i32 indices (1-D), a
+ * one-value i32 axis. */
+static npu_status npu__infer_gather(npu_node *n, npu__msg *m)
+{
+    const npu_node *x = n->inputs[0], *ix = n->inputs[1], *ax = n->inputs[2];
+    const int32_t *iv = (const int32_t *)ix->a.constant.data;
+    uint32_t a, i, cnt;
+    int64_t d;
+    NPU__MSG_ONLY(char s0[96];)
+    if (ix->op != NPU__OP_CONSTANT || ax->op != NPU__OP_CONSTANT || ix->type != NPU_I32 || ax->type != NPU_I32 ||
+        ix->shape.rank != 1 || ax->a.constant.bytes != 4)
+        return npu__infer_error(m, n, NPU_ERR_INVALID_ARGUMENT, "indices and axis must be i32 Constants");
+    if (!npu__norm_axis(*(const int32_t *)ax->a.constant.data, x->shape.rank, &a))
+        return npu__infer_error(m, n, NPU_ERR_SHAPE, "axis is out of range for input 0 of shape %s",
+                                npu__shape_text(&x->shape, s0));
+    d = x->shape.dims[a];
+    cnt = (uint32_t)ix->shape.dims[0];
+    for (i = 0; i < cnt; i++)
+        if (d >= 0 && (iv[i] < -d || iv[i] >= d))
+            return npu__infer_error(m, n, NPU_ERR_SHAPE, "index %d is out of range for axis %u of length %lld",
+                                    (int)iv[i], a, (long long)d);
+    n->type = x->type;
+    n->shape = x->shape;
+    n->shape.dims[a] = (int64_t)cnt;
+    return NPU_OK;
+}
+
 static npu_status npu__infer_concat(npu_node *n, npu__msg *m)
 {
     const npu_node *x0 = n->inputs[0];
@@ -2758,12 +3077,11 @@ static npu_node *npu__graph_undo(npu_graph *g, const npu__graph_mark *k)
     return NULL;
 }
 
-/* A Constant of `count` values of type t (a scalar when `scalar`), its bytes
- * copied into the graph's arena. */
-static npu_node *npu__const_copy(npu_graph *g, npu_type t, const void *data, uint32_t count, int scalar)
+/* A Constant of type t and static shape sh whose `bytes` bytes are copied
+ * into the graph's arena. */
+static npu_node *npu__const_shaped(npu_graph *g, npu_type t, const npu_shape *sh, const void *data, size_t bytes)
 {
     npu_node *c = npu__simple(g, &npu__op_info_CONSTANT, NULL, 0, NULL);
-    size_t bytes = (size_t)count * npu_type_size(t);
     void *copy;
     if (c == NULL) return NULL;
     copy = npu__alloc(g->arena, NULL, bytes, "constant values");
@@ -2771,11 +3089,19 @@ static npu_node *npu__const_copy(npu_graph *g, npu_type t, const void *data, uin
         return npu__op_abort(g, c, NPU_ERR_ARENA_TOO_SMALL, "arena too small for %zu bytes of values", bytes);
     memcpy(copy, data, bytes);
     c->type = t;
-    npu__shape_set(&c->shape, scalar ? 0u : 1u);
-    if (!scalar) c->shape.dims[0] = (int64_t)count;
+    c->shape = *sh;
     c->a.constant.data = copy;
     c->a.constant.bytes = bytes;
     return npu__op_finish(g, c);
+}
+
+/* A Constant of `count` values of type t (a scalar when `scalar`). */
+static npu_node *npu__const_copy(npu_graph *g, npu_type t, const void *data, uint32_t count, int scalar)
+{
+    npu_shape sh;
+    npu__shape_set(&sh, scalar ? 0u : 1u);
+    if (!scalar) sh.dims[0] = (int64_t)count;
+    return npu__const_shaped(g, t, &sh, data, (size_t)count * npu_type_size(t));
 }
 
 /* f32 to IEEE binary16, rounding to nearest even. */
@@ -3135,6 +3461,201 @@ NPU_API npu_status npu_graph_output(const npu_graph *g, uint32_t index, npu_tens
 NPU_API npu_status npu_graph_state(const npu_graph *g, uint32_t index, npu_tensor_desc *out)
 { return npu__io(g, NPU__OP_READ_VALUE, index, out, "state"); }
 
+/* ---- Pre- and postprocessing (the plans of section 5's end, built as nodes) ---- */
+
+/* The plan's chain as nodes fed by src; *end is its last node (src when the
+ * plan is empty). The graph's sticky error tells what failed. */
+static npu_status npu__pp_build(npu_graph *g, const npu__pp *p, npu_node *src, npu_node **end)
+{
+    npu_node *nodes[NPU__PP_MAX_LAYERS];
+    uint32_t i, k;
+    *end = src;
+    for (i = 0; i < p->n; i++) {
+        const npu__pp_layer *l = &p->l[i];
+        npu_node *in[3], *n = NULL;
+        for (k = 0; k < l->n_in && k < 3; k++) in[k] = l->in[k] == NPU__PP_SRC ? src : nodes[l->in[k]];
+        switch (l->op) {
+        case NPU__PPL_CONST: n = npu__const_shaped(g, l->type, &l->shape, p->data + l->off, l->bytes); break;
+        case NPU__PPL_CONVERT: n = npu_graph_convert(g, in[0], l->type, NULL); break;
+        case NPU__PPL_TRANSPOSE:
+        case NPU__PPL_GATHER:
+        case NPU__PPL_INTERP:
+            n = npu__simple(g, l->op == NPU__PPL_TRANSPOSE ? &npu__op_info_TRANSPOSE
+                               : l->op == NPU__PPL_GATHER  ? &npu__op_info_GATHER
+                                                           : &npu__op_info_INTERPOLATE,
+                            in, l->n_in, NULL);
+            if (n != NULL && l->op == NPU__PPL_INTERP) {   /* as section 8e writes it */
+                n->a.interp.mode = l->nearest ? NPU_INTERPOLATE_NEAREST : NPU_INTERPOLATE_LINEAR;
+                n->a.interp.coord = NPU_COORD_HALF_PIXEL;
+                n->a.interp.nearest = NPU_NEAREST_ROUND_PREFER_FLOOR;
+            }
+            if (n != NULL) n = npu__op_finish(g, n);
+            break;
+        case NPU__PPL_SUB: n = npu_graph_subtract(g, in[0], in[1], NULL); break;
+        case NPU__PPL_DIV: n = npu_graph_divide(g, in[0], in[1], NULL); break;
+        default: n = npu_graph_convolution(g, in[0], in[1], NULL, NULL); break;
+        }
+        if (n == NULL) return g->status;
+        nodes[i] = n;
+        *end = n;
+    }
+    return NPU_OK;
+}
+
+/* Moves the nodes made since k (the chain) to right after `after`, so that
+ * creation order stays a topological order for re-inference. */
+static void npu__pp_splice(npu_graph *g, const npu__graph_mark *k, npu_node *after)
+{
+    npu_node *first = k->last->next, *last = g->last;
+    if (first == NULL) return;
+    k->last->next = NULL;
+    g->last = k->last;
+    last->next = after->next;
+    after->next = first;
+    if (g->last == after) g->last = last;
+}
+
+/* Common start of the two calls: the plan in `arena`, for the node found. */
+static npu_status npu__gpp_begin(npu_graph *g, npu_arena *arena, npu__op op, uint32_t index, const uint32_t *reserved,
+                                 const char *what, npu_node **node, npu__pp **out)
+{
+    npu_node *n;
+    NPU__MSG_UNUSED(what);
+    *out = NULL;
+    if (g == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (arena == NULL || reserved == NULL)
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: arena or options NULL", what);
+    if (npu__check_reserved_n(g->ctx, reserved, NPU_RESERVED_WORDS, what) != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
+    if (g->status != NPU_OK)
+        return npu__fail(g->ctx, NPU_ERR_STATE, "%s: the graph has failed: %s", what, g->first_error);
+    n = (npu_node *)(uintptr_t)npu__nth_node_of_op(g, op, index);
+    if (n == NULL)
+        return npu__fail(g->ctx, NPU_ERR_NOT_FOUND, "%s: the graph has no %s %lu", what,
+                         op == NPU__OP_RESULT ? "output" : "input", (unsigned long)index);
+    if (n->pp_set)
+        return npu__fail(g->ctx, NPU_ERR_STATE, "%s: %s '%s' already has %s set", what,
+                         op == NPU__OP_RESULT ? "output" : "input", n->name,
+                         op == NPU__OP_RESULT ? "postprocessing" : "preprocessing");
+    if (NPU_ARENA_ROUND(NPU_PREPROCESS_BYTES) > npu_arena_remaining(arena))
+        return npu__fail(g->ctx, NPU_ERR_ARENA_TOO_SMALL, "%s: arena too small: needs NPU_PREPROCESS_BYTES (%d), %zu free",
+                         what, NPU_PREPROCESS_BYTES, npu_arena_remaining(arena));
+    *out = (npu__pp *)npu__alloc(arena, g->ctx, NPU_PREPROCESS_BYTES, "preprocessing");
+    if (*out == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    (*out)->output = op == NPU__OP_RESULT;
+    (*out)->index = index;
+    (*out)->model.name = n->name;
+    (*out)->model.type = n->type;
+    (*out)->model.shape = n->shape;
+    npu__strlcpy((*out)->model.layout, n->layout, sizeof (*out)->model.layout);
+    (*out)->model_batch_axis = n->layout[0] != '\0' ? npu__pp_axis(n->layout, 'N')
+                               : n->shape.rank > 0 && n->shape.dims[0] < 0 ? 0 : -1;
+    *node = n;
+    return NPU_OK;
+}
+
+/* A failed build: the graph, the node and the arena as they were, the
+ * message in the context. */
+static npu_status npu__gpp_undo(npu_graph *g, const npu__graph_mark *k, npu_arena *arena, size_t amark,
+                                npu_node *n, const npu_tensor_desc *saved, const char *what)
+{
+    npu_status st = g->status;
+    NPU__MSG_UNUSED(what);
+    (void)npu__fail(g->ctx, st, "%s: %s", what, g->first_error);
+    npu__graph_undo(g, k);
+    n->type = saved->type;
+    n->shape = saved->shape;
+    memcpy(n->layout, saved->layout, sizeof n->layout);
+    g->status = NPU_OK;
+    g->first_error[0] = '\0';
+    npu_arena_rewind(arena, amark);   /* below the graph's mark when it is the graph's arena */
+    return st;
+}
+
+NPU_API npu_status npu_graph_set_preprocess(npu_graph *g, npu_arena *arena, uint32_t input, const npu_preprocess *pp)
+{
+    static const char what[] = "npu_graph_set_preprocess";
+    npu__graph_mark k;
+    npu__pp *p;
+    npu_node *P = NULL, *end, *n;
+    npu_shape us;
+    int32_t ub;
+    uint32_t i, bad;
+    const char *ul, *why;
+    npu_type ut;
+    size_t amark = arena ? arena->used : 0;
+    npu_status st = npu__gpp_begin(g, arena, NPU__OP_PARAMETER, input, pp ? pp->reserved : NULL, what, &P, &p);
+    if (st != NPU_OK) return st;
+    ut = pp->type == NPU_TYPE_UNDEFINED ? p->model.type : pp->type;
+    ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
+    if (!npu__type_valid(ut)) why = "unknown element type";
+    else why = npu__pp_plan_input(p, pp, ut, ul, &us, &ub);
+    if (why == NULL && !npu__dynamic_ok(&us, ul, &bad)) why = "the caller's layout puts the batch on another axis";
+    if (why != NULL) {
+        npu_arena_rewind(arena, amark);
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: input %u ('%s'): %s", what, input, P->name, why);
+    }
+    NPU__UNUSED(ub);
+    npu__graph_mark_set(g, &k);
+    P->type = ut;
+    P->shape = us;
+    npu__strlcpy(P->layout, ul, sizeof P->layout);
+    st = npu__pp_build(g, p, P, &end);
+    if (st != NPU_OK) return npu__gpp_undo(g, &k, arena, amark, P, &p->model, what);
+    /* every consumer of the Parameter (but the chain) now reads the chain's end */
+    for (n = g->first; n != NULL && end != P; n = n == k.last ? NULL : n->next)
+        for (i = 0; i < n->n_inputs; i++)
+            if (n->inputs[i] == P) n->inputs[i] = end;
+    if (end != P) {
+        end->first_result = P->first_result;
+        P->first_result = NULL;
+    }
+    npu__pp_splice(g, &k, P);
+    P->pp_set = 1;
+    return NPU_OK;
+}
+
+NPU_API npu_status npu_graph_set_postprocess(npu_graph *g, npu_arena *arena, uint32_t output, const npu_postprocess *pp)
+{
+    static const char what[] = "npu_graph_set_postprocess";
+    npu__graph_mark k;
+    npu__pp *p;
+    npu_node *R = NULL, *src, *end, **link;
+    npu_shape sh;
+    const char *ul, *why;
+    npu_type ut;
+    size_t amark = arena ? arena->used : 0;
+    npu_status st = npu__gpp_begin(g, arena, NPU__OP_RESULT, output, pp ? pp->reserved : NULL, what, &R, &p);
+    if (st != NPU_OK) return st;
+    ut = pp->type == NPU_TYPE_UNDEFINED ? p->model.type : pp->type;
+    ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
+    why = npu__pp_plan_output(p, ut, ul, &sh);
+    if (why != NULL) {
+        npu_arena_rewind(arena, amark);
+        return npu__fail(g->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: output %u ('%s'): %s", what, output, R->name, why);
+    }
+    src = R->inputs[0];
+    npu__graph_mark_set(g, &k);
+    st = npu__pp_build(g, p, src, &end);
+    if (st != NPU_OK) return npu__gpp_undo(g, &k, arena, amark, R, &p->model, what);
+    if (end != src) {
+        /* the Result leaves its producer's list of Results for the chain end's */
+        for (link = &src->first_result; *link != NULL && *link != R; link = &(*link)->next_result) {
+        }
+        if (*link == R) *link = R->next_result;
+        R->next_result = NULL;
+        for (link = &end->first_result; *link != NULL; link = &(*link)->next_result) {
+        }
+        *link = R;
+        R->inputs[0] = end;
+        R->type = end->type;
+        R->shape = end->shape;
+    }
+    npu__strlcpy(R->layout, ul, sizeof R->layout);
+    npu__pp_splice(g, &k, src);
+    R->pp_set = 1;
+    return NPU_OK;
+}
+
 /* ---- Batch ---- */
 
 /* Re-infers every derived node in creation order; on failure m holds why. */
@@ -3482,6 +4003,12 @@ static void npu__attrs_interpolate(npu__sink *s, const npu_node *n)
     npu__x_attr_list(s, "pads_begin", zeros, n->inputs[0]->shape.rank, ", ");
     npu__x_attr_list(s, "pads_end", zeros, n->inputs[0]->shape.rank, ", ");
     npu__x_attr_double(s, "cube_coeff", -0.75);
+}
+
+static void npu__attrs_gather(npu__sink *s, const npu_node *n)
+{
+    NPU__UNUSED(n);
+    npu__x_attr_i64(s, "batch_dims", 0);
 }
 
 /* Constants are written by the layer writer (their offset depends on it). */
@@ -6270,139 +6797,6 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
  * </edges>. Reached only from the two entry points: a program that does not
  * call them links none of it. */
 
-#define NPU__PP_MAX_LAYERS 24
-#define NPU__PP_DATA 512
-#define NPU__PP_SRC 255u   /* a chain input: the Parameter (pre) or the Result's producer (post) */
-
-enum { NPU__PPL_CONST = 0, NPU__PPL_CONVERT, NPU__PPL_TRANSPOSE, NPU__PPL_GATHER, NPU__PPL_INTERP,
-       NPU__PPL_SUB, NPU__PPL_DIV, NPU__PPL_CONV };
-
-typedef struct npu__pp_layer {
-    uint8_t op, n_in, nearest;
-    uint8_t in[3];              /* chain indices of the producers, or NPU__PP_SRC */
-    npu_type type;              /* output element type */
-    int32_t batch_axis;         /* output axis holding the batch; -1 none */
-    npu_shape shape;            /* output shape */
-    uint32_t off, bytes;        /* Const: its data in npu__pp.data */
-} npu__pp_layer;
-
-typedef struct npu__pp {
-    struct npu__pp *next;
-    uint32_t index;             /* input or output index */
-    int output;
-    npu_tensor_desc model;      /* the model's tensor (before) */
-    int32_t model_batch_axis;
-    uint32_t n;                 /* chain layers; the last one is the chain's end */
-    npu__pp_layer l[NPU__PP_MAX_LAYERS];
-    uint32_t data_used;
-    _Alignas(8) unsigned char data[NPU__PP_DATA];
-    /* write state (under the IR's walk_lock) */
-    uint32_t io_id, first_id;
-    int io_seen;
-} npu__pp;
-_Static_assert(NPU_ARENA_ROUND(sizeof(npu__pp)) <= NPU_PREPROCESS_BYTES, "NPU_PREPROCESS_BYTES holds a plan");
-
-/* Index of letter c in a plain layout, or -1. */
-static int npu__pp_axis(const char *layout, char c)
-{
-    const char *p = strchr(layout, c);
-    return p != NULL && c != '\0' ? (int)(p - layout) : -1;
-}
-
-/* A plain layout: one letter per axis, each A-Z at most once, or '?'. */
-static int npu__pp_layout_ok(const char *layout, uint32_t rank)
-{
-    size_t n = strlen(layout), i, j;
-    if (n != rank || n >= NPU_LAYOUT_MAX) return 0;
-    for (i = 0; i < n; i++) {
-        if (!((layout[i] >= 'A' && layout[i] <= 'Z') || layout[i] == '?')) return 0;
-        for (j = 0; j < i; j++)
-            if (layout[i] != '?' && layout[j] == layout[i]) return 0;
-    }
-    return 1;
-}
-
-/* Appends a layer; its Const data (bytes of `data`) goes into the plan. */
-static npu__pp_layer *npu__pp_add(npu__pp *p, int op, npu_type type, const npu_shape *shape, int32_t batch_axis)
-{
-    npu__pp_layer *l;
-    if (p->n >= NPU__PP_MAX_LAYERS) return NULL;
-    l = &p->l[p->n++];
-    memset(l, 0, sizeof *l);
-    l->op = (uint8_t)op;
-    l->type = type;
-    l->shape = *shape;
-    l->batch_axis = batch_axis;
-    return l;
-}
-
-/* A Const of `count` values (i64, i32 or f32), shape `shape`; its index. */
-static uint32_t npu__pp_const(npu__pp *p, npu_type type, const npu_shape *shape, const void *values, uint32_t count)
-{
-    uint32_t bytes = count * (uint32_t)npu_type_size(type);
-    npu__pp_layer *l;
-    if (p->data_used + bytes > NPU__PP_DATA || p->n >= NPU__PP_MAX_LAYERS) return NPU__PP_SRC;
-    l = npu__pp_add(p, NPU__PPL_CONST, type, shape, -1);
-    l->off = p->data_used;
-    l->bytes = bytes;
-    memcpy(p->data + p->data_used, values, bytes);
-    p->data_used = (p->data_used + bytes + 7u) & ~7u;
-    return p->n - 1;
-}
-
-/* The op layer after its constants: inputs cur (the data) and k0, k1. */
-static int npu__pp_op(npu__pp *p, int op, uint32_t *cur, uint32_t k0, uint32_t k1, npu_type type,
-                      const npu_shape *shape, int32_t batch_axis)
-{
-    npu__pp_layer *l;
-    if (k0 == NPU__PP_SRC && op != NPU__PPL_CONVERT) return 0;
-    l = npu__pp_add(p, op, type, shape, batch_axis);
-    if (l == NULL) return 0;
-    l->in[0] = (uint8_t)*cur;
-    l->in[1] = (uint8_t)k0;
-    l->in[2] = (uint8_t)k1;
-    l->n_in = (uint8_t)(op == NPU__PPL_CONVERT ? 1 : op == NPU__PPL_GATHER || op == NPU__PPL_INTERP ? 3 : 2);
-    *cur = p->n - 1;
-    return 1;
-}
-
-/* Transpose so that output axis i is input axis perm[i]: shape, layout and
- * batch axis follow. */
-static int npu__pp_transpose(npu__pp *p, uint32_t *cur, npu_shape *shape, char *layout, int32_t *batch_axis,
-                             npu_type type, const int64_t *perm)
-{
-    npu_shape ks, out = *shape;
-    char lay[NPU_LAYOUT_MAX];
-    uint32_t i, k;
-    int32_t b = -1;
-    npu__strlcpy(lay, layout, sizeof lay);
-    for (i = 0; i < shape->rank; i++) {
-        out.dims[i] = shape->dims[perm[i]];
-        if (lay[0] != '\0') layout[i] = lay[perm[i]];
-        if (*batch_axis >= 0 && perm[i] == *batch_axis) b = (int32_t)i;
-    }
-    ks.rank = 1;
-    ks.dims[0] = shape->rank;
-    k = npu__pp_const(p, NPU_I64, &ks, perm, shape->rank);
-    *shape = out;
-    *batch_axis = b;
-    return npu__pp_op(p, NPU__PPL_TRANSPOSE, cur, k, 0, type, shape, b);
-}
-
-/* Permutation taking layout `from` to layout `to` (same letters). */
-static int npu__pp_perm(const char *from, const char *to, uint32_t rank, int64_t *perm, int *identity)
-{
-    uint32_t i;
-    *identity = 1;
-    for (i = 0; i < rank; i++) {
-        int a = npu__pp_axis(from, to[i]);
-        if (a < 0 || to[i] == '?') return 0;
-        perm[i] = a;
-        if (a != (int)i) *identity = 0;
-    }
-    return 1;
-}
-
 static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32_t index, const uint32_t *reserved,
                                 const char *what, npu__pp **out)
 {
@@ -6481,130 +6875,6 @@ static npu_status npu__pp_fail(npu_ir *ir, npu_arena *arena, size_t mark, npu_st
     return st;
 }
 
-/* The pre chain: pp (checked) -> plan p; NULL or the reason it cannot be. */
-static const char *npu__pp_plan_input(npu__pp *p, const npu_preprocess *pp, npu_type ut, const char *ul,
-                                      npu_shape *us, int32_t *ub)
-{
-    const npu_tensor_desc *m = &p->model;
-    const char *ml = m->layout;
-    uint32_t rank = m->shape.rank, i, cur = NPU__PP_SRC;
-    int hi, wi, ci, need_layout, identity;
-    int64_t perm[NPU_MAX_RANK];
-    npu_shape sh;
-    char lay[NPU_LAYOUT_MAX];
-    int32_t b;
-    npu_type type = ut;
-    need_layout = ul != ml || pp->height || pp->width || pp->resize || pp->color || pp->n_mean || pp->n_scale;
-    if (need_layout && !npu__pp_layout_ok(ml, rank))
-        return "the model input needs a layout with one letter per axis (npu_ir_set_layout, e.g. \"NCHW\")";
-    if (!npu__pp_layout_ok(ul, rank)) return "the caller's layout does not have one letter per axis of the input";
-    if (need_layout && !npu__pp_perm(ul, ml, rank, perm, &identity))
-        return "the caller's layout does not name the model layout's letters (no '?')";
-    for (i = 0; i < rank; i++)
-        if (m->shape.dims[i] < 0 && (int32_t)i != p->model_batch_axis) return "the model input has a dynamic shape";
-    if ((unsigned)pp->resize > (unsigned)NPU_RESIZE_LINEAR) return "unknown resize algorithm";
-    if ((unsigned)pp->color > (unsigned)NPU_COLOR_BGR_TO_GRAY) return "unknown colour conversion";
-    if (pp->n_mean > NPU_PREPROCESS_MAX_CHANNELS || pp->n_scale > NPU_PREPROCESS_MAX_CHANNELS)
-        return "more than NPU_PREPROCESS_MAX_CHANNELS mean or scale values";
-    /* the caller's shape: the model's, permuted, with the caller's H, W, C */
-    us->rank = rank;
-    for (i = 0; i < rank; i++) {
-        int a = need_layout ? npu__pp_axis(ml, ul[i]) : (int)i;
-        us->dims[i] = m->shape.dims[a];
-        if (ul[i] == 'H' && pp->height) us->dims[i] = pp->height;
-        if (ul[i] == 'W' && pp->width) us->dims[i] = pp->width;
-        if (ul[i] == 'C' && pp->color >= NPU_COLOR_RGB_TO_GRAY) us->dims[i] = 3;
-    }
-    *ub = rank == 0 ? -1 : npu__pp_axis(ul, 'N') >= 0 ? npu__pp_axis(ul, 'N') : p->model_batch_axis < 0 ? -1 : 0;
-    hi = npu__pp_axis(ul, 'H');
-    wi = npu__pp_axis(ul, 'W');
-    ci = npu__pp_axis(ul, 'C');
-    if ((pp->height || pp->width || pp->resize) && (hi < 0 || wi < 0)) return "the layout names no H and W";
-    if ((pp->color || pp->n_mean > 1 || pp->n_scale > 1) && ci < 0) return "the layout names no C";
-    if (!pp->resize && hi >= 0 && wi >= 0 &&
-        (us->dims[hi] != m->shape.dims[npu__pp_axis(ml, 'H')] || us->dims[wi] != m->shape.dims[npu__pp_axis(ml, 'W')]))
-        return "the frame's height and width differ from the model's and no resize is set";
-    if ((pp->color == NPU_COLOR_REVERSED || pp->color == NPU_COLOR_AS_MODEL) && ci >= 0 && need_layout &&
-        us->dims[ci] != m->shape.dims[npu__pp_axis(ml, 'C')])
-        return "channel count differs";
-    if (pp->color >= NPU_COLOR_RGB_TO_GRAY && (rank != 4 || m->shape.dims[npu__pp_axis(ml, 'C')] != 1 ||
-                                               (ci != 1 && ci != 3)))
-        return "a conversion to gray needs a rank-4 model input with 1 channel and C on axis 1 or 3";
-    if ((pp->color >= NPU_COLOR_RGB_TO_GRAY || pp->n_mean || pp->n_scale || pp->resize == NPU_RESIZE_LINEAR) &&
-        m->type != NPU_F32)
-        return "mean, scale, gray conversion and linear resize need an f32 model input";
-    for (i = 0; i < pp->n_scale; i++)
-        if (pp->scale[i] == 0.0f) return "a scale value is 0";
-    sh = *us;
-    b = *ub;
-    npu__strlcpy(lay, ul, sizeof lay);
-    /* 1. element type */
-    if (type != m->type) {
-        if (!npu__pp_op(p, NPU__PPL_CONVERT, &cur, NPU__PP_SRC, 0, m->type, &sh, b)) return "too many steps";
-        type = m->type;
-    }
-    /* 2. colour */
-    if (pp->color == NPU_COLOR_REVERSED) {
-        int32_t idx[64], axis = ci;
-        npu_shape ks;
-        uint32_t k0, k1, c = (uint32_t)sh.dims[ci];
-        if (c == 0 || c > NPU__COUNT_OF(idx)) return "too many channels to reverse";
-        for (i = 0; i < c; i++) idx[i] = (int32_t)(c - 1 - i);
-        ks.rank = 1;
-        ks.dims[0] = c;
-        k0 = npu__pp_const(p, NPU_I32, &ks, idx, c);
-        ks.dims[0] = 1;
-        k1 = npu__pp_const(p, NPU_I32, &ks, &axis, 1);
-        if (k1 == NPU__PP_SRC || !npu__pp_op(p, NPU__PPL_GATHER, &cur, k0, k1, type, &sh, b)) return "too many steps";
-    } else if (pp->color >= NPU_COLOR_RGB_TO_GRAY) {
-        static const float rgb[3] = {0.299f, 0.587f, 0.114f}, bgr[3] = {0.114f, 0.587f, 0.299f};
-        static const int64_t to_nc[4] = {0, 3, 1, 2}, from_nc[4] = {0, 2, 3, 1};
-        npu_shape ks = {4, {1, 3, 1, 1}};
-        uint32_t k;
-        if (ci == 3 && !npu__pp_transpose(p, &cur, &sh, lay, &b, type, to_nc)) return "too many steps";
-        k = npu__pp_const(p, NPU_F32, &ks, pp->color == NPU_COLOR_RGB_TO_GRAY ? rgb : bgr, 3);
-        sh.dims[1] = 1;
-        if (!npu__pp_op(p, NPU__PPL_CONV, &cur, k, 0, type, &sh, b)) return "too many steps";
-        if (ci == 3 && !npu__pp_transpose(p, &cur, &sh, lay, &b, type, from_nc)) return "too many steps";
-    }
-    /* 3. resize */
-    if (pp->resize != NPU_RESIZE_NONE) {
-        int64_t sizes[2], axes[2];
-        npu_shape ks = {1, {2}};
-        uint32_t k0, k1;
-        sizes[0] = m->shape.dims[npu__pp_axis(ml, 'H')];
-        sizes[1] = m->shape.dims[npu__pp_axis(ml, 'W')];
-        axes[0] = hi;
-        axes[1] = wi;
-        k0 = npu__pp_const(p, NPU_I64, &ks, sizes, 2);
-        k1 = npu__pp_const(p, NPU_I64, &ks, axes, 2);
-        sh.dims[hi] = sizes[0];
-        sh.dims[wi] = sizes[1];
-        if (k1 == NPU__PP_SRC || !npu__pp_op(p, NPU__PPL_INTERP, &cur, k0, k1, type, &sh, b)) return "too many steps";
-        p->l[cur].nearest = pp->resize == NPU_RESIZE_NEAREST;
-    }
-    /* 4, 5. mean, scale: [1], or 1 x .. C .. x 1 (the channel count after the colour step) */
-    for (i = 0; i < 2; i++) {
-        uint32_t n = i == 0 ? pp->n_mean : pp->n_scale, k, j;
-        npu_shape ks;
-        if (n == 0) continue;
-        if (n > 1 && sh.dims[ci] != (int64_t)n) return "the mean or scale count is neither 1 nor the channel count";
-        ks.rank = n == 1 ? 1 : rank;
-        for (j = 0; j < ks.rank; j++) ks.dims[j] = 1;
-        if (n > 1) ks.dims[ci] = n;
-        k = npu__pp_const(p, NPU_F32, &ks, i == 0 ? pp->mean : pp->scale, n);
-        if (!npu__pp_op(p, i == 0 ? NPU__PPL_SUB : NPU__PPL_DIV, &cur, k, 0, type, &sh, b)) return "too many steps";
-    }
-    /* 6. layout */
-    if (need_layout && npu__pp_perm(lay, ml, rank, perm, &identity) && !identity &&
-        !npu__pp_transpose(p, &cur, &sh, lay, &b, type, perm))
-        return "too many steps";
-    for (i = 0; i < rank; i++)
-        if (sh.dims[i] != m->shape.dims[i] && (int32_t)i != p->model_batch_axis)
-            return "the steps do not end in the model's shape";
-    return NULL;
-}
-
 NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t input, const npu_preprocess *pp)
 {
     static const char what[] = "npu_ir_set_preprocess";
@@ -6631,30 +6901,14 @@ NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t
     static const char what[] = "npu_ir_set_postprocess";
     npu__pp *p;
     npu_shape sh;
-    char lay[NPU_LAYOUT_MAX];
-    const char *ul, *why = NULL;
-    int64_t perm[NPU_MAX_RANK];
-    int identity = 1;
-    int32_t b;
-    uint32_t cur = NPU__PP_SRC;
+    const char *ul, *why;
     npu_type ut;
     size_t mark = arena ? arena->used : 0;
     npu_status st = npu__pp_begin(ir, arena, 1, output, pp ? pp->reserved : NULL, what, &p);
     if (st != NPU_OK) return st;
     ut = pp->type == NPU_TYPE_UNDEFINED ? p->model.type : pp->type;
     ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
-    sh = p->model.shape;
-    b = p->model_batch_axis;
-    npu__strlcpy(lay, p->model.layout, sizeof lay);
-    if (!npu__type_valid(ut)) why = "unknown element type";
-    else if (ul != p->model.layout && !npu__pp_layout_ok(p->model.layout, sh.rank))
-        why = "the model output needs a layout with one letter per axis (npu_ir_set_layout)";
-    else if (ul != p->model.layout && (!npu__pp_layout_ok(ul, sh.rank) || !npu__pp_perm(lay, ul, sh.rank, perm, &identity)))
-        why = "the caller's layout does not name the model layout's letters, one per axis";
-    else if (ut != p->model.type && !npu__pp_op(p, NPU__PPL_CONVERT, &cur, NPU__PP_SRC, 0, ut, &sh, b))
-        why = "too many steps";
-    else if (!identity && !npu__pp_transpose(p, &cur, &sh, lay, &b, ut, perm))
-        why = "too many steps";
+    why = npu__pp_plan_output(p, ut, ul, &sh);
     if (why != NULL) return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p, why);
     npu__pp_commit(ir, p, ut, &sh, ul);
     return NPU_OK;

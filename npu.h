@@ -523,6 +523,27 @@ NPU_API npu_node *npu_graph_result(npu_graph *g, npu_node *value, const char *na
  * new batch axis); the node is unchanged then. Not sticky. */
 NPU_API npu_status npu_graph_set_layout(npu_node *node, const char *layout);
 
+/* Pre- and postprocessing of a graph's input / output: the same operations,
+ * rules and errors as npu_ir_set_preprocess / npu_ir_set_postprocess (section
+ * 8, which documents each step), inserted as nodes between the Parameter and
+ * what reads it (or between the Result and what it reads). The Parameter (or
+ * Result) then describes the caller's tensor: npu_graph_input/_output, and
+ * after compiling npu_model_input/_output. The graph may be compiled any
+ * number of times after, and npu_graph_set_batch rewrites the new input's
+ * batch (the 'N' of pp->layout).
+ * Memory: NPU_PREPROCESS_BYTES from `arena` for the plan (it may be the
+ * graph's arena), plus the inserted nodes from the graph's arena; pp is
+ * copied. Errors (the graph, its arena and `arena` are then as they were, and
+ * the graph's status stays NPU_OK): NPU_ERR_INVALID_ARGUMENT (NULL argument,
+ * reserved words, the plan's refusals as in section 8, naming the input),
+ * NPU_ERR_NOT_FOUND (no such input/output), NPU_ERR_STATE (already set for it,
+ * or the graph's status is an error), NPU_ERR_ARENA_TOO_SMALL.
+ * Threads: not with other calls on the same graph. Stack: within
+ * NPU_STACK_BUDGET. */
+NPU_API npu_status npu_graph_set_preprocess(npu_graph *g, npu_arena *arena, uint32_t input, const npu_preprocess *pp);
+NPU_API npu_status npu_graph_set_postprocess(npu_graph *g, npu_arena *arena, uint32_t output,
+                                             const npu_postprocess *pp);
+
 /* ---- Element-wise and activation ops (opset1; Softmax opset8) ---- */
 
 /* destination_type `to`; same shape. */
@@ -978,7 +999,7 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
  * on every payload of this IR feeds input `input` from a tensor of pp's
  * type, layout and height/width, and inserts, as OpenVINO's PrePostProcessor
  * does (src/core/src/preprocess/preprocess_steps_impl.cpp), in this order:
- *   1. Convert-0 to the model input's element type (when pp->type differs);
+ *   1. Convert-1 to the model input's element type (when pp->type differs);
  *   2. colour: REVERSED: Gather-8 on the channel axis with the indices
  *      C-1..0 (the constant PrePostProcessor's Range folds to); *_TO_GRAY:
  *      Convolution-1 with the 1x1 weights [0.299, 0.587, 0.114] (RGB) or
@@ -1015,7 +1036,7 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
  * Threads: like npu_ir_set_layout (changes the IR). Stack: within
  * NPU_STACK_BUDGET. */
 NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t input, const npu_preprocess *pp);
-/* Postprocessing of output `output`: Convert-0 to pp->type, then Transpose-1
+/* Postprocessing of output `output`: Convert-1 to pp->type, then Transpose-1
  * from the model's layout to pp->layout, in front of the Result (OpenVINO's
  * implicit post-processing steps, same order). npu_ir_output() and
  * npu_model_output() then report the caller's tensor. Memory, errors and

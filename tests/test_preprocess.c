@@ -503,6 +503,155 @@ static void test_errors_name_the_input_and_the_reason(void **state)
     npu_model_destroy(m);
 }
 
+/* ---- the same on a graph (npu_graph_set_preprocess / _set_postprocess) ---- */
+
+static npu_graph *pass_graph(int64_t n, int64_t c, int64_t h, int64_t w)
+{
+    npu_graph *g = NULL;
+    npu_shape xs = {4, {n, c, h, w}}, ks = {1, {1}};
+    npu_node *x, *r;
+    tu_ok(npu_graph_create(&tu_arena, tu_ctx, NULL, &g), "npu_graph_create");
+    x = npu_graph_parameter(g, "x", NPU_F32, &xs, "NCHW");
+    r = npu_graph_result(g, npu_graph_multiply(g, x, npu_graph_constant(g, "one", NPU_F32, &ks, &one, sizeof one),
+                                               "mul"), "y");
+    assert_non_null(r);
+    tu_ok(npu_graph_set_layout(r, "NCHW"), "npu_graph_set_layout");
+    return g;
+}
+
+static void test_graph_whole_chain_and_plugin_batches(void **state)
+{
+    enum { N = 3, C = 3, H0 = 10, W0 = 7, H = 6, W = 5 };
+    static unsigned char f[N * H0 * W0 * C];
+    static double plane[H0 * W0], rs[H * W], want[N * C * H * W];
+    static const float mean[C] = {10.5f, 20.25f, 30.0f}, scale[C] = {2.0f, 4.0f, 0.5f};
+    npu_graph *g = pass_graph(N, C, H, W);
+    npu_preprocess p = pre_u8("NHWC");
+    npu_compile_options o;
+    npu_tensor_desc d;
+    npu_model *m = NULL;
+    npu_model_info info;
+    npu_request *rq;
+    int n, c, k;
+    (void)state;
+    frame_fill(f, sizeof f, 5);
+    for (n = 0; n < N; n++)
+        for (c = 0; c < C; c++) {
+            for (k = 0; k < H0 * W0; k++) plane[k] = f[(n * H0 * W0 + k) * C + (C - 1 - c)];
+            resize_ref(plane, H0, W0, rs, H, W, 0);
+            for (k = 0; k < H * W; k++) want[((n * C + c) * H * W) + k] = (rs[k] - mean[c]) / scale[c];
+        }
+    p.height = H0;
+    p.width = W0;
+    p.resize = NPU_RESIZE_LINEAR;
+    p.color = NPU_COLOR_REVERSED;
+    p.n_mean = p.n_scale = C;
+    memcpy(p.mean, mean, sizeof mean);
+    memcpy(p.scale, scale, sizeof scale);
+    tu_ok(npu_graph_set_preprocess(g, &tu_arena, 0, &p), "npu_graph_set_preprocess");
+    /* the graph's input is the frame now */
+    tu_ok(npu_graph_input(g, 0, &d), "npu_graph_input");
+    assert_int_equal(d.type, NPU_U8);
+    assert_string_equal(d.layout, "NHWC");
+    assert_true(d.shape.dims[0] == N && d.shape.dims[1] == H0 && d.shape.dims[2] == W0 && d.shape.dims[3] == C);
+    memset(&o, 0, sizeof o);
+    o.batch_mode = NPU_BATCH_PLUGIN;
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, g, &o, &m), "npu_model_compile_graph");
+    tu_ok(npu_model_get_info(m, &info), "npu_model_get_info");
+    assert_int_equal(info.batch_mode, NPU_BATCH_PLUGIN);
+    const float *out = run(m, f, sizeof f, &rq);
+    for (k = 0; k < N * C * H * W; k++) {
+        double tol = 1e-5 * 256.0 / scale[(k / (H * W)) % C];
+        if (fabs((double)out[k] - want[k]) > tol) fail_msg("element %d: %.9g, expected %.9g", k, (double)out[k], want[k]);
+    }
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+}
+
+static void test_graph_gray_and_postprocess(void **state)
+{
+    enum { H = 4, W = 5 };
+    static unsigned char f[H * W * 3];
+    npu_graph *g = pass_graph(1, 1, H, W);
+    npu_preprocess p = pre_u8("NHWC");
+    npu_postprocess q;
+    npu_model *m = NULL;
+    npu_request *rq;
+    int k;
+    (void)state;
+    p.color = NPU_COLOR_BGR_TO_GRAY;
+    memset(&q, 0, sizeof q);
+    q.type = NPU_F16;
+    q.layout = "NHWC";
+    tu_ok(npu_graph_set_preprocess(g, &tu_arena, 0, &p), "npu_graph_set_preprocess");
+    tu_ok(npu_graph_set_postprocess(g, &tu_arena, 0, &q), "npu_graph_set_postprocess");
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, g, NULL, &m), "npu_model_compile_graph");
+    assert_int_equal(npu_model_output(m, 0)->type, NPU_F16);
+    assert_string_equal(npu_model_output(m, 0)->layout, "NHWC");
+    frame_fill(f, sizeof f, 9);
+    const uint16_t *out = run(m, f, sizeof f, &rq);
+    for (k = 0; k < H * W; k++) {   /* B, G, R weighted 0.114, 0.587, 0.299, then to f16 */
+        double want = 0.114 * f[k * 3] + 0.587 * f[k * 3 + 1] + 0.299 * f[k * 3 + 2];
+        uint16_t h = out[k];
+        int e = (h >> 10) & 0x1f;
+        double got = (e == 0 ? (h & 0x3ff) / 1024.0 * pow(2, -14) : (1.0 + (h & 0x3ff) / 1024.0) * pow(2, e - 15));
+        if (fabs(got - want) > want / 1024.0 + 1e-3) fail_msg("pixel %d: %.6g, expected %.6g", k, got, want);
+    }
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+}
+
+static void test_graph_errors_leave_the_graph_as_it_was(void **state)
+{
+    static _Alignas(16) unsigned char small[256];
+    npu_graph *g = pass_graph(1, 3, 4, 4);
+    npu_preprocess p = pre_u8("NHWC");
+    npu_postprocess q;
+    npu_arena a;
+    uint32_t nodes = npu_graph_node_count(g);
+    size_t used = npu_graph_bytes_used(g), mark;
+    npu_tensor_desc d;
+    (void)state;
+    assert_int_equal(npu_graph_set_preprocess(g, &tu_arena, 1, &p), NPU_ERR_NOT_FOUND);
+    p.height = 8;   /* a size without a resize */
+    mark = npu_arena_used(&tu_arena);
+    assert_int_equal(npu_graph_set_preprocess(g, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("input 0 ('x')");
+    expect_error("no resize");
+    assert_int_equal(npu_arena_used(&tu_arena), mark);
+    p.height = 0;
+    assert_int_equal(npu_arena_init(&a, small, sizeof small), NPU_OK);
+    assert_int_equal(npu_graph_set_preprocess(g, &a, 0, &p), NPU_ERR_ARENA_TOO_SMALL);
+    p.reserved[0] = 1;
+    assert_int_equal(npu_graph_set_preprocess(g, &tu_arena, 0, &p), NPU_ERR_INVALID_ARGUMENT);
+    p.reserved[0] = 0;
+    assert_int_equal(npu_graph_node_count(g), nodes);
+    assert_int_equal(npu_graph_bytes_used(g), used);
+    assert_int_equal(npu_graph_status(g), NPU_OK);
+    tu_ok(npu_graph_input(g, 0, &d), "npu_graph_input");
+    assert_int_equal(d.type, NPU_F32);
+    assert_string_equal(d.layout, "NCHW");
+    /* the same arena that holds the graph, too small for the chain: all undone */
+    {
+        npu_arena *ga = &tu_arena;
+        size_t keep = ga->capacity;
+        ga->capacity = npu_arena_used(ga) + NPU_ARENA_ROUND(NPU_PREPROCESS_BYTES) + 64;
+        assert_int_equal(npu_graph_set_preprocess(g, ga, 0, &p), NPU_ERR_ARENA_TOO_SMALL);
+        ga->capacity = keep;
+        assert_int_equal(npu_graph_node_count(g), nodes);
+        assert_int_equal(npu_graph_status(g), NPU_OK);
+        tu_ok(npu_graph_input(g, 0, &d), "npu_graph_input");
+        assert_int_equal(d.type, NPU_F32);
+    }
+    tu_ok(npu_graph_set_preprocess(g, &tu_arena, 0, &p), "npu_graph_set_preprocess");
+    assert_int_equal(npu_graph_set_preprocess(g, &tu_arena, 0, &p), NPU_ERR_STATE);
+    expect_error("already has preprocessing");
+    memset(&q, 0, sizeof q);
+    q.layout = "NCWHX";
+    assert_int_equal(npu_graph_set_postprocess(g, &tu_arena, 0, &q), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("output 0 ('y')");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +665,9 @@ int main(void)
         cmocka_unit_test_setup(test_whole_chain_in_both_payload_layouts_and_plugin_batches, setup_each),
         cmocka_unit_test_setup(test_postprocess_converts_and_transposes_the_output, setup_each),
         cmocka_unit_test_setup(test_errors_name_the_input_and_the_reason, setup_each),
+        cmocka_unit_test_setup(test_graph_whole_chain_and_plugin_batches, setup_each),
+        cmocka_unit_test_setup(test_graph_gray_and_postprocess, setup_each),
+        cmocka_unit_test_setup(test_graph_errors_leave_the_graph_as_it_was, setup_each),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown_all);
 }
