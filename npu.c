@@ -794,7 +794,7 @@ static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
 }
 #endif
 
-#if !defined(NPU_NO_MESSAGES) && defined(NPU__SOURCES)
+#if !defined(NPU_NO_MESSAGES) && (defined(NPU__SOURCES) || !defined(NPU_NO_LEVEL_ZERO))
 /* Formats a shape as "[1,3,?,224]" for messages; always terminated. */
 static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
 {
@@ -11024,6 +11024,53 @@ NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t inde
     return npu__req_set_buffer(req, 1, index, ptr, size);
 }
 
+/* The typed form: the caller says what its buffer holds, and a frame of
+ * another type, shape or layout is refused by name instead of being read as
+ * the model's tensor. */
+static npu_status npu__req_set_tensor(npu_request *q, int output, uint32_t index, const npu_tensor_desc *t, void *ptr)
+{
+    const npu_tensor_desc *md;
+    uint64_t elems = 1, bytes = 0;
+    uint32_t i, k;
+    int ok;
+    NPU__MSG_ONLY(char s0[96], s1[96];)
+    if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (t == NULL || ptr == NULL)
+        return npu__fail(q->ctx, NPU_ERR_INVALID_ARGUMENT, "request: %s %u: the tensor description or the buffer is NULL",
+                         output ? "output" : "input", (unsigned)index);
+    k = npu__req_arg_of(q, output, index);
+    if (k == UINT32_MAX) return npu__req_set_buffer(q, output, index, ptr, 0);   /* names the missing index */
+    md = &q->model->args[k].desc;
+    ok = t->type == md->type && t->shape.rank == md->shape.rank && t->shape.rank <= NPU_MAX_RANK &&
+         (t->layout[0] == '\0' || md->layout[0] == '\0' || strncmp(t->layout, md->layout, NPU_LAYOUT_MAX) == 0);
+    for (i = 0; ok && i < t->shape.rank; i++) {
+        ok = t->shape.dims[i] >= 1 && (md->shape.dims[i] < 0 || t->shape.dims[i] == md->shape.dims[i]);
+        if (ok && npu__mul_u64(elems, (uint64_t)t->shape.dims[i], &elems)) ok = 0;
+    }
+    if (ok && npu__mul_u64(elems, npu_type_size(t->type), &bytes)) ok = 0;
+    if (!ok)
+        return npu__fail(q->ctx, NPU_ERR_INVALID_ARGUMENT,
+                         "%s '%s': the buffer holds %s %s%s%s; the model %s %s %s%s%s (npu_ir_set_preprocess / "
+                         "npu_graph_set_preprocess declare another input)",
+                         output ? "output" : "input", md->name, npu_type_name(t->type), npu__shape_str(&t->shape, s0, 96),
+                         t->layout[0] ? " " : "", t->layout, output ? "gives" : "takes", npu_type_name(md->type),
+                         npu__shape_str(&md->shape, s1, 96), md->layout[0] ? " " : "", md->layout);
+    if (bytes > SIZE_MAX) return npu__fail(q->ctx, NPU_ERR_OVERFLOW, "request: tensor too large");
+    return npu__req_set_buffer(q, output, index, ptr, (size_t)bytes);
+}
+
+NPU_API npu_status npu_request_set_input_tensor(npu_request *req, uint32_t index, const npu_tensor_desc *tensor,
+                                                void *ptr)
+{
+    return npu__req_set_tensor(req, 0, index, tensor, ptr);
+}
+
+NPU_API npu_status npu_request_set_output_tensor(npu_request *req, uint32_t index, const npu_tensor_desc *tensor,
+                                                 void *ptr)
+{
+    return npu__req_set_tensor(req, 1, index, tensor, ptr);
+}
+
 /* ---- Hot path: no formatting, lookup or allocation unless a call fails ---- */
 
 NPU_API npu_status npu_request_set_batch(npu_request *req, uint32_t n)
@@ -11439,6 +11486,24 @@ NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t inde
     NPU__UNUSED(index);
     NPU__UNUSED(ptr);
     NPU__UNUSED(size);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_request_set_input_tensor(npu_request *req, uint32_t index, const npu_tensor_desc *tensor,
+                                                void *ptr)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    NPU__UNUSED(tensor);
+    NPU__UNUSED(ptr);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_request_set_output_tensor(npu_request *req, uint32_t index, const npu_tensor_desc *tensor,
+                                                 void *ptr)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    NPU__UNUSED(tensor);
+    NPU__UNUSED(ptr);
     return NPU_ERR_NO_LEVEL_ZERO;
 }
 NPU_API npu_status npu_request_infer(npu_request *req)

@@ -1649,6 +1649,21 @@ NPU_API npu_status npu_request_find_output(const npu_request *req, const char *n
  * Errors: NPU_ERR_NOT_FOUND, NPU_ERR_BUFFER_TOO_SMALL, NPU_ERR_DRIVER. */
 NPU_API npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
 NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size);
+/* The same, with the caller's word for what the buffer holds (a camera frame:
+ * u8 [1,480,640,3] "NHWC"): its type, rank and static dims must be the
+ * model's (a dynamic model dim takes any value >= 1) and a non-empty layout
+ * must equal the model's non-empty one; the buffer's size is then the
+ * tensor's bytes. A frame of another type, shape or layout is refused with
+ * NPU_ERR_INVALID_ARGUMENT, the message naming both tensors, instead of being
+ * read as the model's tensor (npu_ir_set_preprocess / npu_graph_set_preprocess
+ * declare what an input takes). tensor is read during the call only; ptr as
+ * in npu_request_set_input_buffer. Errors: also NPU_ERR_NOT_FOUND,
+ * NPU_ERR_OVERFLOW and those of npu_request_set_input_buffer. Threads and
+ * stack: as npu_request_set_input_buffer. */
+NPU_API npu_status npu_request_set_input_tensor(npu_request *req, uint32_t index, const npu_tensor_desc *tensor,
+                                                void *ptr);
+NPU_API npu_status npu_request_set_output_tensor(npu_request *req, uint32_t index, const npu_tensor_desc *tensor,
+                                                 void *ptr);
 
 /* Dynamic-batch models: the number of batch elements (1 <= n <= max_batch)
  * the next inferences compute: n command lists are submitted, over the first n

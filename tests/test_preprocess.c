@@ -652,6 +652,51 @@ static void test_graph_errors_leave_the_graph_as_it_was(void **state)
     expect_error("output 0 ('y')");
 }
 
+static void test_a_frame_of_another_type_shape_or_layout_is_refused(void **state)
+{
+    enum { C = 3, H = 4, W = 6 };
+    static _Alignas(64) unsigned char f[C * H * W];
+    static _Alignas(64) float wrong[C * H * W];
+    npu_ir *ir = pass_ir(1, C, H, W);
+    npu_preprocess p = pre_u8("NHWC");
+    npu_tensor_desc t;
+    npu_request *req = NULL;
+    const float *out;
+    int c, y, x;
+    (void)state;
+    tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    npu_model *m = compile(ir, NPU_PAYLOAD_NO_WEIGHTS_COPY, NPU_BATCH_AUTO);
+    tu_ok(npu_request_create(m, &tu_arena, NULL, &req), "npu_request_create");
+    memset(&t, 0, sizeof t);
+    t.type = NPU_F32;   /* an f32 frame where the model now takes u8 */
+    t.shape.rank = 4;
+    t.shape.dims[0] = 1;
+    t.shape.dims[1] = H;
+    t.shape.dims[2] = W;
+    t.shape.dims[3] = C;
+    strcpy(t.layout, "NHWC");
+    assert_int_equal(npu_request_set_input_tensor(req, 0, &t, wrong), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("the buffer holds f32 [1,4,6,3] NHWC; the model takes u8 [1,4,6,3] NHWC");
+    t.type = NPU_U8;
+    t.shape.dims[1] = H + 1;   /* a taller frame */
+    assert_int_equal(npu_request_set_input_tensor(req, 0, &t, f), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("u8 [1,5,6,3]");
+    t.shape.dims[1] = H;
+    strcpy(t.layout, "NCHW");   /* planar where interleaved was declared */
+    assert_int_equal(npu_request_set_input_tensor(req, 0, &t, f), NPU_ERR_INVALID_ARGUMENT);
+    assert_int_equal(npu_request_set_input_tensor(req, 1, &t, f), NPU_ERR_NOT_FOUND);
+    strcpy(t.layout, "NHWC");
+    frame_fill(f, sizeof f, 3);
+    tu_ok(npu_request_set_input_tensor(req, 0, &t, f), "npu_request_set_input_tensor");
+    tu_ok(npu_request_infer(req), "npu_request_infer");
+    out = (const float *)npu_request_output(req, 0);
+    for (c = 0; c < C; c++)
+        for (y = 0; y < H; y++)
+            for (x = 0; x < W; x++) assert_true(out[(c * H + y) * W + x] == (float)f[(y * W + x) * C + c]);
+    npu_request_destroy(req);
+    npu_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -668,6 +713,7 @@ int main(void)
         cmocka_unit_test_setup(test_graph_whole_chain_and_plugin_batches, setup_each),
         cmocka_unit_test_setup(test_graph_gray_and_postprocess, setup_each),
         cmocka_unit_test_setup(test_graph_errors_leave_the_graph_as_it_was, setup_each),
+        cmocka_unit_test_setup(test_a_frame_of_another_type_shape_or_layout_is_refused, setup_each),
     };
     return cmocka_run_group_tests(tests, setup_all, teardown_all);
 }
