@@ -713,7 +713,8 @@ void sim_plan_free(sim_plan *p)
     free(p->tensors);
     free(p->steps);
     free(p->step_inputs);
-    free(p->native);
+    if (!p->native_borrowed)
+        free(p->native);
     free(p);
 }
 

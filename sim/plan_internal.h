@@ -101,8 +101,9 @@ struct sim_plan {
     uint64_t arena_floats;
     uint64_t const_floats;
     const float *consts;        /* points into native (weights section) */
-    uint8_t *native;            /* the ELF native blob, owned */
+    uint8_t *native;            /* the ELF native blob, owned unless borrowed */
     size_t native_size;
+    int native_borrowed;        /* native is the importer's blob (in-place import) */
 };
 
 /* ---- build log -------------------------------------------------------------- */

@@ -1166,14 +1166,28 @@ static void test_native_blob_export_and_reimport(void **state)
     ZE_OK(E.g->pfnDestroy(g));
 
     ze_graph_handle_t imported = NULL;
+    /* without the flag every release copies */
+    ZE_OK(create_graph(ZE_GRAPH_FORMAT_NATIVE, blob, size, 0, &imported));
+    ZE_OK(E.g->pfnGetNativeBinary2(imported, &size2, &owned));
+    assert_ptr_not_equal(owned, blob);
+    ZE_OK(E.g->pfnDestroy(imported));
     ZE_OK(create_graph(ZE_GRAPH_FORMAT_NATIVE, blob, size, ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT, &imported));
-    memset(blob, 0, size); /* the driver keeps its own copy */
-    free(blob);
+    /* PERSISTENT: v1.22.0 on use the caller's blob where it is
+     * (Graph::getBlobContainerNative); v1.10.0 and v1.19.0 copy it. */
+    ZE_OK(E.g->pfnGetNativeBinary2(imported, &size2, &owned));
+    assert_int_equal(size2, size);
+    if (profile_is("2026")) {
+        assert_ptr_equal(owned, blob);
+    } else {
+        assert_ptr_not_equal(owned, blob);
+        memset(blob, 0, size); /* the driver keeps its own copy */
+    }
     ze_graph_properties_3_t p3 = {ZE_STRUCTURE_TYPE_GRAPH_PROPERTIES_3, NULL, 0, 0, 0};
     ZE_OK(E.g->pfnGetProperties3(imported, &p3));
     assert_int_equal(p3.flags, ZE_GRAPH_PROPERTIES_FLAG_PRE_COMPILED);
     run_model_once(imported, 0.25f);
     ZE_OK(E.g->pfnDestroy(imported));
+    free(blob);
 
     /* not an ELF, and a broken ELF */
     static const uint8_t junk[64] = {'n', 'o', 't', ' ', 'e', 'l', 'f'};
