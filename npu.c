@@ -6083,6 +6083,9 @@ typedef struct npu__caps {
     unsigned legacy_priority : 1;  /* compiler below 5.2 (and known): MODEL_PRIORITY_LOW/MED/HIGH
                                       values (OpenVINO's serializeConfig) */
 } npu__caps;
+/* Not here: whether the driver imports dma-buf fds. npu_request_set_input_fd
+ * asks zeDeviceGetExternalMemoryProperties itself (npu__dma_buf_import), so
+ * that programs that never import an fd do not link the query (check-size). */
 
 struct npu_device {
     npu_context *ctx;
@@ -6165,8 +6168,10 @@ struct npu_model {
 
 typedef struct npu__req_arg {
     void *own;          /* driver host allocation (full batch, rounded to 4096) */
-    void *imported;     /* caller memory imported into the driver (used in place) */
+    void *imported;     /* caller memory imported into the driver (used in place);
+                           for an fd import, fd_alloc + the caller's offset */
     void *user;         /* caller memory copied around each inference */
+    void *fd_alloc;     /* the allocation of a dma-buf import (what zeMemFree takes) */
 } npu__req_arg;
 
 struct npu_request {
@@ -8867,9 +8872,11 @@ static void npu__req_release(npu_request *q)
     if (q->fence != NULL) zeFenceDestroy(q->fence);
     if (q->a != NULL)
         for (i = 0; i < q->model->n_args; i++) {
-            if (q->a[i].own != NULL) zeMemFree(q->model->dev->zctx, q->a[i].own);
-            if (q->a[i].imported != NULL) zeMemFree(q->model->dev->zctx, q->a[i].imported);
-            q->a[i].own = q->a[i].imported = NULL;
+            npu__req_arg *ra = &q->a[i];
+            if (ra->fd_alloc != NULL) ra->imported = ra->fd_alloc;   /* what zeMemFree takes */
+            if (ra->own != NULL) zeMemFree(q->model->dev->zctx, ra->own);
+            if (ra->imported != NULL) zeMemFree(q->model->dev->zctx, ra->imported);
+            ra->own = ra->imported = NULL;
         }
     q->fence = NULL;
 }
@@ -9068,9 +9075,9 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
         return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': buffer of %zu bytes, %llu needed",
                          output ? "output" : "input", a->desc.name, size,
                          (unsigned long long)npu__req_arg_bytes(q, i, q->n_lists));
-    old_import = ra->imported;
+    old_import = ra->fd_alloc != NULL ? ra->fd_alloc : ra->imported;
     ra->user = NULL;
-    ra->imported = NULL;
+    ra->imported = ra->fd_alloc = NULL;
     if (ptr != NULL && d->host_import && ((uintptr_t)ptr % 4096u) == 0 && (size % 4096u) == 0) {
         npu__ze_import_system_memory imp;
         ze_host_mem_alloc_desc_t hd;
@@ -9128,6 +9135,130 @@ NPU_API npu_status npu_request_set_input_buffer(npu_request *req, uint32_t index
 NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t index, void *ptr, size_t size)
 {
     return npu__req_set_buffer(req, 1, index, ptr, size);
+}
+
+/* ---- dma-buf / fd import (npu_request_set_input_fd / _output_fd) ----
+ * Reached only from those two entry points. Intel's driver imports a dma-buf
+ * through ze_external_memory_import_fd_t {DMA_BUF} as the first struct of the
+ * allocation's pNext (api/ze_memory.cpp): the whole buffer, whatever size the
+ * call names; npu binds fd_alloc + offset and checks the range itself
+ * against the allocation's size (zeMemGetAddressRange). The caller keeps the
+ * fd: the import holds its own reference to the buffer. */
+/* The driver lists DMA_BUF among its import types. A failed query: no. */
+static int npu__dma_buf_import(const npu_device *d)
+{
+    ze_device_external_memory_properties_t em;
+    memset(&em, 0, sizeof em);
+    em.stype = ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES;
+    return zeDeviceGetExternalMemoryProperties(d->device, &em) == ZE_RESULT_SUCCESS &&
+           (em.memoryAllocationImportTypes & ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF) != 0;
+}
+
+static npu_status npu__req_import_fd(npu_request *q, const char *kind, const char *name, int fd, size_t offset,
+                                     size_t size, void **out)
+{
+    npu_device *d = q->model->dev;
+    ze_external_memory_import_fd_t imp;
+    ze_host_mem_alloc_desc_t hd;
+    void *p = NULL, *base = NULL;
+    size_t bytes = 0, end;
+    struct stat sb;
+    ze_result_t r;
+    NPU__MSG_UNUSED(kind);
+    NPU__MSG_UNUSED(name);
+    *out = NULL;
+    if (fd < 0 || fstat(fd, &sb) != 0)
+        return npu__fail(q->ctx, NPU_ERR_INVALID_ARGUMENT, "%s '%s': fd %d is not an open file descriptor", kind,
+                         name, fd);
+    if (npu__add_size(offset, size, &end))
+        return npu__fail(q->ctx, NPU_ERR_INVALID_ARGUMENT, "%s '%s': offset %zu + size %zu overflows", kind, name,
+                         offset, size);
+    if (!npu__dma_buf_import(d))
+        return npu__fail(q->ctx, NPU_ERR_UNSUPPORTED, "%s '%s': the driver does not import dma-buf file "
+                         "descriptors (zeDeviceGetExternalMemoryProperties lists no DMA_BUF import)", kind, name);
+    memset(&imp, 0, sizeof imp);
+    imp.stype = ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD;
+    imp.flags = ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
+    imp.fd = fd;
+    memset(&hd, 0, sizeof hd);
+    hd.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+    hd.pNext = &imp;
+    r = zeMemAllocHost(d->zctx, &hd, end, 0, &p);
+    if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
+        return npu__fail(q->ctx, NPU_ERR_UNSUPPORTED, "%s '%s': the driver cannot import dma-buf here "
+                         "(zeMemAllocHost: UNSUPPORTED_FEATURE; the kernel driver lacks PRIME import)", kind, name);
+    if (r != ZE_RESULT_SUCCESS || p == NULL)
+        return npu__fail(q->ctx, NPU_ERR_DRIVER, "%s '%s': the driver could not import fd %d (not a dma-buf, or "
+                         "refused): zeMemAllocHost returned 0x%08x", kind, name, fd, (unsigned)r);
+    r = zeMemGetAddressRange(d->zctx, p, &base, &bytes);
+    if (r != ZE_RESULT_SUCCESS || base != p) {
+        zeMemFree(d->zctx, p);
+        return npu__fail(q->ctx, NPU_ERR_DRIVER, "%s '%s': zeMemGetAddressRange of the imported fd %d failed "
+                         "(0x%08x)", kind, name, fd, (unsigned)r);
+    }
+    if (end > bytes) {
+        zeMemFree(d->zctx, p);
+        return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': fd %d holds %zu bytes; offset %zu + size %zu "
+                         "go beyond it", kind, name, fd, bytes, offset, size);
+    }
+    *out = p;
+    return NPU_OK;
+}
+
+NPU__NOINLINE static npu_status npu__req_set_fd(npu_request *q, int output, uint32_t index, int fd, size_t offset,
+                                                size_t size)
+{
+    npu_model *m;
+    npu_device *d;
+    npu__req_arg *ra;
+    const npu__arg *a;
+    const char *kind = output ? "output" : "input";
+    void *old_import, *p = NULL;
+    uint32_t i;
+    npu_status st;
+    if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    m = q->model;
+    d = m->dev;
+    if (q->running)
+        return npu__fail(q->ctx, NPU_ERR_STATE, "request: cannot change a buffer while an inference runs");
+    i = npu__req_arg_of(q, output, index);
+    if (i == UINT32_MAX)
+        return npu__fail(q->ctx, NPU_ERR_NOT_FOUND, "the model has no %s %u (it has %u)", kind, (unsigned)index,
+                         (unsigned)(output ? m->n_outputs : m->n_inputs));
+    a = &m->args[i];
+    ra = &q->a[i];
+    if (size < npu__req_arg_bytes(q, i, q->n_lists))
+        return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': fd range of %zu bytes, %llu needed", kind,
+                         a->desc.name, size, (unsigned long long)npu__req_arg_bytes(q, i, q->n_lists));
+    st = npu__req_import_fd(q, kind, a->desc.name, fd, offset, size, &p);
+    if (st != NPU_OK) return st;
+    old_import = ra->fd_alloc != NULL ? ra->fd_alloc : ra->imported;
+    ra->user = NULL;
+    ra->fd_alloc = p;
+    ra->imported = (unsigned char *)p + offset;
+    npu__req_copy_tables(q);
+    st = npu__req_record(q, 1);
+    if (old_import != NULL) zeMemFree(d->zctx, old_import);
+    if (st != NPU_OK) {
+        /* Lists are in an unknown state: fall back to the own buffer. */
+        zeMemFree(d->zctx, p);
+        ra->imported = ra->fd_alloc = NULL;
+        npu__req_copy_tables(q);
+        if (npu__req_record(q, 1) != NPU_OK)
+            npu__log(q->ctx, NPU_LOG_ERROR, "request: re-recording failed; the request is unusable");
+        return st;
+    }
+    return NPU_OK;
+}
+
+NPU_API npu_status npu_request_set_input_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    return npu__req_set_fd(req, 0, index, fd, offset, size);
+}
+
+NPU_API npu_status npu_request_set_output_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    return npu__req_set_fd(req, 1, index, fd, offset, size);
 }
 
 /* ---- Hot path: no formatting, lookup or allocation unless a call fails ---- */
@@ -9519,6 +9650,23 @@ NPU_API npu_status npu_request_set_output_buffer(npu_request *req, uint32_t inde
     NPU__UNUSED(ptr);
     NPU__UNUSED(size);
     return NPU_ERR_NO_LEVEL_ZERO;
+}
+static npu_status npu__req_set_fd_stub(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    NPU__UNUSED(fd);
+    NPU__UNUSED(offset);
+    NPU__UNUSED(size);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_request_set_input_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    return npu__req_set_fd_stub(req, index, fd, offset, size);
+}
+NPU_API npu_status npu_request_set_output_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    return npu__req_set_fd_stub(req, index, fd, offset, size);
 }
 NPU_API npu_status npu_request_infer(npu_request *req)
 {
