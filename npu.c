@@ -248,7 +248,8 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
     *len = 0;
     *err = 0;
     /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer;
-     * anything but a regular file is refused right after the fstat. */
+     * anything but a regular file is refused right after the fstat. The flag
+     * does not matter to mmap, so it stays. */
     do {
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     } while (fd < 0 && errno == EINTR);
@@ -261,9 +262,6 @@ static const char *npu__map_file(const char *path, void **map, size_t *len, int 
         why = strerror(*err);
     } else if (!S_ISREG(sb.st_mode)) {
         why = "not a regular file";
-    } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
-        *err = errno;
-        why = strerror(*err);
     } else if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
         why = "too large to map";
     } else if (sb.st_size > 0) {
@@ -7699,6 +7697,9 @@ typedef struct npu__caps {
     unsigned workload_type : 1;    /* command queue 1.0: pfnSetWorkloadType */
     unsigned context_npu : 1;      /* ZE_extension_context_npu 1.x: pfnSetProperties */
 } npu__caps;
+/* Not here: whether the driver imports dma-buf fds. npu_request_set_input_fd
+ * asks zeDeviceGetExternalMemoryProperties itself (npu__dma_buf_import), so
+ * that programs that never import an fd do not link the query (check-size). */
 
 struct npu_device {
     npu_context *ctx;
@@ -7798,8 +7799,10 @@ struct npu_model {
 
 typedef struct npu__req_arg {
     void *own;          /* driver host allocation (full batch, rounded to 4096) */
-    void *imported;     /* caller memory imported into the driver (used in place) */
+    void *imported;     /* caller memory imported into the driver (used in place);
+                           for an fd import, fd_alloc + the caller's offset */
     void *user;         /* caller memory copied around each inference */
+    void *fd_alloc;     /* the allocation of a dma-buf import (what zeMemFree takes) */
 } npu__req_arg;
 
 struct npu_request {
@@ -10646,9 +10649,11 @@ static void npu__req_release(npu_request *q)
     if (q->fence != NULL) zeFenceDestroy(q->fence);
     if (q->a != NULL)
         for (i = 0; i < q->model->n_args; i++) {
-            if (q->a[i].own != NULL) zeMemFree(q->model->dev->zctx, q->a[i].own);
-            if (q->a[i].imported != NULL) zeMemFree(q->model->dev->zctx, q->a[i].imported);
-            q->a[i].own = q->a[i].imported = NULL;
+            npu__req_arg *ra = &q->a[i];
+            if (ra->fd_alloc != NULL) ra->imported = ra->fd_alloc;   /* what zeMemFree takes */
+            if (ra->own != NULL) zeMemFree(q->model->dev->zctx, ra->own);
+            if (ra->imported != NULL) zeMemFree(q->model->dev->zctx, ra->imported);
+            ra->own = ra->imported = NULL;
         }
     q->fence = NULL;
     if (q->prof_query != NULL) q->model->prof_detach(q);
@@ -10962,9 +10967,9 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
         return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': buffer of %zu bytes, %llu needed",
                          output ? "output" : "input", a->desc.name, size,
                          (unsigned long long)npu__req_arg_bytes(q, i, q->n_lists));
-    old_import = ra->imported;
+    old_import = ra->fd_alloc != NULL ? ra->fd_alloc : ra->imported;
     ra->user = NULL;
-    ra->imported = NULL;
+    ra->imported = ra->fd_alloc = NULL;
     if (ptr != NULL && d->host_import && ((uintptr_t)ptr % 4096u) == 0 && (size % 4096u) == 0) {
         npu__ze_import_system_memory imp;
         ze_host_mem_alloc_desc_t hd;
@@ -11069,6 +11074,130 @@ NPU_API npu_status npu_request_set_output_tensor(npu_request *req, uint32_t inde
                                                  void *ptr)
 {
     return npu__req_set_tensor(req, 1, index, tensor, ptr);
+}
+
+/* ---- dma-buf / fd import (npu_request_set_input_fd / _output_fd) ----
+ * Reached only from those two entry points. Intel's driver imports a dma-buf
+ * through ze_external_memory_import_fd_t {DMA_BUF} as the first struct of the
+ * allocation's pNext (api/ze_memory.cpp): the whole buffer, whatever size the
+ * call names; npu binds fd_alloc + offset and checks the range itself
+ * against the allocation's size (zeMemGetAddressRange). The caller keeps the
+ * fd: the import holds its own reference to the buffer. */
+/* The driver lists DMA_BUF among its import types. A failed query: no. */
+static int npu__dma_buf_import(const npu_device *d)
+{
+    ze_device_external_memory_properties_t em;
+    memset(&em, 0, sizeof em);
+    em.stype = ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES;
+    return zeDeviceGetExternalMemoryProperties(d->device, &em) == ZE_RESULT_SUCCESS &&
+           (em.memoryAllocationImportTypes & ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF) != 0;
+}
+
+static npu_status npu__req_import_fd(npu_request *q, const char *kind, const char *name, int fd, size_t offset,
+                                     size_t size, void **out)
+{
+    npu_device *d = q->model->dev;
+    ze_external_memory_import_fd_t imp;
+    ze_host_mem_alloc_desc_t hd;
+    void *p = NULL, *base = NULL;
+    size_t bytes = 0, end;
+    struct stat sb;
+    ze_result_t r;
+    NPU__MSG_UNUSED(kind);
+    NPU__MSG_UNUSED(name);
+    *out = NULL;
+    if (fd < 0 || fstat(fd, &sb) != 0)
+        return npu__fail(q->ctx, NPU_ERR_INVALID_ARGUMENT, "%s '%s': fd %d is not an open file descriptor", kind,
+                         name, fd);
+    if (npu__add_size(offset, size, &end))
+        return npu__fail(q->ctx, NPU_ERR_INVALID_ARGUMENT, "%s '%s': offset %zu + size %zu overflows", kind, name,
+                         offset, size);
+    if (!npu__dma_buf_import(d))
+        return npu__fail(q->ctx, NPU_ERR_UNSUPPORTED, "%s '%s': the driver does not import dma-buf file "
+                         "descriptors (zeDeviceGetExternalMemoryProperties lists no DMA_BUF import)", kind, name);
+    memset(&imp, 0, sizeof imp);
+    imp.stype = ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD;
+    imp.flags = ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
+    imp.fd = fd;
+    memset(&hd, 0, sizeof hd);
+    hd.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC;
+    hd.pNext = &imp;
+    r = zeMemAllocHost(d->zctx, &hd, end, 0, &p);
+    if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE)
+        return npu__fail(q->ctx, NPU_ERR_UNSUPPORTED, "%s '%s': the driver cannot import dma-buf here "
+                         "(zeMemAllocHost: UNSUPPORTED_FEATURE; the kernel driver lacks PRIME import)", kind, name);
+    if (r != ZE_RESULT_SUCCESS || p == NULL)
+        return npu__fail(q->ctx, NPU_ERR_DRIVER, "%s '%s': the driver could not import fd %d (not a dma-buf, or "
+                         "refused): zeMemAllocHost returned 0x%08x", kind, name, fd, (unsigned)r);
+    r = zeMemGetAddressRange(d->zctx, p, &base, &bytes);
+    if (r != ZE_RESULT_SUCCESS || base != p) {
+        zeMemFree(d->zctx, p);
+        return npu__fail(q->ctx, NPU_ERR_DRIVER, "%s '%s': zeMemGetAddressRange of the imported fd %d failed "
+                         "(0x%08x)", kind, name, fd, (unsigned)r);
+    }
+    if (end > bytes) {
+        zeMemFree(d->zctx, p);
+        return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': fd %d holds %zu bytes; offset %zu + size %zu "
+                         "go beyond it", kind, name, fd, bytes, offset, size);
+    }
+    *out = p;
+    return NPU_OK;
+}
+
+NPU__NOINLINE static npu_status npu__req_set_fd(npu_request *q, int output, uint32_t index, int fd, size_t offset,
+                                                size_t size)
+{
+    npu_model *m;
+    npu_device *d;
+    npu__req_arg *ra;
+    const npu__arg *a;
+    const char *kind = output ? "output" : "input";
+    void *old_import, *p = NULL;
+    uint32_t i;
+    npu_status st;
+    if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    m = q->model;
+    d = m->dev;
+    if (q->running)
+        return npu__fail(q->ctx, NPU_ERR_STATE, "request: cannot change a buffer while an inference runs");
+    i = npu__req_arg_of(q, output, index);
+    if (i == UINT32_MAX)
+        return npu__fail(q->ctx, NPU_ERR_NOT_FOUND, "the model has no %s %u (it has %u)", kind, (unsigned)index,
+                         (unsigned)(output ? m->n_outputs : m->n_inputs));
+    a = &m->args[i];
+    ra = &q->a[i];
+    if (size < npu__req_arg_bytes(q, i, q->n_lists))
+        return npu__fail(q->ctx, NPU_ERR_BUFFER_TOO_SMALL, "%s '%s': fd range of %zu bytes, %llu needed", kind,
+                         a->desc.name, size, (unsigned long long)npu__req_arg_bytes(q, i, q->n_lists));
+    st = npu__req_import_fd(q, kind, a->desc.name, fd, offset, size, &p);
+    if (st != NPU_OK) return st;
+    old_import = ra->fd_alloc != NULL ? ra->fd_alloc : ra->imported;
+    ra->user = NULL;
+    ra->fd_alloc = p;
+    ra->imported = (unsigned char *)p + offset;
+    npu__req_copy_tables(q);
+    st = npu__req_record(q, 1);
+    if (old_import != NULL) zeMemFree(d->zctx, old_import);
+    if (st != NPU_OK) {
+        /* Lists are in an unknown state: fall back to the own buffer. */
+        zeMemFree(d->zctx, p);
+        ra->imported = ra->fd_alloc = NULL;
+        npu__req_copy_tables(q);
+        if (npu__req_record(q, 1) != NPU_OK)
+            npu__log(q->ctx, NPU_LOG_ERROR, "request: re-recording failed; the request is unusable");
+        return st;
+    }
+    return NPU_OK;
+}
+
+NPU_API npu_status npu_request_set_input_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    return npu__req_set_fd(req, 0, index, fd, offset, size);
+}
+
+NPU_API npu_status npu_request_set_output_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    return npu__req_set_fd(req, 1, index, fd, offset, size);
 }
 
 /* ---- Hot path: no formatting, lookup or allocation unless a call fails ---- */
@@ -11505,6 +11634,23 @@ NPU_API npu_status npu_request_set_output_tensor(npu_request *req, uint32_t inde
     NPU__UNUSED(tensor);
     NPU__UNUSED(ptr);
     return NPU_ERR_NO_LEVEL_ZERO;
+}
+static npu_status npu__req_set_fd_stub(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    NPU__UNUSED(req);
+    NPU__UNUSED(index);
+    NPU__UNUSED(fd);
+    NPU__UNUSED(offset);
+    NPU__UNUSED(size);
+    return NPU_ERR_NO_LEVEL_ZERO;
+}
+NPU_API npu_status npu_request_set_input_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    return npu__req_set_fd_stub(req, index, fd, offset, size);
+}
+NPU_API npu_status npu_request_set_output_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size)
+{
+    return npu__req_set_fd_stub(req, index, fd, offset, size);
 }
 NPU_API npu_status npu_request_infer(npu_request *req)
 {
@@ -11978,11 +12124,19 @@ typedef struct npu__nh128 {
 
 static uint64_t npu__rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64u - r)); }
 
-static uint64_t npu__load64(const unsigned char *p)
+/* A little-endian word. On a little-endian target one unaligned load (the
+ * compiler's own byte-order macros; others assemble the bytes). */
+static inline uint64_t npu__load64(const unsigned char *p)
 {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+#else
     return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
            (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
            (uint64_t)p[7] << 56;
+#endif
 }
 
 static uint64_t npu__fmix64(uint64_t x)
@@ -11995,11 +12149,18 @@ static uint64_t npu__fmix64(uint64_t x)
     return x;
 }
 
-static void npu__nh128_stripe(uint64_t lane[4], const unsigned char *p)
+/* `stripes` whole stripes from p. restrict: the input (read through
+ * unsigned char, which may alias anything) is not the lanes, so the compiler
+ * keeps the lanes in registers for the loop instead of storing and reloading
+ * them for every stripe (a third of the speed). */
+static void npu__nh128_stripes(uint64_t *restrict lane, const unsigned char *restrict p, size_t stripes)
 {
     unsigned i;
-    for (i = 0; i < 4; i++)
-        lane[i] = npu__rotl64(lane[i] + npu__load64(p + 8 * i) * NPU__H_P0, 31) * NPU__H_P1;
+    for (; stripes-- > 0; p += 32)
+#if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__) && (__GNUC__ >= 8 || defined(__clang__))
+#pragma GCC unroll 4
+#endif
+        for (i = 0; i < 4; i++) lane[i] = npu__rotl64(lane[i] + npu__load64(p + 8 * i) * NPU__H_P0, 31) * NPU__H_P1;
 }
 
 static void npu__nh128_init(npu__nh128 *h, uint64_t seed)
@@ -12022,10 +12183,12 @@ static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
         p += k;
         n -= k;
         if (h->stripe_len < 32) return;
-        npu__nh128_stripe(h->lane, h->stripe);
+        npu__nh128_stripes(h->lane, h->stripe, 1);
         h->stripe_len = 0;
     }
-    for (; n >= 32; p += 32, n -= 32) npu__nh128_stripe(h->lane, p);
+    npu__nh128_stripes(h->lane, p, n / 32);
+    p += n / 32 * 32;
+    n %= 32;
     if (n > 0) {
         memcpy(h->stripe, p, n);
         h->stripe_len = n;
@@ -12042,7 +12205,7 @@ static npu__digest npu__nh128_final(const npu__nh128 *h)
     if (h->stripe_len > 0) {
         unsigned char last[32] = {0};
         memcpy(last, h->stripe, h->stripe_len);
-        npu__nh128_stripe(lane, last);
+        npu__nh128_stripes(lane, last, 1);
     }
     a = npu__fmix64(h->total ^ NPU__H_P2);
     b = npu__fmix64(h->total + NPU__H_P3);
@@ -12112,6 +12275,9 @@ typedef struct npu__cache_key {
     npu__nh128 key;
     npu__nh128 check;
     uint64_t field_bytes;    /* bytes of the field being streamed */
+    size_t buffered;         /* bytes in buf, not yet in key and check */
+    unsigned char buf[256];  /* the structure arrives in small pieces (XML
+                                tokens): gathered here, hashed in blocks */
 } npu__cache_key;
 
 static void npu__cache_key_init(npu__cache_key *k)
@@ -12119,15 +12285,43 @@ static void npu__cache_key_init(npu__cache_key *k)
     npu__nh128_init(&k->key, NPU__SEED_KEY);
     npu__nh128_init(&k->check, NPU__SEED_CHECK);
     k->field_bytes = 0;
+    k->buffered = 0;
 }
 
-/* Sink feed: the bytes of the field opened by npu__cache_key_begin. */
+/* Both digests take the bytes, in 8 KiB parts so that each part is still in
+ * the L1 cache for the second: one pass over a large constant from memory
+ * instead of two. */
+static void npu__cache_key_hash(npu__cache_key *k, const unsigned char *p, size_t n)
+{
+    size_t done, part;
+    for (done = 0; done < n; done += part) {
+        part = n - done < 8192 ? n - done : 8192;
+        npu__nh128_update(&k->key, p + done, part);
+        npu__nh128_update(&k->check, p + done, part);
+    }
+}
+
+static void npu__cache_key_flush(npu__cache_key *k)
+{
+    npu__cache_key_hash(k, k->buf, k->buffered);
+    k->buffered = 0;
+}
+
+/* Sink feed: the bytes of the field opened by npu__cache_key_begin. The
+ * digests see the same byte stream however it is split. */
 static void npu__cache_key_feed(void *state, const void *bytes, size_t n)
 {
     npu__cache_key *k = (npu__cache_key *)state;
-    npu__nh128_update(&k->key, bytes, n);
-    npu__nh128_update(&k->check, bytes, n);
     k->field_bytes += (uint64_t)n;
+    if (n > sizeof k->buf - k->buffered) {
+        npu__cache_key_flush(k);
+        if (n >= sizeof k->buf) {
+            npu__cache_key_hash(k, (const unsigned char *)bytes, n);
+            return;
+        }
+    }
+    if (n > 0) memcpy(k->buf + k->buffered, bytes, n);
+    k->buffered += n;
 }
 
 static void npu__cache_key_begin(npu__cache_key *k, npu__key_tag tag)
@@ -12143,6 +12337,7 @@ static void npu__cache_key_end(npu__cache_key *k)
     unsigned char t[8];
     npu__le_put(t, k->field_bytes, 8);
     npu__cache_key_feed(k, t, 8);
+    npu__cache_key_flush(k);
     k->field_bytes = 0;
 }
 
@@ -12161,6 +12356,7 @@ static void npu__cache_key_u32(npu__cache_key *k, npu__key_tag tag, uint32_t v)
     npu__cache_key_field(k, tag, t, 4);
 }
 
+/* After the last field (npu__cache_key_end leaves nothing buffered). */
 static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu__digest *check)
 {
     *key = npu__nh128_final(&k->key);
@@ -12710,7 +12906,9 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
                        NPU__CACHE_DESCRIPTOR_MAX) != 0) {
         npu__textf(reason, reason_cap, "descriptor differs");
     } else {
-        for (i = NPU__CACHE_FIELDS_END; i < NPU__CACHE_HEADER && p[i] == 0; i++) {}
+        /* the zero padding, a word at a time, then the byte that differs */
+        for (i = NPU__CACHE_FIELDS_END; i + 8 <= NPU__CACHE_HEADER && npu__load64(p + i) == 0; i += 8) {}
+        for (; i < NPU__CACHE_HEADER && p[i] == 0; i++) {}
         if (i < NPU__CACHE_HEADER) {
             npu__textf(reason, reason_cap, "non-zero byte at header offset %zu", i);
         } else {

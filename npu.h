@@ -1665,6 +1665,43 @@ NPU_API npu_status npu_request_set_input_tensor(npu_request *req, uint32_t index
 NPU_API npu_status npu_request_set_output_tensor(npu_request *req, uint32_t index, const npu_tensor_desc *tensor,
                                                  void *ptr);
 
+/* Attaches a range of a file descriptor, typically a dma-buf from a camera
+ * (V4L2 VIDIOC_EXPBUF), a video decoder or a GPU, as input / output `index`:
+ * bytes [offset, offset + size) of the buffer are the tensor, read (input) or
+ * written (output) by the NPU in place at every inference, with no copy. npu
+ * imports the fd through Level Zero's external memory import
+ * (ze_external_memory_import_fd_t, ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF; the
+ * driver imports the whole buffer) and re-records the command lists once,
+ * here. size must be at least the tensor's bytes (dynamic-batch models:
+ * max_batch x desc.bytes), and offset + size at most the buffer's size. Any
+ * offset is accepted; a dma-buf's producer usually gives page-aligned planes.
+ * Lifetime: the fd stays the caller's. npu never closes it and does not keep
+ * it: the import holds its own reference to the buffer, so the caller may
+ * close the fd as soon as this returns, and the buffer lives until the import
+ * is released. The import is released when the same input / output is set
+ * again (another fd, a caller buffer, or npu_request_set_input_buffer(req,
+ * index, NULL, 0) to go back to the request's own buffer), and when the
+ * request is destroyed. A failed call leaves the previous binding in place,
+ * except when re-recording fails: then the request is back on its own buffer.
+ * npu_request_input / _output return the CPU address of [offset, ...) in the
+ * import; for a real dma-buf, bracket CPU access with DMA_BUF_IOCTL_SYNC as
+ * its producer requires. Synchronize with the producer yourself: an inference
+ * reads the buffer as it is when the inference runs. Not while the request
+ * runs (NPU_ERR_STATE). Same thread rules as npu_request_set_input_buffer (one
+ * thread per request). Stack: well under NPU_STACK_BUDGET.
+ * Errors: NPU_ERR_NOT_FOUND (index), NPU_ERR_INVALID_ARGUMENT (fd not open,
+ * offset + size overflows), NPU_ERR_BUFFER_TOO_SMALL (size below the tensor's
+ * bytes, or the range goes beyond the buffer: the message gives the buffer's
+ * size), NPU_ERR_UNSUPPORTED (the driver does not list DMA_BUF in
+ * zeDeviceGetExternalMemoryProperties' import types, or refuses the import as
+ * unsupported: a kernel driver without PRIME import), NPU_ERR_DRIVER (the
+ * driver could not import the fd: not a dma-buf, or out of memory; or
+ * re-recording failed), NPU_ERR_STATE, NPU_ERR_NO_LEVEL_ZERO (built without
+ * Level Zero). The software NPU imports any mappable fd (a memfd stands in for
+ * a dma-buf), see docs/sim.md. */
+NPU_API npu_status npu_request_set_input_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size);
+NPU_API npu_status npu_request_set_output_fd(npu_request *req, uint32_t index, int fd, size_t offset, size_t size);
+
 /* Dynamic-batch models: the number of batch elements (1 <= n <= max_batch)
  * the next inferences compute: n command lists are submitted, over the first n
  * slices of every input and output buffer (element i at base + i x desc.bytes;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <ze_ddi.h>
 #include <zes_ddi.h>
@@ -247,6 +249,16 @@ static void read_config(void)
 
     v = getenv("NPU_SIM_HIDE_EXT");
     snprintf(sim_cfg.hide_ext, sizeof sim_cfg.hide_ext, "%s", v != NULL ? v : "");
+    v = getenv("NPU_SIM_DMA_BUF");
+    sim_cfg.dma_buf = SIM_DMA_BUF_ON;
+    if (v != NULL && *v) {
+        if (strcmp(v, "0") == 0)
+            sim_cfg.dma_buf = SIM_DMA_BUF_OFF;
+        else if (strcmp(v, "noprime") == 0)
+            sim_cfg.dma_buf = SIM_DMA_BUF_NO_PRIME;
+        else if (strcmp(v, "1") != 0)
+            fprintf(stderr, "npu-sim: NPU_SIM_DMA_BUF=%s is not 1, 0 or noprime; using 1\n", v);
+    }
 
     v = getenv("NPU_SIM_SKIP_MATH");
     if (v != NULL && strcmp(v, "1") == 0)
@@ -509,14 +521,18 @@ static ze_result_t sim_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hD
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (p == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    /* Device::getGetExternalMemoryProperties: dma-buf both ways (which the sim
-     * does not implement), plus STANDARD_ALLOCATION import (v1.32) when the
-     * driver can import caller pages. */
-    uint32_t import_types = ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
+    /* Device::getGetExternalMemoryProperties: dma-buf both ways in every release
+     * (the sim imports, it does not export), whether or not the kernel driver
+     * can import (that is only checked at the import), plus STANDARD_ALLOCATION
+     * import (v1.32) when the driver can import caller pages.
+     * NPU_SIM_DMA_BUF=0 stands for a driver that offers no dma-buf at all. */
+    uint32_t import_types = sim_cfg.dma_buf == SIM_DMA_BUF_OFF ? 0u : (uint32_t)ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
     if (SIM_PROFILE()->memmap_import_stype != 0)
         import_types |= ZE_EXTERNAL_MEMORY_TYPE_FLAG_STANDARD_ALLOCATION;
     p->memoryAllocationImportTypes = (ze_external_memory_type_flags_t)import_types;
-    p->memoryAllocationExportTypes = (ze_external_memory_type_flags_t)ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
+    p->memoryAllocationExportTypes = (ze_external_memory_type_flags_t)(sim_cfg.dma_buf == SIM_DMA_BUF_OFF
+                                                                           ? 0u
+                                                                           : ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF);
     p->imageImportTypes = 0;
     p->imageExportTypes = 0;
     return ZE_RESULT_SUCCESS;
@@ -603,9 +619,12 @@ static ze_result_t sim_zeContextDestroy(ze_context_handle_t hContext)
      * counted as live memory handles so that tests see the leak. */
     if (ctx->alloc_count != 0)
         sim_trace("zeContextDestroy: %zu allocation(s) were never freed", ctx->alloc_count);
-    for (size_t i = 0; i < ctx->alloc_count; i++)
-        if (!ctx->allocs[i].imported)
+    for (size_t i = 0; i < ctx->alloc_count; i++) {
+        if (ctx->allocs[i].imported == SIM_ALLOC_OWN)
             free((void *)ctx->allocs[i].base);
+        else if (ctx->allocs[i].imported == SIM_ALLOC_DMA_BUF)
+            munmap((void *)ctx->allocs[i].base, ctx->allocs[i].size);
+    }
     free(ctx->allocs);
     sim_count_idle_context(-ctx->idle_optimizations);
     pthread_mutex_destroy(&ctx->lock);
@@ -734,13 +753,75 @@ static const ze_external_memory_import_system_memory_t *find_import(const void *
     return (const ze_external_memory_import_system_memory_t *)(const void *)d;
 }
 
-static ze_result_t mem_alloc(sim_context *ctx, size_t size, size_t alignment, ze_memory_type_t type,
-                             const void *host_pNext, void **pptr)
+/* ze_external_memory_import_fd_t with DMA_BUF (api/ze_memory.cpp, every
+ * release): Context::importMemory refuses it with UNSUPPORTED_FEATURE when the
+ * kernel driver has no PRIME import; otherwise DRM_IOCTL_PRIME_FD_TO_HANDLE
+ * turns the fd into a buffer object, whose size is the dma-buf's, and the
+ * driver maps all of it (VPUBufferObject::importFromFd). Any failure there is
+ * OUT_OF_DEVICE_MEMORY. The size and alignment arguments are not looked at,
+ * and the fd stays the caller's. The sim stands any mappable fd (a memfd, a
+ * regular file) for a dma-buf: fstat gives the size, mmap shared read-write
+ * the mapping; an fd that is closed, empty, read-only or not mappable (a pipe,
+ * a socket) fails as the ioctl would. */
+static ze_result_t import_fd(sim_context *ctx, const ze_external_memory_import_fd_t *imp, ze_memory_type_t type,
+                             void **pptr)
 {
+    if (sim_cfg.dma_buf != SIM_DMA_BUF_ON)
+        return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (pptr == NULL)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    struct stat st;
+    if (imp->fd < 0 || fstat(imp->fd, &st) != 0 || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX)
+        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    size_t size = (size_t)st.st_size;
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, imp->fd, 0);
+    if (map == MAP_FAILED)
+        return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+    ze_result_t rc = track_alloc(ctx, map, size, type, SIM_ALLOC_DMA_BUF);
+    if (rc != ZE_RESULT_SUCCESS) {
+        munmap(map, size);
+        return rc;
+    }
+    sim_live_add(NPU_SIM_HANDLE_MEMORY, 1);
+    sim_count_import();
+    *pptr = map;
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The first struct of the allocation's pNext chain, as zeMemAlloc{Host,Device,
+ * Shared} read it: an fd import (flags exactly DMA_BUF, else
+ * INVALID_ENUMERATION), else NULL. A misaligned pNext is INVALID_NULL_POINTER
+ * (checkPtrAlignment). */
+static ze_result_t find_fd_import(const void *pNext, const ze_external_memory_import_fd_t **out)
+{
+    *out = NULL;
+    if (pNext == NULL)
+        return ZE_RESULT_SUCCESS;
+    if ((uintptr_t)pNext % _Alignof(ze_structure_type_t) != 0)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    const ze_base_desc_t *d = pNext;
+    if (d->stype != ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD)
+        return ZE_RESULT_SUCCESS;
+    const ze_external_memory_import_fd_t *imp = pNext;
+    if (imp->flags != ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF)
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    *out = imp;
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t mem_alloc(sim_context *ctx, size_t size, size_t alignment, ze_memory_type_t type,
+                             const void *pNext, void **pptr)
+{
+    const ze_external_memory_import_fd_t *fd_imp;
+    ze_result_t frc = find_fd_import(pNext, &fd_imp);
+    if (frc != ZE_RESULT_SUCCESS)
+        return frc;
+    if (fd_imp != NULL)
+        return import_fd(ctx, fd_imp, type, pptr);
     if (pptr == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     const ze_external_memory_import_system_memory_t *imp =
-        type == ZE_MEMORY_TYPE_HOST ? find_import(host_pNext) : NULL;
+        type == ZE_MEMORY_TYPE_HOST ? find_import(pNext) : NULL;
     if (imp != NULL) {
         /* Context::importUserPtr (source/memory.cpp @v1.32.1): NULL pointer, then
          * size 0, then an already tracked pointer; the kernel's userptr import
@@ -753,7 +834,7 @@ static ze_result_t mem_alloc(sim_context *ctx, size_t size, size_t alignment, ze
             return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
         if (p % SIM_PAGE != 0 || imp->size % SIM_PAGE != 0)
             return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
-        ze_result_t rc = track_alloc(ctx, imp->pSystemMemory, (size_t)imp->size, type, 1);
+        ze_result_t rc = track_alloc(ctx, imp->pSystemMemory, (size_t)imp->size, type, SIM_ALLOC_USER_PAGES);
         if (rc != ZE_RESULT_SUCCESS)
             return rc;
         sim_live_add(NPU_SIM_HANDLE_MEMORY, 1);
@@ -772,7 +853,7 @@ static ze_result_t mem_alloc(sim_context *ctx, size_t size, size_t alignment, ze
     /* The real driver's buffer objects are fresh kernel pages, i.e. zeros; a graph
      * run on never-written inputs must then read zeros, not heap garbage. */
     memset(mem, 0, size);
-    ze_result_t rc = track_alloc(ctx, mem, size, type, 0);
+    ze_result_t rc = track_alloc(ctx, mem, size, type, SIM_ALLOC_OWN);
     if (rc != ZE_RESULT_SUCCESS) {
         free(mem);
         return rc;
@@ -803,7 +884,7 @@ static ze_result_t sim_zeMemAllocDevice(ze_context_handle_t hContext, const ze_d
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (desc == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    return mem_alloc(ctx, size, alignment, ZE_MEMORY_TYPE_DEVICE, NULL, pptr);
+    return mem_alloc(ctx, size, alignment, ZE_MEMORY_TYPE_DEVICE, desc->pNext, pptr);
 }
 
 static ze_result_t sim_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *ddesc,
@@ -816,7 +897,8 @@ static ze_result_t sim_zeMemAllocShared(ze_context_handle_t hContext, const ze_d
         return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     if (ddesc == NULL || hdesc == NULL)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    return mem_alloc(ctx, size, alignment, ZE_MEMORY_TYPE_SHARED, NULL, pptr);
+    /* zeMemAllocShared reads the device descriptor's chain */
+    return mem_alloc(ctx, size, alignment, ZE_MEMORY_TYPE_SHARED, ddesc->pNext, pptr);
 }
 
 static ze_result_t sim_zeMemFree(ze_context_handle_t hContext, void *ptr)
@@ -839,8 +921,10 @@ static ze_result_t sim_zeMemFree(ze_context_handle_t hContext, void *ptr)
     if (!a.imported)
         ctx->allocated_bytes -= a.size;
     pthread_mutex_unlock(&ctx->lock);
-    if (!a.imported)
+    if (a.imported == SIM_ALLOC_OWN)
         free(ptr);
+    else if (a.imported == SIM_ALLOC_DMA_BUF)
+        munmap(ptr, a.size);
     sim_live_add(NPU_SIM_HANDLE_MEMORY, -1);
     return ZE_RESULT_SUCCESS;
 }

@@ -187,7 +187,8 @@ static void *dup_array(const uint8_t *src, size_t n)
     return d;
 }
 
-int sim_plan_import(const void *blob, size_t size, sim_plan **out, char *log_buf, size_t log_cap)
+static int plan_import(const void *blob, size_t size, int in_place, sim_plan **out, char *log_buf,
+                       size_t log_cap)
 {
     sim_log log;
     sim_log_init(&log, log_buf, log_cap);
@@ -285,7 +286,10 @@ int sim_plan_import(const void *blob, size_t size, sim_plan **out, char *log_buf
     p->steps = dup_array(sec + l.steps, h.n_steps * sizeof(sim_step));
     p->step_inputs = dup_array(sec + l.step_inputs, h.n_step_inputs * sizeof(uint32_t));
     p->layers = dup_array(sec + l.layers, h.n_layers * sizeof(sim_prof_layer));
-    p->native = dup_array(base, size);
+    /* In place: the plan reads the caller's blob (weights included), which the
+     * caller keeps until the graph is destroyed. */
+    p->native = in_place ? (uint8_t *)(uintptr_t)base : dup_array(base, size);
+    p->native_borrowed = in_place;
     p->native_size = size;
     if (!p->args || !p->arg_tensor || !p->tensors || !p->steps || !p->step_inputs || !p->layers ||
         !p->native) {
@@ -299,4 +303,14 @@ int sim_plan_import(const void *blob, size_t size, sim_plan **out, char *log_buf
     }
     *out = p;
     return SIM_OK;
+}
+
+int sim_plan_import(const void *blob, size_t size, sim_plan **out, char *log_buf, size_t log_cap)
+{
+    return plan_import(blob, size, 0, out, log_buf, log_cap);
+}
+
+int sim_plan_import_in_place(const void *blob, size_t size, sim_plan **out, char *log_buf, size_t log_cap)
+{
+    return plan_import(blob, size, 1, out, log_buf, log_cap);
 }

@@ -846,7 +846,8 @@ void sim_plan_free(sim_plan *p)
     free(p->steps);
     free(p->step_inputs);
     free(p->layers);
-    free(p->native);
+    if (!p->native_borrowed)
+        free(p->native);
     free(p);
 }
 

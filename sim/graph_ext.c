@@ -274,7 +274,13 @@ static ze_result_t graph_create(ze_context_handle_t hContext, ze_device_handle_t
             snprintf(log, SIM_LOG_CAP, "native graph does not start with the ELF magic");
             rc = ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
         } else {
-            int err = sim_plan_import(desc->pInput, desc->inputSize, &plan, log, SIM_LOG_CAP);
+            /* Graph::getBlobContainerNative (v1.22.0 on): a PERSISTENT native blob is
+             * used where it is (imported as a user-pointer buffer), not copied;
+             * earlier releases copy it. */
+            int in_place = (desc->flags & ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) &&
+                           sim_driver_release() >= SIM_RELEASE(1, 22);
+            int err = in_place ? sim_plan_import_in_place(desc->pInput, desc->inputSize, &plan, log, SIM_LOG_CAP)
+                               : sim_plan_import(desc->pInput, desc->inputSize, &plan, log, SIM_LOG_CAP);
             if (err == SIM_ERR_NOMEM)
                 rc = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
             else if (err != SIM_OK)

@@ -26,6 +26,7 @@ sim_config sim_cfg = {
     .device_id = 0x7D1D,
     .no_weights_copy = 1,
     .trace = 0,
+    .dma_buf = SIM_DMA_BUF_ON,
 };
 atomic_int sim_skip_math;
 

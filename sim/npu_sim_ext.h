@@ -73,10 +73,11 @@ typedef struct npu_sim_test_ext {
      * 0: compute normally. Same as NPU_SIM_SKIP_MATH=1 at start-up. */
     void (*pfnSetSkipMath)(int skip);
 
-    /* Host-memory imports that zeMemAllocHost performed (a pNext import struct
-     * of the stype the release profile's driver matches). An import struct the
-     * driver does not recognise gets a fresh allocation instead, as on the real
-     * driver, and is not counted: zero copy silently did not happen. */
+    /* Imports that zeMemAlloc* performed: host memory (a pNext import struct
+     * of the stype the release profile's driver matches) and dma-buf fds
+     * (ze_external_memory_import_fd_t). An import struct the driver does not
+     * recognise gets a fresh allocation instead, as on the real driver, and is
+     * not counted: zero copy silently did not happen. */
     uint64_t (*pfnGetImportCount)(void);
 
     /* Graph creates served from the driver's compile cache (LOADED_FROM_CACHE),

@@ -120,8 +120,9 @@ struct sim_plan {
     uint32_t profiling;         /* compiled with PERF_COUNT=YES */
     uint32_t n_layers;          /* profiling plans: entries of `layers` */
     sim_prof_layer *layers;     /* the layers that own steps, in order of their first step */
-    uint8_t *native;            /* the ELF native blob, owned */
+    uint8_t *native;            /* the ELF native blob, owned unless borrowed */
     size_t native_size;
+    int native_borrowed;        /* native is the importer's blob (in-place import) */
 };
 
 /* ---- build log -------------------------------------------------------------- */

@@ -41,7 +41,16 @@ typedef struct sim_config {
     int no_weights_copy;         /* advertise the "no weights copy" serializer */
     int trace;                   /* NPU_SIM_TRACE=1 */
     char hide_ext[256];          /* NPU_SIM_HIDE_EXT: comma-separated extension names not offered */
+    int dma_buf;                 /* NPU_SIM_DMA_BUF: SIM_DMA_BUF_* */
 } sim_config;
+
+/* dma-buf import (ze_external_memory_import_fd_t), NPU_SIM_DMA_BUF: */
+#define SIM_DMA_BUF_ON 1         /* advertised and imported (default; Intel's driver
+                                    on a kernel with PRIME import) */
+#define SIM_DMA_BUF_NO_PRIME 2   /* advertised, but the kernel driver lacks PRIME:
+                                    imports fail UNSUPPORTED_FEATURE */
+#define SIM_DMA_BUF_OFF 0        /* not advertised (a driver without it), imports
+                                    fail UNSUPPORTED_FEATURE */
 
 extern sim_config sim_cfg;
 
@@ -111,11 +120,15 @@ typedef struct sim_event sim_event;
 sim_device *sim_the_device(void);
 
 /* ---- memory -------------------------------------------------------------- */
+#define SIM_ALLOC_OWN 0
+#define SIM_ALLOC_USER_PAGES 1
+#define SIM_ALLOC_DMA_BUF 2
 typedef struct sim_alloc {
     uintptr_t base;
     size_t size;
     ze_memory_type_t type;
-    int imported;    /* caller memory registered by a host-memory import */
+    int imported;    /* SIM_ALLOC_OWN, _USER_PAGES (a host-memory import of the
+                        caller's pages) or _DMA_BUF (an fd import: a mapping) */
     uint64_t id;
 } sim_alloc;
 

@@ -64,6 +64,10 @@ int sim_plan_compile(const void *payload, size_t payload_size, uint32_t compiler
  * returns SIM_ERR_NOT_ELF; any other malformed blob returns SIM_ERR_BAD_BLOB.
  * The blob is not referenced after return (weights are copied). */
 int sim_plan_import(const void *blob, size_t blob_size, sim_plan **out, char *log, size_t log_cap);
+/* The same checks, but the plan uses the blob in place (weights included, no
+ * copy): the caller keeps blob[0..blob_size) unchanged until sim_plan_free.
+ * The graph extension uses it for ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT. */
+int sim_plan_import_in_place(const void *blob, size_t blob_size, sim_plan **out, char *log, size_t log_cap);
 
 #define SIM_OK 0
 #define SIM_ERR_NOT_ELF 1

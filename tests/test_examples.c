@@ -133,6 +133,24 @@ static void test_hello_computes_relu_of_an_affine_map(void **state)
     expect("hello: OK");
 }
 
+/* Frame k: pixel i = ((i % 4 + k) % 4) / 4 + (i / 4) / 100; the left half
+ * (columns 0, 1) of frame 0 sums to 4 x (0 + 0.25) + 2 x 0.06 = 1.12, the
+ * right half to 4 x (0.5 + 0.75) + 0.12 = 5.12: means 0.14 and 0.64; frame 2
+ * swaps them. */
+static void test_frame_fd_runs_frames_from_the_camera_buffer(void **state)
+{
+    (void)state;
+    assert_int_equal(run(NULL, "examples/frame_fd", NULL), 0);
+    expect("frame 0 (slot 0): left 0.1400 right 0.6400");
+    expect("frame 2 (slot 0): left 0.6400 right 0.1400");
+    expect("frame 5 (slot 1): left 0.3900 right 0.3900");
+    assert_int_equal(count_of(" ok\n"), 6);
+    expect("every answer matches the CPU");
+    /* a driver without dma-buf import: said so, not a failure */
+    assert_int_equal(run("NPU_SIM_DMA_BUF=0", "examples/frame_fd", NULL), 0);
+    expect("cannot import frames from an fd");
+}
+
 static void test_ir_file_without_arguments_writes_and_runs_its_own_ir(void **state)
 {
     (void)state;
@@ -588,6 +606,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hello_computes_relu_of_an_affine_map),
+        cmocka_unit_test(test_frame_fd_runs_frames_from_the_camera_buffer),
         cmocka_unit_test(test_ir_file_without_arguments_writes_and_runs_its_own_ir),
         cmocka_unit_test(test_ir_file_runs_an_ir_pair_given_on_the_command_line),
         cmocka_unit_test(test_ir_file_names_a_missing_file),

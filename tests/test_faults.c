@@ -4,6 +4,8 @@
  * a message, and the sim's live handles must be back at their baseline. The
  * compile/import loops run again at graph extension 1.4 and 1.8 (command-list
  * initialization, pfnCreate v1, GetNativeBinary v1) in child processes. */
+#include <sys/mman.h>
+
 #include "tests/l0_test_util.h"
 
 static npu_device *dev;
@@ -239,6 +241,55 @@ static void test_caller_buffer_import(void **state)
     free(buf);
 }
 
+/* An fd import: every driver call of npu_request_set_input_fd / _output_fd
+ * failing in turn (the capability query, the import, its range query, the
+ * re-recording) either fails cleanly with the request on its previous
+ * buffers and no import left behind, or succeeds; after success, detaching
+ * gives every handle back. */
+static void test_fd_import(void **state)
+{
+    npu_model *m = NULL;
+    npu_request *r = NULL;
+    npu_sim_test_ext_t *sim = tu_sim();
+    int fd = memfd_create("npu-fault-frame", MFD_CLOEXEC), n, output, failures = 0;
+    (void)state;
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 4096), 0);
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, graph, NULL, &m), "compile");
+    tu_ok(npu_request_create(m, &tu_arena, NULL, &r), "request");
+    for (output = 0; output < 2; output++) {
+        for (n = 1; n < 50; n++) {
+            tu_live base = tu_live_now();
+            npu_status st;
+            npu_context_clear_error(tu_ctx);
+            sim->pfnSetFault((uint64_t)n, ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+            st = output ? npu_request_set_output_fd(r, 0, fd, 0, 4096) : npu_request_set_input_fd(r, 0, fd, 0, 4096);
+            sim->pfnSetFault(0, ZE_RESULT_SUCCESS);
+            if (st == NPU_OK) {
+                float x[4] = {1, 2, 3, 4};
+                memcpy(npu_request_input(r, 0), x, sizeof x);
+                tu_ok(npu_request_infer(r), "infer with the fd attached");
+                tu_ok(output ? npu_request_set_output_buffer(r, 0, NULL, 0) : npu_request_set_input_buffer(r, 0, NULL, 0),
+                      "detach");
+                tu_live_expect(&base);
+                check_affine_request(r);
+                break;
+            }
+            failures++;
+            if (npu_context_last_error(tu_ctx)[0] == '\0')
+                fail_msg("fd import: fault at call %d: %s without a message", n, npu_status_string(st));
+            tu_live_expect(&base);
+            check_affine_request(r);
+        }
+        if (n == 50) fail_msg("fd import never succeeded");
+    }
+    /* per direction: the query, the import, the range and 5 re-record calls at least */
+    assert_true(failures >= 2 * 4);
+    npu_request_destroy(r);
+    npu_model_destroy(m);
+    close(fd);
+}
+
 static int child_versions(void)
 {
     npu_compile_options o;
@@ -279,6 +330,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_request_create),
         cmocka_unit_test(test_infer),
         cmocka_unit_test(test_caller_buffer_import),
+        cmocka_unit_test(test_fd_import),
         cmocka_unit_test(test_old_versions_children),
     };
     if (argc > 1 && strcmp(argv[1], "--child-versions") == 0) return child_versions();

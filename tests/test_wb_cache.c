@@ -221,6 +221,101 @@ static void test_hash_known_values_are_stable(void **state)
     assert_string_equal(hex, NH128_FOX);
 }
 
+/* NH128 written out from its description in npu.c (section 13b), one byte
+ * at a time: the reference for the library's word loads and lane loop. */
+static uint64_t ref_rotl(uint64_t x, unsigned r) { return (x << r) | (x >> (64u - r)); }
+static uint64_t ref_fmix(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= 0xbb67ae8584caa73bull;
+    x ^= x >> 29;
+    x *= 0xa54ff53a5f1d36f1ull;
+    x ^= x >> 32;
+    return x;
+}
+static npu__digest ref_nh128(const unsigned char *p, size_t n, uint64_t seed)
+{
+    uint64_t lane[4], a, b;
+    size_t i, j;
+    npu__digest d;
+    for (i = 0; i < 4; i++) lane[i] = ref_fmix(seed + (uint64_t)(i + 1) * 0x510e527fade682d1ull);
+    for (i = 0; i < (n + 31) / 32; i++) {           /* the last stripe zero-padded */
+        for (j = 0; j < 4; j++) {
+            uint64_t w = 0;
+            for (unsigned k = 0; k < 8; k++) {
+                size_t at = i * 32 + j * 8 + k;
+                w |= (uint64_t)(at < n ? p[at] : 0) << (8 * k);
+            }
+            lane[j] = ref_rotl(lane[j] + w * 0x6a09e667f3bcc909ull, 31) * 0xbb67ae8584caa73bull;
+        }
+    }
+    a = ref_fmix((uint64_t)n ^ 0x3c6ef372fe94f82bull);
+    b = ref_fmix((uint64_t)n + 0xa54ff53a5f1d36f1ull);
+    for (j = 0; j < 4; j++) {
+        a = ref_fmix(a ^ lane[j]);
+        b = ref_fmix(b + ref_rotl(lane[j], 27));
+    }
+    a += b;
+    b += a;
+    d.h[0] = ref_fmix(a);
+    d.h[1] = ref_fmix(b);
+    return d;
+}
+
+static void test_hash_matches_a_bytewise_reference_on_long_unaligned_input(void **state)
+{
+    static unsigned char data[100003];
+    (void)state;
+    for (size_t i = 0; i < sizeof data; i++) data[i] = (unsigned char)rnd();
+    for (size_t off = 0; off < 8; off += 3) {
+        size_t n = sizeof data - off;
+        npu__digest want = ref_nh128(data + off, n, 0x1234), got = nh(data + off, n, 0x1234);
+        assert_true(npu__digest_equal(&want, &got));
+    }
+}
+
+/* The key's byte stream is [u32 tag][bytes][u64 count] per field, hashed with
+ * the key and the check seeds, however the bytes are split: pieces smaller
+ * than its gathering buffer, larger ones, and one of several MiB. */
+static void test_cache_key_is_the_framed_stream_however_it_is_fed(void **state)
+{
+    static unsigned char big[(3u << 20) + 77], all[(3u << 20) + 5200];
+    size_t n = 0, pos = 0;
+    npu__cache_key k;
+    npu__digest key, check, want_key, want_check;
+    (void)state;
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (unsigned char)rnd();
+    /* field 1: STRUCTURE, fed in random pieces of 0..600 bytes (the first 5000) */
+    npu__cache_key_init(&k);
+    npu__cache_key_begin(&k, NPU__KEY_STRUCTURE);
+    while (pos < 5000) {
+        size_t piece = (size_t)(rnd() % 601);
+        if (piece > 5000 - pos) piece = 5000 - pos;
+        npu__cache_key_feed(&k, big + pos, piece);
+        pos += piece;
+    }
+    npu__cache_key_end(&k);
+    /* field 2: a CONSTANT of 3 MiB in one piece; field 3: a u32 */
+    npu__cache_key_field(&k, NPU__KEY_CONSTANT, big, sizeof big);
+    npu__cache_key_u32(&k, NPU__KEY_COMPILER, 0x00070009u);
+    npu__cache_key_final(&k, &key, &check);
+
+    /* the reference: the whole stream written out, hashed in one call */
+    npu__le_put(all + n, NPU__KEY_STRUCTURE, 4), n += 4;
+    memcpy(all + n, big, 5000), n += 5000;
+    npu__le_put(all + n, 5000, 8), n += 8;
+    npu__le_put(all + n, NPU__KEY_CONSTANT, 4), n += 4;
+    memcpy(all + n, big, sizeof big), n += sizeof big;
+    npu__le_put(all + n, sizeof big, 8), n += 8;
+    npu__le_put(all + n, NPU__KEY_COMPILER, 4), n += 4;
+    npu__le_put(all + n, 0x00070009u, 4), n += 4;
+    npu__le_put(all + n, 4, 8), n += 8;
+    want_key = ref_nh128(all, n, NPU__SEED_KEY);
+    want_check = ref_nh128(all, n, NPU__SEED_CHECK);
+    assert_true(npu__digest_equal(&key, &want_key));
+    assert_true(npu__digest_equal(&check, &want_check));
+}
+
 static void test_cache_key_fields_are_framed(void **state)
 {
     npu__cache_key k1, k2;
@@ -765,6 +860,8 @@ int main(void)
         cmocka_unit_test(test_hash_seeds_and_zero_padding_are_distinguished),
         cmocka_unit_test(test_hash_known_values_are_stable),
         cmocka_unit_test(test_cache_key_fields_are_framed),
+        cmocka_unit_test(test_hash_matches_a_bytewise_reference_on_long_unaligned_input),
+        cmocka_unit_test(test_cache_key_is_the_framed_stream_however_it_is_fed),
         cmocka_unit_test(test_entry_path_is_dir_slash_32_hex_digits),
         cmocka_unit_test(test_store_then_load_round_trip_and_miss_by_key),
         cmocka_unit_test(test_same_key_with_other_identity_is_a_miss),

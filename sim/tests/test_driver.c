@@ -13,11 +13,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -722,6 +725,128 @@ static void test_memory_import_of_caller_pages(void **state)
     free(mine);
 }
 
+/* A memfd of `size` bytes holding byte i = (i * 7 + salt) & 0xff. */
+static int patterned_memfd(size_t size, unsigned salt)
+{
+    int fd = memfd_create("sim-test-dmabuf", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)size), 0);
+    uint8_t *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    assert_true(m != MAP_FAILED);
+    for (size_t i = 0; i < size; i++)
+        m[i] = (uint8_t)((i * 7 + salt) & 0xffu);
+    munmap(m, size);
+    return fd;
+}
+
+/* ze_external_memory_import_fd_t (api/ze_memory.cpp): the first struct of the
+ * chain, flags exactly DMA_BUF; the whole buffer is imported whatever size and
+ * alignment say; the fd stays the caller's. */
+static void test_memory_import_of_a_dma_buf_fd(void **state)
+{
+    (void)state;
+    const size_t size = 3 * 4096 + 100;
+    int fd = patterned_memfd(size, 3);
+    uint64_t imports = E.t->pfnGetImportCount();
+    ze_external_memory_import_fd_t imp = {ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD, NULL,
+                                          ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF, fd};
+    ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, &imp, 0};
+    ze_device_mem_alloc_desc_t dd = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, &imp, 0, 0};
+    ze_host_mem_alloc_desc_t hd_plain = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, NULL, 0};
+    void *h = NULL, *d = NULL, *sh = NULL;
+    ZE_OK(zeMemAllocHost(E.ctx, &hd, 1, 0, &h)); /* size and alignment are not looked at */
+    ZE_OK(zeMemAllocDevice(E.ctx, &dd, 4096, 4096, E.dev, &d));
+    /* zeMemAllocShared reads the device descriptor's chain, not the host one's */
+    ZE_OK(zeMemAllocShared(E.ctx, &dd, &hd_plain, 4096, 4096, E.dev, &sh));
+    assert_int_equal(E.t->pfnGetImportCount(), imports + 3);
+    close(fd); /* the imports keep the buffer */
+    void *base = NULL;
+    size_t got = 0;
+    ZE_OK(zeMemGetAddressRange(E.ctx, (uint8_t *)h + 5000, &base, &got));
+    assert_ptr_equal(base, h);
+    assert_int_equal(got, size);
+    ze_memory_allocation_properties_t ap = {ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES, NULL, 0, 0, 0};
+    ZE_OK(zeMemGetAllocProperties(E.ctx, d, &ap, NULL));
+    assert_int_equal(ap.type, ZE_MEMORY_TYPE_DEVICE);
+    ZE_OK(zeMemGetAllocProperties(E.ctx, sh, &ap, NULL));
+    assert_int_equal(ap.type, ZE_MEMORY_TYPE_SHARED);
+    for (size_t i = 0; i < size; i += 997)
+        assert_int_equal(((uint8_t *)h)[i], (uint8_t)((i * 7 + 3) & 0xffu));
+    /* one buffer: a write through one import is seen through the others */
+    ((uint8_t *)d)[4097] = 0xab;
+    assert_int_equal(((uint8_t *)h)[4097], 0xab);
+    assert_int_equal(((uint8_t *)sh)[4097], 0xab);
+    /* only the base pointer frees */
+    assert_int_equal(zeMemFree(E.ctx, (uint8_t *)h + 64), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    ZE_OK(zeMemFree(E.ctx, h));
+    ZE_OK(zeMemFree(E.ctx, d));
+    ZE_OK(zeMemFree(E.ctx, sh));
+
+    /* flags other than exactly DMA_BUF */
+    int fd2 = patterned_memfd(4096, 0);
+    imp.fd = fd2;
+    imp.flags = ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF | ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD;
+    assert_int_equal(zeMemAllocHost(E.ctx, &hd, 4096, 0, &h), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    imp.flags = ZE_EXTERNAL_MEMORY_TYPE_FLAG_OPAQUE_FD;
+    assert_int_equal(zeMemAllocDevice(E.ctx, &dd, 4096, 0, E.dev, &d), ZE_RESULT_ERROR_INVALID_ENUMERATION);
+    imp.flags = ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF;
+    /* an fd that is not a buffer: closed, empty, read-only, a pipe, a socket
+     * (the PRIME ioctl fails: OUT_OF_DEVICE_MEMORY) */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    int empty = memfd_create("sim-test-empty", MFD_CLOEXEC);
+    assert_true(empty >= 0);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd2);
+    int ro = open(path, O_RDONLY);
+    assert_true(ro >= 0);
+    const int bad[] = {-1, 1000000, fds[0], sv[0], empty, ro};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        imp.fd = bad[i];
+        h = NULL;
+        assert_int_equal(zeMemAllocHost(E.ctx, &hd, 4096, 0, &h), ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY);
+        assert_null(h);
+    }
+    close(fds[0]);
+    close(fds[1]);
+    close(sv[0]);
+    close(sv[1]);
+    close(empty);
+    close(ro);
+    /* behind another struct it is not seen: a plain, zeroed allocation */
+    imp.fd = fd2;
+    ze_relaxed_allocation_limits_exp_desc_t first = {ZE_STRUCTURE_TYPE_RELAXED_ALLOCATION_LIMITS_EXP_DESC, &imp, 0};
+    ze_device_mem_alloc_desc_t dd_chain = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, &first, 0, 0};
+    void *plain = NULL;
+    ZE_OK(zeMemAllocDevice(E.ctx, &dd_chain, 4096, 4096, E.dev, &plain));
+    assert_int_equal(((uint8_t *)plain)[1], 0);
+    ZE_OK(zeMemFree(E.ctx, plain));
+    assert_int_equal(E.t->pfnGetImportCount(), imports + 3);
+    close(fd2);
+}
+
+/* NPU_SIM_DMA_BUF=0: a driver that offers no dma-buf; =noprime: Intel's
+ * driver on a kernel without PRIME import (still advertised). */
+static void test_child_dma_buf_unavailable(void **state)
+{
+    (void)state;
+    const char *v = getenv("NPU_SIM_DMA_BUF");
+    int off = v != NULL && strcmp(v, "0") == 0;
+    ze_device_external_memory_properties_t ep = {ZE_STRUCTURE_TYPE_DEVICE_EXTERNAL_MEMORY_PROPERTIES, NULL, 0, 0, 0, 0};
+    ZE_OK(zeDeviceGetExternalMemoryProperties(E.dev, &ep));
+    assert_int_equal((ep.memoryAllocationImportTypes & ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF) != 0, !off);
+    int fd = patterned_memfd(4096, 1);
+    ze_external_memory_import_fd_t imp = {ZE_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMPORT_FD, NULL,
+                                          ZE_EXTERNAL_MEMORY_TYPE_FLAG_DMA_BUF, fd};
+    ze_host_mem_alloc_desc_t hd = {ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC, &imp, 0};
+    void *h = NULL;
+    assert_int_equal(zeMemAllocHost(E.ctx, &hd, 4096, 0, &h), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    assert_null(h);
+    close(fd);
+}
+
 /* ====================================================================================
  * Command lists, queues, fences, events
  * ==================================================================================== */
@@ -1167,14 +1292,28 @@ static void test_native_blob_export_and_reimport(void **state)
     ZE_OK(E.g->pfnDestroy(g));
 
     ze_graph_handle_t imported = NULL;
+    /* without the flag every release copies */
+    ZE_OK(create_graph(ZE_GRAPH_FORMAT_NATIVE, blob, size, 0, &imported));
+    ZE_OK(E.g->pfnGetNativeBinary2(imported, &size2, &owned));
+    assert_ptr_not_equal(owned, blob);
+    ZE_OK(E.g->pfnDestroy(imported));
     ZE_OK(create_graph(ZE_GRAPH_FORMAT_NATIVE, blob, size, ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT, &imported));
-    memset(blob, 0, size); /* the driver keeps its own copy */
-    free(blob);
+    /* PERSISTENT: v1.22.0 on use the caller's blob where it is
+     * (Graph::getBlobContainerNative); v1.10.0 and v1.19.0 copy it. */
+    ZE_OK(E.g->pfnGetNativeBinary2(imported, &size2, &owned));
+    assert_int_equal(size2, size);
+    if (profile_is("2026")) {
+        assert_ptr_equal(owned, blob);
+    } else {
+        assert_ptr_not_equal(owned, blob);
+        memset(blob, 0, size); /* the driver keeps its own copy */
+    }
     ze_graph_properties_3_t p3 = {ZE_STRUCTURE_TYPE_GRAPH_PROPERTIES_3, NULL, 0, 0, 0};
     ZE_OK(E.g->pfnGetProperties3(imported, &p3));
     assert_int_equal(p3.flags, ZE_GRAPH_PROPERTIES_FLAG_PRE_COMPILED);
     run_model_once(imported, 0.25f);
     ZE_OK(E.g->pfnDestroy(imported));
+    free(blob);
 
     /* not an ELF, and a broken ELF */
     static const uint8_t junk[64] = {'n', 'o', 't', ' ', 'e', 'l', 'f'};
@@ -2115,6 +2254,10 @@ static void test_platforms_and_knobs(void **state)
     assert_int_equal(spawn_self("platform", p5010), 0);
     const char *other_compiler[] = {"NPU_SIM_COMPILER_VERSION=6.1", NULL};
     assert_int_equal(spawn_self("compiler", other_compiler), 0);
+    const char *no_dma_buf[] = {"NPU_SIM_DMA_BUF=0", NULL};
+    assert_int_equal(spawn_self("dma-buf", no_dma_buf), 0);
+    const char *no_prime[] = {"NPU_SIM_DMA_BUF=noprime", NULL};
+    assert_int_equal(spawn_self("dma-buf", no_prime), 0);
 }
 
 /* Each release profile as a whole, in a child of its own. */
@@ -2214,6 +2357,12 @@ static int run_child(const char *group)
 {
     if (strcmp(group, "gpu-only") == 0)
         return child_gpu_only();
+    if (strcmp(group, "dma-buf") == 0) {
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test_teardown(test_child_dma_buf_unavailable, check_no_leaks),
+        };
+        return cmocka_run_group_tests_name("child: dma-buf unavailable", tests, setup_env, teardown_env);
+    }
     if (strcmp(group, "version") == 0) {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test_teardown(test_extension_list_and_function_addresses, check_no_leaks),
@@ -2333,6 +2482,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_device_graph_properties, check_no_leaks),
         cmocka_unit_test_teardown(test_memory_alloc_free_and_properties, check_no_leaks),
         cmocka_unit_test_teardown(test_memory_import_of_caller_pages, check_no_leaks),
+        cmocka_unit_test_teardown(test_memory_import_of_a_dma_buf_fd, check_no_leaks),
         cmocka_unit_test_teardown(test_copy_fill_barrier_timestamp_run_in_order, check_no_leaks),
         cmocka_unit_test_teardown(test_events_block_the_queue_until_signalled, check_no_leaks),
         cmocka_unit_test_teardown(test_fence_created_signalled_and_queue_destroy_with_blocked_work, check_no_leaks),
