@@ -8,18 +8,19 @@
  *   3. Arena                               bump allocation over caller memory;
  *                                          the context object
  *   4. Types and shapes                    element type tables, shape helpers
- *   5. Output sinks and byte order         counting writers used by 7, 8, 11
+ *   5. Output sinks and byte order         counting writers used by 7, 8, 12;
+ *                                          preprocessing plans
  *   6. Graph builder                       nodes, shape/type inference
  *   7. IR writer                           graph -> IR v11 XML -> payload A/B
  *   8. IR loader                           XML scanner, model.xml/.bin -> payload
- *   9. Level Zero binding                  graph-extension ABI, driver calls
- *  10. Device                              driver/device discovery, properties
- *  11. Model                               arguments, build flags, import,
- *                                          export; compile from a graph or IR
- *                                          (model sources, batch modes)
- *  12. Request                             command lists, inference, states
- *  13. Blob metadata and cache             OVNPU tail, NH128 hash, cache
- *                                          directory, the cache in a compile
+ *   9. Blob metadata and hashing           OVNPU tail, NH128 hash, input hash
+ *  10. Level Zero binding                  graph-extension ABI, driver calls
+ *  11. Device                              driver/device discovery, properties
+ *  12. Model                               arguments, build flags, import,
+ *                                          export; model sources, batch plans
+ *  13. Request                             command lists, inference, states
+ *  14. Model cache and compiling           cache keys and directory, the cache
+ *                                          in a compile, the compile calls
  *
  * Rules: no heap allocation (every object comes from an npu_arena); no global
  * mutable state; every count, offset and size read from a file is checked at
@@ -98,7 +99,7 @@ static npu_status npu__check_reserved_n(npu_context *ctx, const uint32_t *reserv
 #define npu__check_reserved(ctx, reserved, what) \
     npu__check_reserved_n((ctx), (reserved), (unsigned)NPU__COUNT_OF(reserved), (what))
 
-/* ---- Blob metadata (OVNPU tail): written by section 13, used by section 11 ----
+/* ---- Blob metadata (OVNPU tail): section 9, used by sections 12 and 14 ----
  * File layout: [native blob][zero padding][fields][u64 blobDataSize]["OVNPU"],
  * ze-graph-ext.md section 4. */
 #define NPU__META_MAX_LAYOUTS 64
@@ -132,7 +133,7 @@ static npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, si
 static void npu__meta_write(npu__sink *s, const npu__blob_meta *meta);
 
 /* ---- Model sources: provided by sections 7 (graph) and 8 (IR), used by the
- * compile path of section 11 and the cache key of section 13 ----
+ * compile path of section 12 and the cache key of section 14 ----
  * The compile, batching and cache code see a model only through this table,
  * so that a program that compiles only graphs does not link the IR loader and
  * one that compiles only IRs does not link the graph builder. `src` is the
@@ -167,7 +168,7 @@ typedef struct npu__model_src {
     const void *src;
 } npu__model_src;
 
-/* ---- The model cache: written by section 13, used by section 11 ---- */
+/* ---- The model cache: section 14, used by its compile calls (14d) ---- */
 /* One way of compiling a source (a batch decision). */
 typedef struct npu__form {
     npu_batch_mode mode;   /* as npu_model_info reports it */
@@ -7317,12 +7318,547 @@ static const npu__source npu__ir_source = {
 
 #endif /* NPU_NO_IR */
 
-/* ==== 9. Level Zero binding ============================================== */
+/* ==== 9. Blob metadata and hashing ====================================== */
+/* Owns: the OVNPU metadata tail of exported blobs (9a) and the NH128 hash with
+ * the driver input hash (9b), used by sections 12 (import, export, compile)
+ * and 14 (cache keys and entries). Calls: sections 2-5. */
+
+/* ---- 9a. Blob metadata: the OVNPU tail ---------------------------------
+ * Owns: reading and writing the versioned metadata OpenVINO's NPU plugin
+ * appends to exported blobs (ze-graph-ext.md section 4), and npu_blob_info().
+ * Calls: sections 3 (errors) and 5 (sinks, little-endian access).
+ *
+ *   [native blob][zero padding][fields][u64 blobDataSize]["OVNPU"]
+ *
+ * blobDataSize is the offset of the fields (blob plus the padding before them).
+ * Writers of versions <= 2.3 pad AFTER the fields instead, so that fields + 13
+ * is a multiple of 4096; the 2026 writer pads the blob. The reader therefore
+ * parses the fields from blobDataSize and accepts only zero bytes between the
+ * last known field and the u64. The input is hostile: every count and length
+ * is checked against the bytes that remain before any arithmetic with it. */
+
+#define NPU__META_MAGIC "OVNPU"
+#define NPU__META_MAGIC_LEN 5u
+#define NPU__META_TRAILER (8u + NPU__META_MAGIC_LEN) /* u64 blobDataSize + magic */
+#define NPU__META_MAJOR 2u
+#define NPU__META_MINOR_NEWEST 7u
+/* npu's record of a dynamic batch where OpenVINO never looks: the first bytes
+ * of the zero padding that <= 2.3 tails carry after the last field (batchSize
+ * itself is then 0, "none", as OpenVINO never writes a negative batch). */
+#define NPU__META_DYN_MARK "npu-dynb"
+#define NPU__META_DYN_MARK_LEN 8u
+#define NPU__META_ALIGN 4096u
+
+/* Everything a tail can say, including the fields npu cannot act on (init
+ * schedules, encryption, non-ELF blobs): npu__meta_read refuses those, while
+ * npu_blob_info reports them. */
+typedef struct npu__meta_extra {
+    uint64_t init_count;        /* 2.1: numberOfInits (weights-separated blobs) */
+    uint64_t init_bytes;        /* sum of initSize[] */
+    uint8_t encrypted;          /* 2.5 */
+    uint64_t compat_size;       /* 2.6: bytes of the compatibility descriptor */
+    uint8_t newer_minor;        /* minor > 7: fields after 2.7 were skipped */
+} npu__meta_extra;
+
+/* A cursor over the fields: [pos, end) is what remains before the trailer. */
+typedef struct npu__meta_cursor {
+    npu_context *ctx;
+    const unsigned char *data;
+    size_t pos;
+    size_t end;
+    uint32_t version;
+} npu__meta_cursor;
+
+static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *v,
+                                 const char *field)
+{
+    NPU__MSG_UNUSED(field);
+    if (c->end - c->pos < bytes)
+        return npu__fail(c->ctx, NPU_ERR_FORMAT,
+                         "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
+                         "the end of the metadata (%zu bytes left)",
+                         (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
+                         bytes, c->pos, c->end - c->pos);
+    *v = npu__le_get(c->data + c->pos, bytes);
+    c->pos += bytes;
+    return NPU_OK;
+}
+
+/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
+#ifndef NPU_NO_MESSAGES
+NPU__PRINTF(2, 3)
+static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return npu__fail(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
+                     (unsigned)(c->version & 0xffffu), what);
+}
+#else
+#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU_ERR_FORMAT, NPU__SITE)
+#endif
+
+/* Parses the layouts of 2.3: counts, then u16 length + characters each. */
+static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
+{
+    uint64_t n_in = 0, n_out = 0, len = 0;
+    uint32_t i, total;
+    npu_status st;
+    if ((st = npu__meta_take(c, 8, &n_in, "nInputLayouts")) != NPU_OK) return st;
+    if ((st = npu__meta_take(c, 8, &n_out, "nOutputLayouts")) != NPU_OK) return st;
+    if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS ||
+        n_in + n_out > NPU__META_MAX_LAYOUTS) {
+        return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of %u",
+                              (unsigned long long)n_in, (unsigned long long)n_out,
+                              (unsigned)NPU__META_MAX_LAYOUTS);
+    }
+    out->n_input_layouts = (uint32_t)n_in;
+    out->n_output_layouts = (uint32_t)n_out;
+    total = (uint32_t)(n_in + n_out);
+    for (i = 0; i < total; i++) {
+        NPU__MSG_ONLY(const char *kind = i < out->n_input_layouts ? "input" : "output";)
+        NPU__MSG_ONLY(uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;)
+        if ((st = npu__meta_take(c, 2, &len, "layout length")) != NPU_OK) return st;
+        if (len > NPU_LAYOUT_MAX - 1) {
+            return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
+                     kind, (unsigned)index, (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
+        }
+        if (c->end - c->pos < len) {
+            return npu__meta_fail(c, "%s layout %u: %u characters run past the end", kind,
+                     (unsigned)index, (unsigned)len);
+        }
+        if (memchr(c->data + c->pos, 0, (size_t)len) != NULL) {
+            return npu__meta_fail(c, "%s layout %u contains a NUL character", kind,
+                     (unsigned)index);
+        }
+        if (out->layouts != NULL) {
+            memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
+            out->layouts[i][len] = '\0';
+        }
+        c->pos += (size_t)len;
+    }
+    return NPU_OK;
+}
+
+/* Parses every field it knows; refuses nothing that is well-formed. */
+static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, size_t size,
+                                  npu__blob_meta *out, npu__meta_extra *extra)
+{
+    npu__meta_cursor c;
+    uint64_t v = 0, data_size, i;
+    uint32_t minor;
+    npu_status st;
+
+    char (*layouts)[NPU_LAYOUT_MAX] = out->layouts;   /* the caller's rows, kept */
+
+    memset(out, 0, sizeof *out);
+    out->layouts = layouts;
+    memset(extra, 0, sizeof *extra);
+    out->blob_size = size;
+    if (data == NULL && size > 0)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "blob metadata: data is NULL");
+    if (size < NPU__META_TRAILER ||
+        memcmp(data + size - NPU__META_MAGIC_LEN, NPU__META_MAGIC, NPU__META_MAGIC_LEN) != 0)
+        return NPU_OK; /* a raw blob without metadata */
+
+    c.ctx = ctx;
+    c.data = data;
+    c.end = size - NPU__META_TRAILER;
+    c.version = 0;
+    data_size = npu__le_get(data + c.end, 8);
+    if (data_size == 0)
+        return npu__fail(ctx, NPU_ERR_FORMAT,
+                         "blob metadata: blobDataSize is 0 (no blob before the metadata)");
+    if (data_size > c.end || c.end - (size_t)data_size < 4)
+        return npu__fail(ctx, NPU_ERR_FORMAT,
+                         "blob metadata: blobDataSize %llu leaves no room for the version "
+                         "field before the trailer at offset %zu",
+                         (unsigned long long)data_size, c.end);
+    c.pos = (size_t)data_size;
+    if ((st = npu__meta_take(&c, 4, &v, "version")) != NPU_OK) return st;
+    c.version = (uint32_t)v;
+    if ((c.version >> 16) != NPU__META_MAJOR)
+        return npu__fail(ctx, NPU_ERR_FORMAT,
+                         "blob metadata: version %u.%u has an unknown major version (npu "
+                         "reads 2.0 to 2.%u)",
+                         (unsigned)(c.version >> 16), (unsigned)(c.version & 0xffffu),
+                         NPU__META_MINOR_NEWEST);
+    minor = c.version & 0xffffu;
+    out->version = c.version;
+    out->blob_size = (uint64_t)data_size;
+
+    /* 2.0 */
+    for (i = 0; i < 3; i++) {
+        static const char *const names[3] = {"OpenVINO major", "OpenVINO minor",
+                                             "OpenVINO patch"};
+        if ((st = npu__meta_take(&c, 2, &v, names[i])) != NPU_OK) return st;
+        out->ov_version[i] = (uint16_t)v;
+    }
+    if (minor >= 1) { /* 2.1: init schedules of a weights-separated blob */
+        if ((st = npu__meta_take(&c, 8, &extra->init_count, "numberOfInits")) != NPU_OK)
+            return st;
+        if (extra->init_count > (c.end - c.pos) / 8) {
+            return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
+                     (unsigned long long)extra->init_count);
+        }
+        for (i = 0; i < extra->init_count; i++) {
+            if ((st = npu__meta_take(&c, 8, &v, "initSize")) != NPU_OK) return st;
+            if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
+                extra->init_bytes > data_size) {
+                return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
+                         (unsigned long long)i, (unsigned long long)data_size);
+            }
+        }
+    }
+    if (minor >= 2) { /* 2.2 */
+        if ((st = npu__meta_take(&c, 8, &v, "batchSize")) != NPU_OK) return st;
+        out->batch_size = (int64_t)v;
+        if (out->batch_size < -1) {
+            return npu__meta_fail(&c, "batchSize %lld is negative",
+                     (long long)out->batch_size);
+        }
+    }
+    if (minor >= 3 && (st = npu__meta_layouts(&c, out)) != NPU_OK) return st;
+    if (minor >= 4) {
+        if ((st = npu__meta_take(&c, 4, &v, "compilerVersion")) != NPU_OK) return st;
+        out->compiler_version = (uint32_t)v;
+    }
+    if (minor >= 5) {
+        if ((st = npu__meta_take(&c, 1, &v, "isEncryptedBlob")) != NPU_OK) return st;
+        if (v > 1) {
+            return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
+        }
+        extra->encrypted = (uint8_t)v;
+    }
+    if (minor >= 6) {
+        if ((st = npu__meta_take(&c, 8, &extra->compat_size,
+                                 "compatibility descriptor length")) != NPU_OK)
+            return st;
+        if (extra->compat_size > c.end - c.pos) {
+            return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
+                     (unsigned long long)extra->compat_size);
+        }
+        c.pos += (size_t)extra->compat_size;
+    }
+    if (minor >= 7) {
+        if ((st = npu__meta_take(&c, 1, &v, "blobType")) != NPU_OK) return st;
+        out->blob_type = (uint8_t)v;
+    }
+    if (minor > NPU__META_MINOR_NEWEST) {
+        /* A newer minor only appends fields: what follows is not ours to judge. */
+        extra->newer_minor = 1;
+        return NPU_OK;
+    }
+    /* Padding of <= 2.3 writers: zeros only, but for npu's dynamic-batch mark. */
+    if (minor >= 2 && minor <= 3 && out->batch_size == 0 && c.end - c.pos >= NPU__META_DYN_MARK_LEN &&
+        memcmp(c.data + c.pos, NPU__META_DYN_MARK, NPU__META_DYN_MARK_LEN) == 0) {
+        out->batch_size = -1;
+        c.pos += NPU__META_DYN_MARK_LEN;
+    }
+    for (; c.pos < c.end; c.pos++) {
+        if (c.data[c.pos] != 0) {
+            return npu__meta_fail(&c, "non-zero byte 0x%02x at offset %zu after the last field (only zero "
+                     "padding may follow)",
+                     (unsigned)c.data[c.pos], c.pos);
+        }
+    }
+    return NPU_OK;
+}
+
+/* Functions only sections 11-13 (Level Zero) call: a NPU_NO_LEVEL_ZERO build
+ * keeps them (npu_blob_info shares their parser) without warnings. */
+#if defined(NPU_NO_LEVEL_ZERO) && (defined(__GNUC__) || defined(__clang__))
+#define NPU__L0_ONLY __attribute__((unused))
+#else
+#define NPU__L0_ONLY
+#endif
+
+static NPU__L0_ONLY npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, size_t size,
+                                              npu__blob_meta *out)
+{
+    npu__meta_extra extra;
+    npu_status st = npu__meta_parse(ctx, data, size, out, &extra);
+    if (st != NPU_OK) return st;
+    if (extra.encrypted)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
+                         "blob metadata: isEncryptedBlob is set; npu cannot import encrypted "
+                         "blobs");
+    if (extra.init_count > 0)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
+                         "blob metadata: numberOfInits is %llu; npu cannot import "
+                         "weights-separated blobs with init schedules",
+                         (unsigned long long)extra.init_count);
+    if (out->blob_type != 0)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
+                         "blob metadata: blobType is %u (%s); npu imports only ELF blobs (0)",
+                         (unsigned)out->blob_type,
+                         out->blob_type == 1   ? "LLVM"
+                         : out->blob_type == 2 ? "BYTECODE"
+                                               : "unknown");
+    return NPU_OK;
+}
+
+static NPU__L0_ONLY void npu__sink_zeros(npu__sink *s, size_t n)
+{
+    static const unsigned char zeros[256] = {0};
+    while (n > 0) {
+        size_t k = n < sizeof zeros ? n : sizeof zeros;
+        npu__sink_put(s, zeros, k);
+        n -= k;
+    }
+}
+
+/* Writes meta->ov_version as given: npu's export path puts npu's own version
+ * there (see cache.h), so that a blob's writer is recognisable. Counts beyond
+ * NPU__META_MAX_LAYOUTS and layouts longer than NPU_LAYOUT_MAX - 1 are cut
+ * (a void writer cannot fail; npu__blob_meta cannot hold more anyway). The
+ * 2.1 init count, 2.5 encryption flag and 2.6 descriptor are always empty. */
+static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *meta)
+{
+    uint32_t version = NPU__META_MAJOR << 16 | NPU__META_MINOR_NEWEST;
+    uint32_t minor, n_in, n_out, i;
+    size_t data_size;
+    int dyn_mark;
+    if (meta->version >> 16 == NPU__META_MAJOR && (meta->version & 0xffffu) <= NPU__META_MINOR_NEWEST)
+        version = meta->version;
+    minor = version & 0xffffu;
+    if (s->len % NPU__META_ALIGN != 0) npu__sink_zeros(s, NPU__META_ALIGN - s->len % NPU__META_ALIGN);
+    data_size = s->len;
+    npu__sink_le(s, version, 4);
+    for (i = 0; i < 3; i++) npu__sink_le(s, meta->ov_version[i], 2);
+    if (minor >= 1) npu__sink_le(s, 0, 8); /* numberOfInits */
+    dyn_mark = minor >= 2 && minor <= 3 && meta->batch_size < 0;
+    if (minor >= 2) npu__sink_le(s, dyn_mark ? 0u : (uint64_t)meta->batch_size, 8);
+    if (minor >= 3) {
+        n_in = meta->n_input_layouts < NPU__META_MAX_LAYOUTS ? meta->n_input_layouts
+                                                              : NPU__META_MAX_LAYOUTS;
+        n_out = meta->n_output_layouts < NPU__META_MAX_LAYOUTS - n_in
+                    ? meta->n_output_layouts
+                    : NPU__META_MAX_LAYOUTS - n_in;
+        npu__sink_le(s, n_in, 8);
+        npu__sink_le(s, n_out, 8);
+        for (i = 0; i < n_in + n_out; i++) {
+            const char *l = meta->layout_of != NULL ? meta->layout_of(meta->layout_src, i)
+                            : meta->layouts != NULL ? meta->layouts[i] : "";
+            size_t len = 0;
+            while (len < NPU_LAYOUT_MAX - 1 && l[len] != '\0') len++;
+            npu__sink_le(s, len, 2);
+            npu__sink_put(s, l, len);
+        }
+    }
+    if (minor >= 4) npu__sink_le(s, meta->compiler_version, 4);
+    if (minor >= 5) npu__sink_le(s, 0, 1);         /* isEncryptedBlob */
+    if (minor >= 6) npu__sink_le(s, 0, 8);         /* empty compatibility descriptor */
+    if (minor >= 7) npu__sink_le(s, meta->blob_type, 1);
+    if (minor <= 3) {
+        /* <= 2.3 writers pad so that fields + size + magic fill whole pages. */
+        size_t used = s->len - data_size + (dyn_mark ? NPU__META_DYN_MARK_LEN : 0u) + 8u + NPU__META_MAGIC_LEN;
+        if (dyn_mark) npu__sink_put(s, NPU__META_DYN_MARK, NPU__META_DYN_MARK_LEN);
+        if (used % NPU__META_ALIGN != 0) npu__sink_zeros(s, NPU__META_ALIGN - used % NPU__META_ALIGN);
+    }
+    npu__sink_le(s, data_size, 8);
+    npu__sink_put(s, NPU__META_MAGIC, NPU__META_MAGIC_LEN);
+}
+
+NPU_API npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
+                         npu_blob_info_t *info)
+{
+    npu__blob_meta meta;
+    npu__meta_extra extra;
+    npu_status st;
+    uint32_t i;
+    if (info == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_blob_info: info is NULL");
+    memset(info, 0, sizeof *info);
+    if (data == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_blob_info: data is NULL");
+    memset(&meta, 0, sizeof meta);
+    meta.layouts = info->layouts;   /* NPU_BLOB_MAX_LAYOUTS == NPU__META_MAX_LAYOUTS rows */
+    st = npu__meta_parse(ctx, (const unsigned char *)data, size, &meta, &extra);
+    if (st != NPU_OK) return st;
+    info->has_metadata = meta.version != 0;
+    info->metadata_version = meta.version;
+    for (i = 0; i < 3; i++) info->openvino_version[i] = meta.ov_version[i];
+    info->batch_size = meta.batch_size;
+    info->n_input_layouts = meta.n_input_layouts;
+    info->n_output_layouts = meta.n_output_layouts;
+    info->compiler_version = meta.compiler_version;
+    info->blob_size = meta.blob_size;
+    info->init_count = extra.init_count;
+    info->encrypted = extra.encrypted;
+    info->blob_type = meta.blob_type;
+    info->compatibility_descriptor_size = extra.compat_size;
+    info->importable = !extra.encrypted && extra.init_count == 0 && meta.blob_type == 0;
+    return NPU_OK;
+}
+
+#if NPU_BLOB_MAX_LAYOUTS != NPU__META_MAX_LAYOUTS
+#error "NPU_BLOB_MAX_LAYOUTS must equal NPU__META_MAX_LAYOUTS"
+#endif
+
+/* The hash serves the compile path and the cache (sections 12 and 14): it
+ * exists only with Level Zero. */
+#ifndef NPU_NO_LEVEL_ZERO
+
+/* ---- 9b. Hash: NH128 ---------------------------------------------------
+ * A streaming 128-bit non-cryptographic hash used for cache keys and entry
+ * checksums. It guards against accidents (bit rot, torn or foreign files, a
+ * changed model), not against an attacker who can write the cache directory.
+ *
+ * Design: four independent 64-bit lanes consume 32-byte stripes, one
+ * little-endian word per lane: lane = rotl(lane + word * P0, 31) * P1. The
+ * lanes are independent chains, so a CPU runs them in parallel (about one
+ * multiply per 4 input bytes). The finalizer absorbs the zero-padded partial
+ * stripe (0-31 bytes) with the same round, then folds the four lanes into two
+ * 64-bit accumulators through a xorshift-multiply bijection (fmix: shifts 32,
+ * 29, 32 with two odd multipliers), one by xor and one by add-rotate, with the
+ * total length so that zero padding is unambiguous, and cross-adds them.
+ * Every output bit then depends on every input bit (the avalanche test in
+ * tests/test_wb_cache.c measures it). The constants are the fractional parts
+ * of the square roots of 2, 3, 5, 7 and 11 (nothing up the sleeve), made odd.
+ * Streaming in any split gives the same digest as one call. */
+#define NPU__H_P0 0x6a09e667f3bcc909ull
+#define NPU__H_P1 0xbb67ae8584caa73bull
+#define NPU__H_P2 0x3c6ef372fe94f82bull
+#define NPU__H_P3 0xa54ff53a5f1d36f1ull
+#define NPU__H_P4 0x510e527fade682d1ull
+
+typedef struct npu__digest {
+    uint64_t h[2];
+} npu__digest;
+
+typedef struct npu__nh128 {
+    uint64_t lane[4];
+    uint64_t total;            /* bytes fed so far */
+    unsigned char stripe[32];  /* partial stripe */
+    size_t stripe_len;
+} npu__nh128;
+
+static uint64_t npu__rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64u - r)); }
+
+/* A little-endian word. On a little-endian target one unaligned load (the
+ * compiler's own byte-order macros; others assemble the bytes). */
+static inline uint64_t npu__load64(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+#else
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
+           (uint64_t)p[7] << 56;
+#endif
+}
+
+static uint64_t npu__fmix64(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= NPU__H_P1;
+    x ^= x >> 29;
+    x *= NPU__H_P3;
+    x ^= x >> 32;
+    return x;
+}
+
+/* `stripes` whole stripes from p. restrict: the input (read through
+ * unsigned char, which may alias anything) is not the lanes, so the compiler
+ * keeps the lanes in registers for the loop instead of storing and reloading
+ * them for every stripe (a third of the speed). */
+static void npu__nh128_stripes(uint64_t *restrict lane, const unsigned char *restrict p, size_t stripes)
+{
+    unsigned i;
+    for (; stripes-- > 0; p += 32)
+#if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__) && (__GNUC__ >= 8 || defined(__clang__))
+#pragma GCC unroll 4
+#endif
+        for (i = 0; i < 4; i++) lane[i] = npu__rotl64(lane[i] + npu__load64(p + 8 * i) * NPU__H_P0, 31) * NPU__H_P1;
+}
+
+static void npu__nh128_init(npu__nh128 *h, uint64_t seed)
+{
+    unsigned i;
+    for (i = 0; i < 4; i++) h->lane[i] = npu__fmix64(seed + (uint64_t)(i + 1) * NPU__H_P4);
+    h->total = 0;
+    h->stripe_len = 0;
+}
+
+static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)bytes;
+    h->total += (uint64_t)n;
+    if (h->stripe_len > 0) {
+        size_t k = 32 - h->stripe_len;
+        if (k > n) k = n;
+        memcpy(h->stripe + h->stripe_len, p, k);
+        h->stripe_len += k;
+        p += k;
+        n -= k;
+        if (h->stripe_len < 32) return;
+        npu__nh128_stripes(h->lane, h->stripe, 1);
+        h->stripe_len = 0;
+    }
+    npu__nh128_stripes(h->lane, p, n / 32);
+    p += n / 32 * 32;
+    n %= 32;
+    if (n > 0) {
+        memcpy(h->stripe, p, n);
+        h->stripe_len = n;
+    }
+}
+
+/* Does not modify h: a digest may be taken mid-stream. */
+static npu__digest npu__nh128_final(const npu__nh128 *h)
+{
+    uint64_t lane[4], a, b;
+    npu__digest d;
+    unsigned i;
+    memcpy(lane, h->lane, sizeof lane);
+    if (h->stripe_len > 0) {
+        unsigned char last[32] = {0};
+        memcpy(last, h->stripe, h->stripe_len);
+        npu__nh128_stripes(lane, last, 1);
+    }
+    a = npu__fmix64(h->total ^ NPU__H_P2);
+    b = npu__fmix64(h->total + NPU__H_P3);
+    for (i = 0; i < 4; i++) {
+        a = npu__fmix64(a ^ lane[i]);
+        b = npu__fmix64(b + npu__rotl64(lane[i], 27));
+    }
+    a += b;
+    b += a;
+    d.h[0] = npu__fmix64(a);
+    d.h[1] = npu__fmix64(b);
+    return d;
+}
+
+/* npu__bytes_fn feeding one constant into the hash. */
+static void npu__input_hash_take(void *state, const void *data, uint64_t bytes)
+{
+    if (data != NULL && bytes <= SIZE_MAX) npu__nh128_update((npu__nh128 *)state, data, (size_t)bytes);
+}
+
+static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
+                                const npu__model_src *src)
+{
+    npu__nh128 h;
+    npu__digest dg;
+    npu__nh128_init(&h, 0x6e70752d696e6870ull);   /* "npu-inhp" */
+    npu__nh128_update(&h, payload, size);
+    if (flags != NULL) npu__nh128_update(&h, flags, strlen(flags) + 1);
+    src->ops->constants(src->src, npu__input_hash_take, &h);
+    dg = npu__nh128_final(&h);
+    return dg.h[0] ^ dg.h[1];
+}
+#endif /* NPU_NO_LEVEL_ZERO (9b) */
+
+/* ==== 10. Level Zero binding ============================================== */
 /* Owns: our own declarations of the Intel NPU graph extension ABI (the Debian
  * loader headers are spec 1.4 and lack it), which table entries each extension
  * version needs, the ze_result_t -> npu_status mapping, the objects of
- * sections 10-12 and their small shared helpers. Sections 10-12 use it;
- * section 11 also calls sections 6-8 (payloads) and 13 (npu__meta_read /
+ * sections 11-13 and their small shared helpers. Sections 11-13 use it;
+ * section 12 also calls sections 6-8 (payloads) and 9 (npu__meta_read /
  * npu__meta_write, the blob metadata tail). */
 
 #ifndef NPU_NO_LEVEL_ZERO
@@ -7965,13 +8501,13 @@ static void npu__model_unlock(npu_model *m)
     atomic_flag_clear_explicit(&m->record_lock, memory_order_release);
 }
 
-/* ==== 10. Device ========================================================= */
+/* ==== 11. Device ========================================================= */
 /* Owns: npu_device_open/close and the device's properties: finding the NPU
  * driver among the loader's drivers, its graph extension (the highest 1.x
  * offered) and command-queue extension, the driver capabilities computed once
  * (npu__caps), the compiler version and its option answers, the context and
  * the default command queue, the "why is there no NPU" diagnosis.
- * Calls: sections 1-3 (errors, arena scratch for the extension list) and 9
+ * Calls: sections 1-3 (errors, arena scratch for the extension list) and 10
  * (the ABI declarations and the result mapping). */
 
 #define NPU__MAX_EXTENSIONS 96
@@ -8186,7 +8722,7 @@ static int npu__option_supported(const npu_device *d, const char *key, const cha
 
 /* The config-key prefix the compiler reads: VPUX_ (compiler < 4.0), VPU_
  * (< 5.0), else NPU_ (OpenVINO's serializeConfig). Used by the option
- * queries here and by the build flags (section 11). */
+ * queries here and by the build flags (section 12). */
 static const char *npu__cfg_prefix(uint32_t compiler_version)
 {
     if (compiler_version != 0 && compiler_version < NPU__ZE_VERSION(4, 0)) return "VPUX_";
@@ -8485,16 +9021,16 @@ NPU_API npu_status npu_device_get_property(npu_device *dev, const char *name, ch
     return npu__sink_finish(&s, dev->ctx, name, size);
 }
 
-/* ==== 11. Model ========================================================== */
+/* ==== 12. Model ========================================================== */
 /* Owns: npu_model: creating the driver's graph from a payload or a native
  * blob, reading its arguments (names, types, shapes, states), the build flags
  * (I/O precisions and layouts, config keys, the serializer key), import and
- * export (with the blob metadata of section 13a), the plain compile of a model
- * source and, at the end, compiling from a graph or IR with batch planning
- * (AUTO/PLUGIN/COMPILER) through the source tables of sections 7 and 8.
- * Calls: sections 1-5, 7-8 through npu__source only, 9-10, and 13 (metadata,
- * the input hash, the cache in a compile: known forward calls, listed in
- * scripts/sections-lint.allow). */
+ * export (with the blob metadata of section 9a), the plain compile of a model
+ * source and the batch plans (AUTO/PLUGIN/COMPILER) of compiling from a graph
+ * or IR through the source tables of sections 7 and 8; the compile calls
+ * themselves come last, in 14d, after the cache they go through.
+ * Calls: sections 1-5, 7-8 through npu__source only, 9 (metadata, the input
+ * hash) and 10-11. */
 
 /* The driver's argument tables (8.7 KB each: 32 tensor names of 256 bytes):
  * arena scratch while a model is set up, never on the caller's stack. */
@@ -9427,7 +9963,7 @@ static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o,
 }
 #endif
 
-/* NH128 (section 13b) over the payload, the build flags and every weight byte
+/* NH128 (section 9b) over the payload, the build flags and every weight byte
  * the payload points at: the driver's disk cache key for a layout-B payload. */
 static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
                                 const npu__model_src *src);
@@ -10008,13 +10544,12 @@ NPU_API const npu_tensor_desc *npu_model_state(const npu_model *m, uint32_t i)
 }
 
 #ifdef NPU__SOURCES
-/* ---- Compile from a graph or an IR: sources, batching, the cache ----------
- * Owns: npu_model_compile_graph / _ir and their size queries. Sees the model
- * only through its npu__source table (section 1; the graph's in section 7, the
- * IR's in section 8), decides the batch mode (npu.h "Batching") and runs one
- * "form" of the model: compiled (npu__plain_compile), debatched, or with a
- * cache_dir looked up in and stored into the model cache (section 13,
- * npu__cache_compile). */
+/* ---- Compile from a graph or an IR: sources and batch plans ----------------
+ * Sees the model only through its npu__source table (section 1; the graph's
+ * in section 7, the IR's in section 8), plans the batch mode (npu.h
+ * "Batching") and compiles one "form" of the model (npu__form_compile:
+ * compiled, then debatched). The compile calls that choose the form and go
+ * through the model cache are in 14d. */
 
 /* The layouts the graph / IR declares (e.g. "NHWC") replace the ones derived
  * from the compiled argument (which follow the rank), and give the batch axis. */
@@ -10067,7 +10602,7 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
 }
 
 /* Arena bytes one compile of `src` as it is now takes: max(payload + build
- * flags, model), for one form of the compile and for the cache (section 13). */
+ * flags, model), for one form of the compile and for the cache (section 14). */
 static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
                                   size_t *bytes)
 {
@@ -10335,236 +10870,13 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
     return NPU_OK;
 }
 
-/* One form, through the model cache when the options name a directory. */
-static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
-{
-#ifndef NPU_NO_CACHE
-    if (o != NULL && o->cache_dir != NULL && o->profiled_requests == 0)
-        return npu__cache_compile(d, arena, src, o, form, out);
-#endif
-    return npu__form_compile(d, arena, src, o, form, out);
-}
-
-static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                     const void *out)
-{
-    npu_status st;
-    if (d == NULL || src->src == NULL || out == NULL)
-        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
-    st = npu__check_compile_opts(d->ctx, o);
-    if (st != NPU_OK) return st;
-    if (d->compiler_version == 0)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
-                         "import a precompiled blob instead");
-    return NPU_OK;
-}
-
-/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
- * the fix. */
-static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
-{
-    NPU__MSG_UNUSED(s);
-    char b[24];
-    NPU__MSG_ONLY(int layout = strstr(p->why, "layout naming N") != NULL;)
-    if (p->no_layout)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
-                         p->why, s->ops->layout_fix);
-    npu__batch_text(p->n, b, sizeof b);
-    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
-                     p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
-}
-
-static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
-{
-    NPU__MSG_UNUSED(why);
-    char b[24];
-    npu__batch_text(p->n, b, sizeof b);
-    npu__log(ctx, NPU_LOG_INFO,
-             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
-             "(COMPILER)",
-             b, why);
-}
-
-/* npu__compile_form, then the decision into npu_model_info. */
-static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                       const npu_compile_options *o, const npu__form *form, const char *reason,
-                                       npu_model **out)
-{
-    npu_status st = npu__compile_form(d, arena, src, o, form, out);
-    if (st == NPU_OK) {
-        (*out)->info.requested_mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-        npu__strlcpy((*out)->info.batch_reason, reason, sizeof (*out)->info.batch_reason);
-    }
-    return st;
-}
-
-/* why = prefix + the context's last error (cut to fit). */
-static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
-{
-    size_t n = npu__strlcpy(why, prefix, cap);
-    if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
-}
-
-static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                   const npu_compile_options *o, npu_model **out)
-{
-    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-    npu__batch_plan plan;
-    npu__form as_is, plugin;
-    int64_t saved = 0;
-    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
-    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
-    npu_status st;
-
-    if (out != NULL) *out = NULL;
-    st = npu__compile_check(d, src, o, out);
-    if (st != NPU_OK) return st;
-    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
-    npu__batch_analyze(src, &plan);
-    as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
-    as_is.original = plan.n;
-    as_is.compiled = 0;
-    npu__batch_text(plan.n, b, sizeof b);
-    if (plan.no_layout) {
-        /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
-        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
-                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
-                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
-        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
-            /* the compile's message, cut to 300 bytes, then why npu left the batch */
-            npu__fail_cut(d->ctx, 300);
-            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, src->ops->layout_fix);
-            return npu__fail_end(d->ctx, st);
-        }
-        return st;
-    }
-    if (!plan.batched) {
-        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    if (mode == NPU_BATCH_COMPILER) {
-        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    if (!plan.plugin_ok) {
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__auto_fallback(d->ctx, &plan, plan.why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, plan.why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    st = npu__src_batch_one(src, &saved);
-    if (st != NPU_OK) {
-        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
-        if (mode == NPU_BATCH_PLUGIN)
-            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
-                             "debatched: %s", b, why);
-        npu__auto_fallback(d->ctx, &plan, why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    plugin.mode = NPU_BATCH_PLUGIN;
-    plugin.original = plan.n;
-    plugin.compiled = 1;
-    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
-             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
-    npu__src_batch_restore(src, d->ctx, saved);
-    if (st == NPU_OK) {
-        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
-                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
-                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-        return NPU_OK;
-    }
-    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
-    if (mode == NPU_BATCH_PLUGIN)
-        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
-    npu__auto_fallback(d->ctx, &plan, why);
-    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
-             b, why);
-    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-}
-
-static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                        size_t *bytes)
-{
-    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
-    npu__batch_plan plan;
-    size_t one = 0, plain = 0;
-    int64_t saved = 0;
-    npu_status st;
-    st = npu__compile_check(d, src, o, bytes);
-    if (st != NPU_OK) return st;
-    *bytes = 0;
-    npu__batch_analyze(src, &plan);
-    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-    if (plan.batched && mode != NPU_BATCH_COMPILER) {
-        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
-            st = npu__plain_size(d, src, o, &one);
-            npu__src_batch_restore(src, d->ctx, saved);
-            if (st != NPU_OK) return st;
-            if (mode == NPU_BATCH_PLUGIN) {
-                *bytes = one;
-                return NPU_OK;
-            }
-        } else if (mode == NPU_BATCH_PLUGIN) {
-            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
-        }
-    }
-    /* Unbatched or batch unknown, COMPILER, or AUTO (which may fall back): the
-     * model as it is. */
-    st = npu__plain_size(d, src, o, &plain);
-    if (st != NPU_OK) return st;
-    *bytes = one > plain ? one : plain;
-    return NPU_OK;
-}
-
-#ifndef NPU_NO_GRAPH
-NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
-                                   const npu_compile_options *opts, npu_model **out)
-{
-    const npu__model_src s = {&npu__graph_source, graph};
-    return npu__compile_src(dev, arena, &s, opts, out);
-}
-
-NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
-                                        size_t *bytes)
-{
-    const npu__model_src s = {&npu__graph_source, graph};
-    return npu__compile_src_size(dev, &s, opts, bytes);
-}
-
-#endif
-
-#ifndef NPU_NO_IR
-NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
-                                const npu_compile_options *opts, npu_model **out)
-{
-    const npu__model_src s = {&npu__ir_source, ir};
-    return npu__compile_src(dev, arena, &s, opts, out);
-}
-
-NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
-                                     size_t *bytes)
-{
-    const npu__model_src s = {&npu__ir_source, ir};
-    return npu__compile_src_size(dev, &s, opts, bytes);
-}
-#endif
 #endif /* NPU__SOURCES */
 
-/* ==== 12. Request ======================================================== */
+/* ==== 13. Request ======================================================== */
 /* Owns: npu_request: host buffers for every argument, command lists recorded
  * once per buffer set (one per batch element when debatched, two sets when
  * the model has states, swapped after each inference), fences, synchronous
- * and asynchronous inference, state reset. Calls: sections 1-3 and 9-11. */
+ * and asynchronous inference, state reset. Calls: sections 1-3 and 10-12. */
 
 static uint32_t npu__req_sets(const npu_model *m) { return m->n_states > 0 ? 2u : 1u; }
 
@@ -11708,544 +12020,23 @@ NPU_API npu_status npu_request_state_reset(npu_request *req, uint32_t index)
 
 #endif /* NPU_NO_LEVEL_ZERO */
 
-/* ==== 13. Blob metadata and cache ======================================= */
+/* ==== 14. Model cache and compiling ===================================== */
+/* Owns: cache keys (14a), the cache directory and its entries (14b), the
+ * cache in a compile (14c) and the compile calls with their batch decision
+ * (14d). Calls: sections 1-5, 9 (metadata, hash), 10-12 (the driver, build
+ * flags, import, npu__form_compile). */
 
-/* ---- 13a. Blob metadata: the OVNPU tail ---------------------------------
- * Owns: reading and writing the versioned metadata OpenVINO's NPU plugin
- * appends to exported blobs (ze-graph-ext.md section 4), and npu_blob_info().
- * Calls: sections 3 (errors) and 5 (sinks, little-endian access).
- *
- *   [native blob][zero padding][fields][u64 blobDataSize]["OVNPU"]
- *
- * blobDataSize is the offset of the fields (blob plus the padding before them).
- * Writers of versions <= 2.3 pad AFTER the fields instead, so that fields + 13
- * is a multiple of 4096; the 2026 writer pads the blob. The reader therefore
- * parses the fields from blobDataSize and accepts only zero bytes between the
- * last known field and the u64. The input is hostile: every count and length
- * is checked against the bytes that remain before any arithmetic with it. */
-
-#define NPU__META_MAGIC "OVNPU"
-#define NPU__META_MAGIC_LEN 5u
-#define NPU__META_TRAILER (8u + NPU__META_MAGIC_LEN) /* u64 blobDataSize + magic */
-#define NPU__META_MAJOR 2u
-#define NPU__META_MINOR_NEWEST 7u
-/* npu's record of a dynamic batch where OpenVINO never looks: the first bytes
- * of the zero padding that <= 2.3 tails carry after the last field (batchSize
- * itself is then 0, "none", as OpenVINO never writes a negative batch). */
-#define NPU__META_DYN_MARK "npu-dynb"
-#define NPU__META_DYN_MARK_LEN 8u
-#define NPU__META_ALIGN 4096u
-
-/* Everything a tail can say, including the fields npu cannot act on (init
- * schedules, encryption, non-ELF blobs): npu__meta_read refuses those, while
- * npu_blob_info reports them. */
-typedef struct npu__meta_extra {
-    uint64_t init_count;        /* 2.1: numberOfInits (weights-separated blobs) */
-    uint64_t init_bytes;        /* sum of initSize[] */
-    uint8_t encrypted;          /* 2.5 */
-    uint64_t compat_size;       /* 2.6: bytes of the compatibility descriptor */
-    uint8_t newer_minor;        /* minor > 7: fields after 2.7 were skipped */
-} npu__meta_extra;
-
-/* A cursor over the fields: [pos, end) is what remains before the trailer. */
-typedef struct npu__meta_cursor {
-    npu_context *ctx;
-    const unsigned char *data;
-    size_t pos;
-    size_t end;
-    uint32_t version;
-} npu__meta_cursor;
-
-static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *v,
-                                 const char *field)
-{
-    NPU__MSG_UNUSED(field);
-    if (c->end - c->pos < bytes)
-        return npu__fail(c->ctx, NPU_ERR_FORMAT,
-                         "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
-                         "the end of the metadata (%zu bytes left)",
-                         (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
-                         bytes, c->pos, c->end - c->pos);
-    *v = npu__le_get(c->data + c->pos, bytes);
-    c->pos += bytes;
-    return NPU_OK;
-}
-
-/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
-#ifndef NPU_NO_MESSAGES
-NPU__PRINTF(2, 3)
-static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
-{
-    char what[160];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return npu__fail(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
-                     (unsigned)(c->version & 0xffffu), what);
-}
-#else
-#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU_ERR_FORMAT, NPU__SITE)
-#endif
-
-/* Parses the layouts of 2.3: counts, then u16 length + characters each. */
-static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
-{
-    uint64_t n_in = 0, n_out = 0, len = 0;
-    uint32_t i, total;
-    npu_status st;
-    if ((st = npu__meta_take(c, 8, &n_in, "nInputLayouts")) != NPU_OK) return st;
-    if ((st = npu__meta_take(c, 8, &n_out, "nOutputLayouts")) != NPU_OK) return st;
-    if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS ||
-        n_in + n_out > NPU__META_MAX_LAYOUTS) {
-        return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of %u",
-                              (unsigned long long)n_in, (unsigned long long)n_out,
-                              (unsigned)NPU__META_MAX_LAYOUTS);
-    }
-    out->n_input_layouts = (uint32_t)n_in;
-    out->n_output_layouts = (uint32_t)n_out;
-    total = (uint32_t)(n_in + n_out);
-    for (i = 0; i < total; i++) {
-        NPU__MSG_ONLY(const char *kind = i < out->n_input_layouts ? "input" : "output";)
-        NPU__MSG_ONLY(uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;)
-        if ((st = npu__meta_take(c, 2, &len, "layout length")) != NPU_OK) return st;
-        if (len > NPU_LAYOUT_MAX - 1) {
-            return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
-                     kind, (unsigned)index, (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
-        }
-        if (c->end - c->pos < len) {
-            return npu__meta_fail(c, "%s layout %u: %u characters run past the end", kind,
-                     (unsigned)index, (unsigned)len);
-        }
-        if (memchr(c->data + c->pos, 0, (size_t)len) != NULL) {
-            return npu__meta_fail(c, "%s layout %u contains a NUL character", kind,
-                     (unsigned)index);
-        }
-        if (out->layouts != NULL) {
-            memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
-            out->layouts[i][len] = '\0';
-        }
-        c->pos += (size_t)len;
-    }
-    return NPU_OK;
-}
-
-/* Parses every field it knows; refuses nothing that is well-formed. */
-static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, size_t size,
-                                  npu__blob_meta *out, npu__meta_extra *extra)
-{
-    npu__meta_cursor c;
-    uint64_t v = 0, data_size, i;
-    uint32_t minor;
-    npu_status st;
-
-    char (*layouts)[NPU_LAYOUT_MAX] = out->layouts;   /* the caller's rows, kept */
-
-    memset(out, 0, sizeof *out);
-    out->layouts = layouts;
-    memset(extra, 0, sizeof *extra);
-    out->blob_size = size;
-    if (data == NULL && size > 0)
-        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "blob metadata: data is NULL");
-    if (size < NPU__META_TRAILER ||
-        memcmp(data + size - NPU__META_MAGIC_LEN, NPU__META_MAGIC, NPU__META_MAGIC_LEN) != 0)
-        return NPU_OK; /* a raw blob without metadata */
-
-    c.ctx = ctx;
-    c.data = data;
-    c.end = size - NPU__META_TRAILER;
-    c.version = 0;
-    data_size = npu__le_get(data + c.end, 8);
-    if (data_size == 0)
-        return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: blobDataSize is 0 (no blob before the metadata)");
-    if (data_size > c.end || c.end - (size_t)data_size < 4)
-        return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: blobDataSize %llu leaves no room for the version "
-                         "field before the trailer at offset %zu",
-                         (unsigned long long)data_size, c.end);
-    c.pos = (size_t)data_size;
-    if ((st = npu__meta_take(&c, 4, &v, "version")) != NPU_OK) return st;
-    c.version = (uint32_t)v;
-    if ((c.version >> 16) != NPU__META_MAJOR)
-        return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: version %u.%u has an unknown major version (npu "
-                         "reads 2.0 to 2.%u)",
-                         (unsigned)(c.version >> 16), (unsigned)(c.version & 0xffffu),
-                         NPU__META_MINOR_NEWEST);
-    minor = c.version & 0xffffu;
-    out->version = c.version;
-    out->blob_size = (uint64_t)data_size;
-
-    /* 2.0 */
-    for (i = 0; i < 3; i++) {
-        static const char *const names[3] = {"OpenVINO major", "OpenVINO minor",
-                                             "OpenVINO patch"};
-        if ((st = npu__meta_take(&c, 2, &v, names[i])) != NPU_OK) return st;
-        out->ov_version[i] = (uint16_t)v;
-    }
-    if (minor >= 1) { /* 2.1: init schedules of a weights-separated blob */
-        if ((st = npu__meta_take(&c, 8, &extra->init_count, "numberOfInits")) != NPU_OK)
-            return st;
-        if (extra->init_count > (c.end - c.pos) / 8) {
-            return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
-                     (unsigned long long)extra->init_count);
-        }
-        for (i = 0; i < extra->init_count; i++) {
-            if ((st = npu__meta_take(&c, 8, &v, "initSize")) != NPU_OK) return st;
-            if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
-                extra->init_bytes > data_size) {
-                return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
-                         (unsigned long long)i, (unsigned long long)data_size);
-            }
-        }
-    }
-    if (minor >= 2) { /* 2.2 */
-        if ((st = npu__meta_take(&c, 8, &v, "batchSize")) != NPU_OK) return st;
-        out->batch_size = (int64_t)v;
-        if (out->batch_size < -1) {
-            return npu__meta_fail(&c, "batchSize %lld is negative",
-                     (long long)out->batch_size);
-        }
-    }
-    if (minor >= 3 && (st = npu__meta_layouts(&c, out)) != NPU_OK) return st;
-    if (minor >= 4) {
-        if ((st = npu__meta_take(&c, 4, &v, "compilerVersion")) != NPU_OK) return st;
-        out->compiler_version = (uint32_t)v;
-    }
-    if (minor >= 5) {
-        if ((st = npu__meta_take(&c, 1, &v, "isEncryptedBlob")) != NPU_OK) return st;
-        if (v > 1) {
-            return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
-        }
-        extra->encrypted = (uint8_t)v;
-    }
-    if (minor >= 6) {
-        if ((st = npu__meta_take(&c, 8, &extra->compat_size,
-                                 "compatibility descriptor length")) != NPU_OK)
-            return st;
-        if (extra->compat_size > c.end - c.pos) {
-            return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
-                     (unsigned long long)extra->compat_size);
-        }
-        c.pos += (size_t)extra->compat_size;
-    }
-    if (minor >= 7) {
-        if ((st = npu__meta_take(&c, 1, &v, "blobType")) != NPU_OK) return st;
-        out->blob_type = (uint8_t)v;
-    }
-    if (minor > NPU__META_MINOR_NEWEST) {
-        /* A newer minor only appends fields: what follows is not ours to judge. */
-        extra->newer_minor = 1;
-        return NPU_OK;
-    }
-    /* Padding of <= 2.3 writers: zeros only, but for npu's dynamic-batch mark. */
-    if (minor >= 2 && minor <= 3 && out->batch_size == 0 && c.end - c.pos >= NPU__META_DYN_MARK_LEN &&
-        memcmp(c.data + c.pos, NPU__META_DYN_MARK, NPU__META_DYN_MARK_LEN) == 0) {
-        out->batch_size = -1;
-        c.pos += NPU__META_DYN_MARK_LEN;
-    }
-    for (; c.pos < c.end; c.pos++) {
-        if (c.data[c.pos] != 0) {
-            return npu__meta_fail(&c, "non-zero byte 0x%02x at offset %zu after the last field (only zero "
-                     "padding may follow)",
-                     (unsigned)c.data[c.pos], c.pos);
-        }
-    }
-    return NPU_OK;
-}
-
-/* Functions only sections 10-12 (Level Zero) call: a NPU_NO_LEVEL_ZERO build
- * keeps them (npu_blob_info shares their parser) without warnings. */
-#if defined(NPU_NO_LEVEL_ZERO) && (defined(__GNUC__) || defined(__clang__))
-#define NPU__L0_ONLY __attribute__((unused))
-#else
-#define NPU__L0_ONLY
-#endif
-
-static NPU__L0_ONLY npu_status npu__meta_read(npu_context *ctx, const unsigned char *data, size_t size,
-                                              npu__blob_meta *out)
-{
-    npu__meta_extra extra;
-    npu_status st = npu__meta_parse(ctx, data, size, out, &extra);
-    if (st != NPU_OK) return st;
-    if (extra.encrypted)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: isEncryptedBlob is set; npu cannot import encrypted "
-                         "blobs");
-    if (extra.init_count > 0)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: numberOfInits is %llu; npu cannot import "
-                         "weights-separated blobs with init schedules",
-                         (unsigned long long)extra.init_count);
-    if (out->blob_type != 0)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: blobType is %u (%s); npu imports only ELF blobs (0)",
-                         (unsigned)out->blob_type,
-                         out->blob_type == 1   ? "LLVM"
-                         : out->blob_type == 2 ? "BYTECODE"
-                                               : "unknown");
-    return NPU_OK;
-}
-
-static NPU__L0_ONLY void npu__sink_zeros(npu__sink *s, size_t n)
-{
-    static const unsigned char zeros[256] = {0};
-    while (n > 0) {
-        size_t k = n < sizeof zeros ? n : sizeof zeros;
-        npu__sink_put(s, zeros, k);
-        n -= k;
-    }
-}
-
-/* Writes meta->ov_version as given: npu's export path puts npu's own version
- * there (see cache.h), so that a blob's writer is recognisable. Counts beyond
- * NPU__META_MAX_LAYOUTS and layouts longer than NPU_LAYOUT_MAX - 1 are cut
- * (a void writer cannot fail; npu__blob_meta cannot hold more anyway). The
- * 2.1 init count, 2.5 encryption flag and 2.6 descriptor are always empty. */
-static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *meta)
-{
-    uint32_t version = NPU__META_MAJOR << 16 | NPU__META_MINOR_NEWEST;
-    uint32_t minor, n_in, n_out, i;
-    size_t data_size;
-    int dyn_mark;
-    if (meta->version >> 16 == NPU__META_MAJOR && (meta->version & 0xffffu) <= NPU__META_MINOR_NEWEST)
-        version = meta->version;
-    minor = version & 0xffffu;
-    if (s->len % NPU__META_ALIGN != 0) npu__sink_zeros(s, NPU__META_ALIGN - s->len % NPU__META_ALIGN);
-    data_size = s->len;
-    npu__sink_le(s, version, 4);
-    for (i = 0; i < 3; i++) npu__sink_le(s, meta->ov_version[i], 2);
-    if (minor >= 1) npu__sink_le(s, 0, 8); /* numberOfInits */
-    dyn_mark = minor >= 2 && minor <= 3 && meta->batch_size < 0;
-    if (minor >= 2) npu__sink_le(s, dyn_mark ? 0u : (uint64_t)meta->batch_size, 8);
-    if (minor >= 3) {
-        n_in = meta->n_input_layouts < NPU__META_MAX_LAYOUTS ? meta->n_input_layouts
-                                                              : NPU__META_MAX_LAYOUTS;
-        n_out = meta->n_output_layouts < NPU__META_MAX_LAYOUTS - n_in
-                    ? meta->n_output_layouts
-                    : NPU__META_MAX_LAYOUTS - n_in;
-        npu__sink_le(s, n_in, 8);
-        npu__sink_le(s, n_out, 8);
-        for (i = 0; i < n_in + n_out; i++) {
-            const char *l = meta->layout_of != NULL ? meta->layout_of(meta->layout_src, i)
-                            : meta->layouts != NULL ? meta->layouts[i] : "";
-            size_t len = 0;
-            while (len < NPU_LAYOUT_MAX - 1 && l[len] != '\0') len++;
-            npu__sink_le(s, len, 2);
-            npu__sink_put(s, l, len);
-        }
-    }
-    if (minor >= 4) npu__sink_le(s, meta->compiler_version, 4);
-    if (minor >= 5) npu__sink_le(s, 0, 1);         /* isEncryptedBlob */
-    if (minor >= 6) npu__sink_le(s, 0, 8);         /* empty compatibility descriptor */
-    if (minor >= 7) npu__sink_le(s, meta->blob_type, 1);
-    if (minor <= 3) {
-        /* <= 2.3 writers pad so that fields + size + magic fill whole pages. */
-        size_t used = s->len - data_size + (dyn_mark ? NPU__META_DYN_MARK_LEN : 0u) + 8u + NPU__META_MAGIC_LEN;
-        if (dyn_mark) npu__sink_put(s, NPU__META_DYN_MARK, NPU__META_DYN_MARK_LEN);
-        if (used % NPU__META_ALIGN != 0) npu__sink_zeros(s, NPU__META_ALIGN - used % NPU__META_ALIGN);
-    }
-    npu__sink_le(s, data_size, 8);
-    npu__sink_put(s, NPU__META_MAGIC, NPU__META_MAGIC_LEN);
-}
-
-NPU_API npu_status npu_blob_info(npu_context *ctx, const void *data, size_t size,
-                         npu_blob_info_t *info)
-{
-    npu__blob_meta meta;
-    npu__meta_extra extra;
-    npu_status st;
-    uint32_t i;
-    if (info == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_blob_info: info is NULL");
-    memset(info, 0, sizeof *info);
-    if (data == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_blob_info: data is NULL");
-    memset(&meta, 0, sizeof meta);
-    meta.layouts = info->layouts;   /* NPU_BLOB_MAX_LAYOUTS == NPU__META_MAX_LAYOUTS rows */
-    st = npu__meta_parse(ctx, (const unsigned char *)data, size, &meta, &extra);
-    if (st != NPU_OK) return st;
-    info->has_metadata = meta.version != 0;
-    info->metadata_version = meta.version;
-    for (i = 0; i < 3; i++) info->openvino_version[i] = meta.ov_version[i];
-    info->batch_size = meta.batch_size;
-    info->n_input_layouts = meta.n_input_layouts;
-    info->n_output_layouts = meta.n_output_layouts;
-    info->compiler_version = meta.compiler_version;
-    info->blob_size = meta.blob_size;
-    info->init_count = extra.init_count;
-    info->encrypted = extra.encrypted;
-    info->blob_type = meta.blob_type;
-    info->compatibility_descriptor_size = extra.compat_size;
-    info->importable = !extra.encrypted && extra.init_count == 0 && meta.blob_type == 0;
-    return NPU_OK;
-}
-
-#if NPU_BLOB_MAX_LAYOUTS != NPU__META_MAX_LAYOUTS
-#error "NPU_BLOB_MAX_LAYOUTS must equal NPU__META_MAX_LAYOUTS"
-#endif
-
-/* The hash, keys and the cache directory serve the compile path (13e): they
- * exist only with Level Zero. */
+/* The keys and the cache directory serve the compile path (14c): they exist
+ * only with Level Zero. */
 #ifndef NPU_NO_LEVEL_ZERO
 
-/* ---- 13b. Hash: NH128 ---------------------------------------------------
- * A streaming 128-bit non-cryptographic hash used for cache keys and entry
- * checksums. It guards against accidents (bit rot, torn or foreign files, a
- * changed model), not against an attacker who can write the cache directory.
- *
- * Design: four independent 64-bit lanes consume 32-byte stripes, one
- * little-endian word per lane: lane = rotl(lane + word * P0, 31) * P1. The
- * lanes are independent chains, so a CPU runs them in parallel (about one
- * multiply per 4 input bytes). The finalizer absorbs the zero-padded partial
- * stripe (0-31 bytes) with the same round, then folds the four lanes into two
- * 64-bit accumulators through a xorshift-multiply bijection (fmix: shifts 32,
- * 29, 32 with two odd multipliers), one by xor and one by add-rotate, with the
- * total length so that zero padding is unambiguous, and cross-adds them.
- * Every output bit then depends on every input bit (the avalanche test in
- * tests/test_wb_cache.c measures it). The constants are the fractional parts
- * of the square roots of 2, 3, 5, 7 and 11 (nothing up the sleeve), made odd.
- * Streaming in any split gives the same digest as one call. */
-#define NPU__H_P0 0x6a09e667f3bcc909ull
-#define NPU__H_P1 0xbb67ae8584caa73bull
-#define NPU__H_P2 0x3c6ef372fe94f82bull
-#define NPU__H_P3 0xa54ff53a5f1d36f1ull
-#define NPU__H_P4 0x510e527fade682d1ull
-
-typedef struct npu__digest {
-    uint64_t h[2];
-} npu__digest;
-
-typedef struct npu__nh128 {
-    uint64_t lane[4];
-    uint64_t total;            /* bytes fed so far */
-    unsigned char stripe[32];  /* partial stripe */
-    size_t stripe_len;
-} npu__nh128;
-
-static uint64_t npu__rotl64(uint64_t x, unsigned r) { return (x << r) | (x >> (64u - r)); }
-
-/* A little-endian word. On a little-endian target one unaligned load (the
- * compiler's own byte-order macros; others assemble the bytes). */
-static inline uint64_t npu__load64(const unsigned char *p)
-{
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-#else
-    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
-           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 |
-           (uint64_t)p[7] << 56;
-#endif
-}
-
-static uint64_t npu__fmix64(uint64_t x)
-{
-    x ^= x >> 32;
-    x *= NPU__H_P1;
-    x ^= x >> 29;
-    x *= NPU__H_P3;
-    x ^= x >> 32;
-    return x;
-}
-
-/* `stripes` whole stripes from p. restrict: the input (read through
- * unsigned char, which may alias anything) is not the lanes, so the compiler
- * keeps the lanes in registers for the loop instead of storing and reloading
- * them for every stripe (a third of the speed). */
-static void npu__nh128_stripes(uint64_t *restrict lane, const unsigned char *restrict p, size_t stripes)
-{
-    unsigned i;
-    for (; stripes-- > 0; p += 32)
-#if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__) && (__GNUC__ >= 8 || defined(__clang__))
-#pragma GCC unroll 4
-#endif
-        for (i = 0; i < 4; i++) lane[i] = npu__rotl64(lane[i] + npu__load64(p + 8 * i) * NPU__H_P0, 31) * NPU__H_P1;
-}
-
-static void npu__nh128_init(npu__nh128 *h, uint64_t seed)
-{
-    unsigned i;
-    for (i = 0; i < 4; i++) h->lane[i] = npu__fmix64(seed + (uint64_t)(i + 1) * NPU__H_P4);
-    h->total = 0;
-    h->stripe_len = 0;
-}
-
-static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)bytes;
-    h->total += (uint64_t)n;
-    if (h->stripe_len > 0) {
-        size_t k = 32 - h->stripe_len;
-        if (k > n) k = n;
-        memcpy(h->stripe + h->stripe_len, p, k);
-        h->stripe_len += k;
-        p += k;
-        n -= k;
-        if (h->stripe_len < 32) return;
-        npu__nh128_stripes(h->lane, h->stripe, 1);
-        h->stripe_len = 0;
-    }
-    npu__nh128_stripes(h->lane, p, n / 32);
-    p += n / 32 * 32;
-    n %= 32;
-    if (n > 0) {
-        memcpy(h->stripe, p, n);
-        h->stripe_len = n;
-    }
-}
-
-/* Does not modify h: a digest may be taken mid-stream. */
-static npu__digest npu__nh128_final(const npu__nh128 *h)
-{
-    uint64_t lane[4], a, b;
-    npu__digest d;
-    unsigned i;
-    memcpy(lane, h->lane, sizeof lane);
-    if (h->stripe_len > 0) {
-        unsigned char last[32] = {0};
-        memcpy(last, h->stripe, h->stripe_len);
-        npu__nh128_stripes(lane, last, 1);
-    }
-    a = npu__fmix64(h->total ^ NPU__H_P2);
-    b = npu__fmix64(h->total + NPU__H_P3);
-    for (i = 0; i < 4; i++) {
-        a = npu__fmix64(a ^ lane[i]);
-        b = npu__fmix64(b + npu__rotl64(lane[i], 27));
-    }
-    a += b;
-    b += a;
-    d.h[0] = npu__fmix64(a);
-    d.h[1] = npu__fmix64(b);
-    return d;
-}
-
-/* npu__bytes_fn feeding one constant into the hash. */
-static void npu__input_hash_take(void *state, const void *data, uint64_t bytes)
-{
-    if (data != NULL && bytes <= SIZE_MAX) npu__nh128_update((npu__nh128 *)state, data, (size_t)bytes);
-}
-
-static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
-                                const npu__model_src *src)
-{
-    npu__nh128 h;
-    npu__digest dg;
-    npu__nh128_init(&h, 0x6e70752d696e6870ull);   /* "npu-inhp" */
-    npu__nh128_update(&h, payload, size);
-    if (flags != NULL) npu__nh128_update(&h, flags, strlen(flags) + 1);
-    src->ops->constants(src->src, npu__input_hash_take, &h);
-    dg = npu__nh128_final(&h);
-    return dg.h[0] ^ dg.h[1];
-}
-
-#ifndef NPU_NO_CACHE   /* 13c-13d */
+#ifndef NPU_NO_CACHE   /* 14a-14b */
 static int npu__digest_equal(const npu__digest *x, const npu__digest *y)
 {
     return x->h[0] == y->h[0] && x->h[1] == y->h[1];
 }
 
-/* ---- 13c. Cache keys -----------------------------------------------------
+/* ---- 14a. Cache keys -----------------------------------------------------
  * A cache key is the NH128 digest of the "key material": everything that
  * decides the compiled blob. Each piece is a field [u32 tag][bytes][u64 byte
  * count], so that the concatenation decodes uniquely (from its end) and no two
@@ -12363,7 +12154,7 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
     *check = npu__nh128_final(&k->check);
 }
 
-/* ---- 13d. Cache directory ------------------------------------------------
+/* ---- 14b. Cache directory ------------------------------------------------
  * One entry per compiled model: <dir>/<32 hex digits of the key>.npucache
  *
  *   offset  size  field
@@ -12397,7 +12188,7 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
  * return a status; they never set the context's last error, except for
  * NPU_ERR_INVALID_ARGUMENT.
  *
- * Intended call sequence in the compile path (section 11):
+ * Intended call sequence in the compile path (14c, 14d):
  *
  *   npu__cache_key k; npu__cache_fields f;
  *   npu__cache_key_init(&k);
@@ -12988,15 +12779,15 @@ static void npu__cache_close(npu__cache_mapping *m)
     m->payload_size = 0;
 }
 
-#endif /* NPU_NO_CACHE (13c-13d) */
-#endif /* NPU_NO_LEVEL_ZERO (13b-13d) */
+#endif /* NPU_NO_CACHE (14a-14b) */
+#endif /* NPU_NO_LEVEL_ZERO (14a-14b) */
 
-/* ---- 13e. The cache in the compile path ---------------------------------
+/* ---- 14c. The cache in the compile path ---------------------------------
  * Owns: the key of one form of a model source (npu__source, section 1) and
- * npu__cache_compile, which section 11's compile path calls when the options
+ * npu__cache_compile, which the compile calls (14d) use when the options
  * name a cache_dir: a hit is imported, a miss compiled and stored.
- * Calls: sections 5 (sinks), 11 (build flags, import, npu__form_compile),
- * 13a-d (metadata, hash, entries). */
+ * Calls: sections 5 (sinks), 9 (metadata, hash), 12 (build flags, import,
+ * npu__form_compile) and 14a-14b (keys, entries). */
 #if !defined(NPU_NO_LEVEL_ZERO) && !defined(NPU_NO_CACHE)
 
 /* A sink that feeds the key (for fields written with the sink helpers). */
@@ -13197,7 +12988,7 @@ NPU__NOINLINE static npu_status npu__cache_import(npu_device *d, npu_arena *aren
 }
 
 /* Looks the form up in o->cache_dir: a hit is imported; a miss is compiled
- * (npu__form_compile, section 11) and stored. The source is already at the
+ * (npu__form_compile, section 12) and stored. The source is already at the
  * form's batch. */
 NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                                    const npu_compile_options *o, const npu__form *form,
@@ -13261,3 +13052,235 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
 }
 
 #endif /* NPU_NO_LEVEL_ZERO, NPU_NO_CACHE */
+
+/* ---- 14d. Compiling a model source ------------------------------------
+ * Owns: the top of the compile path: the batch decision (PLUGIN / COMPILER /
+ * AUTO, section 12's plan), each form through the cache (14c) or straight to
+ * the driver (npu__form_compile, section 12), and the public compile calls
+ * and their size queries. Calls: sections 12 and 14c. */
+#if !defined(NPU_NO_LEVEL_ZERO) && defined(NPU__SOURCES)
+
+/* One form, through the model cache when the options name a directory. */
+static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                    const npu_compile_options *o, const npu__form *form, npu_model **out)
+{
+#ifndef NPU_NO_CACHE
+    if (o != NULL && o->cache_dir != NULL && o->profiled_requests == 0)
+        return npu__cache_compile(d, arena, src, o, form, out);
+#endif
+    return npu__form_compile(d, arena, src, o, form, out);
+}
+
+static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                     const void *out)
+{
+    npu_status st;
+    if (d == NULL || src->src == NULL || out == NULL)
+        return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    st = npu__check_compile_opts(d->ctx, o);
+    if (st != NPU_OK) return st;
+    if (d->compiler_version == 0)
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
+                         "import a precompiled blob instead");
+    return NPU_OK;
+}
+
+/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
+ * the fix. */
+static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
+{
+    NPU__MSG_UNUSED(s);
+    char b[24];
+    NPU__MSG_ONLY(int layout = strstr(p->why, "layout naming N") != NULL;)
+    if (p->no_layout)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
+                         p->why, s->ops->layout_fix);
+    npu__batch_text(p->n, b, sizeof b);
+    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
+                     p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
+}
+
+static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
+{
+    NPU__MSG_UNUSED(why);
+    char b[24];
+    npu__batch_text(p->n, b, sizeof b);
+    npu__log(ctx, NPU_LOG_INFO,
+             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
+             "(COMPILER)",
+             b, why);
+}
+
+/* npu__compile_form, then the decision into npu_model_info. */
+static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                       const npu_compile_options *o, const npu__form *form, const char *reason,
+                                       npu_model **out)
+{
+    npu_status st = npu__compile_form(d, arena, src, o, form, out);
+    if (st == NPU_OK) {
+        (*out)->info.requested_mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+        npu__strlcpy((*out)->info.batch_reason, reason, sizeof (*out)->info.batch_reason);
+    }
+    return st;
+}
+
+/* why = prefix + the context's last error (cut to fit). */
+static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
+{
+    size_t n = npu__strlcpy(why, prefix, cap);
+    if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
+}
+
+static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
+                                   const npu_compile_options *o, npu_model **out)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    npu__form as_is, plugin;
+    int64_t saved = 0;
+    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
+    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
+    npu_status st;
+
+    if (out != NULL) *out = NULL;
+    st = npu__compile_check(d, src, o, out);
+    if (st != NPU_OK) return st;
+    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
+    npu__batch_analyze(src, &plan);
+    as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
+    as_is.original = plan.n;
+    as_is.compiled = 0;
+    npu__batch_text(plan.n, b, sizeof b);
+    if (plan.no_layout) {
+        /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
+        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
+                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
+                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
+        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
+            /* the compile's message, cut to 300 bytes, then why npu left the batch */
+            npu__fail_cut(d->ctx, 300);
+            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, src->ops->layout_fix);
+            return npu__fail_end(d->ctx, st);
+        }
+        return st;
+    }
+    if (!plan.batched) {
+        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    if (mode == NPU_BATCH_COMPILER) {
+        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    if (!plan.plugin_ok) {
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        npu__auto_fallback(d->ctx, &plan, plan.why);
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, plan.why);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    st = npu__src_batch_one(src, &saved);
+    if (st != NPU_OK) {
+        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
+        if (mode == NPU_BATCH_PLUGIN)
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
+                             "debatched: %s", b, why);
+        npu__auto_fallback(d->ctx, &plan, why);
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, why);
+        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    }
+    plugin.mode = NPU_BATCH_PLUGIN;
+    plugin.original = plan.n;
+    plugin.compiled = 1;
+    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
+             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
+    npu__src_batch_restore(src, d->ctx, saved);
+    if (st == NPU_OK) {
+        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
+                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
+                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+        return NPU_OK;
+    }
+    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
+    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
+    if (mode == NPU_BATCH_PLUGIN)
+        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
+    npu__auto_fallback(d->ctx, &plan, why);
+    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
+             b, why);
+    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+}
+
+static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                        size_t *bytes)
+{
+    npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
+    npu__batch_plan plan;
+    size_t one = 0, plain = 0;
+    int64_t saved = 0;
+    npu_status st;
+    st = npu__compile_check(d, src, o, bytes);
+    if (st != NPU_OK) return st;
+    *bytes = 0;
+    npu__batch_analyze(src, &plan);
+    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+    if (plan.batched && mode != NPU_BATCH_COMPILER) {
+        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
+            st = npu__plain_size(d, src, o, &one);
+            npu__src_batch_restore(src, d->ctx, saved);
+            if (st != NPU_OK) return st;
+            if (mode == NPU_BATCH_PLUGIN) {
+                *bytes = one;
+                return NPU_OK;
+            }
+        } else if (mode == NPU_BATCH_PLUGIN) {
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: setting batch 1 failed");
+        }
+    }
+    /* Unbatched or batch unknown, COMPILER, or AUTO (which may fall back): the
+     * model as it is. */
+    st = npu__plain_size(d, src, o, &plain);
+    if (st != NPU_OK) return st;
+    *bytes = one > plain ? one : plain;
+    return NPU_OK;
+}
+
+#ifndef NPU_NO_GRAPH
+NPU_API npu_status npu_model_compile_graph(npu_device *dev, npu_arena *arena, const npu_graph *graph,
+                                   const npu_compile_options *opts, npu_model **out)
+{
+    const npu__model_src s = {&npu__graph_source, graph};
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+NPU_API npu_status npu_model_compile_graph_size(npu_device *dev, const npu_graph *graph, const npu_compile_options *opts,
+                                        size_t *bytes)
+{
+    const npu__model_src s = {&npu__graph_source, graph};
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+
+#endif
+
+#ifndef NPU_NO_IR
+NPU_API npu_status npu_model_compile_ir(npu_device *dev, npu_arena *arena, const npu_ir *ir,
+                                const npu_compile_options *opts, npu_model **out)
+{
+    const npu__model_src s = {&npu__ir_source, ir};
+    return npu__compile_src(dev, arena, &s, opts, out);
+}
+
+NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir, const npu_compile_options *opts,
+                                     size_t *bytes)
+{
+    const npu__model_src s = {&npu__ir_source, ir};
+    return npu__compile_src_size(dev, &s, opts, bytes);
+}
+#endif
+#endif /* NPU_NO_LEVEL_ZERO, NPU__SOURCES (14d) */
