@@ -49,6 +49,7 @@ static const uint8_t *fz_weights_pointer(uint64_t addr, uint64_t size)
 #define numel_of compiler_numel_of
 #include "sim/ops.c"
 #include "sim/ops_quant.c"
+#include "sim/ops_norm.c"
 #undef numel_of
 #include "sim/planner.c"
 
