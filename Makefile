@@ -162,7 +162,7 @@ $(SIM_A): $(SIM_OBJ)
 # into a higher one. Each pair "low:high" fails the check when low.o references
 # a symbol that high.o defines, e.g. driver.c calling back into graph_ext.c.
 SIM_LAYERS := driver:graph_ext driver:extensions graph_ext:extensions payload:ops payload:planner ops:planner \
-              payload:ops_quant ops_quant:planner
+              payload:ops_quant ops_quant:planner payload:ops_norm ops_norm:planner
 check-sim-layers: $(SIM_OBJ)
 	@fail=0; for pair in $(SIM_LAYERS); do low=$${pair%%:*}; high=$${pair#*:}; \
 	  bad=$$( { nm -g --defined-only $(B)/sim/$$high.o | awk '{print "D", $$NF}'; \

@@ -9,7 +9,8 @@
  *              compile context, its build-log diagnostics and the IR text parsers
  *   ops.c      the ops: one handler per OpenVINO op infers shapes and types and
  *              lowers the op to kernel steps (constant steps folded at compile
- *              time); the graph arguments; the query-network answer
+ *              time); the graph arguments; the query-network answer (more
+ *              handlers in ops_quant.c and ops_norm.c, on ops.c's helpers)
  *   planner.c  the planner: dead-step removal, arena packing, tensor compaction,
  *              validation and the native blob; sim_plan_compile, which runs the
  *              three stages
@@ -201,6 +202,14 @@ int sim_op_const_ints(cc *c, layer *L, int i, int64_t *out, int max, int *count,
 int sim_op_broadcast(const cval *a, const cval *b, int64_t *d, int *rank);
 void sim_op_fmt_dims(char *buf, size_t cap, int rank, const int64_t *d);
 int sim_op_is_float_et(uint32_t et);
+/* ops.c's attr_bool, attr_float (a missing attribute is an error), attr_list,
+ * norm_axis (negative axes count from the end) and a scalar constant of `et`
+ * holding v. */
+int sim_op_attr_bool(cc *c, layer *L, const char *name, int dflt, int *out);
+int sim_op_attr_float(cc *c, layer *L, const char *name, double *out);
+int sim_op_attr_list(cc *c, layer *L, const char *name, int want, int64_t dflt, int64_t *out);
+int sim_op_norm_axis(cc *c, layer *L, int64_t axis, int rank, int *out);
+int sim_op_const_fill(cc *c, layer *L, uint32_t et, float v, cval *out);
 
 /* ---- ops_quant.c --------------------------------------------------------- */
 /* Handlers in ops.c's table (same signature as its own): PRelu-1,
@@ -210,5 +219,13 @@ int sim_op_fake_quantize(cc *c, layer *L, int opset, int sub);
 int sim_op_select(cc *c, layer *L, int opset, int sub);
 int sim_op_broadcast_op(cc *c, layer *L, int opset, int sub);
 int sim_op_tile(cc *c, layer *L, int opset, int sub);
+
+/* ---- ops_norm.c ---------------------------------------------------------- */
+/* Handlers in ops.c's table: MVN-1 and -6, NormalizeL2-1, TopK-3 and -11,
+ * ConvolutionBackpropData-1 (sub 0) and GroupConvolutionBackpropData-1 (sub 1). */
+int sim_op_mvn(cc *c, layer *L, int opset, int sub);
+int sim_op_normalize_l2(cc *c, layer *L, int opset, int sub);
+int sim_op_topk(cc *c, layer *L, int opset, int sub);
+int sim_op_deconv(cc *c, layer *L, int opset, int sub);
 
 #endif /* SIM_COMPILER_INTERNAL_H */

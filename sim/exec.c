@@ -210,6 +210,26 @@ static int check_window(const sim_step *s, const sim_tensor *x, const sim_tensor
     return 1;
 }
 
+/* x [N, C_in, sp...], w [C_in, C_out/groups, k...], y [N, C_out, out...]; the
+ * window attributes bounded (the kernel drops taps outside y, so any y fits). */
+static int check_deconv(const sim_step *s, const sim_tensor *x, const sim_tensor *w, const sim_tensor *y)
+{
+    if (s->spatial < 1 || s->spatial > SIM_K_MAX_SPATIAL || x->rank != s->spatial + 2 ||
+        w->rank != x->rank || y->rank != x->rank || s->groups < 1 || w->d[0] != x->d[1] ||
+        x->d[1] % s->groups || y->d[0] != x->d[0] || w->d[1] > INT64_MAX / s->groups ||
+        y->d[1] != s->groups * w->d[1])
+        return 0;
+    for (int i = 0; i < s->spatial; i++) {
+        int64_t lim = INT64_C(1) << 30;
+        if (w->d[2 + i] != s->kernel[i] || s->strides[i] < 1 || s->strides[i] > lim ||
+            s->dilations[i] < 1 || s->dilations[i] > lim || s->pads_begin[i] < 0 ||
+            s->pads_begin[i] > lim || s->pads_end[i] < 0 || s->pads_end[i] > lim ||
+            x->d[2 + i] > lim || s->kernel[i] > lim)
+            return 0;
+    }
+    return 1;
+}
+
 int sim_step_check(const sim_plan *p, const sim_step *s)
 {
     if (s->op < SIM_S_CONVERT || s->op >= SIM_S_OP_END || s->out >= p->n_tensors ||
@@ -388,6 +408,17 @@ int sim_step_check(const sim_plan *p, const sim_step *s)
                                                                  numel_of(in[2])));
     case SIM_S_BROADCAST:
         return s->in_count == 1 && broadcasts_onto(x, y) && (numel_of(y) == 0 || numel_of(x));
+    case SIM_S_TOPK: {
+        if (s->in_count != 1 || s->sub > 15 || ((s->sub >> 1) & 3u) > SIM_TOPK_SORT_NONE ||
+            x->rank != y->rank || s->axis < 0 || s->axis >= x->rank || y->d[s->axis] > x->d[s->axis])
+            return 0;
+        for (int i = 0; i < x->rank; i++)
+            if (i != s->axis && x->d[i] != y->d[i])
+                return 0;
+        return 1;
+    }
+    case SIM_S_DECONV:
+        return s->in_count == 2 && check_deconv(s, x, in[1], y);
     case SIM_S_OP_END:
         break;
     }
@@ -708,6 +739,18 @@ int sim_step_run(const sim_plan *p, float *arena, const sim_step *s)
     case SIM_S_BROADCAST:
         sim_k_broadcast(x, &xs, y, &ys);
         break;
+    case SIM_S_TOPK:
+        if (sim_k_topk(x, &xs, s->axis, yt->d[s->axis], (int)(s->sub & 1u), (int)((s->sub >> 1) & 3u),
+                       (int)((s->sub >> 3) & 1u), y))
+            return SIM_ERR_NOMEM;
+        break;
+    case SIM_S_DECONV: {
+        sim_conv_params c;
+        fill_conv(s, &c);
+        sim_shape ws = sim_tensor_shape(&p->tensors[ins[1]]);
+        sim_k_deconv(x, &xs, tensor_ptr(p, arena, ins[1]), &ws, &c, y, &ys);
+        break;
+    }
     case SIM_S_OP_END:
         break;
     }

@@ -1634,10 +1634,123 @@ void sim_k_reduce_op(int kind, const float *x, const sim_shape *xs, uint32_t axe
         case SIM_RED_MAX: *t = *t < v ? v : *t; break;       /* std::max(out, in) */
         case SIM_RED_MIN: *t = v < *t ? v : *t; break;       /* std::min(out, in) */
         case SIM_RED_PROD: *t = *t * v; break;
+        case SIM_RED_L1: *t = *t + fabsf(v); break;          /* L1: the sum of |x| */
         default: *t = *t + v * v; break;                     /* L2: the sum of squares */
         }
     }
     if (kind == SIM_RED_L2)
         for (size_t i = 0; i < out_n; i++)
             y[i] = sqrtf(y[i]);
+}
+
+/* ---- TopK and the transposed convolution ------------------------------------ */
+
+typedef struct topk_entry {
+    float v;
+    int64_t i;
+} topk_entry;
+
+/* OpenVINO's comparator: the better value first, equal values by ascending index.
+ * NaNs (which that comparator leaves unordered) go after every number here. */
+static int topk_cmp_max(const void *pa, const void *pb)
+{
+    const topk_entry *a = pa, *b = pb;
+    int an = a->v != a->v, bn = b->v != b->v;
+    if (an != bn)
+        return an - bn;
+    if (!an && a->v != b->v)
+        return a->v > b->v ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static int topk_cmp_min(const void *pa, const void *pb)
+{
+    const topk_entry *a = pa, *b = pb;
+    int an = a->v != a->v, bn = b->v != b->v;
+    if (an != bn)
+        return an - bn;
+    if (!an && a->v != b->v)
+        return a->v < b->v ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static int topk_cmp_index(const void *pa, const void *pb)
+{
+    const topk_entry *a = pa, *b = pb;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+int sim_k_topk(const float *x, const sim_shape *xs, int axis, int64_t k, int largest, int sort,
+               int indices, float *y)
+{
+    size_t dim = (size_t)xs->d[axis], inner = prod_range(xs->d, axis + 1, xs->rank);
+    size_t outer = prod_range(xs->d, 0, axis), kk = (size_t)k;
+    if (!dim || !kk || !inner || !outer)
+        return 0;
+    topk_entry *ws = malloc(dim * sizeof *ws);
+    if (!ws)
+        return -1;
+    for (size_t o = 0; o < outer; o++)
+        for (size_t in = 0; in < inner; in++) {
+            const float *xp = x + o * dim * inner + in;
+            for (size_t j = 0; j < dim; j++) {
+                ws[j].v = xp[j * inner];
+                ws[j].i = (int64_t)j;
+            }
+            qsort(ws, dim, sizeof *ws, largest ? topk_cmp_max : topk_cmp_min);
+            if (sort == SIM_TOPK_SORT_INDEX)
+                qsort(ws, kk, sizeof *ws, topk_cmp_index);
+            float *yp = y + o * kk * inner + in;
+            for (size_t j = 0; j < kk; j++)
+                yp[j * inner] = indices ? (float)ws[j].i : ws[j].v;
+        }
+    free(ws);
+    return 0;
+}
+
+void sim_k_deconv(const float *x, const sim_shape *xs, const float *w, const sim_shape *ws,
+                  const sim_conv_params *p, float *y, const sim_shape *ys)
+{
+    memset(y, 0, sim_shape_numel(ys) * sizeof(float));
+    int64_t kern[SIM_K_MAX_SPATIAL] = {1, 1, 1};
+    for (int i = 0; i < p->spatial; i++)
+        kern[i] = ws->d[2 + i];
+    geom3 g;
+    geom_from(&g, p->spatial, xs, ys, kern, p->strides, p->dilations, p->pads_begin);
+    size_t n_img = (size_t)xs->d[0], cin = (size_t)xs->d[1], cout_g = (size_t)ws->d[1];
+    size_t groups = (size_t)p->groups, cin_g = cin / groups, cout = cout_g * groups;
+    size_t in_sp = (size_t)(g.in[0] * g.in[1] * g.in[2]);
+    size_t out_sp = (size_t)(g.out[0] * g.out[1] * g.out[2]);
+    size_t k_sp = (size_t)(g.k[0] * g.k[1] * g.k[2]);
+    for (size_t n = 0; n < n_img; n++)
+        for (size_t ci = 0; ci < cin; ci++) {
+            size_t grp = ci / cin_g;
+            const float *xp = x + (n * cin + ci) * in_sp;
+            for (size_t co = 0; co < cout_g; co++) {
+                const float *wp = w + (ci * cout_g + co) * k_sp;
+                float *yp = y + (n * cout + grp * cout_g + co) * out_sp;
+                for (int64_t iz = 0; iz < g.in[0]; iz++)
+                    for (int64_t iy = 0; iy < g.in[1]; iy++)
+                        for (int64_t ix = 0; ix < g.in[2]; ix++) {
+                            float v = xp[(size_t)((iz * g.in[1] + iy) * g.in[2] + ix)];
+                            for (int64_t kz = 0; kz < g.k[0]; kz++) {
+                                int64_t oz = iz * g.s[0] + kz * g.dil[0] - g.pb[0];
+                                if (oz < 0 || oz >= g.out[0])
+                                    continue;
+                                for (int64_t ky = 0; ky < g.k[1]; ky++) {
+                                    int64_t oy = iy * g.s[1] + ky * g.dil[1] - g.pb[1];
+                                    if (oy < 0 || oy >= g.out[1])
+                                        continue;
+                                    for (int64_t kx = 0; kx < g.k[2]; kx++) {
+                                        int64_t ox = ix * g.s[2] + kx * g.dil[2] - g.pb[2];
+                                        if (ox < 0 || ox >= g.out[2])
+                                            continue;
+                                        yp[(size_t)((oz * g.out[1] + oy) * g.out[2] + ox)] +=
+                                            v * wp[(size_t)((kz * g.k[1] + ky) * g.k[2] + kx)];
+                                    }
+                                }
+                            }
+                        }
+            }
+        }
 }

@@ -135,9 +135,10 @@ void sim_k_reduce(int mean, const float *x, const sim_shape *xs, uint32_t axes_m
 /* Reductions by kind: SUM and MEAN as sim_k_reduce; the others as OpenVINO's
  * reference loops them over the input in order: MAX starts from -FLT_MAX and
  * keeps std::max(out, x) (a NaN input never wins), MIN from FLT_MAX with
- * std::min(out, x), PROD from 1, L2 sqrt of the sum of squares (in float). */
-enum { SIM_RED_SUM, SIM_RED_MEAN, SIM_RED_MAX, SIM_RED_MIN, SIM_RED_PROD, SIM_RED_L2 };
-#define SIM_RED_LAST SIM_RED_L2
+ * std::min(out, x), PROD from 1, L2 sqrt of the sum of squares (in float), L1
+ * the sum of |x| from 0 (in float). */
+enum { SIM_RED_SUM, SIM_RED_MEAN, SIM_RED_MAX, SIM_RED_MIN, SIM_RED_PROD, SIM_RED_L2, SIM_RED_L1 };
+#define SIM_RED_LAST SIM_RED_L1
 void sim_k_reduce_op(int kind, const float *x, const sim_shape *xs, uint32_t axes_mask, float *y);
 
 /* y = transpose(x, perm); ys[i] = xs[perm[i]]. */
@@ -201,5 +202,27 @@ void sim_k_select(const float *c, const sim_shape *cs, const float *a, const sim
                   const float *b, const sim_shape *bs, float *y, const sim_shape *ys);
 /* y = x repeated onto ys (Broadcast, Tile). */
 void sim_k_broadcast(const float *x, const sim_shape *xs, float *y, const sim_shape *ys);
+
+/* ---- TopK, transposed convolution ---------------------------------------- */
+/* TopK-3/-11 along `axis`: y has xs's shape with k (1 <= k <= xs->d[axis]) at
+ * `axis`. Each slice is ordered as OpenVINO's reference compares (the larger
+ * value first for `largest`, else the smaller; equal values by ascending index,
+ * which also makes the order stable; NaNs last); the first k are kept in that
+ * order (SORT_VALUE, and SORT_NONE, whose order the spec leaves open) or by
+ * ascending index (SORT_INDEX). y receives the values, or the indices as floats
+ * when `indices`. Returns 0, or -1 when its scratch memory is not available. */
+enum { SIM_TOPK_SORT_VALUE, SIM_TOPK_SORT_INDEX, SIM_TOPK_SORT_NONE };
+int sim_k_topk(const float *x, const sim_shape *xs, int axis, int64_t k, int largest, int sort,
+               int indices, float *y);
+
+/* ConvolutionBackpropData-1 / GroupConvolutionBackpropData-1: x [N, C_in,
+ * spatial...], w [C_in, C_out / groups, kernel...] (the group weights [G, C_in/G,
+ * C_out/G, k...] viewed so), y [N, C_out, out spatial...] computed by the caller.
+ * y[n, g * C_out/G + co, o] is the sum over input channels ci of group g, input
+ * positions i and taps t with o = i * stride + t * dilation - pads_begin of
+ * x[n, ci, i] * w[ci, co, t] (per spatial dim); positions outside y are dropped.
+ * pads_end is not read: y's shape carries it and output_padding. */
+void sim_k_deconv(const float *x, const sim_shape *xs, const float *w, const sim_shape *ws,
+                  const sim_conv_params *p, float *y, const sim_shape *ys);
 
 #endif /* SIM_KERNELS_H */

@@ -2283,6 +2283,18 @@ void sim_op_fmt_dims(char *buf, size_t cap, int rank, const int64_t *d)
     fmt_dims(buf, cap, rank, d);
 }
 int sim_op_is_float_et(uint32_t et) { return is_float_et(et); }
+int sim_op_attr_bool(cc *c, layer *L, const char *name, int dflt, int *out) { return attr_bool(c, L, name, dflt, out); }
+int sim_op_attr_float(cc *c, layer *L, const char *name, double *out) { return attr_float(c, L, name, out); }
+int sim_op_attr_list(cc *c, layer *L, const char *name, int want, int64_t dflt, int64_t *out)
+{
+    return attr_list(c, L, name, want, dflt, out);
+}
+int sim_op_norm_axis(cc *c, layer *L, int64_t axis, int rank, int *out) { return norm_axis(c, L, axis, rank, 1, out); }
+int sim_op_const_fill(cc *c, layer *L, uint32_t et, float v, cval *out)
+{
+    const int64_t d[1] = {1};
+    return const_fill(c, L, et, 0, d, v, out);
+}
 
 /* ==== ops: table ========================================================== */
 
@@ -2335,6 +2347,12 @@ static const op_def ops[] = {
     {"ReduceMin", 1, op_reduce, SIM_RED_MIN},
     {"ReduceProd", 1, op_reduce, SIM_RED_PROD},
     {"ReduceL2", 4, op_reduce, SIM_RED_L2},
+    {"ReduceL1", 4, op_reduce, SIM_RED_L1},
+    {"MVN", 1, sim_op_mvn, 0},
+    {"NormalizeL2", 1, sim_op_normalize_l2, 0},
+    {"TopK", 3, sim_op_topk, 0},
+    {"ConvolutionBackpropData", 1, sim_op_deconv, 0},
+    {"GroupConvolutionBackpropData", 1, sim_op_deconv, 1},
     {"Equal", 1, op_compare, SIM_BIN_EQ},
     {"NotEqual", 1, op_compare, SIM_BIN_NE},
     {"Less", 1, op_compare, SIM_BIN_LT},

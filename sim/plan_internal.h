@@ -50,7 +50,7 @@ typedef enum sim_step_op {
     SIM_S_CONVERT = 1, SIM_S_BINARY, SIM_S_UNARY, SIM_S_CLAMP, SIM_S_SOFTMAX, SIM_S_MATMUL,
     SIM_S_CONV, SIM_S_MAXPOOL, SIM_S_AVGPOOL, SIM_S_REDUCE, SIM_S_TRANSPOSE, SIM_S_CONCAT,
     SIM_S_SLICE, SIM_S_GATHER, SIM_S_INTERPOLATE, SIM_S_SLICE_STEP, SIM_S_FAKE_QUANT, SIM_S_SELECT,
-    SIM_S_BROADCAST, SIM_S_OP_END
+    SIM_S_BROADCAST, SIM_S_TOPK, SIM_S_DECONV, SIM_S_OP_END
 } sim_step_op;
 
 /* FAKE_QUANT: inputs x, input_low, input_high, output_low, output_high, the four
@@ -59,6 +59,13 @@ typedef enum sim_step_op {
  * repeated onto y numpy-style. SOFTMAX: sub 1 = LogSoftmax. REDUCE: sub is a
  * SIM_RED_* kind. CONVERT: sub 1 = the source is an integer type, so an integer
  * destination wraps modulo 2^bits as C++'s integral conversion does. */
+
+/* TOPK: one output of TopK (the op emits a step per output it has): sub packs
+ * SIM_TOPK_SUB; k is y->d[axis]. DECONV: the transposed convolution
+ * (sim_k_deconv): inputs x and w viewed as [C_in, C_out/groups, k...]; groups,
+ * spatial, kernel, strides, dilations, pads_begin and pads_end as for CONV. */
+#define SIM_TOPK_SUB(largest, sort, indices) \
+    ((uint32_t)(largest) | (uint32_t)(sort) << 1 | (uint32_t)(indices) << 3)
 
 /* SLICE: y->d[axis] consecutive indices from `start` along `axis`.
  * SLICE_STEP: y->d[axis] indices start, start + step, ... along `axis`, the step

@@ -49,6 +49,7 @@ static const uint8_t *fz_weights_pointer(uint64_t addr, uint64_t size)
 #define numel_of compiler_numel_of
 #include "sim/ops.c"
 #include "sim/ops_quant.c"
+#include "sim/ops_norm.c"
 #undef numel_of
 #include "sim/planner.c"
 
@@ -80,6 +81,15 @@ static double fz_step_cost(const sim_plan *p, const sim_step *s)
         cost += ny * k;
         break;
     }
+    case SIM_S_DECONV: {   /* every input element meets its filter slice */
+        const sim_tensor *w = &p->tensors[p->step_inputs[s->in_first + 1]];
+        double per_in = w->d[0] > 0 ? (double)numel_of(w) / (double)w->d[0] : 0;
+        cost += (double)numel_of(x) * per_in;
+        break;
+    }
+    case SIM_S_TOPK:       /* a sort of each slice */
+        cost += 32 * (double)numel_of(x);
+        break;
     case SIM_S_SOFTMAX:
     case SIM_S_REDUCE:
         cost += 4 * (double)numel_of(x);
