@@ -194,6 +194,22 @@ static inline npu_device *tu_open(void)
     return d;
 }
 
+/* A suite's setup / teardown around one device (cmocka group or per test):
+ * the context, the test arena and *d opened; then *d closed. */
+static inline int tu_setup_device(npu_device **d)
+{
+    tu_init_context();
+    *d = tu_open();
+    return 0;
+}
+
+static inline int tu_teardown_device(npu_device **d)
+{
+    npu_device_close(*d);
+    *d = NULL;
+    return 0;
+}
+
 static inline void tu_ok(npu_status st, const char *what)
 {
     if (st != NPU_OK) fail_msg("%s: %s: %s", what, npu_status_string(st), npu_context_last_error(tu_ctx));

@@ -13,17 +13,13 @@ static npu_device *dev;
 static int setup(void **state)
 {
     (void)state;
-    tu_init_context();
-    dev = tu_open();
-    return 0;
+    return tu_setup_device(&dev);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    npu_device_close(dev);
-    dev = NULL;
-    return 0;
+    return tu_teardown_device(&dev);
 }
 
 static npu_graph *new_graph(void)
