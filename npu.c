@@ -8685,7 +8685,9 @@ static npu_status npu__create_queue(npu_device *d, ze_command_queue_priority_t p
         t1.turbo = 1;
         qd.pNext = &t1;
     } else if (turbo) {
-        npu__log(d->ctx, NPU_LOG_INFO, "turbo ignored: the driver has no %s", NPU__ZE_CQ_NPU_EXT_NAME);
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                         "turbo: the driver has no %s (the command-queue extension that carries it); "
+                         "ask without turbo", NPU__ZE_CQ_NPU_EXT_NAME);
     }
     r = zeCommandQueueCreate(d->zctx, d->device, &qd, out);
     if (r != ZE_RESULT_SUCCESS) {

@@ -1151,8 +1151,8 @@ typedef enum npu_performance_hint {
 typedef struct npu_device_options {
     npu_priority priority;   /* priority of the device's command queue */
     int turbo;               /* nonzero: ask for turbo on the device's queue (needs the
-                                driver's ZE_extension_command_queue_npu; ignored
-                                without it, with an NPU_LOG_INFO message) */
+                                driver's ZE_extension_command_queue_npu; without it
+                                npu_device_open fails with NPU_ERR_UNSUPPORTED) */
     /* OpenVINO version (major, minor, patch) that npu_model_export writes into
      * the OVNPU tail. OpenVINO 2025 imports only a blob whose version equals its
      * own (unless NPU_DISABLE_VERSION_CHECK); OpenVINO 2026 does not compare it.
@@ -1297,7 +1297,9 @@ typedef struct npu_compile_options {
     npu_priority priority;               /* MODEL_PRIORITY, and the queue this model's
                                             requests use (its own queue if it differs
                                             from the device's) */
-    int turbo;                           /* NPU_TURBO="YES" and a turbo queue */
+    int turbo;                           /* NPU_TURBO="YES" and a turbo queue (a driver
+                                            without ZE_extension_command_queue_npu:
+                                            NPU_ERR_UNSUPPORTED) */
     uint32_t tiles;                      /* NPU_TILES; 0: the compiler's choice */
     int optimization_level;              /* 0: default; 1, 2, 3: optimization-level=0,1,2
                                             (NPU_COMPILATION_MODE_PARAMS) */
@@ -1450,7 +1452,8 @@ NPU_API npu_status npu_model_compile_ir_size(npu_device *dev, const npu_ir *ir,
 
 typedef struct npu_import_options {
     npu_priority priority;   /* as in npu_compile_options */
-    int turbo;
+    int turbo;               /* as in npu_compile_options (NPU_ERR_UNSUPPORTED without
+                                the command-queue extension) */
     /* npu_model_import only: the caller promises to keep the blob alive and
      * unchanged until npu_model_destroy. Then, when the blob's address and size
      * are 4096-aligned and the extension is >= 1.13, the driver is told it may

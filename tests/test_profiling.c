@@ -345,6 +345,15 @@ static int child_unsupported(void)
     if (hidden != NULL && strstr(hidden, "profiling") != NULL) {
         o.profiled_requests = 1;
     } else if (hidden != NULL && strstr(hidden, "command_queue") != NULL) {
+        npu_device_options dto;
+        npu_device *t = NULL;
+        memset(&dto, 0, sizeof dto);
+        dto.turbo = 1;   /* turbo rides on the same extension */
+        if (npu_device_open(&tu_arena, tu_ctx, &dto, &t) != NPU_ERR_UNSUPPORTED || t != NULL) return 9;
+        if (strstr(npu_context_last_error(tu_ctx), hidden) == NULL) return 10;
+        o.turbo = 1;
+        if (npu_model_compile_graph(d, &tu_arena, named_affine(), &o, &m) != NPU_ERR_UNSUPPORTED) return 11;
+        o.turbo = 0;
         o.workload_type = NPU_WORKLOAD_BACKGROUND;
     } else {   /* 2025: no context NPU extension */
         st = npu_device_set_idle_optimizations(d, 0);
