@@ -8134,7 +8134,7 @@ _Static_assert(sizeof(npu__ze_cq_desc_npu_ext) == 24, "ze_command_queue_desc_npu
 static const uint8_t npu__intel_npu_driver_uuid[16] = {0x01, 0x7d, 0xe9, 0x31, 0x6b, 0x4d, 0x4f, 0xd4,
                                                        0xaa, 0x9b, 0x5b, 0xed, 0x77, 0xfc, 0x8e, 0x89};
 
-static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r)
+NPU__NOINLINE static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r)
 {
     NPU__MSG_UNUSED(r);
     NPU__MSG_UNUSED(what);
@@ -8147,30 +8147,28 @@ static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r
  * pointer. */
 static uint32_t npu__ext_usable(const npu__ze_graph_ddi *g, uint32_t version)
 {
+    /* Each entry and the minor version that adds it (a table, not a branch
+     * per entry: check-size). */
+#define NPU__ENTRY(f, since) {(uint8_t)offsetof(npu__ze_graph_ddi, f), (since)}
+    static const uint8_t entries[][2] = {
+        NPU__ENTRY(pfnCreate, 0), NPU__ENTRY(pfnDestroy, 0), NPU__ENTRY(pfnGetProperties, 0),
+        NPU__ENTRY(pfnGetArgumentProperties, 0), NPU__ENTRY(pfnSetArgumentValue, 0),
+        NPU__ENTRY(pfnAppendGraphInitialize, 0), NPU__ENTRY(pfnAppendGraphExecute, 0),
+        NPU__ENTRY(pfnGetNativeBinary, 0), NPU__ENTRY(pfnDeviceGetGraphProperties, 0),
+        NPU__ENTRY(pfnGraphGetArgumentMetadata, 1), NPU__ENTRY(pfnGetArgumentProperties2, 1),
+        NPU__ENTRY(pfnGetArgumentProperties3, 2), NPU__ENTRY(pfnBuildLogGetString, 4),
+        NPU__ENTRY(pfnCreate2, 5), NPU__ENTRY(pfnQueryContextMemory, 5), NPU__ENTRY(pfnGetNativeBinary2, 7),
+        NPU__ENTRY(pfnGetProperties2, 8), NPU__ENTRY(pfnGraphInitialize, 8),
+        NPU__ENTRY(pfnCompilerIsOptionSupported, 11), NPU__ENTRY(pfnCreate3, 12)};
+#undef NPU__ENTRY
+    _Static_assert(sizeof(npu__ze_graph_ddi) <= 256, "the entry offsets fit a byte");
     int minor = (int)(version & 0xffffu);
-#define NPU__REQUIRE_ENTRY(f, since) \
-    if (g->f == NULL && minor >= (since)) minor = (since) - 1
-    NPU__REQUIRE_ENTRY(pfnCreate, 0);
-    NPU__REQUIRE_ENTRY(pfnDestroy, 0);
-    NPU__REQUIRE_ENTRY(pfnGetProperties, 0);
-    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties, 0);
-    NPU__REQUIRE_ENTRY(pfnSetArgumentValue, 0);
-    NPU__REQUIRE_ENTRY(pfnAppendGraphInitialize, 0);
-    NPU__REQUIRE_ENTRY(pfnAppendGraphExecute, 0);
-    NPU__REQUIRE_ENTRY(pfnGetNativeBinary, 0);
-    NPU__REQUIRE_ENTRY(pfnDeviceGetGraphProperties, 0);
-    NPU__REQUIRE_ENTRY(pfnGraphGetArgumentMetadata, 1);
-    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties2, 1);
-    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties3, 2);
-    NPU__REQUIRE_ENTRY(pfnBuildLogGetString, 4);
-    NPU__REQUIRE_ENTRY(pfnCreate2, 5);
-    NPU__REQUIRE_ENTRY(pfnQueryContextMemory, 5);
-    NPU__REQUIRE_ENTRY(pfnGetNativeBinary2, 7);
-    NPU__REQUIRE_ENTRY(pfnGetProperties2, 8);
-    NPU__REQUIRE_ENTRY(pfnGraphInitialize, 8);
-    NPU__REQUIRE_ENTRY(pfnCompilerIsOptionSupported, 11);
-    NPU__REQUIRE_ENTRY(pfnCreate3, 12);
-#undef NPU__REQUIRE_ENTRY
+    size_t i;
+    for (i = 0; i < NPU__COUNT_OF(entries); i++) {
+        void (*f)(void);   /* every entry is a function pointer (one representation: POSIX dlsym) */
+        memcpy(&f, (const unsigned char *)g + entries[i][0], sizeof f);
+        if (f == NULL && minor >= entries[i][1]) minor = entries[i][1] - 1;
+    }
     return minor < 0 ? 0 : NPU__ZE_VERSION(1, minor);
 }
 
@@ -8209,29 +8207,29 @@ typedef struct npu__arg {
  * The table with sources is /work/shared/docs/ze-graph-ext.md; what npu sends
  * because of them is in docs/driver-compat.md. */
 typedef struct npu__caps {
-    unsigned arg_props_2 : 1;      /* graph 1.1: pfnGetArgumentProperties2 */
-    unsigned arg_props_3 : 1;      /* graph 1.2: pfnGetArgumentProperties3 */
-    unsigned build_log : 1;        /* graph 1.4: pfnBuildLogGetString */
-    unsigned create2 : 1;          /* graph 1.5: pfnCreate2 (ze_graph_desc_2_t: flags, pNext) */
-    unsigned memory_query : 1;     /* graph 1.5: pfnQueryContextMemory */
-    unsigned arg_metadata : 1;     /* graph 1.6: pfnGraphGetArgumentMetadata is read (the entry
+    unsigned char arg_props_2;      /* graph 1.1: pfnGetArgumentProperties2 */
+    unsigned char arg_props_3;      /* graph 1.2: pfnGetArgumentProperties3 */
+    unsigned char build_log;        /* graph 1.4: pfnBuildLogGetString */
+    unsigned char create2;          /* graph 1.5: pfnCreate2 (ze_graph_desc_2_t: flags, pNext) */
+    unsigned char memory_query;     /* graph 1.5: pfnQueryContextMemory */
+    unsigned char arg_metadata;     /* graph 1.6: pfnGraphGetArgumentMetadata is read (the entry
                                       is 1.1; OpenVINO's zero_graph reads it from 1.6) */
-    unsigned native_binary_2 : 1;  /* graph 1.7: pfnGetNativeBinary2 (the driver's own copy) */
-    unsigned graph_init : 1;       /* graph 1.8: pfnGetProperties2 and pfnGraphInitialize */
-    unsigned option_query : 1;     /* graph 1.11: pfnCompilerIsOptionSupported */
-    unsigned create3 : 1;          /* graph 1.12: pfnCreate3 */
-    unsigned persistent_input : 1; /* graph 1.13: ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT */
-    unsigned input_hash : 1;       /* graph 1.14: ze_graph_input_hash_t in the desc's pNext */
-    unsigned queue_turbo : 1;      /* command queue 1.0: ze_command_queue_desc_npu_ext_t {turbo} */
-    unsigned queue_options : 1;    /* command queue 1.1: ze_command_queue_desc_npu_ext_2_t {options} */
-    unsigned flags_by_index : 1;   /* compiler 5.9: I/O by index in the build flags, not by name
+    unsigned char native_binary_2;  /* graph 1.7: pfnGetNativeBinary2 (the driver's own copy) */
+    unsigned char graph_init;       /* graph 1.8: pfnGetProperties2 and pfnGraphInitialize */
+    unsigned char option_query;     /* graph 1.11: pfnCompilerIsOptionSupported */
+    unsigned char create3;          /* graph 1.12: pfnCreate3 */
+    unsigned char persistent_input; /* graph 1.13: ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT */
+    unsigned char input_hash;       /* graph 1.14: ze_graph_input_hash_t in the desc's pNext */
+    unsigned char queue_turbo;      /* command queue 1.0: ze_command_queue_desc_npu_ext_t {turbo} */
+    unsigned char queue_options;    /* command queue 1.1: ze_command_queue_desc_npu_ext_2_t {options} */
+    unsigned char flags_by_index;   /* compiler 5.9: I/O by index in the build flags, not by name
                                       (OpenVINO's serializeIOInfo) */
-    unsigned legacy_priority : 1;  /* compiler below 5.2 (and known): MODEL_PRIORITY_LOW/MED/HIGH
+    unsigned char legacy_priority;  /* compiler below 5.2 (and known): MODEL_PRIORITY_LOW/MED/HIGH
                                       values (OpenVINO's serializeConfig) */
-    unsigned profiling : 1;        /* ZE_extension_profiling_data 1.x and graph 1.5 (the
+    unsigned char profiling;        /* ZE_extension_profiling_data 1.x and graph 1.5 (the
                                       ENABLE_PROFILING flag rides in ze_graph_desc_2_t) */
-    unsigned workload_type : 1;    /* command queue 1.0: pfnSetWorkloadType */
-    unsigned context_npu : 1;      /* ZE_extension_context_npu 1.x: pfnSetProperties */
+    unsigned char workload_type;    /* command queue 1.0: pfnSetWorkloadType */
+    unsigned char context_npu;      /* ZE_extension_context_npu 1.x: pfnSetProperties */
 } npu__caps;
 /* Not here: whether the driver imports dma-buf fds. npu_request_set_input_fd
  * asks zeDeviceGetExternalMemoryProperties itself (npu__dma_buf_import), so
@@ -8278,27 +8276,25 @@ struct npu_device {
  * d->compiler_version. */
 static void npu__caps_init(npu_device *d)
 {
-    uint32_t v = d->ext_version, cq = d->cq_ext_version, cv = d->compiler_version;
+    /* Each capability that a version implies: its field, which version
+     * (0 graph extension, 1 command queue, 2 compiler) and the lowest. */
+#define NPU__CAP(f, src, ma, mi) {(uint8_t)offsetof(npu__caps, f), (src), NPU__ZE_VERSION(ma, mi)}
+    static const struct { uint8_t field, src; uint32_t min; } by_version[] = {
+        NPU__CAP(arg_props_2, 0, 1, 1), NPU__CAP(arg_props_3, 0, 1, 2), NPU__CAP(build_log, 0, 1, 4),
+        NPU__CAP(create2, 0, 1, 5), NPU__CAP(memory_query, 0, 1, 5), NPU__CAP(arg_metadata, 0, 1, 6),
+        NPU__CAP(native_binary_2, 0, 1, 7), NPU__CAP(graph_init, 0, 1, 8), NPU__CAP(option_query, 0, 1, 11),
+        NPU__CAP(create3, 0, 1, 12), NPU__CAP(persistent_input, 0, 1, 13), NPU__CAP(input_hash, 0, 1, 14),
+        NPU__CAP(queue_turbo, 1, 0, 1), NPU__CAP(queue_options, 1, 1, 1), NPU__CAP(workload_type, 1, 0, 1),
+        NPU__CAP(flags_by_index, 2, 5, 9)};
+#undef NPU__CAP
+    const uint32_t v[3] = {d->ext_version, d->cq_ext_version, d->compiler_version};
     npu__caps *c = &d->caps;
+    size_t i;
     memset(c, 0, sizeof *c);
-    c->arg_props_2 = v >= NPU__ZE_VERSION(1, 1);
-    c->arg_props_3 = v >= NPU__ZE_VERSION(1, 2);
-    c->build_log = v >= NPU__ZE_VERSION(1, 4);
-    c->create2 = v >= NPU__ZE_VERSION(1, 5);
-    c->memory_query = v >= NPU__ZE_VERSION(1, 5);
-    c->arg_metadata = v >= NPU__ZE_VERSION(1, 6);
-    c->native_binary_2 = v >= NPU__ZE_VERSION(1, 7);
-    c->graph_init = v >= NPU__ZE_VERSION(1, 8);
-    c->option_query = v >= NPU__ZE_VERSION(1, 11);
-    c->create3 = v >= NPU__ZE_VERSION(1, 12);
-    c->persistent_input = v >= NPU__ZE_VERSION(1, 13);
-    c->input_hash = v >= NPU__ZE_VERSION(1, 14);
-    c->queue_turbo = cq != 0;
-    c->queue_options = cq >= NPU__ZE_VERSION(1, 1);
-    c->flags_by_index = cv >= NPU__ZE_VERSION(5, 9);
-    c->legacy_priority = cv != 0 && cv < NPU__ZE_VERSION(5, 2);
+    for (i = 0; i < NPU__COUNT_OF(by_version); i++)
+        ((unsigned char *)c)[by_version[i].field] = v[by_version[i].src] >= by_version[i].min;
+    c->legacy_priority = v[2] != 0 && v[2] < NPU__ZE_VERSION(5, 2);
     c->profiling = (d->ext_flags & NPU__EXT_PROFILING) != 0 && c->create2;
-    c->workload_type = cq != 0;
     c->context_npu = (d->ext_flags & NPU__EXT_CONTEXT_NPU) != 0;
 }
 
