@@ -7367,21 +7367,30 @@ typedef struct npu__meta_cursor {
     size_t pos;
     size_t end;
     uint32_t version;
+    npu_status st;      /* the first field that ran past the end */
 } npu__meta_cursor;
 
-static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *v,
-                                 const char *field)
+/* The next field's value. One that runs past the end records the error (the
+ * first only), reads as 0 and leaves nothing to read after it, so that the
+ * parser checks c->st once, at its end, instead of after every field: a 0
+ * passes every later check, and [pos, end) is then empty. */
+static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned bytes, const char *field)
 {
+    uint64_t v;
     NPU__MSG_UNUSED(field);
-    if (c->end - c->pos < bytes)
-        return npu__fail(c->ctx, NPU_ERR_FORMAT,
-                         "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
-                         "the end of the metadata (%zu bytes left)",
-                         (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
-                         bytes, c->pos, c->end - c->pos);
-    *v = npu__le_get(c->data + c->pos, bytes);
+    if (c->end - c->pos < bytes) {
+        if (c->st == NPU_OK)
+            c->st = npu__fail(c->ctx, NPU_ERR_FORMAT,
+                              "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
+                              "the end of the metadata (%zu bytes left)",
+                              (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
+                              bytes, c->pos, c->end - c->pos);
+        c->pos = c->end;
+        return 0;
+    }
+    v = npu__le_get(c->data + c->pos, bytes);
     c->pos += bytes;
-    return NPU_OK;
+    return v;
 }
 
 /* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
@@ -7404,11 +7413,9 @@ static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
 static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
 {
-    uint64_t n_in = 0, n_out = 0, len = 0;
+    uint64_t n_in = npu__meta_take(c, 8, "nInputLayouts"), n_out = npu__meta_take(c, 8, "nOutputLayouts"), len;
     uint32_t i, total;
-    npu_status st;
-    if ((st = npu__meta_take(c, 8, &n_in, "nInputLayouts")) != NPU_OK) return st;
-    if ((st = npu__meta_take(c, 8, &n_out, "nOutputLayouts")) != NPU_OK) return st;
+    if (c->st != NPU_OK) return c->st;
     if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS ||
         n_in + n_out > NPU__META_MAX_LAYOUTS) {
         return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of %u",
@@ -7421,7 +7428,7 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     for (i = 0; i < total; i++) {
         NPU__MSG_ONLY(const char *kind = i < out->n_input_layouts ? "input" : "output";)
         NPU__MSG_ONLY(uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;)
-        if ((st = npu__meta_take(c, 2, &len, "layout length")) != NPU_OK) return st;
+        len = npu__meta_take(c, 2, "layout length");
         if (len > NPU_LAYOUT_MAX - 1) {
             return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
                      kind, (unsigned)index, (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
@@ -7468,6 +7475,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     c.data = data;
     c.end = size - NPU__META_TRAILER;
     c.version = 0;
+    c.st = NPU_OK;
     data_size = npu__le_get(data + c.end, 8);
     if (data_size == 0)
         return npu__fail(ctx, NPU_ERR_FORMAT,
@@ -7478,8 +7486,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
                          "field before the trailer at offset %zu",
                          (unsigned long long)data_size, c.end);
     c.pos = (size_t)data_size;
-    if ((st = npu__meta_take(&c, 4, &v, "version")) != NPU_OK) return st;
-    c.version = (uint32_t)v;
+    c.version = (uint32_t)npu__meta_take(&c, 4, "version");   /* room checked above */
     if ((c.version >> 16) != NPU__META_MAJOR)
         return npu__fail(ctx, NPU_ERR_FORMAT,
                          "blob metadata: version %u.%u has an unknown major version (npu "
@@ -7494,18 +7501,16 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     for (i = 0; i < 3; i++) {
         static const char *const names[3] = {"OpenVINO major", "OpenVINO minor",
                                              "OpenVINO patch"};
-        if ((st = npu__meta_take(&c, 2, &v, names[i])) != NPU_OK) return st;
-        out->ov_version[i] = (uint16_t)v;
+        out->ov_version[i] = (uint16_t)npu__meta_take(&c, 2, names[i]);
     }
     if (minor >= 1) { /* 2.1: init schedules of a weights-separated blob */
-        if ((st = npu__meta_take(&c, 8, &extra->init_count, "numberOfInits")) != NPU_OK)
-            return st;
+        extra->init_count = npu__meta_take(&c, 8, "numberOfInits");
         if (extra->init_count > (c.end - c.pos) / 8) {
             return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
                      (unsigned long long)extra->init_count);
         }
         for (i = 0; i < extra->init_count; i++) {
-            if ((st = npu__meta_take(&c, 8, &v, "initSize")) != NPU_OK) return st;
+            v = npu__meta_take(&c, 8, "initSize");
             if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
                 extra->init_bytes > data_size) {
                 return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
@@ -7514,39 +7519,31 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         }
     }
     if (minor >= 2) { /* 2.2 */
-        if ((st = npu__meta_take(&c, 8, &v, "batchSize")) != NPU_OK) return st;
-        out->batch_size = (int64_t)v;
+        out->batch_size = (int64_t)npu__meta_take(&c, 8, "batchSize");
         if (out->batch_size < -1) {
             return npu__meta_fail(&c, "batchSize %lld is negative",
                      (long long)out->batch_size);
         }
     }
     if (minor >= 3 && (st = npu__meta_layouts(&c, out)) != NPU_OK) return st;
-    if (minor >= 4) {
-        if ((st = npu__meta_take(&c, 4, &v, "compilerVersion")) != NPU_OK) return st;
-        out->compiler_version = (uint32_t)v;
-    }
+    if (minor >= 4) out->compiler_version = (uint32_t)npu__meta_take(&c, 4, "compilerVersion");
     if (minor >= 5) {
-        if ((st = npu__meta_take(&c, 1, &v, "isEncryptedBlob")) != NPU_OK) return st;
+        v = npu__meta_take(&c, 1, "isEncryptedBlob");
         if (v > 1) {
             return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
         }
         extra->encrypted = (uint8_t)v;
     }
     if (minor >= 6) {
-        if ((st = npu__meta_take(&c, 8, &extra->compat_size,
-                                 "compatibility descriptor length")) != NPU_OK)
-            return st;
+        extra->compat_size = npu__meta_take(&c, 8, "compatibility descriptor length");
         if (extra->compat_size > c.end - c.pos) {
             return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
                      (unsigned long long)extra->compat_size);
         }
         c.pos += (size_t)extra->compat_size;
     }
-    if (minor >= 7) {
-        if ((st = npu__meta_take(&c, 1, &v, "blobType")) != NPU_OK) return st;
-        out->blob_type = (uint8_t)v;
-    }
+    if (minor >= 7) out->blob_type = (uint8_t)npu__meta_take(&c, 1, "blobType");
+    if (c.st != NPU_OK) return c.st;
     if (minor > NPU__META_MINOR_NEWEST) {
         /* A newer minor only appends fields: what follows is not ours to judge. */
         extra->newer_minor = 1;
@@ -9263,6 +9260,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
                              "overflows at dim %u (%u)", p->name, (unsigned)k, (unsigned)p->dims[k]);
     }
     a->slice_bytes = a->desc.bytes;
+    a->pair = UINT32_MAX;   /* states: paired in npu__model_setup */
     /* The driver's deviceLayout only follows the rank (NCHW for 4-D): it is not
      * a layout the model has, so the caller sees "" until the source or the
      * blob metadata gives one (npu__model_source_layouts, _apply_layouts). */
@@ -9287,6 +9285,15 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     npu__strlcpy(a->name, display, sizeof a->name);
     a->desc.name = a->name;
     return NPU_OK;
+}
+
+/* The first of args [0, end) of `kind` named `name`; end if none. */
+NPU__NOINLINE static uint32_t npu__find_arg(const npu_model *m, uint32_t kind, const char *name, uint32_t end)
+{
+    uint32_t j;
+    for (j = 0; j < end; j++)
+        if (m->args[j].kind == kind && strcmp(m->args[j].name, name) == 0) break;
+    return j;
 }
 
 /* After the graph exists: arguments, I/O tables, states, initialization. */
@@ -9325,27 +9332,24 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
     }
     /* order: inputs, outputs, then (in, out) per state. */
     k = 0;
-    for (i = 0; i < n; i++)
-        if (m->args[i].kind == NPU__ARG_INPUT) m->order[k++] = i;
-    m->n_inputs = k;
-    for (i = 0; i < n; i++)
-        if (m->args[i].kind == NPU__ARG_OUTPUT) m->order[k++] = i;
+    for (j = NPU__ARG_INPUT; j <= NPU__ARG_OUTPUT; j++) {
+        for (i = 0; i < n; i++)
+            if (m->args[i].kind == j) m->order[k++] = i;
+        if (j == NPU__ARG_INPUT) m->n_inputs = k;
+    }
     m->n_outputs = k - m->n_inputs;
     /* The argument table comes from the blob: names may repeat and counts may
      * not match. Every state input pairs with exactly one assign output of its
-     * name, no name is used by two state inputs, and no slot past n is written. */
-    for (i = 0; i < n; i++) m->args[i].pair = UINT32_MAX;
+     * name, no name is used by two state inputs, and no slot past n is written.
+     * (pair is UINT32_MAX from npu__model_read_arg.) */
     for (i = 0; i < n; i++) {
         npu__arg *in = &m->args[i];
         if (in->kind != NPU__ARG_STATE_IN) continue;
-        for (j = 0; j < i; j++)
-            if (m->args[j].kind == NPU__ARG_STATE_IN && strcmp(m->args[j].name, in->name) == 0)
-                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
-                                 "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
-        for (j = 0; j < n; j++) {
-            npu__arg *o = &m->args[j];
-            if (o->kind == NPU__ARG_STATE_OUT && strcmp(o->name, in->name) == 0) break;
-        }
+        j = npu__find_arg(m, NPU__ARG_STATE_IN, in->name, i);
+        if (j < i)
+            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
+                             "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
+        j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
         if (j == n)
             return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
                              in->name, NPU__ASSIGN_PREFIX, in->name);
