@@ -8371,11 +8371,10 @@ static uint64_t npu__now_ns(void)
 
 static ze_command_queue_priority_t npu__ze_priority(npu_priority p)
 {
-    switch (p) {
-    case NPU_PRIORITY_LOW: return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
-    case NPU_PRIORITY_HIGH: return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
-    default: return ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
-    }
+    static const ze_command_queue_priority_t by_priority[] = {
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL, ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW, ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+        ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH};
+    return (unsigned)p < NPU__COUNT_OF(by_priority) ? by_priority[p] : ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
 }
 
 static const char *npu__platform_name(uint32_t device_id)
@@ -9588,16 +9587,15 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
 {
     npu_context *ctx = d->ctx;
     npu__ze_graph_handle_t graph = NULL;
+    ze_command_queue_priority_t prio;
     npu_model *m;
     npu_status st;
 
     st = npu__graph_create(d, c, &graph);
-    if (st != NPU_OK) {
-        npu_arena_rewind(arena, c->transient_mark);
-        return st;
-    }
-    /* The driver has the payload/blob now: the transient arena space is free. */
+    /* The driver has the payload/blob now (or failed): the transient arena
+     * space is free. */
     npu_arena_rewind(arena, c->transient_mark);
+    if (st != NPU_OK) return st;
     m = (npu_model *)npu__alloc(arena, ctx, sizeof *m, "model");
     if (m == NULL) {
         d->g->pfnDestroy(graph);
@@ -9611,11 +9609,9 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     m->info.original_batch = 1;
     atomic_flag_clear(&m->record_lock);
     st = NPU_OK;
-    if ((c->priority != NPU_PRIORITY_DEFAULT && npu__ze_priority(c->priority) != d->queue_priority) ||
-        (c->turbo && !d->queue_turbo) || c->workload) {
-        st = npu__create_queue(d, c->priority != NPU_PRIORITY_DEFAULT ? npu__ze_priority(c->priority)
-                                                                      : d->queue_priority,
-                               c->turbo || d->queue_turbo, &m->own_queue);
+    prio = c->priority != NPU_PRIORITY_DEFAULT ? npu__ze_priority(c->priority) : d->queue_priority;
+    if (prio != d->queue_priority || (c->turbo && !d->queue_turbo) || c->workload) {
+        st = npu__create_queue(d, prio, c->turbo || d->queue_turbo, &m->own_queue);
         if (st == NPU_OK) m->queue = m->own_queue;
     }
     if (st == NPU_OK && c->controls != NULL) st = c->controls(m, c);
