@@ -8590,7 +8590,7 @@ static npu_status npu__probe_device(npu_context *ctx, ze_driver_handle_t drv, in
     return NPU_OK;
 }
 
-static npu_status npu__select_driver(npu_device *d, char *ext_name)
+NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name)
 {
     npu_context *ctx = d->ctx;
     ze_driver_handle_t drivers[NPU__MAX_DRIVERS];
@@ -8733,7 +8733,7 @@ static void npu__cfg_key(const npu_device *d, uint32_t which, char *key, size_t 
     if (n < cap) npu__strlcpy(key + n, names[which], cap - n);
 }
 
-static npu_status npu__device_init(npu_device *d, const npu_device_options *opts)
+NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device_options *opts)
 {
     npu_context *ctx = d->ctx;
     char *ext_name = (char *)(void *)d->ext_scratch + NPU__EXT_LIST_BYTES;   /* scratch: past the list */
