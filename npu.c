@@ -7367,21 +7367,30 @@ typedef struct npu__meta_cursor {
     size_t pos;
     size_t end;
     uint32_t version;
+    npu_status st;      /* the first field that ran past the end */
 } npu__meta_cursor;
 
-static npu_status npu__meta_take(npu__meta_cursor *c, unsigned bytes, uint64_t *v,
-                                 const char *field)
+/* The next field's value. One that runs past the end records the error (the
+ * first only), reads as 0 and leaves nothing to read after it, so that the
+ * parser checks c->st once, at its end, instead of after every field: a 0
+ * passes every later check, and [pos, end) is then empty. */
+static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned bytes, const char *field)
 {
+    uint64_t v;
     NPU__MSG_UNUSED(field);
-    if (c->end - c->pos < bytes)
-        return npu__fail(c->ctx, NPU_ERR_FORMAT,
-                         "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
-                         "the end of the metadata (%zu bytes left)",
-                         (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
-                         bytes, c->pos, c->end - c->pos);
-    *v = npu__le_get(c->data + c->pos, bytes);
+    if (c->end - c->pos < bytes) {
+        if (c->st == NPU_OK)
+            c->st = npu__fail(c->ctx, NPU_ERR_FORMAT,
+                              "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
+                              "the end of the metadata (%zu bytes left)",
+                              (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
+                              bytes, c->pos, c->end - c->pos);
+        c->pos = c->end;
+        return 0;
+    }
+    v = npu__le_get(c->data + c->pos, bytes);
     c->pos += bytes;
-    return NPU_OK;
+    return v;
 }
 
 /* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
@@ -7404,11 +7413,9 @@ static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
 static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
 {
-    uint64_t n_in = 0, n_out = 0, len = 0;
+    uint64_t n_in = npu__meta_take(c, 8, "nInputLayouts"), n_out = npu__meta_take(c, 8, "nOutputLayouts"), len;
     uint32_t i, total;
-    npu_status st;
-    if ((st = npu__meta_take(c, 8, &n_in, "nInputLayouts")) != NPU_OK) return st;
-    if ((st = npu__meta_take(c, 8, &n_out, "nOutputLayouts")) != NPU_OK) return st;
+    if (c->st != NPU_OK) return c->st;
     if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS ||
         n_in + n_out > NPU__META_MAX_LAYOUTS) {
         return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of %u",
@@ -7421,7 +7428,7 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     for (i = 0; i < total; i++) {
         NPU__MSG_ONLY(const char *kind = i < out->n_input_layouts ? "input" : "output";)
         NPU__MSG_ONLY(uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;)
-        if ((st = npu__meta_take(c, 2, &len, "layout length")) != NPU_OK) return st;
+        len = npu__meta_take(c, 2, "layout length");
         if (len > NPU_LAYOUT_MAX - 1) {
             return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
                      kind, (unsigned)index, (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
@@ -7468,6 +7475,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     c.data = data;
     c.end = size - NPU__META_TRAILER;
     c.version = 0;
+    c.st = NPU_OK;
     data_size = npu__le_get(data + c.end, 8);
     if (data_size == 0)
         return npu__fail(ctx, NPU_ERR_FORMAT,
@@ -7478,8 +7486,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
                          "field before the trailer at offset %zu",
                          (unsigned long long)data_size, c.end);
     c.pos = (size_t)data_size;
-    if ((st = npu__meta_take(&c, 4, &v, "version")) != NPU_OK) return st;
-    c.version = (uint32_t)v;
+    c.version = (uint32_t)npu__meta_take(&c, 4, "version");   /* room checked above */
     if ((c.version >> 16) != NPU__META_MAJOR)
         return npu__fail(ctx, NPU_ERR_FORMAT,
                          "blob metadata: version %u.%u has an unknown major version (npu "
@@ -7494,18 +7501,16 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     for (i = 0; i < 3; i++) {
         static const char *const names[3] = {"OpenVINO major", "OpenVINO minor",
                                              "OpenVINO patch"};
-        if ((st = npu__meta_take(&c, 2, &v, names[i])) != NPU_OK) return st;
-        out->ov_version[i] = (uint16_t)v;
+        out->ov_version[i] = (uint16_t)npu__meta_take(&c, 2, names[i]);
     }
     if (minor >= 1) { /* 2.1: init schedules of a weights-separated blob */
-        if ((st = npu__meta_take(&c, 8, &extra->init_count, "numberOfInits")) != NPU_OK)
-            return st;
+        extra->init_count = npu__meta_take(&c, 8, "numberOfInits");
         if (extra->init_count > (c.end - c.pos) / 8) {
             return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
                      (unsigned long long)extra->init_count);
         }
         for (i = 0; i < extra->init_count; i++) {
-            if ((st = npu__meta_take(&c, 8, &v, "initSize")) != NPU_OK) return st;
+            v = npu__meta_take(&c, 8, "initSize");
             if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
                 extra->init_bytes > data_size) {
                 return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
@@ -7514,39 +7519,31 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         }
     }
     if (minor >= 2) { /* 2.2 */
-        if ((st = npu__meta_take(&c, 8, &v, "batchSize")) != NPU_OK) return st;
-        out->batch_size = (int64_t)v;
+        out->batch_size = (int64_t)npu__meta_take(&c, 8, "batchSize");
         if (out->batch_size < -1) {
             return npu__meta_fail(&c, "batchSize %lld is negative",
                      (long long)out->batch_size);
         }
     }
     if (minor >= 3 && (st = npu__meta_layouts(&c, out)) != NPU_OK) return st;
-    if (minor >= 4) {
-        if ((st = npu__meta_take(&c, 4, &v, "compilerVersion")) != NPU_OK) return st;
-        out->compiler_version = (uint32_t)v;
-    }
+    if (minor >= 4) out->compiler_version = (uint32_t)npu__meta_take(&c, 4, "compilerVersion");
     if (minor >= 5) {
-        if ((st = npu__meta_take(&c, 1, &v, "isEncryptedBlob")) != NPU_OK) return st;
+        v = npu__meta_take(&c, 1, "isEncryptedBlob");
         if (v > 1) {
             return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
         }
         extra->encrypted = (uint8_t)v;
     }
     if (minor >= 6) {
-        if ((st = npu__meta_take(&c, 8, &extra->compat_size,
-                                 "compatibility descriptor length")) != NPU_OK)
-            return st;
+        extra->compat_size = npu__meta_take(&c, 8, "compatibility descriptor length");
         if (extra->compat_size > c.end - c.pos) {
             return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
                      (unsigned long long)extra->compat_size);
         }
         c.pos += (size_t)extra->compat_size;
     }
-    if (minor >= 7) {
-        if ((st = npu__meta_take(&c, 1, &v, "blobType")) != NPU_OK) return st;
-        out->blob_type = (uint8_t)v;
-    }
+    if (minor >= 7) out->blob_type = (uint8_t)npu__meta_take(&c, 1, "blobType");
+    if (c.st != NPU_OK) return c.st;
     if (minor > NPU__META_MINOR_NEWEST) {
         /* A newer minor only appends fields: what follows is not ours to judge. */
         extra->newer_minor = 1;
@@ -8134,7 +8131,7 @@ _Static_assert(sizeof(npu__ze_cq_desc_npu_ext) == 24, "ze_command_queue_desc_npu
 static const uint8_t npu__intel_npu_driver_uuid[16] = {0x01, 0x7d, 0xe9, 0x31, 0x6b, 0x4d, 0x4f, 0xd4,
                                                        0xaa, 0x9b, 0x5b, 0xed, 0x77, 0xfc, 0x8e, 0x89};
 
-static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r)
+NPU__NOINLINE static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r)
 {
     NPU__MSG_UNUSED(r);
     NPU__MSG_UNUSED(what);
@@ -8147,30 +8144,28 @@ static npu_status npu__ze_fail(npu_context *ctx, const char *what, ze_result_t r
  * pointer. */
 static uint32_t npu__ext_usable(const npu__ze_graph_ddi *g, uint32_t version)
 {
+    /* Each entry and the minor version that adds it (a table, not a branch
+     * per entry: check-size). */
+#define NPU__ENTRY(f, since) {(uint8_t)offsetof(npu__ze_graph_ddi, f), (since)}
+    static const uint8_t entries[][2] = {
+        NPU__ENTRY(pfnCreate, 0), NPU__ENTRY(pfnDestroy, 0), NPU__ENTRY(pfnGetProperties, 0),
+        NPU__ENTRY(pfnGetArgumentProperties, 0), NPU__ENTRY(pfnSetArgumentValue, 0),
+        NPU__ENTRY(pfnAppendGraphInitialize, 0), NPU__ENTRY(pfnAppendGraphExecute, 0),
+        NPU__ENTRY(pfnGetNativeBinary, 0), NPU__ENTRY(pfnDeviceGetGraphProperties, 0),
+        NPU__ENTRY(pfnGraphGetArgumentMetadata, 1), NPU__ENTRY(pfnGetArgumentProperties2, 1),
+        NPU__ENTRY(pfnGetArgumentProperties3, 2), NPU__ENTRY(pfnBuildLogGetString, 4),
+        NPU__ENTRY(pfnCreate2, 5), NPU__ENTRY(pfnQueryContextMemory, 5), NPU__ENTRY(pfnGetNativeBinary2, 7),
+        NPU__ENTRY(pfnGetProperties2, 8), NPU__ENTRY(pfnGraphInitialize, 8),
+        NPU__ENTRY(pfnCompilerIsOptionSupported, 11), NPU__ENTRY(pfnCreate3, 12)};
+#undef NPU__ENTRY
+    _Static_assert(sizeof(npu__ze_graph_ddi) <= 256, "the entry offsets fit a byte");
     int minor = (int)(version & 0xffffu);
-#define NPU__REQUIRE_ENTRY(f, since) \
-    if (g->f == NULL && minor >= (since)) minor = (since) - 1
-    NPU__REQUIRE_ENTRY(pfnCreate, 0);
-    NPU__REQUIRE_ENTRY(pfnDestroy, 0);
-    NPU__REQUIRE_ENTRY(pfnGetProperties, 0);
-    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties, 0);
-    NPU__REQUIRE_ENTRY(pfnSetArgumentValue, 0);
-    NPU__REQUIRE_ENTRY(pfnAppendGraphInitialize, 0);
-    NPU__REQUIRE_ENTRY(pfnAppendGraphExecute, 0);
-    NPU__REQUIRE_ENTRY(pfnGetNativeBinary, 0);
-    NPU__REQUIRE_ENTRY(pfnDeviceGetGraphProperties, 0);
-    NPU__REQUIRE_ENTRY(pfnGraphGetArgumentMetadata, 1);
-    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties2, 1);
-    NPU__REQUIRE_ENTRY(pfnGetArgumentProperties3, 2);
-    NPU__REQUIRE_ENTRY(pfnBuildLogGetString, 4);
-    NPU__REQUIRE_ENTRY(pfnCreate2, 5);
-    NPU__REQUIRE_ENTRY(pfnQueryContextMemory, 5);
-    NPU__REQUIRE_ENTRY(pfnGetNativeBinary2, 7);
-    NPU__REQUIRE_ENTRY(pfnGetProperties2, 8);
-    NPU__REQUIRE_ENTRY(pfnGraphInitialize, 8);
-    NPU__REQUIRE_ENTRY(pfnCompilerIsOptionSupported, 11);
-    NPU__REQUIRE_ENTRY(pfnCreate3, 12);
-#undef NPU__REQUIRE_ENTRY
+    size_t i;
+    for (i = 0; i < NPU__COUNT_OF(entries); i++) {
+        void (*f)(void);   /* every entry is a function pointer (one representation: POSIX dlsym) */
+        memcpy(&f, (const unsigned char *)g + entries[i][0], sizeof f);
+        if (f == NULL && minor >= entries[i][1]) minor = entries[i][1] - 1;
+    }
     return minor < 0 ? 0 : NPU__ZE_VERSION(1, minor);
 }
 
@@ -8209,29 +8204,29 @@ typedef struct npu__arg {
  * The table with sources is /work/shared/docs/ze-graph-ext.md; what npu sends
  * because of them is in docs/driver-compat.md. */
 typedef struct npu__caps {
-    unsigned arg_props_2 : 1;      /* graph 1.1: pfnGetArgumentProperties2 */
-    unsigned arg_props_3 : 1;      /* graph 1.2: pfnGetArgumentProperties3 */
-    unsigned build_log : 1;        /* graph 1.4: pfnBuildLogGetString */
-    unsigned create2 : 1;          /* graph 1.5: pfnCreate2 (ze_graph_desc_2_t: flags, pNext) */
-    unsigned memory_query : 1;     /* graph 1.5: pfnQueryContextMemory */
-    unsigned arg_metadata : 1;     /* graph 1.6: pfnGraphGetArgumentMetadata is read (the entry
+    unsigned char arg_props_2;      /* graph 1.1: pfnGetArgumentProperties2 */
+    unsigned char arg_props_3;      /* graph 1.2: pfnGetArgumentProperties3 */
+    unsigned char build_log;        /* graph 1.4: pfnBuildLogGetString */
+    unsigned char create2;          /* graph 1.5: pfnCreate2 (ze_graph_desc_2_t: flags, pNext) */
+    unsigned char memory_query;     /* graph 1.5: pfnQueryContextMemory */
+    unsigned char arg_metadata;     /* graph 1.6: pfnGraphGetArgumentMetadata is read (the entry
                                       is 1.1; OpenVINO's zero_graph reads it from 1.6) */
-    unsigned native_binary_2 : 1;  /* graph 1.7: pfnGetNativeBinary2 (the driver's own copy) */
-    unsigned graph_init : 1;       /* graph 1.8: pfnGetProperties2 and pfnGraphInitialize */
-    unsigned option_query : 1;     /* graph 1.11: pfnCompilerIsOptionSupported */
-    unsigned create3 : 1;          /* graph 1.12: pfnCreate3 */
-    unsigned persistent_input : 1; /* graph 1.13: ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT */
-    unsigned input_hash : 1;       /* graph 1.14: ze_graph_input_hash_t in the desc's pNext */
-    unsigned queue_turbo : 1;      /* command queue 1.0: ze_command_queue_desc_npu_ext_t {turbo} */
-    unsigned queue_options : 1;    /* command queue 1.1: ze_command_queue_desc_npu_ext_2_t {options} */
-    unsigned flags_by_index : 1;   /* compiler 5.9: I/O by index in the build flags, not by name
+    unsigned char native_binary_2;  /* graph 1.7: pfnGetNativeBinary2 (the driver's own copy) */
+    unsigned char graph_init;       /* graph 1.8: pfnGetProperties2 and pfnGraphInitialize */
+    unsigned char option_query;     /* graph 1.11: pfnCompilerIsOptionSupported */
+    unsigned char create3;          /* graph 1.12: pfnCreate3 */
+    unsigned char persistent_input; /* graph 1.13: ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT */
+    unsigned char input_hash;       /* graph 1.14: ze_graph_input_hash_t in the desc's pNext */
+    unsigned char queue_turbo;      /* command queue 1.0: ze_command_queue_desc_npu_ext_t {turbo} */
+    unsigned char queue_options;    /* command queue 1.1: ze_command_queue_desc_npu_ext_2_t {options} */
+    unsigned char flags_by_index;   /* compiler 5.9: I/O by index in the build flags, not by name
                                       (OpenVINO's serializeIOInfo) */
-    unsigned legacy_priority : 1;  /* compiler below 5.2 (and known): MODEL_PRIORITY_LOW/MED/HIGH
+    unsigned char legacy_priority;  /* compiler below 5.2 (and known): MODEL_PRIORITY_LOW/MED/HIGH
                                       values (OpenVINO's serializeConfig) */
-    unsigned profiling : 1;        /* ZE_extension_profiling_data 1.x and graph 1.5 (the
+    unsigned char profiling;        /* ZE_extension_profiling_data 1.x and graph 1.5 (the
                                       ENABLE_PROFILING flag rides in ze_graph_desc_2_t) */
-    unsigned workload_type : 1;    /* command queue 1.0: pfnSetWorkloadType */
-    unsigned context_npu : 1;      /* ZE_extension_context_npu 1.x: pfnSetProperties */
+    unsigned char workload_type;    /* command queue 1.0: pfnSetWorkloadType */
+    unsigned char context_npu;      /* ZE_extension_context_npu 1.x: pfnSetProperties */
 } npu__caps;
 /* Not here: whether the driver imports dma-buf fds. npu_request_set_input_fd
  * asks zeDeviceGetExternalMemoryProperties itself (npu__dma_buf_import), so
@@ -8278,27 +8273,25 @@ struct npu_device {
  * d->compiler_version. */
 static void npu__caps_init(npu_device *d)
 {
-    uint32_t v = d->ext_version, cq = d->cq_ext_version, cv = d->compiler_version;
+    /* Each capability that a version implies: its field, which version
+     * (0 graph extension, 1 command queue, 2 compiler) and the lowest. */
+#define NPU__CAP(f, src, ma, mi) {(uint8_t)offsetof(npu__caps, f), (src), NPU__ZE_VERSION(ma, mi)}
+    static const struct { uint8_t field, src; uint32_t min; } by_version[] = {
+        NPU__CAP(arg_props_2, 0, 1, 1), NPU__CAP(arg_props_3, 0, 1, 2), NPU__CAP(build_log, 0, 1, 4),
+        NPU__CAP(create2, 0, 1, 5), NPU__CAP(memory_query, 0, 1, 5), NPU__CAP(arg_metadata, 0, 1, 6),
+        NPU__CAP(native_binary_2, 0, 1, 7), NPU__CAP(graph_init, 0, 1, 8), NPU__CAP(option_query, 0, 1, 11),
+        NPU__CAP(create3, 0, 1, 12), NPU__CAP(persistent_input, 0, 1, 13), NPU__CAP(input_hash, 0, 1, 14),
+        NPU__CAP(queue_turbo, 1, 0, 1), NPU__CAP(queue_options, 1, 1, 1), NPU__CAP(workload_type, 1, 0, 1),
+        NPU__CAP(flags_by_index, 2, 5, 9)};
+#undef NPU__CAP
+    const uint32_t v[3] = {d->ext_version, d->cq_ext_version, d->compiler_version};
     npu__caps *c = &d->caps;
+    size_t i;
     memset(c, 0, sizeof *c);
-    c->arg_props_2 = v >= NPU__ZE_VERSION(1, 1);
-    c->arg_props_3 = v >= NPU__ZE_VERSION(1, 2);
-    c->build_log = v >= NPU__ZE_VERSION(1, 4);
-    c->create2 = v >= NPU__ZE_VERSION(1, 5);
-    c->memory_query = v >= NPU__ZE_VERSION(1, 5);
-    c->arg_metadata = v >= NPU__ZE_VERSION(1, 6);
-    c->native_binary_2 = v >= NPU__ZE_VERSION(1, 7);
-    c->graph_init = v >= NPU__ZE_VERSION(1, 8);
-    c->option_query = v >= NPU__ZE_VERSION(1, 11);
-    c->create3 = v >= NPU__ZE_VERSION(1, 12);
-    c->persistent_input = v >= NPU__ZE_VERSION(1, 13);
-    c->input_hash = v >= NPU__ZE_VERSION(1, 14);
-    c->queue_turbo = cq != 0;
-    c->queue_options = cq >= NPU__ZE_VERSION(1, 1);
-    c->flags_by_index = cv >= NPU__ZE_VERSION(5, 9);
-    c->legacy_priority = cv != 0 && cv < NPU__ZE_VERSION(5, 2);
+    for (i = 0; i < NPU__COUNT_OF(by_version); i++)
+        ((unsigned char *)c)[by_version[i].field] = v[by_version[i].src] >= by_version[i].min;
+    c->legacy_priority = v[2] != 0 && v[2] < NPU__ZE_VERSION(5, 2);
     c->profiling = (d->ext_flags & NPU__EXT_PROFILING) != 0 && c->create2;
-    c->workload_type = cq != 0;
     c->context_npu = (d->ext_flags & NPU__EXT_CONTEXT_NPU) != 0;
 }
 
@@ -8378,11 +8371,10 @@ static uint64_t npu__now_ns(void)
 
 static ze_command_queue_priority_t npu__ze_priority(npu_priority p)
 {
-    switch (p) {
-    case NPU_PRIORITY_LOW: return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW;
-    case NPU_PRIORITY_HIGH: return ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH;
-    default: return ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
-    }
+    static const ze_command_queue_priority_t by_priority[] = {
+        ZE_COMMAND_QUEUE_PRIORITY_NORMAL, ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW, ZE_COMMAND_QUEUE_PRIORITY_NORMAL,
+        ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH};
+    return (unsigned)p < NPU__COUNT_OF(by_priority) ? by_priority[p] : ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
 }
 
 static const char *npu__platform_name(uint32_t device_id)
@@ -8598,7 +8590,7 @@ static npu_status npu__probe_device(npu_context *ctx, ze_driver_handle_t drv, in
     return NPU_OK;
 }
 
-static npu_status npu__select_driver(npu_device *d, char *ext_name)
+NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name)
 {
     npu_context *ctx = d->ctx;
     ze_driver_handle_t drivers[NPU__MAX_DRIVERS];
@@ -8743,7 +8735,7 @@ static void npu__cfg_key(const npu_device *d, uint32_t which, char *key, size_t 
     if (n < cap) npu__strlcpy(key + n, names[which], cap - n);
 }
 
-static npu_status npu__device_init(npu_device *d, const npu_device_options *opts)
+NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device_options *opts)
 {
     npu_context *ctx = d->ctx;
     char *ext_name = (char *)(void *)d->ext_scratch + NPU__EXT_LIST_BYTES;   /* scratch: past the list */
@@ -9269,6 +9261,7 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
                              "overflows at dim %u (%u)", p->name, (unsigned)k, (unsigned)p->dims[k]);
     }
     a->slice_bytes = a->desc.bytes;
+    a->pair = UINT32_MAX;   /* states: paired in npu__model_setup */
     /* The driver's deviceLayout only follows the rank (NCHW for 4-D): it is not
      * a layout the model has, so the caller sees "" until the source or the
      * blob metadata gives one (npu__model_source_layouts, _apply_layouts). */
@@ -9293,6 +9286,15 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     npu__strlcpy(a->name, display, sizeof a->name);
     a->desc.name = a->name;
     return NPU_OK;
+}
+
+/* The first of args [0, end) of `kind` named `name`; end if none. */
+NPU__NOINLINE static uint32_t npu__find_arg(const npu_model *m, uint32_t kind, const char *name, uint32_t end)
+{
+    uint32_t j;
+    for (j = 0; j < end; j++)
+        if (m->args[j].kind == kind && strcmp(m->args[j].name, name) == 0) break;
+    return j;
 }
 
 /* After the graph exists: arguments, I/O tables, states, initialization. */
@@ -9331,27 +9333,24 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
     }
     /* order: inputs, outputs, then (in, out) per state. */
     k = 0;
-    for (i = 0; i < n; i++)
-        if (m->args[i].kind == NPU__ARG_INPUT) m->order[k++] = i;
-    m->n_inputs = k;
-    for (i = 0; i < n; i++)
-        if (m->args[i].kind == NPU__ARG_OUTPUT) m->order[k++] = i;
+    for (j = NPU__ARG_INPUT; j <= NPU__ARG_OUTPUT; j++) {
+        for (i = 0; i < n; i++)
+            if (m->args[i].kind == j) m->order[k++] = i;
+        if (j == NPU__ARG_INPUT) m->n_inputs = k;
+    }
     m->n_outputs = k - m->n_inputs;
     /* The argument table comes from the blob: names may repeat and counts may
      * not match. Every state input pairs with exactly one assign output of its
-     * name, no name is used by two state inputs, and no slot past n is written. */
-    for (i = 0; i < n; i++) m->args[i].pair = UINT32_MAX;
+     * name, no name is used by two state inputs, and no slot past n is written.
+     * (pair is UINT32_MAX from npu__model_read_arg.) */
     for (i = 0; i < n; i++) {
         npu__arg *in = &m->args[i];
         if (in->kind != NPU__ARG_STATE_IN) continue;
-        for (j = 0; j < i; j++)
-            if (m->args[j].kind == NPU__ARG_STATE_IN && strcmp(m->args[j].name, in->name) == 0)
-                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
-                                 "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
-        for (j = 0; j < n; j++) {
-            npu__arg *o = &m->args[j];
-            if (o->kind == NPU__ARG_STATE_OUT && strcmp(o->name, in->name) == 0) break;
-        }
+        j = npu__find_arg(m, NPU__ARG_STATE_IN, in->name, i);
+        if (j < i)
+            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
+                             "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
+        j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
         if (j == n)
             return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
                              in->name, NPU__ASSIGN_PREFIX, in->name);
@@ -9590,16 +9589,15 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
 {
     npu_context *ctx = d->ctx;
     npu__ze_graph_handle_t graph = NULL;
+    ze_command_queue_priority_t prio;
     npu_model *m;
     npu_status st;
 
     st = npu__graph_create(d, c, &graph);
-    if (st != NPU_OK) {
-        npu_arena_rewind(arena, c->transient_mark);
-        return st;
-    }
-    /* The driver has the payload/blob now: the transient arena space is free. */
+    /* The driver has the payload/blob now (or failed): the transient arena
+     * space is free. */
     npu_arena_rewind(arena, c->transient_mark);
+    if (st != NPU_OK) return st;
     m = (npu_model *)npu__alloc(arena, ctx, sizeof *m, "model");
     if (m == NULL) {
         d->g->pfnDestroy(graph);
@@ -9613,11 +9611,9 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     m->info.original_batch = 1;
     atomic_flag_clear(&m->record_lock);
     st = NPU_OK;
-    if ((c->priority != NPU_PRIORITY_DEFAULT && npu__ze_priority(c->priority) != d->queue_priority) ||
-        (c->turbo && !d->queue_turbo) || c->workload) {
-        st = npu__create_queue(d, c->priority != NPU_PRIORITY_DEFAULT ? npu__ze_priority(c->priority)
-                                                                      : d->queue_priority,
-                               c->turbo || d->queue_turbo, &m->own_queue);
+    prio = c->priority != NPU_PRIORITY_DEFAULT ? npu__ze_priority(c->priority) : d->queue_priority;
+    if (prio != d->queue_priority || (c->turbo && !d->queue_turbo) || c->workload) {
+        st = npu__create_queue(d, prio, c->turbo || d->queue_turbo, &m->own_queue);
         if (st == NPU_OK) m->queue = m->own_queue;
     }
     if (st == NPU_OK && c->controls != NULL) st = c->controls(m, c);
