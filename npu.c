@@ -10720,19 +10720,6 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     return st;
 }
 
-#ifndef NPU_NO_CACHE
-/* The build flags of `src` with these options into the arena (for the cache
- * key); the caller rewinds. */
-static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                 const npu_compile_options *o, const char **flags)
-{
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    return npu__flags_alloc(d, arena, o, &in, &outl, flags);
-}
-#endif
 
 
 /* What analysing the model's inputs and outputs found. */
@@ -12339,6 +12326,11 @@ typedef struct npu__cache_fields {
     char descriptor[NPU__CACHE_DESCRIPTOR_MAX]; /* cut to 127 bytes */
 } npu__cache_fields;
 
+/* (The compile path fills the fields itself, npu__cache_fields_for; this
+ * serves the white-box tests.) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((unused))
+#endif
 static void npu__cache_fields_init(npu__cache_fields *f, const npu__cache_key *k,
                                    uint32_t compiler_version, const char *platform,
                                    const char *descriptor)
@@ -13015,32 +13007,33 @@ static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
     snprintf(buf, cap, "%s/0x%04x", npu__platform_name(d->props.deviceId), (unsigned)d->props.deviceId);
 }
 
-/* Everything that decides the blob, hashed into f. The build flags are
- * written into the arena and rewound. */
-NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const npu__model_src *src,
+/* Everything that decides the blob, hashed into f. */
+NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__model_src *src,
                                         const npu_compile_options *o, const npu__form *form,
                                         npu__cache_fields *f)
 {
     npu__cache_key k;
     npu__sink s;
-    const char *flags = NULL;
+    npu__io_list in, outl;
     char batch[24];
     npu_tensor_desc desc;
-    size_t mark = arena->used;
-    uint32_t i, axis, n_in, n_out;
+    uint32_t i, axis, n_in, n_out, n_args = 0;
     int has_n;
     npu_status st;
 
     npu__cache_key_init(&k);
     st = npu__key_model(&k, src, d->ctx);
     if (st != NPU_OK) return st;
-    st = npu__src_flags(d, arena, src, o, &flags);
+    /* The build flags the compile would pass (npu__plain_compile), written
+     * straight into the key: no copy in the arena. */
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    st = npu__flags_check(d, o, &in, &outl);
     if (st != NPU_OK) return st;
     npu__key_sink(&s, &k);
     npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
     npu__sink_str(&s, "flags=");
-    if (flags != NULL) npu__sink_str(&s, flags);
-    npu_arena_rewind(arena, mark);
+    npu__flags_write(&s, d, o, &in, &outl);
     npu__sink_str(&s, "\npayload_layout=");
     npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o, npu__src_ir_version(src), 1));
     npu__sink_str(&s, "\nbatch_rule=");
@@ -13065,13 +13058,14 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *
     }
     npu__cache_key_end(&k);
     npu__cache_key_u32(&k, NPU__KEY_COMPILER, d->compiler_version);
-    /* The texts go straight into *f (no copies on the stack): filled after
-     * npu__cache_fields_init, which clears f. */
+    /* The texts go straight into *f (no copies on the stack). */
+    memset(f, 0, sizeof *f);
     npu__device_platform(d, f->platform, sizeof f->platform);
     npu__cache_key_field(&k, NPU__KEY_PLATFORM, f->platform, strlen(f->platform));
     npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, (uint32_t)NPU_VERSION);
-    npu__cache_fields_init(f, &k, d->compiler_version, NULL, NULL);
-    npu__device_platform(d, f->platform, sizeof f->platform);
+    npu__cache_key_final(&k, &f->key, &f->check);
+    f->compiler_version = d->compiler_version;
+    f->npu_version = (uint32_t)NPU_VERSION;
     npu__batch_text(form->original, batch, sizeof batch);
     npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->ops->kind,
              src->ops->label(src->src),
@@ -13193,7 +13187,7 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
                          "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
                          arena->capacity);
     if (end > arena->peak) arena->peak = end;
-    st = npu__cache_fields_for(d, arena, src, o, form, &fields);
+    st = npu__cache_fields_for(d, src, o, form, &fields);
     if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
     {
         /* The entry's path: scratch at the top, given back before the
