@@ -12273,9 +12273,10 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
  *
  *   npu__cache_key k; npu__cache_fields f;
  *   npu__cache_key_init(&k);
+ *   npu__cache_key_field(&k, NPU__KEY_SOURCE, kind, strlen(kind));
  *   npu__cache_key_begin(&k, NPU__KEY_STRUCTURE);
- *     serialize the model through a counting sink with feed = npu__cache_key_feed
- *     and constants rendered without addresses;
+ *     the source's structure (no constant data, no addresses) through a
+ *     counting sink with feed = npu__cache_key_feed;
  *   npu__cache_key_end(&k);
  *   for each constant: npu__cache_key_field(&k, NPU__KEY_CONSTANT, data, bytes);
  *   npu__cache_key_field(&k, NPU__KEY_OPTIONS, build_flags, strlen(build_flags));
@@ -12283,8 +12284,9 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
  *   npu__cache_key_field(&k, NPU__KEY_PLATFORM, platform, strlen(platform));
  *   npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, NPU_VERSION);
  *   npu__cache_fields_init(&f, &k, compiler_version, platform, descriptor);
- *   if (npu__cache_open(ctx, dir, &f, &map, path) == NPU_OK) {
- *       import map.payload / map.payload_size (npu__meta_read first), then
+ *   if (npu__cache_open_into(ctx, dir, &f, &map, path, scratch, cap) == NPU_OK) {
+ *       import map.payload / map.payload_size (npu__meta_read first): a copy
+ *       when map.read_at (read into scratch), else from the mapping; then
  *       npu__cache_close(&map) once the driver no longer needs the bytes;
  *   } else {            // a miss: the reason is logged
  *       compile; export into the entry with npu__cache_writer_begin, a sink
