@@ -12816,8 +12816,9 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
 
 /* Opens the entry file: a regular file of at most NPU__CACHE_READ_MAX bytes
  * that fits scratch[0 .. cap) is read() into the top of it (out->read_at),
- * anything else is mapped (npu__map_file's checks). Returns NULL, or why not
- * with *err the errno (0 for "not a regular file" / "too large to map"). */
+ * anything else is mapped, from the same descriptor (npu__map_file's checks;
+ * an empty file maps to NULL). Returns NULL, or why not with *err the errno
+ * (0 for "not a regular file" / "too large to map"). */
 static const char *npu__cache_load(const char *path, unsigned char *scratch, size_t cap, npu__cache_mapping *out,
                                    int *err)
 {
@@ -12840,9 +12841,18 @@ static const char *npu__cache_load(const char *path, unsigned char *scratch, siz
         why = strerror(*err);
     } else if (!S_ISREG(sb.st_mode)) {
         why = "not a regular file";
+    } else if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
+        why = "too large to map";
     } else if ((uint64_t)sb.st_size > (uint64_t)NPU__CACHE_READ_MAX || (size_t)sb.st_size > cap) {
-        close(fd);
-        return npu__map_file(path, &out->base, &out->map_size, err);
+        /* mapped from the same descriptor (no second open) */
+        void *p = sb.st_size > 0 ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        if (p == MAP_FAILED) {
+            *err = errno;
+            why = strerror(*err);
+        } else {
+            out->base = p;
+            out->map_size = (size_t)sb.st_size;
+        }
     } else {
         /* Entries are replaced by rename, never rewritten: the file stays as
          * fstat saw it. A short read is a truncated entry (verify says so). */
