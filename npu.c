@@ -4553,20 +4553,71 @@ static npu_status npu__gsrc_payload(const void *src, const npu_payload_options *
     return npu__graph_payload((const npu_graph *)src, po, o, dst, cap, size);
 }
 
-/* The IR XML as layout A writes it: weight offsets, no addresses. */
+/* A string for the walk below: its length (u32), then its bytes. */
+static void npu__walk_str(npu__sink *s, const char *t, size_t n)
+{
+    npu__sink_le(s, (uint64_t)n, 4);
+    npu__sink_put(s, t, n);
+}
+
+/* The graph's structure for the cache key: a binary walk of its nodes (the
+ * model without constant data or addresses). It covers everything the IR XML
+ * of layout A (npu__x_graph, no type overrides, no init Consts) is written
+ * from, so that two graphs with the same walk write the same XML:
+ *   graph name                          <net name=>
+ *   per node, in creation order:
+ *     category                          layer order and ids, edge ids
+ *     op row: IR type, version          <layer type= version=>
+ *     name                              <layer name=>, tensor names
+ *     output type and shape, raw dims   <port precision=>, <dim>, shape=
+ *     layout                            the layout rt_info of a Parameter or Result
+ *     input count and creation indices  <edge>s, input ports (which repeat
+ *                                       the inputs' type and shape); a
+ *                                       Result's names follow its input
+ *     a constant's size in bytes        size=, and offset= (their running sum)
+ *     the <data> attributes, written by the op's own attribute writer
+ *     (the same code the XML uses), ended by a 0 byte (attribute text
+ *     holds none)
+ * Every variable-length piece has a length or the 0 end, so the stream
+ * decodes uniquely. Type and op tables are fixed within one npu version,
+ * which the key holds too. No pointer or address is hashed. */
 static npu_status npu__gsrc_structure(const void *src, npu__sink *s)
 {
     const npu_graph *g = (const npu_graph *)src;
-    npu_payload_options a;
-    npu__writer w;
-    size_t unused = 0;
-    npu_status st;
-    memset(&a, 0, sizeof a);
-    a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
-    st = npu__writer_check(g, &a, &unused, "model cache key");
+    const npu_node *n;
+    unsigned char rec[16 + 8 * NPU_MAX_RANK + 8];
+    size_t unused = 0, len;
+    uint32_t i, rank;
+    npu_status st = npu__writer_check(g, NULL, &unused, "model cache key");
     if (st != NPU_OK) return st;
-    npu__writer_init(&w, s, g, &a);
-    npu__x_graph(&w);
+    npu__walk_str(s, g->name, strlen(g->name));
+    npu__sink_le(s, g->node_count, 4);
+    for (n = g->first; n != NULL; n = n->next) {
+        rank = n->shape.rank <= NPU_MAX_RANK ? n->shape.rank : NPU_MAX_RANK;
+        rec[0] = n->op;
+        rec[1] = n->cat;
+        rec[2] = n->info->attrs != NULL;
+        rec[3] = 0;
+        npu__le_put(rec + 4, (uint64_t)n->type, 4);
+        npu__le_put(rec + 8, (uint64_t)n->n_inputs, 4);
+        npu__le_put(rec + 12, rank, 4);
+        len = 16;
+        for (i = 0; i < rank; i++, len += 8) npu__le_put(rec + len, (uint64_t)n->shape.dims[i], 8);
+        if (n->op == NPU__OP_CONSTANT) {
+            npu__le_put(rec + len, n->a.constant.bytes, 8);
+            len += 8;
+        }
+        npu__sink_put(s, rec, len);
+        for (i = 0; i < n->n_inputs; i++) npu__sink_le(s, n->inputs[i]->index, 4);
+        npu__walk_str(s, n->name, strlen(n->name));
+        npu__walk_str(s, n->info->ir_type, strlen(n->info->ir_type));
+        npu__walk_str(s, n->info->version, strlen(n->info->version));
+        npu__walk_str(s, n->layout, strnlen(n->layout, sizeof n->layout));
+        if (n->info->attrs != NULL) {
+            n->info->attrs(s, n);
+            npu__sink_put(s, "", 1);
+        }
+    }
     return NPU_OK;
 }
 
@@ -10667,19 +10718,6 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     return st;
 }
 
-#ifndef NPU_NO_CACHE
-/* The build flags of `src` with these options into the arena (for the cache
- * key); the caller rewinds. */
-static npu_status npu__src_flags(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                 const npu_compile_options *o, const char **flags)
-{
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    return npu__flags_alloc(d, arena, o, &in, &outl, flags);
-}
-#endif
 
 
 /* What analysing the model's inputs and outputs found. */
@@ -12047,8 +12085,11 @@ static int npu__digest_equal(const npu__digest *x, const npu__digest *y)
  * 256 bits of digest match (plus the readable fields: platform, compiler and
  * npu versions, descriptor). A collision of the file name alone never loads
  * the wrong model. */
-#define NPU__SEED_KEY 0x4e50554b45593031ull      /* "NPUKEY01" */
-#define NPU__SEED_CHECK 0x4e50554348433031ull    /* "NPUCHC01" */
+/* The key's version is in its seeds: 02 since a graph's structure is a
+ * binary walk of its nodes (01: its IR XML), so an entry keyed the old way is
+ * never found under a new key (it is a plain miss). */
+#define NPU__SEED_KEY 0x4e50554b45593032ull      /* "NPUKEY02" */
+#define NPU__SEED_CHECK 0x4e50554348433032ull    /* "NPUCHC02" */
 #define NPU__SEED_CHECKSUM 0x4e505553554d3031ull /* "NPUSUM01" */
 
 typedef enum npu__key_tag {
@@ -12057,7 +12098,9 @@ typedef enum npu__key_tag {
     NPU__KEY_OPTIONS = 3,    /* the compile options string (build flags) */
     NPU__KEY_COMPILER = 4,   /* the compiler version, u32 */
     NPU__KEY_PLATFORM = 5,   /* the device platform string */
-    NPU__KEY_NPU_VERSION = 6 /* NPU_VERSION, u32 */
+    NPU__KEY_NPU_VERSION = 6, /* NPU_VERSION, u32 */
+    NPU__KEY_SOURCE = 7       /* the source kind ("graph", "IR"): which
+                                 structure format follows (one per kind) */
 } npu__key_tag;
 
 typedef struct npu__cache_key {
@@ -12077,17 +12120,55 @@ static void npu__cache_key_init(npu__cache_key *k)
     k->buffered = 0;
 }
 
-/* Both digests take the bytes, in 8 KiB parts so that each part is still in
- * the L1 cache for the second: one pass over a large constant from memory
- * instead of two. */
+/* NH128's round (section 9b) on two lane sets at once: eight independent
+ * multiply chains in flight, one word multiply shared (3 multiplies per word
+ * instead of 4): about 10 GB/s for both digests from the cache where two
+ * passes give 7. From memory the loop must prefetch: the hardware prefetcher
+ * alone leaves it at 2 GB/s (two 8 KiB passes, the first from memory: 3),
+ * 2 KiB ahead it reaches 8. (A prefetch never faults, past the end either.) */
+static void npu__cache_key_stripes(uint64_t *restrict x, uint64_t *restrict y, const unsigned char *restrict p,
+                                   size_t stripes)
+{
+    uint64_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], y0 = y[0], y1 = y[1], y2 = y[2], y3 = y[3], w;
+    for (; stripes-- > 0; p += 32) {
+#if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(p + 2048);
+#endif
+        w = npu__load64(p) * NPU__H_P0;
+        x0 = npu__rotl64(x0 + w, 31) * NPU__H_P1;
+        y0 = npu__rotl64(y0 + w, 31) * NPU__H_P1;
+        w = npu__load64(p + 8) * NPU__H_P0;
+        x1 = npu__rotl64(x1 + w, 31) * NPU__H_P1;
+        y1 = npu__rotl64(y1 + w, 31) * NPU__H_P1;
+        w = npu__load64(p + 16) * NPU__H_P0;
+        x2 = npu__rotl64(x2 + w, 31) * NPU__H_P1;
+        y2 = npu__rotl64(y2 + w, 31) * NPU__H_P1;
+        w = npu__load64(p + 24) * NPU__H_P0;
+        x3 = npu__rotl64(x3 + w, 31) * NPU__H_P1;
+        y3 = npu__rotl64(y3 + w, 31) * NPU__H_P1;
+    }
+    x[0] = x0, x[1] = x1, x[2] = x2, x[3] = x3;
+    y[0] = y0, y[1] = y1, y[2] = y2, y[3] = y3;
+}
+
+/* Both digests take the bytes in one pass (they always hold the same partial
+ * stripe: they are fed the same bytes). The same digests as two
+ * npu__nh128_update calls. */
 static void npu__cache_key_hash(npu__cache_key *k, const unsigned char *p, size_t n)
 {
-    size_t done, part;
-    for (done = 0; done < n; done += part) {
-        part = n - done < 8192 ? n - done : 8192;
-        npu__nh128_update(&k->key, p + done, part);
-        npu__nh128_update(&k->check, p + done, part);
-    }
+    size_t head = k->key.stripe_len > 0 ? 32 - k->key.stripe_len : 0, bulk;
+    if (head > n) head = n;
+    npu__nh128_update(&k->key, p, head);
+    npu__nh128_update(&k->check, p, head);
+    p += head;
+    n -= head;
+    bulk = n / 32;   /* n > 0 here only with an empty partial stripe */
+    npu__cache_key_stripes(k->key.lane, k->check.lane, p, bulk);
+    k->key.total += (uint64_t)bulk * 32u;
+    k->check.total += (uint64_t)bulk * 32u;
+    p += bulk * 32;
+    npu__nh128_update(&k->key, p, n % 32);
+    npu__nh128_update(&k->check, p, n % 32);
 }
 
 static void npu__cache_key_flush(npu__cache_key *k)
@@ -12190,9 +12271,10 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
  *
  *   npu__cache_key k; npu__cache_fields f;
  *   npu__cache_key_init(&k);
+ *   npu__cache_key_field(&k, NPU__KEY_SOURCE, kind, strlen(kind));
  *   npu__cache_key_begin(&k, NPU__KEY_STRUCTURE);
- *     serialize the model through a counting sink with feed = npu__cache_key_feed
- *     and constants rendered without addresses;
+ *     the source's structure (no constant data, no addresses) through a
+ *     counting sink with feed = npu__cache_key_feed;
  *   npu__cache_key_end(&k);
  *   for each constant: npu__cache_key_field(&k, NPU__KEY_CONSTANT, data, bytes);
  *   npu__cache_key_field(&k, NPU__KEY_OPTIONS, build_flags, strlen(build_flags));
@@ -12200,8 +12282,9 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
  *   npu__cache_key_field(&k, NPU__KEY_PLATFORM, platform, strlen(platform));
  *   npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, NPU_VERSION);
  *   npu__cache_fields_init(&f, &k, compiler_version, platform, descriptor);
- *   if (npu__cache_open(ctx, dir, &f, &map, path) == NPU_OK) {
- *       import map.payload / map.payload_size (npu__meta_read first), then
+ *   if (npu__cache_open_into(ctx, dir, &f, &map, path, scratch, cap) == NPU_OK) {
+ *       import map.payload / map.payload_size (npu__meta_read first): a copy
+ *       when map.read_at (read into scratch), else from the mapping; then
  *       npu__cache_close(&map) once the driver no longer needs the bytes;
  *   } else {            // a miss: the reason is logged
  *       compile; export into the entry with npu__cache_writer_begin, a sink
@@ -12243,6 +12326,11 @@ typedef struct npu__cache_fields {
     char descriptor[NPU__CACHE_DESCRIPTOR_MAX]; /* cut to 127 bytes */
 } npu__cache_fields;
 
+/* (The compile path fills the fields itself, npu__cache_fields_for; this
+ * serves the white-box tests.) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((unused))
+#endif
 static void npu__cache_fields_init(npu__cache_fields *f, const npu__cache_key *k,
                                    uint32_t compiler_version, const char *platform,
                                    const char *descriptor)
@@ -12632,10 +12720,18 @@ static npu_status npu__cache_store(npu_context *ctx, const char *dir,
 typedef struct npu__cache_mapping {
     void *base;                    /* the mapping (NULL: none) */
     size_t map_size;
-    const unsigned char *payload;  /* base + 4096: page-aligned */
+    const unsigned char *payload;  /* the entry + 4096: page-aligned when mapped */
     size_t payload_size;
+    const unsigned char *read_at;  /* not NULL: the entry was read() into the
+                                      caller's scratch here (nothing mapped) */
     char reason[192];              /* why the entry was not used ("" on a hit) */
 } npu__cache_mapping;
+
+/* Entries up to this size are read() into arena scratch when the arena has
+ * room, instead of mapped: for a small entry, mmap, its page faults and the
+ * munmap (a TLB flush) cost more than copying it. Larger ones are mapped and
+ * the driver may use the mapping in place. */
+#define NPU__CACHE_READ_MAX ((size_t)256 << 10)
 
 /* Verifies an entry held in memory, p[0 .. size) with size >= 4096, against
  * `expected`. NPU_OK, or NPU_ERR_FORMAT with the reason in reason[0 .. cap). */
@@ -12716,6 +12812,70 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
     return status;
 }
 
+/* Opens the entry file: a regular file of at most NPU__CACHE_READ_MAX bytes
+ * that fits scratch[0 .. cap) is read() into the top of it (out->read_at),
+ * anything else is mapped, from the same descriptor (npu__map_file's checks;
+ * an empty file maps to NULL). Returns NULL, or why not with *err the errno
+ * (0 for "not a regular file" / "too large to map"). */
+static const char *npu__cache_load(const char *path, unsigned char *scratch, size_t cap, npu__cache_mapping *out,
+                                   int *err)
+{
+    struct stat sb;
+    const char *why = NULL;
+    size_t size, got = 0, at;
+    ssize_t r;
+    int fd;
+    *err = 0;
+    if (scratch == NULL || cap == 0) return npu__map_file(path, &out->base, &out->map_size, err);
+    do {
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* as npu__map_file: a FIFO never blocks */
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        *err = errno;
+        return strerror(*err);
+    }
+    if (fstat(fd, &sb) != 0) {
+        *err = errno;
+        why = strerror(*err);
+    } else if (!S_ISREG(sb.st_mode)) {
+        why = "not a regular file";
+    } else if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
+        why = "too large to map";
+    } else if ((uint64_t)sb.st_size > (uint64_t)NPU__CACHE_READ_MAX || (size_t)sb.st_size > cap) {
+        /* mapped from the same descriptor (no second open) */
+        void *p = sb.st_size > 0 ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        if (p == MAP_FAILED) {
+            *err = errno;
+            why = strerror(*err);
+        } else {
+            out->base = p;
+            out->map_size = (size_t)sb.st_size;
+        }
+    } else {
+        /* Entries are replaced by rename, never rewritten: the file stays as
+         * fstat saw it. A short read is a truncated entry (verify says so). */
+        size = (size_t)sb.st_size;
+        at = (cap - size) & ~(size_t)(NPU_ARENA_ALIGN - 1);
+        while (got < size) {
+            r = read(fd, scratch + at + got, size - got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                *err = errno;
+                why = strerror(*err);
+                break;
+            }
+            if (r == 0) break;
+            got += (size_t)r;
+        }
+        if (why == NULL) {
+            out->read_at = scratch + at;
+            out->map_size = got;
+        }
+    }
+    close(fd);
+    return why;
+}
+
 /* Maps the entry of `expected` in `dir` read-only and verifies it: size,
  * magic, format version, key, check digest, compiler and npu versions,
  * platform, descriptor, zero padding and the checksum over the whole entry.
@@ -12726,11 +12886,15 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
  * NPU_ERR_IO (cannot open or map). The caller recompiles and stores, which
  * replaces a bad entry. The mapping is private: files are replaced by
  * rename, never rewritten in place, so an open mapping stays intact. */
-/* path: the caller's scratch of NPU__CACHE_PATH_MAX bytes. */
-NPU__NOINLINE static npu_status npu__cache_open(npu_context *ctx, const char *dir, const npu__cache_fields *expected,
-                                  npu__cache_mapping *out, char *path)
+/* path: the caller's scratch of NPU__CACHE_PATH_MAX bytes. scratch[0 .. cap)
+ * (may be NULL): where a small entry is read() instead (npu__cache_load);
+ * out->payload then points into it, and nothing is mapped. */
+NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const char *dir,
+                                                     const npu__cache_fields *expected, npu__cache_mapping *out,
+                                                     char *path, unsigned char *scratch, size_t cap)
 {
     const char *why;
+    const unsigned char *entry;
     npu_status status;
     int err;
     if (out == NULL || expected == NULL)
@@ -12744,7 +12908,7 @@ NPU__NOINLINE static npu_status npu__cache_open(npu_context *ctx, const char *di
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss: %s ('%.64s...')", out->reason,
                                dir == NULL ? "" : dir);
     }
-    why = npu__map_file(path, &out->base, &out->map_size, &err);
+    why = npu__cache_load(path, scratch, cap, out, &err);
     if (why != NULL) {
         npu__strlcpy(out->reason, err == ENOENT ? "no entry" : why, sizeof out->reason);
         return npu__cache_warn(ctx, err == ENOENT ? NPU_LOG_INFO : NPU_LOG_WARN,
@@ -12752,18 +12916,31 @@ NPU__NOINLINE static npu_status npu__cache_open(npu_context *ctx, const char *di
                                path, out->reason);
     }
     /* An empty file maps to NULL: verify stops at its size. */
-    status = npu__cache_verify((const unsigned char *)out->base, out->map_size, expected, out->reason,
-                               sizeof out->reason);
+    entry = out->read_at != NULL ? out->read_at : (const unsigned char *)out->base;
+    status = npu__cache_verify(entry, out->map_size, expected, out->reason, sizeof out->reason);
     if (status != NPU_OK) {
         if (out->base != NULL) munmap(out->base, out->map_size);
         out->base = NULL;
+        out->read_at = NULL;
         out->map_size = 0;
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss for '%s': %s", path, out->reason);
     }
-    out->payload = (const unsigned char *)out->base + NPU__CACHE_HEADER;
+    out->payload = entry + NPU__CACHE_HEADER;
     out->payload_size = out->map_size - NPU__CACHE_HEADER;
-    npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes)", path, out->payload_size);
+    npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes, %s)", path, out->payload_size,
+             out->read_at != NULL ? "read" : "mapped");
     return NPU_OK;
+}
+
+/* npu__cache_open_into without scratch: the entry is always mapped. (The
+ * white-box tests' entry point.) */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((unused))
+#endif
+static npu_status npu__cache_open(npu_context *ctx, const char *dir, const npu__cache_fields *expected,
+                                  npu__cache_mapping *out, char *path)
+{
+    return npu__cache_open_into(ctx, dir, expected, out, path, NULL, 0);
 }
 
 /* Unmaps a hit; a zeroed or missed mapping is fine. */
@@ -12772,6 +12949,7 @@ static void npu__cache_close(npu__cache_mapping *m)
     if (m == NULL) return;
     if (m->base != NULL) munmap(m->base, m->map_size);
     m->base = NULL;
+    m->read_at = NULL;
     m->map_size = 0;
     m->payload = NULL;
     m->payload_size = 0;
@@ -12813,15 +12991,16 @@ static void npu__key_constant(void *state, const void *data, uint64_t bytes)
     npu__cache_key_field(c->k, NPU__KEY_CONSTANT, data, (size_t)bytes);
 }
 
-/* Structure and constants. A graph: its IR XML as layout A writes it (weight
- * offsets, no addresses), then every constant's bytes; an IR: its XML text and
- * its .bin. */
+/* Source kind, structure and constants. A graph: a binary walk of its nodes
+ * (npu__gsrc_structure, section 7), then every constant's bytes; an IR: its
+ * XML text and its .bin. */
 static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src, npu_context *ctx)
 {
     npu__sink s;
     npu__key_consts c;
     npu_status st;
     npu__key_sink(&s, k);
+    npu__cache_key_field(k, NPU__KEY_SOURCE, src->ops->kind, strlen(src->ops->kind));
     npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
     st = src->ops->structure(src->src, &s);
     if (st != NPU_OK) return st;
@@ -12838,32 +13017,33 @@ static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
     snprintf(buf, cap, "%s/0x%04x", npu__platform_name(d->props.deviceId), (unsigned)d->props.deviceId);
 }
 
-/* Everything that decides the blob, hashed into f. The build flags are
- * written into the arena and rewound. */
-NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *arena, const npu__model_src *src,
+/* Everything that decides the blob, hashed into f. */
+NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__model_src *src,
                                         const npu_compile_options *o, const npu__form *form,
                                         npu__cache_fields *f)
 {
     npu__cache_key k;
     npu__sink s;
-    const char *flags = NULL;
+    npu__io_list in, outl;
     char batch[24];
     npu_tensor_desc desc;
-    size_t mark = arena->used;
-    uint32_t i, axis, n_in, n_out;
+    uint32_t i, axis, n_in, n_out, n_args = 0;
     int has_n;
     npu_status st;
 
     npu__cache_key_init(&k);
     st = npu__key_model(&k, src, d->ctx);
     if (st != NPU_OK) return st;
-    st = npu__src_flags(d, arena, src, o, &flags);
+    /* The build flags the compile would pass (npu__plain_compile), written
+     * straight into the key: no copy in the arena. */
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    st = npu__flags_check(d, o, &in, &outl);
     if (st != NPU_OK) return st;
     npu__key_sink(&s, &k);
     npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
     npu__sink_str(&s, "flags=");
-    if (flags != NULL) npu__sink_str(&s, flags);
-    npu_arena_rewind(arena, mark);
+    npu__flags_write(&s, d, o, &in, &outl);
     npu__sink_str(&s, "\npayload_layout=");
     npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o, npu__src_ir_version(src), 1));
     npu__sink_str(&s, "\nbatch_rule=");
@@ -12888,13 +13068,14 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, npu_arena *
     }
     npu__cache_key_end(&k);
     npu__cache_key_u32(&k, NPU__KEY_COMPILER, d->compiler_version);
-    /* The texts go straight into *f (no copies on the stack): filled after
-     * npu__cache_fields_init, which clears f. */
+    /* The texts go straight into *f (no copies on the stack). */
+    memset(f, 0, sizeof *f);
     npu__device_platform(d, f->platform, sizeof f->platform);
     npu__cache_key_field(&k, NPU__KEY_PLATFORM, f->platform, strlen(f->platform));
     npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, (uint32_t)NPU_VERSION);
-    npu__cache_fields_init(f, &k, d->compiler_version, NULL, NULL);
-    npu__device_platform(d, f->platform, sizeof f->platform);
+    npu__cache_key_final(&k, &f->key, &f->check);
+    f->compiler_version = d->compiler_version;
+    f->npu_version = (uint32_t)NPU_VERSION;
     npu__batch_text(form->original, batch, sizeof batch);
     npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->ops->kind,
              src->ops->label(src->src),
@@ -12965,17 +13146,23 @@ NPU__NOINLINE static void npu__cache_store_model(npu_model *m, npu_arena *arena,
 }
 
 /* Imports a hit. The mapping moves into the model when the driver uses it in
- * place; otherwise it is closed here. */
+ * place; otherwise it is closed here. An entry read into arena scratch is
+ * imported as a copy (the driver keeps nothing of it), with the arena's
+ * capacity held below the scratch meanwhile so that the model cannot be
+ * carved over the bytes being imported. */
 NPU__NOINLINE static npu_status npu__cache_import(npu_device *d, npu_arena *arena, const npu_compile_options *o,
                                     npu__cache_mapping *map, npu_model **out)
 {
     npu_import_options io;
     int persistent = 0;
+    size_t capacity = arena->capacity;
     npu_status st;
     memset(&io, 0, sizeof io);
     io.priority = o->priority;
     io.turbo = o->turbo;
-    st = npu__import(d, arena, map->payload, map->payload_size, &io, 1, &persistent, out);
+    if (map->read_at != NULL) arena->capacity = (size_t)(map->read_at - arena->base);
+    st = npu__import(d, arena, map->payload, map->payload_size, &io, map->read_at == NULL, &persistent, out);
+    arena->capacity = capacity;
     if (st == NPU_OK && persistent) {
         (*out)->map = map->base;
         (*out)->map_size = map->map_size;
@@ -13010,14 +13197,19 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
                          "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
                          arena->capacity);
     if (end > arena->peak) arena->peak = end;
-    st = npu__cache_fields_for(d, arena, src, o, form, &fields);
+    st = npu__cache_fields_for(d, src, o, form, &fields);
     if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
     {
-        /* the entry's path: scratch at the top, given back before the
-         * model is made (the compile's reserved need covers it) */
-        size_t pmark = arena->used;
+        /* The entry's path: scratch at the top, given back before the
+         * model is made (the compile's reserved need covers it). A small
+         * entry is read into the arena above that need, when there is room
+         * (the import then still has all of the need); else it is mapped. */
+        size_t pmark = arena->used, room = NPU_ARENA_ROUND(end);
         char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
-        st = path != NULL ? npu__cache_open(d->ctx, o->cache_dir, &fields, &map, path) : NPU_ERR_ARENA_TOO_SMALL;
+        unsigned char *scratch = room < arena->capacity ? arena->base + room : NULL;
+        st = path != NULL ? npu__cache_open_into(d->ctx, o->cache_dir, &fields, &map, path, scratch,
+                                                 scratch != NULL ? arena->capacity - room : 0)
+                          : NPU_ERR_ARENA_TOO_SMALL;
         npu_arena_rewind(arena, pmark);
         if (path == NULL) npu__textf(map.reason, sizeof map.reason, "no arena room for the entry's path");
     }

@@ -222,6 +222,152 @@ static void test_constant_option_and_batch_mode_change_the_key(void **state)
     assert_int_equal(count_files(dir, NULL, NULL, 0), 5);
 }
 
+/* ---- what a graph's key covers (a binary walk of its nodes) ----
+ * y = Clamp(x * w - b, 0, hi), or Clamp(b - x * w, 0, hi) with the
+ * Subtract's inputs swapped. Each variant differs from the base in one thing
+ * the compiled model depends on; every one must miss once, then hit, and the
+ * hit must compute its own function (a stale entry would not). */
+typedef struct variant {
+    const char *graph_name, *clamp_name, *in_layout;
+    double hi;      /* Clamp's max: an attribute */
+    int swap;       /* Subtract(b, x*w): the edges */
+    int w_rank2;    /* w as {1, 4} instead of {4}: a constant's shape */
+    int hint;       /* compile option: NPU_HINT_THROUGHPUT */
+} variant;
+
+static float vw[4] = {1.5f, -2.0f, 0.5f, 3.0f};
+static float vb[4] = {0.25f, 1.0f, -1.0f, 0.125f};
+
+static npu_graph *variant_graph(const variant *v)
+{
+    npu_graph *g = NULL;
+    npu_graph_options go;
+    npu_shape xs = {2, {1, 4}}, ws1 = {1, {4}}, ws2 = {2, {1, 4}};
+    npu_node *x, *w, *b, *xw;
+    memset(&go, 0, sizeof go);
+    go.name = v->graph_name;
+    assert_int_equal(npu_graph_create(&tu_arena, tu_ctx, &go, &g), NPU_OK);
+    x = npu_graph_parameter(g, "x", NPU_F32, &xs, v->in_layout);
+    w = npu_graph_constant(g, "w", NPU_F32, v->w_rank2 ? &ws2 : &ws1, vw, sizeof vw);
+    b = npu_graph_constant(g, "b", NPU_F32, &ws1, vb, sizeof vb);
+    xw = npu_graph_multiply(g, x, w, NULL);
+    npu_graph_result(g, npu_graph_clamp(g, v->swap ? npu_graph_subtract(g, b, xw, NULL) : npu_graph_subtract(g, xw, b, NULL),
+                                        0.0, v->hi, v->clamp_name), "y");
+    if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
+    return g;
+}
+
+/* Compiles the variant through the cache, runs it against the host's y and
+ * returns from_cache. */
+static int variant_run(const variant *v)
+{
+    npu_compile_options o;
+    npu_model *m = NULL;
+    npu_request *r = NULL;
+    npu_model_info info;
+    const float x[4] = {2.0f, -1.5f, 4.0f, 1.0f};
+    float want[4];
+    const float *y;
+    size_t mark = npu_arena_used(&tu_arena);
+    int i;
+    npu_graph *g = variant_graph(v);
+    memset(&o, 0, sizeof o);
+    o.cache_dir = dir;
+    if (v->hint) o.hint = NPU_HINT_THROUGHPUT;
+    tu_ok(npu_model_compile_graph(dev, &tu_arena, g, &o, &m), "compile variant");
+    tu_ok(npu_model_get_info(m, &info), "info");
+    tu_ok(npu_request_create(m, &tu_arena, NULL, &r), "request");
+    memcpy(npu_request_input(r, 0), x, sizeof x);
+    tu_ok(npu_request_infer(r), "infer");
+    y = (const float *)npu_request_output(r, 0);
+    for (i = 0; i < 4; i++) {
+        float d = v->swap ? vb[i] - x[i] * vw[i] : x[i] * vw[i] - vb[i];
+        want[i] = d < 0.0f ? 0.0f : d > (float)v->hi ? (float)v->hi : d;
+        assert_true(fabsf(y[i] - want[i]) <= 1e-5f);
+    }
+    npu_request_destroy(r);
+    npu_model_destroy(m);
+    npu_arena_rewind(&tu_arena, mark);
+    return info.from_cache;
+}
+
+static void test_graph_key_tells_every_model_change_apart(void **state)
+{
+    const variant base = {"net", "clamp", "NC", 6.0, 0, 0, 0};
+    variant v[8];
+    unsigned char *last = (unsigned char *)vb + sizeof vb - 1;
+    int i, n = 0;
+    (void)state;
+    for (i = 0; i < 8; i++) v[i] = base;
+    n++;                              /* 0: the base */
+    v[n++].hi = 5.5;                  /* an attribute */
+    v[n++].clamp_name = "clamp2";     /* a node's name */
+    v[n++].graph_name = "net2";       /* the graph's name */
+    v[n++].in_layout = "";            /* a layout */
+    v[n++].swap = 1;                  /* the edges */
+    v[n++].w_rank2 = 1;               /* a constant's shape */
+    v[n++].hint = 1;                  /* an option */
+    for (i = 0; i < n; i++) {
+        /* A graph built again (other addresses) finds its own entry. */
+        assert_int_equal(variant_run(&v[i]), 0);
+        assert_int_equal(variant_run(&v[i]), 1);
+    }
+    assert_int_equal(count_files(dir, NULL, NULL, 0), n);
+    /* One bit of the last byte of the last constant: a miss, then its own hit. */
+    *last ^= 0x01;
+    assert_int_equal(variant_run(&base), 0);
+    assert_int_equal(variant_run(&base), 1);
+    *last ^= 0x01;
+    for (i = 0; i < n; i++) assert_int_equal(variant_run(&v[i]), 1);
+    assert_int_equal(count_files(dir, NULL, NULL, 0), n + 1);
+}
+
+/* A small entry is read into the arena when the arena has room above what a
+ * compile needs, and mapped when it has not; both hit with the same outputs,
+ * and an arena sized by the size query still takes the hit. */
+static void test_small_entry_read_or_mapped_by_arena_room(void **state)
+{
+    static _Alignas(64) unsigned char mem[8u << 20];
+    npu_graph *g = graph(1);
+    npu_compile_options o;
+    npu_arena a;
+    npu_model *m = NULL;
+    npu_model_info info;
+    size_t need = 0, used;
+    float y1[4], y2[4];
+    (void)state;
+    assert_int_equal(compile_run(g, NULL, 1, y1), 0);
+    tu_log_clear();
+    assert_int_equal(compile_run(g, NULL, 1, y2), 1);   /* the 16 MiB test arena: room */
+    tu_expect_log("bytes, read)");
+    assert_memory_equal(y1, y2, sizeof y1);
+    memset(&o, 0, sizeof o);
+    o.cache_dir = dir;
+    tu_ok(npu_model_compile_graph_size(dev, g, &o, &need), "size");
+    /* Exactly the size query: no room above the need, so the entry is mapped. */
+    assert_int_equal(npu_arena_init(&a, mem, need), NPU_OK);
+    tu_log_clear();
+    tu_ok(npu_model_compile_graph(dev, &a, g, &o, &m), "compile in an exact arena");
+    tu_ok(npu_model_get_info(m, &info), "info");
+    assert_int_equal(info.from_cache, 1);
+    tu_expect_log("bytes, mapped)");
+    used = npu_arena_used(&a);
+    assert_true(used <= need);
+    assert_int_equal(a.peak, need);
+    npu_model_destroy(m);
+    /* With room, read into the arena: the model takes the same bytes, and
+     * the bytes above what it holds are free again afterwards. */
+    assert_int_equal(npu_arena_init(&a, mem, sizeof mem), NPU_OK);
+    tu_log_clear();
+    tu_ok(npu_model_compile_graph(dev, &a, g, &o, &m), "compile with room");
+    tu_ok(npu_model_get_info(m, &info), "info");
+    assert_int_equal(info.from_cache, 1);
+    tu_expect_log("bytes, read)");
+    assert_int_equal(npu_arena_used(&a), used);
+    assert_int_equal(a.peak, need);
+    npu_model_destroy(m);
+}
+
 /* Child job: compile in NPU_TEST_CACHE; exit 10 + from_cache, 1 on failure. */
 static int child_compile(void)
 {
@@ -685,6 +831,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_second_compile_is_a_hit_with_identical_outputs, setup_each),
         cmocka_unit_test_setup(test_constant_option_and_batch_mode_change_the_key, setup_each),
+        cmocka_unit_test_setup(test_graph_key_tells_every_model_change_apart, setup_each),
+        cmocka_unit_test_setup(test_small_entry_read_or_mapped_by_arena_room, setup_each),
         cmocka_unit_test_setup(test_other_platform_misses, setup_each),
         cmocka_unit_test_setup(test_ir_hits, setup_each),
         cmocka_unit_test_setup(test_every_bad_entry_is_recompiled_and_replaced, setup_each),

@@ -409,6 +409,11 @@ static unsigned count_temps(void)
     return n;
 }
 
+/* Scratch for entries read() instead of mapped (npu__cache_open_into). */
+static _Alignas(16) unsigned char wb_scratch[NPU__CACHE_READ_MAX + 4096];
+
+/* Both ways of loading: mapped (npu__cache_open), and read into scratch
+ * (npu__cache_open_into: read up to NPU__CACHE_READ_MAX, mapped above). */
 static void expect_hit(npu_context *ctx, const npu__cache_fields *f, const unsigned char *blob,
                        size_t n)
 {
@@ -419,20 +424,42 @@ static void expect_hit(npu_context *ctx, const npu__cache_fields *f, const unsig
     assert_int_equal((uintptr_t)m.payload % 4096, 0);
     assert_memory_equal(m.payload, blob, n);
     assert_string_equal(m.reason, "");
+    assert_null(m.read_at);
     npu__cache_close(&m);
     assert_null(m.base);
+
+    st = npu__cache_open_into(ctx, dir, f, &m, wb_path, wb_scratch, sizeof wb_scratch);
+    if (st != NPU_OK) fail_msg("expected a hit (read), got %d: %s", st, m.reason);
+    assert_int_equal(m.payload_size, n);
+    assert_memory_equal(m.payload, blob, n);
+    if (n + NPU__CACHE_HEADER <= NPU__CACHE_READ_MAX) {
+        assert_null(m.base);
+        assert_true(m.read_at >= wb_scratch && m.payload + n <= wb_scratch + sizeof wb_scratch);
+    } else {
+        assert_non_null(m.base);
+        assert_null(m.read_at);
+    }
+    npu__cache_close(&m);
+    assert_null(m.base);
+    assert_null(m.read_at);
 }
 
 static void expect_miss(npu_context *ctx, const npu__cache_fields *f, npu_status want,
                         const char *reason)
 {
     npu__cache_mapping m;
-    npu_status st = npu__cache_open(ctx, dir, f, &m, wb_path);
-    assert_int_equal(st, want);
-    assert_null(m.base);
-    assert_null(m.payload);
-    if (strstr(m.reason, reason) == NULL) fail_msg("reason '%s' lacks '%s'", m.reason, reason);
-    npu__cache_close(&m);
+    int k;
+    for (k = 0; k < 2; k++) {
+        npu_status st = k == 0 ? npu__cache_open(ctx, dir, f, &m, wb_path)
+                               : npu__cache_open_into(ctx, dir, f, &m, wb_path, wb_scratch, sizeof wb_scratch);
+        assert_int_equal(st, want);
+        assert_null(m.base);
+        assert_null(m.read_at);
+        assert_null(m.payload);
+        if (strstr(m.reason, reason) == NULL) fail_msg("reason '%s' lacks '%s' (%s)", m.reason, reason,
+                                                       k == 0 ? "mapped" : "read");
+        npu__cache_close(&m);
+    }
 }
 
 static void test_entry_path_is_dir_slash_32_hex_digits(void **state)
