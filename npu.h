@@ -447,7 +447,11 @@ typedef struct npu_postprocess {
  * and ops whose attribute becomes a constant input in the IR (Reshape target,
  * Squeeze/Unsqueeze/Reduce* axes, Transpose perm) add one Constant node with an
  * automatic name and NPU_ARENA_ROUND(8 * count) bytes for its i64 values (those
- * values live in the graph's arena; the caller's array is not kept).
+ * values live in the graph's arena; the caller's array is not kept). Pad,
+ * Slice, Interpolate and Swish (beta != 1) add one such Constant per array or
+ * scalar they take, each NPU_ARENA_ROUND(count x element size) bytes (i64
+ * pads, bounds, sizes and axes; f32 scales; x's type for a pad value or beta),
+ * and npu_graph_set_preprocess / _set_postprocess add the nodes of their plan.
  * The simplest exact recipe: build the graph once in a big arena, read
  * npu_graph_bytes_used(); the same calls always take the same bytes.
  *
