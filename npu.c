@@ -236,43 +236,62 @@ static size_t npu__strlcpy(char *dst, const char *src, size_t cap)
     return n;
 }
 
-/* Maps the whole regular file `path` read-only and private (the IR loader, blob
- * import, the model cache). *map is NULL for an empty file. Returns NULL, or
- * why it failed (strerror text, or "not a regular file" / "too large to map")
- * with *err the errno (0 for those two). */
-static const char *npu__map_file(const char *path, void **map, size_t *len, int *err)
+/* Opens the regular file `path` read-only and gives its size: NULL with *fd
+ * open, or why not (the descriptor closed): strerror text with *err the errno,
+ * or "not a regular file" / "too large to map" with *err 0. O_NONBLOCK: opening
+ * a FIFO (or a device) must not wait for a writer; anything but a regular file
+ * is refused right after the fstat. The flag does not matter to mmap or read. */
+static const char *npu__open_regular(const char *path, int *fd, size_t *size, int *err)
 {
     struct stat sb;
     const char *why = NULL;
-    int fd;
-    *map = NULL;
-    *len = 0;
     *err = 0;
-    /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer;
-     * anything but a regular file is refused right after the fstat. The flag
-     * does not matter to mmap, so it stays. */
+    *size = 0;
     do {
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
+        *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    } while (*fd < 0 && errno == EINTR);
+    if (*fd < 0) {
         *err = errno;
         return strerror(*err);
     }
-    if (fstat(fd, &sb) != 0) {
+    if (fstat(*fd, &sb) != 0) {
         *err = errno;
         why = strerror(*err);
     } else if (!S_ISREG(sb.st_mode)) {
         why = "not a regular file";
     } else if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
         why = "too large to map";
-    } else if (sb.st_size > 0) {
-        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    }
+    if (why != NULL) {
+        close(*fd);
+        *fd = -1;
+        return why;
+    }
+    *size = (size_t)sb.st_size;
+    return NULL;
+}
+
+/* Maps the whole regular file `path` read-only and private (the IR loader, blob
+ * import, the model cache). *map is NULL for an empty file. Returns NULL, or
+ * why it failed (as npu__open_regular, or the mmap's strerror text) with *err
+ * the errno (0 for "not a regular file" / "too large to map"). */
+static const char *npu__map_file(const char *path, void **map, size_t *len, int *err)
+{
+    const char *why;
+    size_t size;
+    int fd;
+    *map = NULL;
+    *len = 0;
+    why = npu__open_regular(path, &fd, &size, err);
+    if (why != NULL) return why;
+    if (size > 0) {
+        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
             *err = errno;
             why = strerror(*err);
         } else {
             *map = p;
-            *len = (size_t)sb.st_size;
+            *len = size;
         }
     }
     close(fd);
@@ -12820,41 +12839,27 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
 static const char *npu__cache_load(const char *path, unsigned char *scratch, size_t cap, npu__cache_mapping *out,
                                    int *err)
 {
-    struct stat sb;
-    const char *why = NULL;
+    const char *why;
     size_t size, got = 0, at;
     ssize_t r;
     int fd;
     *err = 0;
     if (scratch == NULL || cap == 0) return npu__map_file(path, &out->base, &out->map_size, err);
-    do {
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* as npu__map_file: a FIFO never blocks */
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        *err = errno;
-        return strerror(*err);
-    }
-    if (fstat(fd, &sb) != 0) {
-        *err = errno;
-        why = strerror(*err);
-    } else if (!S_ISREG(sb.st_mode)) {
-        why = "not a regular file";
-    } else if ((uint64_t)sb.st_size > (uint64_t)SIZE_MAX) {
-        why = "too large to map";
-    } else if ((uint64_t)sb.st_size > (uint64_t)NPU__CACHE_READ_MAX || (size_t)sb.st_size > cap) {
+    why = npu__open_regular(path, &fd, &size, err);
+    if (why != NULL) return why;
+    if ((uint64_t)size > (uint64_t)NPU__CACHE_READ_MAX || size > cap) {
         /* mapped from the same descriptor (no second open) */
-        void *p = sb.st_size > 0 ? mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        void *p = size > 0 ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
         if (p == MAP_FAILED) {
             *err = errno;
             why = strerror(*err);
         } else {
             out->base = p;
-            out->map_size = (size_t)sb.st_size;
+            out->map_size = size;
         }
     } else {
         /* Entries are replaced by rename, never rewritten: the file stays as
          * fstat saw it. A short read is a truncated entry (verify says so). */
-        size = (size_t)sb.st_size;
         at = (cap - size) & ~(size_t)(NPU_ARENA_ALIGN - 1);
         while (got < size) {
             r = read(fd, scratch + at + got, size - got);
