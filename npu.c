@@ -1368,6 +1368,21 @@ static const char *npu__pp_plan_input(npu__pp *p, const npu_preprocess *pp, npu_
 }
 
 
+/* A plan of NPU_PREPROCESS_BYTES from `arena` for input (or output) `index`. */
+static npu_status npu__pp_new(npu_context *ctx, npu_arena *arena, int output, uint32_t index, const char *what,
+                              npu__pp **out)
+{
+    NPU__MSG_UNUSED(what);
+    if (NPU_ARENA_ROUND(NPU_PREPROCESS_BYTES) > npu_arena_remaining(arena))
+        return npu__fail(ctx, NPU_ERR_ARENA_TOO_SMALL, "%s: arena too small: needs NPU_PREPROCESS_BYTES (%d), %zu free",
+                         what, NPU_PREPROCESS_BYTES, npu_arena_remaining(arena));
+    *out = (npu__pp *)npu__alloc(arena, ctx, NPU_PREPROCESS_BYTES, "preprocessing");
+    if (*out == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    (*out)->output = output;
+    (*out)->index = index;
+    return NPU_OK;
+}
+
 /* The output chain: Convert to ut, then Transpose from the model's layout to
  * ul (ul == the model's layout pointer: none). NULL, or why not. */
 static const char *npu__pp_plan_output(npu__pp *p, npu_type ut, const char *ul, npu_shape *sh)
@@ -3554,13 +3569,7 @@ static npu_status npu__gpp_begin(npu_graph *g, npu_arena *arena, npu__op op, uin
         return npu__fail(g->ctx, NPU_ERR_STATE, "%s: %s '%s' already has %s set", what,
                          op == NPU__OP_RESULT ? "output" : "input", n->name,
                          op == NPU__OP_RESULT ? "postprocessing" : "preprocessing");
-    if (NPU_ARENA_ROUND(NPU_PREPROCESS_BYTES) > npu_arena_remaining(arena))
-        return npu__fail(g->ctx, NPU_ERR_ARENA_TOO_SMALL, "%s: arena too small: needs NPU_PREPROCESS_BYTES (%d), %zu free",
-                         what, NPU_PREPROCESS_BYTES, npu_arena_remaining(arena));
-    *out = (npu__pp *)npu__alloc(arena, g->ctx, NPU_PREPROCESS_BYTES, "preprocessing");
-    if (*out == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    (*out)->output = op == NPU__OP_RESULT;
-    (*out)->index = index;
+    if (npu__pp_new(g->ctx, arena, op == NPU__OP_RESULT, index, what, out) != NPU_OK) return NPU_ERR_ARENA_TOO_SMALL;
     (*out)->model.name = n->name;
     (*out)->model.type = n->type;
     (*out)->model.shape = n->shape;
@@ -6895,14 +6904,7 @@ static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32
     if (!npu__type_valid(io->desc.type) || io->desc.shape.rank > NPU_MAX_RANK)
         return npu__fail(ir->ctx, NPU_ERR_UNSUPPORTED, "%s: %s '%s' has element type %s", what,
                          output ? "output" : "input", io->desc.name, io->element_type);
-    if (NPU_ARENA_ROUND(NPU_PREPROCESS_BYTES) > npu_arena_remaining(arena))
-        return npu__fail(ir->ctx, NPU_ERR_ARENA_TOO_SMALL,
-                         "%s: arena too small: needs NPU_PREPROCESS_BYTES (%d), %zu free", what,
-                         NPU_PREPROCESS_BYTES, npu_arena_remaining(arena));
-    *out = (npu__pp *)npu__alloc(arena, ir->ctx, NPU_PREPROCESS_BYTES, "preprocessing");
-    if (*out == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    (*out)->output = output;
-    (*out)->index = index;
+    if (npu__pp_new(ir->ctx, arena, output, index, what, out) != NPU_OK) return NPU_ERR_ARENA_TOO_SMALL;
     (*out)->model = io->desc;
     (*out)->model_batch_axis = io->batch_axis;
     return NPU_OK;
