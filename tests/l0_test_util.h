@@ -194,19 +194,23 @@ static inline npu_device *tu_open(void)
     return d;
 }
 
-/* A suite's setup / teardown around one device (cmocka group or per test):
- * the context, the test arena and *d opened; then *d closed. */
-static inline int tu_setup_device(npu_device **d)
+/* cmocka setup / teardown for suites that use one device: the context, the
+ * test arena and tu_dev opened; then tu_dev closed. */
+__attribute__((unused)) static npu_device *tu_dev;
+
+static inline int tu_dev_setup(void **state)
 {
+    (void)state;
     tu_init_context();
-    *d = tu_open();
+    tu_dev = tu_open();
     return 0;
 }
 
-static inline int tu_teardown_device(npu_device **d)
+static inline int tu_dev_teardown(void **state)
 {
-    npu_device_close(*d);
-    *d = NULL;
+    (void)state;
+    npu_device_close(tu_dev);
+    tu_dev = NULL;
     return 0;
 }
 

@@ -8,20 +8,6 @@
 
 #include "tests/l0_test_util.h"
 
-static npu_device *dev;
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_setup_device(&dev);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_teardown_device(&dev);
-}
-
 static npu_graph *new_graph(void)
 {
     npu_graph *g = NULL;
@@ -49,7 +35,7 @@ static void run(npu_graph *g, const float *x, size_t n_in, float *y, size_t n_ou
     npu_request *r = NULL;
     size_t mark = tu_arena.used;
     if (npu_graph_status(g) != NPU_OK) fail_msg("graph: %s", npu_graph_first_error(g));
-    tu_ok(npu_model_compile_graph(dev, &tu_arena, g, NULL, &m), "compile");
+    tu_ok(npu_model_compile_graph(tu_dev, &tu_arena, g, NULL, &m), "compile");
     assert_int_equal(npu_model_input(m, 0)->bytes, n_in * sizeof(float));
     assert_int_equal(npu_model_output(m, 0)->bytes, n_out * sizeof(float));
     tu_ok(npu_request_create(m, &tu_arena, NULL, &r), "request");
@@ -491,14 +477,14 @@ static void test_errors_undo(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_activations, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_power_and_prelu, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pad_modes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slice, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_interpolate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fake_quantize, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ir_text, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_errors_undo, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_activations, tu_dev_setup, tu_dev_teardown),
+        cmocka_unit_test_setup_teardown(test_power_and_prelu, tu_dev_setup, tu_dev_teardown),
+        cmocka_unit_test_setup_teardown(test_pad_modes, tu_dev_setup, tu_dev_teardown),
+        cmocka_unit_test_setup_teardown(test_slice, tu_dev_setup, tu_dev_teardown),
+        cmocka_unit_test_setup_teardown(test_interpolate, tu_dev_setup, tu_dev_teardown),
+        cmocka_unit_test_setup_teardown(test_fake_quantize, tu_dev_setup, tu_dev_teardown),
+        cmocka_unit_test_setup_teardown(test_ir_text, tu_dev_setup, tu_dev_teardown),
+        cmocka_unit_test_setup_teardown(test_errors_undo, tu_dev_setup, tu_dev_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,20 +13,6 @@
 
 #include <math.h>
 
-static npu_device *dev;
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_setup_device(&dev);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_teardown_device(&dev);
-}
-
 /* ---- the weights (.bin) ---- */
 typedef struct q_bin {
     int8_t w[4 * 3 * 3 * 3];      /* offset 0, 108 bytes */
@@ -204,7 +190,7 @@ static void test_nncf_int8_block_runs_as_the_spec_computes_it(void **state)
         len += n;
     }
     tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, ir_text, len, &bin, sizeof bin, &ir), "load int8 IR");
-    tu_ok(npu_model_compile_ir(dev, &tu_arena, ir, NULL, &m), "compile int8 IR");
+    tu_ok(npu_model_compile_ir(tu_dev, &tu_arena, ir, NULL, &m), "compile int8 IR");
     tu_ok(npu_request_create(m, &tu_arena, NULL, &r), "request");
     uint32_t ix, iy;
     tu_ok(npu_request_find_input(r, "x", &ix), "input x");
@@ -243,7 +229,7 @@ static void test_nncf_int8_block_runs_as_the_spec_computes_it(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_nncf_int8_block_runs_as_the_spec_computes_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nncf_int8_block_runs_as_the_spec_computes_it, tu_dev_setup, tu_dev_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,20 +12,6 @@
 
 #include <math.h>
 
-static npu_device *dev;
-
-static int setup(void **state)
-{
-    (void)state;
-    return tu_setup_device(&dev);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_teardown_device(&dev);
-}
-
 typedef struct dec_bin {
     float w1[4 * 2 * 4 * 4];  /* offset 0, 512 bytes */
     float bias[2];            /* 512 */
@@ -147,7 +133,7 @@ static void test_upsampling_decoder_runs_as_the_spec_computes_it(void **state)
     npu_model *m = NULL;
     npu_request *r = NULL;
     tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, ir_text, len, &bin, sizeof bin, &ir), "load decoder IR");
-    tu_ok(npu_model_compile_ir(dev, &tu_arena, ir, NULL, &m), "compile decoder IR");
+    tu_ok(npu_model_compile_ir(tu_dev, &tu_arena, ir, NULL, &m), "compile decoder IR");
     tu_ok(npu_request_create(m, &tu_arena, NULL, &r), "request");
     uint32_t ix, iy;
     tu_ok(npu_request_find_input(r, "x", &ix), "input x");
@@ -177,7 +163,7 @@ static void test_upsampling_decoder_runs_as_the_spec_computes_it(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_upsampling_decoder_runs_as_the_spec_computes_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upsampling_decoder_runs_as_the_spec_computes_it, tu_dev_setup, tu_dev_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
