@@ -334,6 +334,32 @@ static inline char *one_op_xml(const one_op *o, buf *w)
     return ir_xml(&m, o->type);
 }
 
+/* The plan's native blob (the ELF the driver hands out) imports again. */
+static inline void plan_reimports(const sim_plan *p)
+{
+    size_t size;
+    const uint8_t *blob = sim_plan_native(p, &size);
+    sim_plan *q = NULL;
+    assert_int_equal(sim_plan_import(blob, size, &q, g_log, sizeof g_log), SIM_OK);
+    sim_plan_destroy(q);
+}
+
+/* cmocka setup: every test starts on the default profile, even after one
+ * failed midway. */
+static inline int default_profile(void **state)
+{
+    (void)state;
+    sim_profile_select(sim_profile_find("2026"));
+    return 0;
+}
+
+/* A reproducible value in [lo, hi] from the caller's seed (a small LCG). */
+static inline float frand_next(uint32_t *seed, float lo, float hi)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return lo + (hi - lo) * (float)((*seed >> 8) & 0xffffu) / 65535.0f;
+}
+
 /* Compiles (layout A), checks the output's rank and dims, runs with `args` (the
  * Parameters in id order, then the output; buffers in the arguments' types),
  * and round-trips the native blob. */
@@ -347,11 +373,7 @@ static inline void one_op_run(const one_op *o, void **args, uint32_t rank, const
     assert_int_equal(out->is_output, 1);
     assert_dims(out, rank, dims);
     assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
-    size_t size;
-    const uint8_t *blob = sim_plan_native(p, &size);
-    sim_plan *q = NULL;
-    assert_int_equal(sim_plan_import(blob, size, &q, g_log, sizeof g_log), SIM_OK);
-    sim_plan_destroy(q);
+    plan_reimports(p);
     sim_plan_destroy(p);
     free(xml);
     free(w.s);

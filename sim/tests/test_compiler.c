@@ -1337,12 +1337,7 @@ static void interp_run(const interp_ir *c, const void *x, void *y, uint32_t rank
     assert_dims(out, rank, dims);
     void *args[3] = {(void *)(uintptr_t)x, y, NULL};
     assert_int_equal(sim_plan_run(p, args, 0), SIM_OK);
-    /* the native blob carries the step and imports again */
-    size_t size;
-    const uint8_t *blob = sim_plan_native(p, &size);
-    sim_plan *q = NULL;
-    assert_int_equal(sim_plan_import(blob, size, &q, g_log, sizeof g_log), SIM_OK);
-    sim_plan_destroy(q);
+    plan_reimports(p);   /* the native blob carries the step and imports again */
     sim_plan_destroy(p);
     free(xml);
     free(w.s);
@@ -2826,13 +2821,6 @@ static void test_every_corpus_ir_compiles_or_names_the_problem(void **state)
     assert_true(compiled >= 15);
 }
 
-/* Every test starts on the default profile, even after one failed midway. */
-static int default_profile(void **state)
-{
-    (void)state;
-    sim_profile_select(sim_profile_find("2026"));
-    return 0;
-}
 
 int main(void)
 {

@@ -24,19 +24,8 @@
 
 #include "sim/tests/ir_build.h"
 
-static int default_profile(void **state)
-{
-    (void)state;
-    sim_profile_select(sim_profile_find("2026"));
-    return 0;
-}
-
 static uint32_t g_seed = 4242u;
-static float frand(float lo, float hi)
-{
-    g_seed = g_seed * 1103515245u + 12345u;
-    return lo + (hi - lo) * (float)((g_seed >> 8) & 0xffffu) / 65535.0f;
-}
+static float frand(float lo, float hi) { return frand_next(&g_seed, lo, hi); }
 
 /* Row-major index of coordinate c in dims d (rank r). */
 static size_t at(const int64_t *c, const int64_t *d, int r)
