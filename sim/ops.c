@@ -1273,6 +1273,8 @@ static int op_split(cc *c, layer *L, int opset, int variadic)
                 infer = i;
             else if (len[i] < 0)
                 return sim_lerr(c, L, "bad split length %" PRId64, len[i]);
+            else if (len[i] > x->d[axis] - sum)   /* sum <= dim: no overflow */
+                return sim_lerr(c, L, "split lengths do not add up to %" PRId64, x->d[axis]);
             else
                 sum += len[i];
         }

@@ -2822,6 +2822,17 @@ static void test_every_corpus_ir_compiles_or_names_the_problem(void **state)
 }
 
 
+/* Found by fuzz_sim_payload: split lengths whose sum overflows int64 (UB)
+ * are refused as not adding up, before they are summed. */
+static void test_variadic_split_lengths_that_overflow_are_refused(void **state)
+{
+    (void)state;
+    static const int64_t axis = 1, lens[2] = {INT64_MAX - 3, INT64_MAX - 3};
+    one_op o = {"VariadicSplit", "opset1", NULL, {"f32", "FP32", "2,4", NULL, 0},
+                {{"i64", "I64", "", &axis, 8}, {"i64", "I64", "2", lens, 16}}, 2};
+    one_op_fail(&o, "split lengths do not add up to 4");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2844,6 +2855,7 @@ int main(void)
         cmocka_unit_test_setup(test_query_lists_supported_layers, default_profile),
         cmocka_unit_test_setup(test_interpolate_v11_and_v4_compile_and_run, default_profile),
         cmocka_unit_test_setup(test_interpolate_u8_rounding_nhwc_axes_and_pads, default_profile),
+        cmocka_unit_test_setup(test_variadic_split_lengths_that_overflow_are_refused, default_profile),
         cmocka_unit_test_setup(test_interpolate_refusals_name_the_layer_and_attribute, default_profile),
         cmocka_unit_test_setup(test_activations_compile_and_run_as_specified, default_profile),
         cmocka_unit_test_setup(test_activations_on_integer_tensors, default_profile),
