@@ -10022,17 +10022,6 @@ static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_co
     return NPU_OK;
 }
 
-#if defined(NPU__SOURCES)
-static size_t npu__flags_size(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
-                              const npu__io_list *outl)
-{
-    npu__sink s;
-    npu__sink_init(&s, NULL, 0);
-    npu__flags_write(&s, d, o, in, outl);
-    return NPU_ARENA_ROUND(s.len + 1);
-}
-#endif
-
 /* NH128 (section 9b) over the payload, the build flags and every weight byte
  * the payload points at: the driver's disk cache key for a layout-B payload. */
 static uint64_t npu__input_hash(const void *payload, size_t size, const char *flags,
@@ -10673,13 +10662,27 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
 
 /* Arena bytes one compile of `src` as it is now takes: max(payload + build
  * flags, model), for one form of the compile and for the cache (section 14). */
+/* The arena a plain compile needs, from its parts: the payload (psize bytes)
+ * and the build flags (flags_len bytes before the NUL) live transiently, then
+ * the model of n_args arguments. 0: the sum overflows. (The cache's hit path,
+ * section 14c, computes it from the payload size its entry records.) */
+static size_t npu__plain_need(uint64_t psize, size_t flags_len, uint32_t n_args)
+{
+    size_t transient, model = npu_model_size(n_args);
+    if (psize > SIZE_MAX - 2 * NPU_ARENA_ALIGN || flags_len > SIZE_MAX - 2 * NPU_ARENA_ALIGN ||
+        npu__add_size(NPU_ARENA_ROUND((size_t)psize), NPU_ARENA_ROUND(flags_len + 1), &transient))
+        return 0;
+    return transient > model ? transient : model;
+}
+
 static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                  size_t *bytes)
+                                  size_t *bytes, uint64_t *payload_bytes)
 {
     npu_payload_options po;
     npu__io_list in, outl;
+    npu__sink s;
     uint32_t n_args = 0;
-    size_t psize = 0, transient, model;
+    size_t psize = 0;
     npu_status st;
     memset(&po, 0, sizeof po);
     po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
@@ -10689,9 +10692,11 @@ static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, cons
     if (st != NPU_OK) return st;
     npu__src_lists(src, o, &in, &outl, &n_args);
     in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    transient = NPU_ARENA_ROUND(psize) + npu__flags_size(d, o, &in, &outl);
-    model = npu_model_size(n_args);
-    *bytes = transient > model ? transient : model;
+    npu__sink_init(&s, NULL, 0);
+    npu__flags_write(&s, d, o, &in, &outl);
+    if (payload_bytes != NULL) *payload_bytes = psize;
+    *bytes = npu__plain_need(psize, s.len, n_args);
+    if (*bytes == 0) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "compile: the payload's size overflows");
     return NPU_OK;
 }
 
@@ -12269,8 +12274,12 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
  *       64    64  platform, NUL-padded (e.g. "3720")
  *      128   128  descriptor, NUL-padded (readable: model name, I/O summary)
  *      256    16  checksum: NH128 (seed "NPUSUM01") over the payload, then
- *                 header bytes [0, 256)
- *      272  3824  zero
+ *                 header bytes [0, 256) and [272, 280)
+ *      272     8  compile payload size: the bytes of the payload the compile
+ *                 of this form writes (a pure function of the key's inputs),
+ *                 so that a hit knows the arena a compile needs without
+ *                 writing the payload again; covered by the checksum
+ *      280  3816  zero
  *     4096     n  payload: the exported blob (native blob + OVNPU tail)
  *
  * The payload starts at 4096 so that in a mapping it is page-aligned: the
@@ -12318,7 +12327,7 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
  * own cache would duplicate it), as OpenVINO does. */
 
 #define NPU__CACHE_MAGIC "NPUCACHE"
-#define NPU__CACHE_FORMAT 1u
+#define NPU__CACHE_FORMAT 2u   /* 2: the compile payload size at 272 */
 #define NPU__CACHE_HEADER 4096u
 #define NPU__CACHE_OFF_KEY 16u
 #define NPU__CACHE_OFF_CHECK 32u
@@ -12330,7 +12339,8 @@ static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu_
 #define NPU__CACHE_OFF_DESCRIPTOR 128u
 #define NPU__CACHE_DESCRIPTOR_MAX 128u
 #define NPU__CACHE_OFF_CHECKSUM 256u
-#define NPU__CACHE_FIELDS_END 272u
+#define NPU__CACHE_OFF_COMPILE_PAYLOAD 272u
+#define NPU__CACHE_FIELDS_END 280u
 #define NPU__CACHE_SUFFIX ".npucache"
 #define NPU__CACHE_TEMP_PREFIX ".npucache-"
 #define NPU__CACHE_TEMP_SUFFIX ".tmp"
@@ -12345,6 +12355,9 @@ typedef struct npu__cache_fields {
     uint32_t npu_version;
     char platform[NPU__CACHE_PLATFORM_MAX];     /* cut to 63 bytes */
     char descriptor[NPU__CACHE_DESCRIPTOR_MAX]; /* cut to 127 bytes */
+    uint64_t compile_payload;  /* stored: the compile's payload bytes (set on a miss) */
+    size_t flags_len;          /* not stored: the build flags' length, and */
+    uint32_t n_args;           /* the argument count (npu__plain_need's inputs) */
 } npu__cache_fields;
 
 /* (The compile path fills the fields itself, npu__cache_fields_for; this
@@ -12432,6 +12445,7 @@ static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
     memcpy(hdr + NPU__CACHE_OFF_PLATFORM, f->platform, strnlen(f->platform, NPU__CACHE_PLATFORM_MAX - 1));
     memcpy(hdr + NPU__CACHE_OFF_DESCRIPTOR, f->descriptor,
            strnlen(f->descriptor, NPU__CACHE_DESCRIPTOR_MAX - 1));
+    npu__le_put(hdr + NPU__CACHE_OFF_COMPILE_PAYLOAD, f->compile_payload, 8);
 }
 
 /* Finishes the checksum over (payload already hashed, then the header fields)
@@ -12440,6 +12454,7 @@ static npu__digest npu__cache_checksum(const npu__nh128 *payload_sum, const unsi
 {
     npu__nh128 h = *payload_sum;
     npu__nh128_update(&h, hdr, NPU__CACHE_OFF_CHECKSUM);
+    npu__nh128_update(&h, hdr + NPU__CACHE_OFF_COMPILE_PAYLOAD, NPU__CACHE_FIELDS_END - NPU__CACHE_OFF_COMPILE_PAYLOAD);
     return npu__nh128_final(&h);
 }
 
@@ -12745,6 +12760,7 @@ typedef struct npu__cache_mapping {
     size_t payload_size;
     const unsigned char *read_at;  /* not NULL: the entry was read() into the
                                       caller's scratch here (nothing mapped) */
+    uint64_t compile_payload;      /* the entry's compile payload size (a hit) */
     char reason[192];              /* why the entry was not used ("" on a hit) */
 } npu__cache_mapping;
 
@@ -12934,6 +12950,7 @@ NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const cha
     }
     out->payload = entry + NPU__CACHE_HEADER;
     out->payload_size = out->map_size - NPU__CACHE_HEADER;
+    out->compile_payload = npu__le_get(entry + NPU__CACHE_OFF_COMPILE_PAYLOAD, 8);
     npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes, %s)", path, out->payload_size,
              out->read_at != NULL ? "read" : "mapped");
     return NPU_OK;
@@ -13035,6 +13052,7 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     char batch[24];
     npu_tensor_desc desc;
     uint32_t i, axis, n_in, n_out, n_args = 0;
+    size_t flags_at;
     int has_n;
     npu_status st;
 
@@ -13050,9 +13068,15 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__key_sink(&s, &k);
     npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
     npu__sink_str(&s, "flags=");
+    flags_at = s.len;
     npu__flags_write(&s, d, o, &in, &outl);
+    flags_at = s.len - flags_at;   /* the flags' length, for npu__plain_need */
     npu__sink_str(&s, "\npayload_layout=");
     npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o, npu__src_ir_version(src), 1));
+    /* with the layout, the threshold decides the payload's size (recorded in
+     * the entry for the hit's arena check) */
+    npu__sink_str(&s, " weights_threshold=");
+    npu__sink_u64_dec(&s, o != NULL ? (uint64_t)o->weights_threshold_bytes : 0u);
     npu__sink_str(&s, "\nbatch_rule=");
     npu__sink_u64_dec(&s, (uint64_t)NPU__BATCH_RULE);
     npu__sink_str(&s, " batch_mode=");
@@ -13083,6 +13107,8 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__cache_key_final(&k, &f->key, &f->check);
     f->compiler_version = d->compiler_version;
     f->npu_version = (uint32_t)NPU_VERSION;
+    f->flags_len = flags_at;
+    f->n_args = n_args;
     npu__batch_text(form->original, batch, sizeof batch);
     npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->ops->kind,
              src->ops->label(src->src),
@@ -13179,9 +13205,62 @@ NPU__NOINLINE static npu_status npu__cache_import(npu_device *d, npu_arena *aren
     return st;
 }
 
+/* The compile's arena need must fit (and is recorded in the peak) whether the
+ * form is compiled or found in the cache, so that npu_model_compile_*_size is
+ * exact whatever the cache holds, and a program sized on a warm cache does not
+ * fail on a cold one. *end: used + need. */
+static npu_status npu__cache_need(npu_device *d, npu_arena *arena, size_t need, size_t *end)
+{
+    if (npu__add_size(arena->used, need, end) || *end > arena->capacity)
+        return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
+                         "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
+                         arena->capacity);
+    if (*end > arena->peak) arena->peak = *end;
+    return NPU_OK;
+}
+
+/* Opens the entry of `fields`. A small entry is read into the top of the
+ * arena (nothing mapped); once the entry says what a compile needs, a copy
+ * that lies inside that need is dropped and the entry mapped instead, so that
+ * the import has all of the need below it. *need: the compile's need, from
+ * the payload size the entry records (what npu__plain_size would compute:
+ * the key covers every input of it), 0 on a miss. The path is arena scratch,
+ * handed back before the return. */
+static npu_status npu__cache_lookup(npu_device *d, npu_arena *arena, const char *dir, const npu__cache_fields *fields,
+                                    npu__cache_mapping *map, size_t *need)
+{
+    size_t pmark = arena->used, end, room;
+    char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
+    npu_status st;
+    *need = 0;
+    if (path == NULL) {
+        memset(map, 0, sizeof *map);
+        npu__textf(map->reason, sizeof map->reason, "no arena room for the entry's path");
+        return NPU_ERR_ARENA_TOO_SMALL;
+    }
+    room = arena->used;
+    st = npu__cache_open_into(d->ctx, dir, fields, map, path, arena->base + room, arena->capacity - room);
+    if (st == NPU_OK) {
+        *need = npu__plain_need(map->compile_payload, fields->flags_len, fields->n_args);
+        if (*need == 0 || npu__add_size(pmark, *need, &end)) {
+            npu__cache_close(map);
+            npu__textf(map->reason, sizeof map->reason, "the entry's compile payload size %llu is out of range",
+                       (unsigned long long)map->compile_payload);
+            st = npu__cache_warn(d->ctx, NPU_LOG_WARN, NPU_ERR_FORMAT, "miss: %s", map->reason);
+        } else if (map->read_at != NULL && end <= arena->capacity &&
+                   (size_t)(map->read_at - arena->base) < NPU_ARENA_ROUND(end)) {
+            npu__cache_close(map);   /* in the need's way: mapped instead */
+            st = npu__cache_open_into(d->ctx, dir, fields, map, path, NULL, 0);
+        }
+    }
+    npu_arena_rewind(arena, pmark);
+    return st;
+}
+
 /* Looks the form up in o->cache_dir: a hit is imported; a miss is compiled
  * (npu__form_compile, section 12) and stored. The source is already at the
- * form's batch. */
+ * form's batch. A hit takes the compile's need from its entry; a miss (or an
+ * unusable hit) computes it (npu__plain_size). */
 NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                                    const npu_compile_options *o, const npu__form *form,
                                                    npu_model **out)
@@ -13190,37 +13269,19 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
     npu__cache_mapping map;
     npu_status st;
     npu_model *m = NULL;
+    uint64_t psize = 0;
     size_t mark = arena->used, need = 0, end;
 
     *out = NULL;
-    /* A hit needs less arena than a compile. The capacity a compile needs
-     * is required (and recorded in the peak) either way, so that
-     * npu_model_compile_*_size is exact whatever the cache holds, and a
-     * program sized on a warm cache does not fail on a cold one. */
-    st = npu__plain_size(d, src, o, &need);
-    if (st != NPU_OK) return st;
-    if (npu__add_size(arena->used, need, &end) || end > arena->capacity)
-        return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
-                         "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
-                         arena->capacity);
-    if (end > arena->peak) arena->peak = end;
     st = npu__cache_fields_for(d, src, o, form, &fields);
     if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
-    {
-        /* The entry's path: scratch at the top, given back before the
-         * model is made (the compile's reserved need covers it). A small
-         * entry is read into the arena above that need, when there is room
-         * (the import then still has all of the need); else it is mapped. */
-        size_t pmark = arena->used, room = NPU_ARENA_ROUND(end);
-        char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
-        unsigned char *scratch = room < arena->capacity ? arena->base + room : NULL;
-        st = path != NULL ? npu__cache_open_into(d->ctx, o->cache_dir, &fields, &map, path, scratch,
-                                                 scratch != NULL ? arena->capacity - room : 0)
-                          : NPU_ERR_ARENA_TOO_SMALL;
-        npu_arena_rewind(arena, pmark);
-        if (path == NULL) npu__textf(map.reason, sizeof map.reason, "no arena room for the entry's path");
-    }
+    st = npu__cache_lookup(d, arena, o->cache_dir, &fields, &map, &need);
     if (st == NPU_OK) {
+        st = npu__cache_need(d, arena, need, &end);
+        if (st != NPU_OK) {
+            npu__cache_close(&map);
+            return st;
+        }
         st = npu__cache_import(d, arena, o, &map, &m);
         if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
             npu__model_release(m);
@@ -13240,6 +13301,10 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
                  "recompiling and replacing it", npu_status_string(st));
         npu__textf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
     }
+    st = npu__plain_size(d, src, o, &need, &psize);
+    if (st == NPU_OK) st = npu__cache_need(d, arena, need, &end);
+    if (st != NPU_OK) return st;
+    fields.compile_payload = psize;
     st = npu__form_compile(d, arena, src, o, form, &m);
     if (st != NPU_OK) return st;
     npu__textf(m->info.cache_note, sizeof m->info.cache_note, "miss: %.180s", map.reason);
@@ -13429,7 +13494,7 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     if (plan.batched && mode != NPU_BATCH_COMPILER) {
         if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
         if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
-            st = npu__plain_size(d, src, o, &one);
+            st = npu__plain_size(d, src, o, &one, NULL);
             npu__src_batch_restore(src, d->ctx, saved);
             if (st != NPU_OK) return st;
             if (mode == NPU_BATCH_PLUGIN) {
@@ -13442,7 +13507,7 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     }
     /* Unbatched or batch unknown, COMPILER, or AUTO (which may fall back): the
      * model as it is. */
-    st = npu__plain_size(d, src, o, &plain);
+    st = npu__plain_size(d, src, o, &plain, NULL);
     if (st != NPU_OK) return st;
     *bytes = one > plain ? one : plain;
     return NPU_OK;

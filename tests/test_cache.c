@@ -368,6 +368,57 @@ static void test_small_entry_read_or_mapped_by_arena_room(void **state)
     npu_model_destroy(m);
 }
 
+/* A hit takes the arena a compile needs from its entry (which records the
+ * compile's payload size) instead of writing the payload again: for every
+ * payload layout and weights threshold (which change that size) a hit and a
+ * miss record the same peak, the size query's, and an arena one byte short
+ * fails both the same way. Entries stored under every threshold first, so
+ * that one threshold's entry cannot stand in for another's. */
+static void test_hit_needs_what_a_compile_needs(void **state)
+{
+    static _Alignas(64) unsigned char mem[8u << 20];
+    static const struct { npu_payload_layout layout; uint64_t threshold; } forms[] = {
+        {NPU_PAYLOAD_DEFAULT, 0}, {NPU_PAYLOAD_NO_WEIGHTS_COPY, 17}, {NPU_PAYLOAD_NO_WEIGHTS_COPY, 1u << 20}};
+    static float wide[16384];   /* 64 KiB: in the payload or not, by threshold */
+    npu_shape xs = {2, {1, 16384}}, ws = {1, {16384}};
+    size_t need[3], pass, i;
+    npu_graph *g = NULL;
+    (void)state;
+    for (i = 0; i < 16384; i++) wide[i] = (float)(i % 5) - 2.0f;
+    assert_int_equal(npu_graph_create(&tu_arena, tu_ctx, NULL, &g), NPU_OK);
+    npu_graph_result(g, npu_graph_multiply(g, npu_graph_parameter(g, "x", NPU_F32, &xs, "NC"),
+                                           npu_graph_constant(g, "w", NPU_F32, &ws, wide, sizeof wide), NULL), "y");
+    tu_ok(npu_graph_status(g), "graph");
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < 3; i++) {
+            npu_compile_options o;
+            npu_arena a;
+            npu_model *m = NULL;
+            npu_model_info info;
+            char want[64];
+            memset(&o, 0, sizeof o);
+            o.cache_dir = dir;
+            o.payload_layout = forms[i].layout;
+            o.weights_threshold_bytes = forms[i].threshold;
+            tu_ok(npu_model_compile_graph_size(dev, g, &o, &need[i]), "size");
+            assert_true(need[i] < sizeof mem);
+            assert_int_equal(npu_arena_init(&a, mem, need[i] - 1), NPU_OK);
+            assert_int_equal(npu_model_compile_graph(dev, &a, g, &o, &m), NPU_ERR_ARENA_TOO_SMALL);
+            snprintf(want, sizeof want, "needs %zu bytes", need[i]);
+            assert_non_null(strstr(npu_context_last_error(tu_ctx), want));
+            assert_null(m);
+            assert_int_equal(npu_arena_init(&a, mem, need[i]), NPU_OK);
+            tu_ok(npu_model_compile_graph(dev, &a, g, &o, &m), "compile in an exact arena");
+            tu_ok(npu_model_get_info(m, &info), "info");
+            assert_int_equal(info.from_cache, (int)pass);   /* stored in pass 0, found in pass 1 */
+            assert_int_equal(a.peak, need[i]);
+            npu_model_destroy(m);
+        }
+    }
+    /* the threshold does change what a compile needs: 64 KiB of payload */
+    assert_true(need[2] > need[1] && need[2] > sizeof wide);
+}
+
 /* Child job: compile in NPU_TEST_CACHE; exit 10 + from_cache, 1 on failure. */
 static int child_compile(void)
 {
@@ -466,10 +517,10 @@ static void corrupt(const char *path, int how)
         fclose(f);
         break;
     }
-    case 6: /* another format version */
+    case 6: /* another format version (an older npu's) */
         fd = open(path, O_RDWR);
         assert_true(fd >= 0);
-        b = 2;
+        b = 1;
         assert_int_equal(pwrite(fd, &b, 1, 8), 1);
         close(fd);
         break;
@@ -490,7 +541,7 @@ static void test_every_bad_entry_is_recompiled_and_replaced(void **state)
 {
     static const char *const reasons[] = {"truncated or extended", "truncated", "checksum mismatch",
                                           "key in the entry differs", "truncated", "bad magic",
-                                          "format version 2", "checksum mismatch"};
+                                          "format version 1", "checksum mismatch"};
     npu_graph *g = graph(3);
     npu_compile_options o;
     char entry[1024];
@@ -836,6 +887,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_other_platform_misses, setup_each),
         cmocka_unit_test_setup(test_ir_hits, setup_each),
         cmocka_unit_test_setup(test_every_bad_entry_is_recompiled_and_replaced, setup_each),
+        cmocka_unit_test_setup(test_hit_needs_what_a_compile_needs, setup_each),
         cmocka_unit_test_setup(test_concurrent_processes_compile_the_same_model, setup_each),
         cmocka_unit_test_setup(test_writer_killed_mid_write, setup_each),
         cmocka_unit_test_setup(test_unusable_directory_is_a_no_op, setup_each),

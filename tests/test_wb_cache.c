@@ -597,6 +597,7 @@ static void test_every_corruption_is_a_miss_and_a_store_repairs_it(void **state)
         {"platform bit", SIZE_MAX, 65, "platform"},
         {"descriptor bit", SIZE_MAX, 130, "descriptor"},
         {"checksum bit", SIZE_MAX, 260, "checksum"},
+        {"compile payload size bit", SIZE_MAX, 273, "checksum"},
         {"padding bit", SIZE_MAX, 3000, "non-zero"},
         {"first payload bit", SIZE_MAX, 4096, "checksum"},
         {"middle payload bit", SIZE_MAX, 4096 + 10000, "checksum"},
@@ -632,19 +633,20 @@ static void test_every_corruption_is_a_miss_and_a_store_repairs_it(void **state)
         write_file(path, foreign, sizeof foreign);
         expect_miss(ctx, &f, NPU_ERR_FORMAT, "magic");
     }
-    /* a well-formed entry of format version 2 (checksum recomputed) */
+    /* a well-formed entry of format version 1, an older npu's (checksum
+     * recomputed) */
     {
         unsigned char *v2 = malloc(size);
         npu__nh128 h;
         memcpy(v2, good, size);
-        npu__le_put(v2 + 8, 2, 4);
+        npu__le_put(v2 + 8, 1, 4);
         npu__nh128_init(&h, NPU__SEED_CHECKSUM);
         npu__nh128_update(&h, v2 + 4096, n);
         npu__digest sum = npu__cache_checksum(&h, v2);
         npu__le_put(v2 + 256, sum.h[0], 8);
         npu__le_put(v2 + 264, sum.h[1], 8);
         write_file(path, v2, size);
-        expect_miss(ctx, &f, NPU_ERR_FORMAT, "format version 2");
+        expect_miss(ctx, &f, NPU_ERR_FORMAT, "format version 1");
         free(v2);
     }
     /* a directory where the entry should be */
