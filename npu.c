@@ -7627,6 +7627,13 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         out->batch_size = -1;
         c.pos += NPU__META_DYN_MARK_LEN;
     }
+    /* up to 4 KiB of it: a word at a time (zero in any byte order), then
+     * the byte that differs */
+    for (; c.end - c.pos >= 8; c.pos += 8) {
+        uint64_t w;
+        memcpy(&w, c.data + c.pos, sizeof w);
+        if (w != 0) break;
+    }
     for (; c.pos < c.end; c.pos++) {
         if (c.data[c.pos] != 0) {
             return npu__meta_fail(&c, "non-zero byte 0x%02x at offset %zu after the last field (only zero "
