@@ -570,11 +570,21 @@ static void test_nonzero_garbage_in_padding_is_refused(void **state)
     npu_context *ctx = new_ctx();
     buf b;
     (void)state;
+    /* one stray byte anywhere in the ~4 KiB of padding (every offset within a
+     * word, either side of word boundaries, the last byte before the u64),
+     * named by its offset */
+    static const size_t back[] = {0, 1, 6, 7, 8, 9, 15, 100, 2047, 3000};
     for (unsigned minor = 0; minor <= 7; minor++) {
-        build_tail(&b, minor, PAD_AFTER);
-        b.d[b.len - 14] = 0x01; /* last padding byte before the u64 */
-        expect_format(ctx, &b, "non-zero");
-        free(b.d);
+        for (size_t k = 0; k < sizeof back / sizeof back[0]; k++) {
+            char want[64];
+            size_t at;
+            build_tail(&b, minor, PAD_AFTER);
+            at = b.len - 14 - back[k];
+            b.d[at] = 0x01;
+            snprintf(want, sizeof want, "non-zero byte 0x01 at offset %zu", at);
+            expect_format(ctx, &b, want);
+            free(b.d);
+        }
     }
     build_tail(&b, 7, PAD_NONE);
     b.len -= 13;
