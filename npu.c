@@ -12636,7 +12636,6 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     char hex[33];
     unsigned attempt;
     int n, err = 0;
-    static const unsigned char zeros[NPU__CACHE_HEADER] = {0};
     w->ctx = ctx;
     w->fd = -1;
     w->error = 0;
@@ -12680,8 +12679,10 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     if (w->fd < 0)
         return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create a file in '%s': %s; continuing without "
                                       "storing the compiled model", dir, strerror(err));
-    /* The header is written last (its sizes and checksum come at the end). */
-    w->error = npu__write_all(w->fd, zeros, sizeof zeros, -1);
+    /* The header is written last (its sizes and checksum come at the end):
+     * zeros for now, from the buffer, idle until data comes. */
+    memset(w->buffer, 0, NPU__CACHE_HEADER);
+    w->error = npu__write_all(w->fd, w->buffer, NPU__CACHE_HEADER, -1);
     return NPU_OK;
 }
 
