@@ -13213,20 +13213,6 @@ NPU__NOINLINE static npu_status npu__cache_import(npu_device *d, npu_arena *aren
     return st;
 }
 
-/* The compile's arena need must fit (and is recorded in the peak) whether the
- * form is compiled or found in the cache, so that npu_model_compile_*_size is
- * exact whatever the cache holds, and a program sized on a warm cache does not
- * fail on a cold one. *end: used + need. */
-static npu_status npu__cache_need(npu_device *d, npu_arena *arena, size_t need, size_t *end)
-{
-    if (npu__add_size(arena->used, need, end) || *end > arena->capacity)
-        return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
-                         "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
-                         arena->capacity);
-    if (*end > arena->peak) arena->peak = *end;
-    return NPU_OK;
-}
-
 /* Opens the entry of `fields`. A small entry is read into the top of the
  * arena (nothing mapped); once the entry says what a compile needs, a copy
  * that lies inside that need is dropped and the entry mapped instead, so that
@@ -13267,8 +13253,11 @@ static npu_status npu__cache_lookup(npu_device *d, npu_arena *arena, const char 
 
 /* Looks the form up in o->cache_dir: a hit is imported; a miss is compiled
  * (npu__form_compile, section 12) and stored. The source is already at the
- * form's batch. A hit takes the compile's need from its entry; a miss (or an
- * unusable hit) computes it (npu__plain_size). */
+ * form's batch. The arena a compile needs must fit, and is recorded in the
+ * peak, whether the form is compiled or found, so that
+ * npu_model_compile_*_size is exact whatever the cache holds and a program
+ * sized on a warm cache does not fail on a cold one. A hit takes that need
+ * from its entry; a miss (or an unusable hit) computes it (npu__plain_size). */
 NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                                    const npu_compile_options *o, const npu__form *form,
                                                    npu_model **out)
@@ -13284,12 +13273,18 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
     st = npu__cache_fields_for(d, src, o, form, &fields);
     if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
     st = npu__cache_lookup(d, arena, o->cache_dir, &fields, &map, &need);
+    if (st == NPU_OK && (npu__add_size(arena->used, need, &end) || end > arena->capacity)) {
+        /* The miss path checks what a compile needs itself: an arena too
+         * small gets the compile's error, and an entry that claims too much
+         * (crafted: the checksum caught anything else) cannot fail a compile
+         * that fits; it is replaced. */
+        npu__cache_close(&map);
+        npu__textf(map.reason, sizeof map.reason, "the entry's compile needs %zu bytes of arena, more than is left",
+                   need);
+        st = NPU_ERR_ARENA_TOO_SMALL;
+    }
     if (st == NPU_OK) {
-        st = npu__cache_need(d, arena, need, &end);
-        if (st != NPU_OK) {
-            npu__cache_close(&map);
-            return st;
-        }
+        if (end > arena->peak) arena->peak = end;
         st = npu__cache_import(d, arena, o, &map, &m);
         if (st == NPU_OK && m->info.original_batch != (form->mode == NPU_BATCH_PLUGIN ? form->original : 1)) {
             npu__model_release(m);
@@ -13310,8 +13305,12 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
         npu__textf(map.reason, sizeof map.reason, "the entry could not be imported (%.120s)", npu_status_string(st));
     }
     st = npu__plain_size(d, src, o, &need, &psize);
-    if (st == NPU_OK) st = npu__cache_need(d, arena, need, &end);
     if (st != NPU_OK) return st;
+    if (npu__add_size(arena->used, need, &end) || end > arena->capacity)
+        return npu__fail(d->ctx, NPU_ERR_ARENA_TOO_SMALL, "arena too small for the compile: needs %zu bytes in "
+                         "total (%zu in use + %zu), has %zu", arena->used + need, arena->used, need,
+                         arena->capacity);
+    if (end > arena->peak) arena->peak = end;
     fields.compile_payload = psize;
     st = npu__form_compile(d, arena, src, o, form, &m);
     if (st != NPU_OK) return st;

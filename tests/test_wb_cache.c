@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "l0_test_util.h"   /* the software NPU, for the compile path's tests */
+
 /* npu__cache_open takes the entry path buffer from its caller. */
 static char wb_path[NPU__CACHE_PATH_MAX];
 
@@ -660,6 +662,74 @@ static void test_every_corruption_is_a_miss_and_a_store_repairs_it(void **state)
     free(blob);
 }
 
+/* An entry records the payload size a compile of its form writes, and a hit
+ * takes the arena a compile needs from it (test_cache checks that this is
+ * the size query's figure). An entry claiming more than the arena has left
+ * (only a crafted one can: the checksum covers the field) or an impossible
+ * size cannot fail a compile that fits: the compile checks its own need,
+ * runs, and replaces the entry. */
+static void test_an_entry_cannot_fail_a_compile_that_fits(void **state)
+{
+    static const uint64_t claims[] = {UINT64_MAX, (uint64_t)64 << 30};
+    static const char *const reasons[] = {"out of range", "more than is left"};
+    char cdir[300], entry[600];
+    npu_compile_options o;
+    npu_device *d;
+    npu_graph *g;
+    DIR *dp;
+    struct dirent *e;
+    size_t i, size;
+    int pass;
+    (void)state;
+    tu_init_context_logged(NPU_LOG_WARN);
+    d = tu_open();
+    g = tu_graph_affine(&tu_arena, 1);
+    snprintf(cdir, sizeof cdir, "%s/fits", dir);
+    memset(&o, 0, sizeof o);
+    o.cache_dir = cdir;
+    for (i = 0; i <= NPU__COUNT_OF(claims); i++) {
+        for (pass = 0; pass < 2; pass++) {   /* a miss (stored or replaced), then a hit */
+            npu_model *m = NULL;
+            npu_model_info info;
+            size_t mark = npu_arena_used(&tu_arena);
+            tu_log_clear();
+            tu_ok(npu_model_compile_graph(d, &tu_arena, g, &o, &m), "compile");
+            tu_ok(npu_model_get_info(m, &info), "info");
+            assert_int_equal(info.from_cache, pass);
+            if (pass == 0 && i > 0 && strstr(info.cache_note, reasons[i - 1]) == NULL)
+                fail_msg("cache note '%s' lacks '%s'", info.cache_note, reasons[i - 1]);
+            npu_model_destroy(m);
+            npu_arena_rewind(&tu_arena, mark);
+        }
+        if (i == NPU__COUNT_OF(claims)) break;
+        /* the entry, with the claim and a checksum that holds */
+        dp = opendir(cdir);
+        assert_non_null(dp);
+        entry[0] = '\0';
+        while ((e = readdir(dp)) != NULL)
+            if (strstr(e->d_name, ".npucache") != NULL && e->d_name[0] != '.')
+                snprintf(entry, sizeof entry, "%s/%s", cdir, e->d_name);
+        closedir(dp);
+        assert_true(entry[0] != '\0');
+        {
+            unsigned char *p = read_file(entry, &size);
+            npu__nh128 h;
+            npu__digest sum;
+            assert_true(size > NPU__CACHE_HEADER);
+            assert_true(npu__le_get(p + NPU__CACHE_OFF_COMPILE_PAYLOAD, 8) > 0);   /* recorded on the store */
+            npu__le_put(p + NPU__CACHE_OFF_COMPILE_PAYLOAD, claims[i], 8);
+            npu__nh128_init(&h, NPU__SEED_CHECKSUM);
+            npu__nh128_update(&h, p + NPU__CACHE_HEADER, size - NPU__CACHE_HEADER);
+            sum = npu__cache_checksum(&h, p);
+            npu__le_put(p + NPU__CACHE_OFF_CHECKSUM, sum.h[0], 8);
+            npu__le_put(p + NPU__CACHE_OFF_CHECKSUM + 8, sum.h[1], 8);
+            write_file(entry, p, size);
+            free(p);
+        }
+    }
+    npu_device_close(d);
+}
+
 static void test_unwritable_directory_makes_store_a_logged_no_op(void **state)
 {
     npu_context *ctx = new_ctx();
@@ -896,6 +966,7 @@ int main(void)
         cmocka_unit_test(test_same_key_with_other_identity_is_a_miss),
         cmocka_unit_test(test_every_corruption_is_a_miss_and_a_store_repairs_it),
         cmocka_unit_test(test_unwritable_directory_makes_store_a_logged_no_op),
+        cmocka_unit_test(test_an_entry_cannot_fail_a_compile_that_fits),
         cmocka_unit_test(test_streamed_export_through_a_sink),
         cmocka_unit_test(test_concurrent_writers_never_produce_a_torn_entry),
         cmocka_unit_test(test_writer_killed_mid_write_leaves_no_torn_entry),
