@@ -13044,9 +13044,22 @@ static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src, n
     return NPU_OK;
 }
 
+/* A sink into buf[0 .. cap), cut to cap - 1 bytes, NUL-terminated. */
+static void npu__text_end(npu__sink *s, char *buf, size_t cap)
+{
+    buf[s->len < cap - 1 ? s->len : cap - 1] = '\0';
+}
+
+/* "<platform name>/0x<device id, 4 hex digits at least>" (no printf on a hit) */
 static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s/0x%04x", npu__platform_name(d->props.deviceId), (unsigned)d->props.deviceId);
+    npu__sink s;
+    uint32_t id = d->props.deviceId;
+    npu__sink_init(&s, buf, cap - 1);
+    npu__sink_str(&s, npu__platform_name(id));
+    npu__sink_str(&s, id < 0x10 ? "/0x000" : id < 0x100 ? "/0x00" : id < 0x1000 ? "/0x0" : "/0x");
+    npu__sink_u64_hex(&s, id);
+    npu__text_end(&s, buf, cap);
 }
 
 /* Everything that decides the blob, hashed into f. */
@@ -13117,13 +13130,21 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     f->npu_version = (uint32_t)NPU_VERSION;
     f->flags_len = flags_at;
     f->n_args = n_args;
+    /* "<kind> '<label, 64 bytes at most>' <n> in <n> out batch <b>[ PLUGIN|
+     * COMPILER]", written without printf (also under NPU_NO_MESSAGES) */
     npu__batch_text(form->original, batch, sizeof batch);
-    npu__textf(f->descriptor, sizeof f->descriptor, "%s '%.64s' %u in %u out batch %s%s", src->ops->kind,
-             src->ops->label(src->src),
-             (unsigned)n_in, (unsigned)n_out, batch,
-             form->mode == NPU_BATCH_PLUGIN     ? " PLUGIN"
-             : form->mode == NPU_BATCH_COMPILER ? " COMPILER"
-                                                : "");
+    npu__sink_init(&s, f->descriptor, sizeof f->descriptor - 1);
+    npu__sink_str(&s, src->ops->kind);
+    npu__sink_str(&s, " '");
+    npu__sink_put(&s, src->ops->label(src->src), strnlen(src->ops->label(src->src), 64));
+    npu__sink_str(&s, "' ");
+    npu__sink_u64_dec(&s, n_in);
+    npu__sink_str(&s, " in ");
+    npu__sink_u64_dec(&s, n_out);
+    npu__sink_str(&s, " out batch ");
+    npu__sink_str(&s, batch);
+    npu__sink_str(&s, form->mode == NPU_BATCH_PLUGIN ? " PLUGIN" : form->mode == NPU_BATCH_COMPILER ? " COMPILER" : "");
+    npu__text_end(&s, f->descriptor, sizeof f->descriptor);
     return NPU_OK;
 }
 
