@@ -4991,6 +4991,13 @@ static int npu__xml_attr(const npu__xml *x, const npu__xml_token *t, const char 
     return 0;
 }
 
+/* Whether t has attribute `name` with the (decoded) value lit. */
+static int npu__xml_attr_is(const npu__xml *x, const npu__xml_token *t, const char *name, const char *lit)
+{
+    npu__xml_attribute a;
+    return npu__xml_attr(x, t, name, &a) && npu__xml_val_eq(x, a.value, a.value_len, lit);
+}
+
 /* Validates the attributes of start tag t, which begin at t->attrs. On success
  * t->attrs_end is the position of '>' or "/>" and t->end the position after it. */
 static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
@@ -5333,31 +5340,29 @@ typedef struct npu__ir_counts {
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
 
-typedef struct npu__ir_open_layer {           /* an open <layer> */
+typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays last (short offsets) */
     size_t pos, name, name_len;
     uint32_t id, scope, kind, index;
     int has_data, has_rt, rt_done, data_done;
     int elem;                       /* from <data element_type>, -1 none */
     int shape_given, shape_dynrank;
     uint32_t shape_rank;
-    npu_shape shape;                /* first NPU_MAX_RANK dims */
-    uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
     int elems_dynamic, elems_overflow;
-    int has_offset, has_size;
-    uint64_t offset, size;
-    size_t data_pos;
     uint32_t n_in, n_out;           /* ports seen */
     /* the I/O port: Parameter's first output, Result's first input */
     int io_port_seen;
     uint32_t io_rank;
-    npu_shape io_shape;
     int io_elem;
-    char layout[NPU_LAYOUT_MAX];
-    int layout_bad;
     uint32_t io_names;              /* pool offset + 1 */
+    uint64_t offset, size;
+    uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
+    size_t data_pos;
     /* WRITE */
     int copy_to_blob;
     uint64_t blob_offset;
+    npu_shape shape;                /* first NPU_MAX_RANK dims */
+    npu_shape io_shape;
+    char layout[NPU_LAYOUT_MAX];
 } npu__ir_open_layer;
 
 /* The fields used most come first (short offsets: smaller code), the arrays last. */
@@ -5464,8 +5469,25 @@ static int npu__ir_dim(const char *s, size_t n, int64_t *out)
     return 1;
 }
 
+static void npu__ir_walk_emit_upto(npu__ir_walker *w, size_t pos)
+{
+    if (pos > w->copied) {
+        npu__sink_put(w->sink, w->x.s + w->copied, pos - w->copied);
+        w->copied = pos;
+    }
+}
+
+/* WRITE: the text up to b, then v in decimal in place of [b, e). */
+static void npu__ir_walk_put_num(npu__ir_walker *w, size_t b, size_t e, uint64_t v)
+{
+    npu__ir_walk_emit_upto(w, b);
+    npu__sink_u64_dec(w->sink, v);
+    w->copied = e;
+}
+
 /* Parses a shape attribute ("1,3,224,224", "?,16", "1..32,64", "" scalar). */
-static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attribute *a, npu__ir_open_layer *l)
+static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attribute *a, npu__ir_open_layer *l,
+                                          int batch_axis)
 {
     const char *s = w->x.s + a->value;
     size_t n = a->value_len, i = 0, start = 0, e = n;
@@ -5492,6 +5514,11 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
                 return npu__xml_fail(&w->x, a->value, NPU_ERR_PARSE,
                                      "shape has more than NPU_IR_MAX_DIMS (%d) dims", NPU_IR_MAX_DIMS);
             if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape_rank] = d;
+            if (l->shape_rank == (uint32_t)batch_axis) {   /* WRITE: the batch rewrite */
+                size_t tb = start, te = i;
+                npu__xml_trim(s, &tb, &te);
+                npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
+            }
             l->shape_rank++;
             if (d < 0) l->elems_dynamic = 1;
             else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
@@ -5597,14 +5624,6 @@ static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n
         ir->pool_used += len + 1;
     }
     return NPU_OK;
-}
-
-static void npu__ir_walk_emit_upto(npu__ir_walker *w, size_t pos)
-{
-    if (pos > w->copied) {
-        npu__sink_put(w->sink, w->x.s + w->copied, pos - w->copied);
-        w->copied = pos;
-    }
 }
 
 static void npu__ir_walk_emit_wpa(npu__ir_walker *w, const npu__ir_open_layer *l)
@@ -5778,26 +5797,14 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
                                      (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
         }
         if (npu__xml_attr(&w->x, t, "shape", &a)) {
-            st = npu__ir_walk_shape_attr(w, &a, l);
+            /* WRITE rewrites the batch of a Parameter's shape (a loaded
+             * Parameter has no "...": its dims are its tokens) */
+            st = npu__ir_walk_shape_attr(w, &a, l,
+                                         w->mode == NPU__W_WRITE && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
+                                                 w->batch > 0
+                                             ? w->ir->inputs[l->index].batch_axis
+                                             : -1);
             if (st != NPU_OK) return st;
-            if (w->mode == NPU__W_WRITE && l->kind == NPU__KIND_PARAMETER && l->scope == 0 && w->batch > 0) {
-                /* batch rewrite of the shape attribute */
-                int axis = w->ir->inputs[l->index].batch_axis;
-                size_t i, start = a.value, k = 0;
-                for (i = a.value; axis >= 0 && i <= a.value + a.value_len; i++) {
-                    if (i < a.value + a.value_len && w->x.s[i] != ',') continue;
-                    if (k == (size_t)axis) {
-                        size_t b = start, e = i;
-                        npu__xml_trim(w->x.s, &b, &e);
-                        npu__ir_walk_emit_upto(w, b);
-                        npu__sink_i64_dec(w->sink, w->batch);
-                        w->copied = e;
-                        break;
-                    }
-                    k++;
-                    start = i + 1;
-                }
-            }
         }
     }
     if (l->kind == NPU__KIND_CONSTANT) {
@@ -5809,11 +5816,8 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric offset attribute");
         if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
-        l->has_offset = l->has_size = 1;
         if (w->mode == NPU__W_WRITE && w->layout_b) {
-            npu__ir_walk_emit_upto(w, off.value);
-            npu__sink_u64_dec(w->sink, l->copy_to_blob ? l->blob_offset : 0);
-            w->copied = off.value + off.value_len;
+            npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->copy_to_blob ? l->blob_offset : 0);
         }
     }
     if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
@@ -5991,9 +5995,7 @@ static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token 
     if (w->port_is_io && w->port_rank < NPU_MAX_RANK) l->io_shape.dims[w->port_rank] = d;
     if (w->mode == NPU__W_WRITE && w->batch > 0 && w->port_is_io && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
         w->ir->inputs[l->index].batch_axis == (int32_t)w->port_rank) {
-        npu__ir_walk_emit_upto(w, t->text);
-        npu__sink_i64_dec(w->sink, w->batch);
-        w->copied = t->text_end;
+        npu__ir_walk_put_num(w, t->text, t->text_end, (uint64_t)w->batch);
     }
     return NPU_OK;
 }
@@ -6082,8 +6084,7 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         /* Constants by pointer: only npu forms the address, from memory it
          * mapped or was handed; a file's own (mp/ms or any other spelling)
          * would have the compiler read wherever it points. */
-        npu__xml_attribute a;
-        if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "WeightsPointerAttribute"))
+        if (npu__xml_attr_is(x, t, "name", "WeightsPointerAttribute"))
             return npu__xml_fail(x, t->begin, NPU_ERR_FORMAT, "the file carries a WeightsPointerAttribute "
                                  "(a weights address); an IR file may not give addresses");
     }
@@ -6131,8 +6132,7 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         if (w->mode == NPU__W_EDGES || !w->port_is_io) break;
         {
             npu__xml_attribute a;
-            if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "layout") &&
-                npu__xml_attr(x, t, "layout", &a)) {
+            if (npu__xml_attr_is(x, t, "name", "layout") && npu__xml_attr(x, t, "layout", &a)) {
                 if (!npu__ir_layout_convert(x->s + a.value, a.value_len, l->layout) && w->mode == NPU__W_FILL)
                     npu__log(x->ctx, NPU_LOG_WARN, "%s: layout \"%.*s\" cannot be represented; ignored", x->label,
                              (int)(a.value_len > 60 ? 60 : a.value_len), x->s + a.value);
