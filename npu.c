@@ -4713,6 +4713,7 @@ typedef struct npu__xml {
     npu__xml_cold *cold;        /* the walker's (npu__ir_walker.xcold) */
 } npu__xml;
 
+#ifndef NPU_NO_MESSAGES   /* line and column are for messages only */
 /* Counts lines from (pos0 on line *line starting at *last) up to pos. */
 static void npu__xml_count_lines(const char *s, size_t pos0, size_t pos, unsigned long *line, size_t *last)
 {
@@ -4735,7 +4736,6 @@ static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line,
     *col = (unsigned long)(pos - last) + 1;
 }
 
-#ifndef NPU_NO_MESSAGES
 /* The line of pos for warnings, which come in document order: counting
  * resumes where the previous call stopped, so that a file with one warning
  * per line is not scanned once per warning. */
@@ -5084,6 +5084,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
     npu_status st;
     for (;;) {
         size_t p = x->pos;
+        char c1;
         memset(t, 0, sizeof *t);
         if (p >= x->n) {
             if (x->depth > 0)
@@ -5113,7 +5114,8 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             t->end = t->text_end = e;
             return NPU_OK;
         }
-        if (npu__xml_starts(x, p, "<!--")) {
+        c1 = p + 1 < x->n ? s[p + 1] : '\0';
+        if (c1 == '!' && npu__xml_starts(x, p, "<!--")) {
             size_t q = npu__xml_find(x, p + 4, "--");
             if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
             if (q + 2 >= x->n || s[q + 2] != '>')
@@ -5123,7 +5125,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             x->pos = q + 3;
             continue;
         }
-        if (npu__xml_starts(x, p, "<![CDATA[")) {
+        if (c1 == '!' && npu__xml_starts(x, p, "<![CDATA[")) {
             size_t q;
             if (x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
             q = npu__xml_find(x, p + 9, "]]>");
@@ -5138,9 +5140,9 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             t->text_end = q;
             return NPU_OK;
         }
-        if (npu__xml_starts(x, p, "<!"))
+        if (c1 == '!')
             return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
-        if (npu__xml_starts(x, p, "<?")) {
+        if (c1 == '?') {
             size_t nlen, q;
             nlen = npu__xml_name(x, p + 2, "a processing instruction target", &st);
             if (nlen == 0) return st;
@@ -5156,7 +5158,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             x->pos = q + 2;
             continue;
         }
-        if (npu__xml_starts(x, p, "</")) {
+        if (c1 == '/') {
             size_t nlen, q;
             nlen = npu__xml_name(x, p + 2, "an element name", &st);
             if (nlen == 0) return st;
@@ -5950,11 +5952,9 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
         int e = npu__ir_elem_find(w->x.s + a.value, a.value_len, 1);
         w->port_elem = e < 0 ? 0 : e;
     }
-    w->port_is_io = 0;
-    if ((l->kind == NPU__KIND_PARAMETER && dir == 1 && l->n_out == 0) ||
-        (l->kind == NPU__KIND_RESULT && dir == 0 && l->n_in == 0) ||
-        (l->kind == NPU__KIND_CONSTANT && dir == 1 && l->n_out == 0))
-        w->port_is_io = 1;
+    /* the first output of a Parameter or a Const, the first input of a Result */
+    w->port_is_io = dir == 1 ? (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) && l->n_out == 0
+                             : l->kind == NPU__KIND_RESULT && l->n_in == 0;
     if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
         (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL)) {
         st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names, NULL);
@@ -6509,10 +6509,11 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         for (i = 1; i < ir->n_layers && st == NPU_OK; i++) {
             if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
-                size_t earlier = a->pos > b->pos ? b->pos : a->pos;
-                NPU__MSG_ONLY(size_t later = a->pos > b->pos ? a->pos : b->pos;)
-                unsigned long l0, c0;
-                npu__xml_linecol(&wp->x, earlier, &l0, &c0);
+                NPU__MSG_ONLY(size_t earlier = a->pos > b->pos ? b->pos : a->pos;
+                              size_t later = a->pos > b->pos ? a->pos : b->pos; unsigned long l0, c0;
+                              npu__xml_linecol(&wp->x, earlier, &l0, &c0);)
+                NPU__UNUSED(a);
+                NPU__UNUSED(b);
                 wp->xcold.where[0] = '\0';
                 st = npu__xml_fail(&wp->x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
                                    (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
