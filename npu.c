@@ -4692,21 +4692,28 @@ typedef struct npu__xml_token {
     size_t text, text_end;      /* TEXT: raw content (entities not decoded) */
 } npu__xml_token;
 
-typedef struct npu__xml {
-    const char *s;
-    size_t n, pos;
-    size_t start;               /* 3 after a UTF-8 byte order mark, else 0 */
-    unsigned depth;
-    int root_closed;
-    size_t stack_name[NPU_IR_MAX_DEPTH];
-    size_t stack_len[NPU_IR_MAX_DEPTH];
-    npu_context *ctx;
-    const char *label;          /* file name for messages */
+typedef struct npu__xml_cold {    /* the scanner's arrays and message state */
     char where[200];            /* " in layer '...' (id N, type T)" or "" */
     size_t lc_pos, lc_last;     /* line counting resumes here (npu__xml_line): */
     unsigned long lc_line;      /* lc_pos is on line lc_line, which starts at lc_last */
+    size_t stack_name[NPU_IR_MAX_DEPTH];
+    size_t stack_len[NPU_IR_MAX_DEPTH];
+} npu__xml_cold;
+
+/* Small, so that it and the walker fields after it (npu__ir_walker) are
+ * reached with short offsets; the arrays are in *cold. */
+typedef struct npu__xml {
+    const char *s;
+    size_t n, pos;
+    npu_context *ctx;
+    unsigned depth;
+    int root_closed;
+    size_t start;               /* 3 after a UTF-8 byte order mark, else 0 */
+    const char *label;          /* file name for messages */
+    npu__xml_cold *cold;        /* the walker's (npu__ir_walker.xcold) */
 } npu__xml;
 
+#ifndef NPU_NO_MESSAGES   /* line and column are for messages only */
 /* Counts lines from (pos0 on line *line starting at *last) up to pos. */
 static void npu__xml_count_lines(const char *s, size_t pos0, size_t pos, unsigned long *line, size_t *last)
 {
@@ -4729,21 +4736,20 @@ static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line,
     *col = (unsigned long)(pos - last) + 1;
 }
 
-#ifndef NPU_NO_MESSAGES
 /* The line of pos for warnings, which come in document order: counting
  * resumes where the previous call stopped, so that a file with one warning
  * per line is not scanned once per warning. */
 static unsigned long npu__xml_line(npu__xml *x, size_t pos)
 {
     if (pos > x->n) pos = x->n;
-    if (x->lc_line == 0 || pos < x->lc_pos) {
-        x->lc_pos = 0;
-        x->lc_last = 0;
-        x->lc_line = 1;
+    if (x->cold->lc_line == 0 || pos < x->cold->lc_pos) {
+        x->cold->lc_pos = 0;
+        x->cold->lc_last = 0;
+        x->cold->lc_line = 1;
     }
-    npu__xml_count_lines(x->s, x->lc_pos, pos, &x->lc_line, &x->lc_last);
-    x->lc_pos = pos;
-    return x->lc_line;
+    npu__xml_count_lines(x->s, x->cold->lc_pos, pos, &x->cold->lc_line, &x->cold->lc_last);
+    x->cold->lc_pos = pos;
+    return x->cold->lc_line;
 }
 
 NPU__PRINTF(4, 5)
@@ -4756,7 +4762,7 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
     va_start(ap, fmt);
     npu__vfail_more(x->ctx, fmt, ap);
     va_end(ap);
-    npu__fail_more(x->ctx, "%s", x->where);
+    npu__fail_more(x->ctx, "%s", x->cold->where);
     return npu__fail_end(x->ctx, status);
 }
 #else
@@ -4805,27 +4811,24 @@ static size_t npu__utf8_len(const char *str, size_t i, size_t n)
  * code point, or 0 if invalid. */
 static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
 {
-    static const struct { const char *name; char c; } named[] = {
-        {"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"quot;", '"'}, {"apos;", '\''},
-    };
+    static const char named[][7] = {"lt;<", "gt;>", "amp;&", "quot;\"", "apos;'"};  /* name, then the character */
     size_t i, q = p + 1;
     if (q < n && s[q] == '#') {
-        uint32_t v = 0;
-        int hex = 0, digits = 0;
+        uint32_t v = 0, base = 10;
+        int digits = 0;
         q++;
         if (q < n && s[q] == 'x') {
-            hex = 1;
+            base = 16;
             q++;
         }
         for (; q < n && s[q] != ';'; q++) {
-            int d;
-            char c = s[q];
-            if (c >= '0' && c <= '9') d = c - '0';
-            else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-            else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-            else return 0;
+            uint32_t d = (uint32_t)(unsigned char)s[q] - '0';
+            if (d > 9) {                /* a hex digit in either case ('A' | 0x20 is 'a') */
+                d = (uint32_t)((unsigned char)s[q] | 0x20) - 'a' + 10;
+                if (base == 10 || d < 10 || d > 15) return 0;
+            }
             if (v > 0x10FFFFu) return 0;
-            v = v * (hex ? 16u : 10u) + (uint32_t)d;
+            v = v * base + d;
             if (++digits > 8) return 0;
         }
         if (q >= n || digits == 0) return 0;
@@ -4836,9 +4839,9 @@ static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
         return q + 1 - p;
     }
     for (i = 0; i < NPU__COUNT_OF(named); i++) {
-        size_t k = strlen(named[i].name);
-        if (n - q >= k && memcmp(s + q, named[i].name, k) == 0) {
-            *cp = (uint32_t)(unsigned char)named[i].c;
+        size_t k = strlen(named[i]) - 1;
+        if (n - q >= k && memcmp(s + q, named[i], k) == 0) {
+            *cp = (uint32_t)(unsigned char)named[i][k];
             return k + 1;
         }
     }
@@ -4988,6 +4991,13 @@ static int npu__xml_attr(const npu__xml *x, const npu__xml_token *t, const char 
     return 0;
 }
 
+/* Whether t has attribute `name` with the (decoded) value lit. */
+static int npu__xml_attr_is(const npu__xml *x, const npu__xml_token *t, const char *name, const char *lit)
+{
+    npu__xml_attribute a;
+    return npu__xml_attr(x, t, name, &a) && npu__xml_val_eq(x, a.value, a.value_len, lit);
+}
+
 /* Validates the attributes of start tag t, which begin at t->attrs. On success
  * t->attrs_end is the position of '>' or "/>" and t->end the position after it. */
 static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
@@ -5074,11 +5084,12 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
     npu_status st;
     for (;;) {
         size_t p = x->pos;
+        char c1;
         memset(t, 0, sizeof *t);
         if (p >= x->n) {
             if (x->depth > 0)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file: <%.*s> is not closed",
-                                     (int)x->stack_len[x->depth - 1], s + x->stack_name[x->depth - 1]);
+                                     (int)x->cold->stack_len[x->depth - 1], s + x->cold->stack_name[x->depth - 1]);
             if (!x->root_closed) return npu__xml_fail(x, p, NPU_ERR_PARSE, "no root element");
             t->kind = NPU__XML_EOF;
             t->begin = t->end = p;
@@ -5103,7 +5114,8 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             t->end = t->text_end = e;
             return NPU_OK;
         }
-        if (npu__xml_starts(x, p, "<!--")) {
+        c1 = p + 1 < x->n ? s[p + 1] : '\0';
+        if (c1 == '!' && npu__xml_starts(x, p, "<!--")) {
             size_t q = npu__xml_find(x, p + 4, "--");
             if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
             if (q + 2 >= x->n || s[q + 2] != '>')
@@ -5113,7 +5125,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             x->pos = q + 3;
             continue;
         }
-        if (npu__xml_starts(x, p, "<![CDATA[")) {
+        if (c1 == '!' && npu__xml_starts(x, p, "<![CDATA[")) {
             size_t q;
             if (x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
             q = npu__xml_find(x, p + 9, "]]>");
@@ -5128,9 +5140,9 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             t->text_end = q;
             return NPU_OK;
         }
-        if (npu__xml_starts(x, p, "<!"))
+        if (c1 == '!')
             return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
-        if (npu__xml_starts(x, p, "<?")) {
+        if (c1 == '?') {
             size_t nlen, q;
             nlen = npu__xml_name(x, p + 2, "a processing instruction target", &st);
             if (nlen == 0) return st;
@@ -5146,18 +5158,18 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             x->pos = q + 2;
             continue;
         }
-        if (npu__xml_starts(x, p, "</")) {
+        if (c1 == '/') {
             size_t nlen, q;
             nlen = npu__xml_name(x, p + 2, "an element name", &st);
             if (nlen == 0) return st;
             if (x->depth == 0)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "end tag </%.*s> without a start tag", (int)nlen,
                                      s + p + 2);
-            if (nlen != x->stack_len[x->depth - 1] ||
-                memcmp(s + p + 2, s + x->stack_name[x->depth - 1], nlen) != 0)
+            if (nlen != x->cold->stack_len[x->depth - 1] ||
+                memcmp(s + p + 2, s + x->cold->stack_name[x->depth - 1], nlen) != 0)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "end tag </%.*s> does not match <%.*s>", (int)nlen,
-                                     s + p + 2, (int)x->stack_len[x->depth - 1],
-                                     s + x->stack_name[x->depth - 1]);
+                                     s + p + 2, (int)x->cold->stack_len[x->depth - 1],
+                                     s + x->cold->stack_name[x->depth - 1]);
             q = p + 2 + nlen;
             while (q < x->n && npu__xml_space(s[q])) q++;
             if (q >= x->n || s[q] != '>')
@@ -5191,8 +5203,8 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             if (t->self_closing) {
                 if (x->depth == 0) x->root_closed = 1;
             } else {
-                x->stack_name[x->depth] = t->name;
-                x->stack_len[x->depth] = nlen;
+                x->cold->stack_name[x->depth] = t->name;
+                x->cold->stack_len[x->depth] = nlen;
                 x->depth++;
             }
             return NPU_OK;
@@ -5207,39 +5219,24 @@ static size_t npu__xml_decode(const char *s, size_t n, char *out)
     size_t i = 0, len = 0;
     while (i < n) {
         uint32_t cp;
-        size_t k;
+        size_t k = 1, j;
+        char u[4];
         if (s[i] != '&' || (k = npu__xml_entity(s, i, n, &cp)) == 0) {
-            if (out) out[len] = s[i];
-            len++;
-            i++;
-            continue;
+            u[0] = s[i];                /* a byte as it is */
+            k = 1;
+            j = 1;
+        } else if (cp < 0x80) {
+            u[0] = (char)cp;
+            j = 1;
+        } else {                        /* UTF-8: a lead byte, then 6 bits a byte */
+            size_t m = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            for (j = m; --j > 0; cp >>= 6) u[j] = (char)(0x80 | (cp & 0x3F));
+            u[0] = (char)((0xFF00u >> m) | cp);
+            j = m;
         }
+        if (out) memcpy(out + len, u, j);
+        len += j;
         i += k;
-        if (cp < 0x80) {
-            if (out) out[len] = (char)cp;
-            len += 1;
-        } else if (cp < 0x800) {
-            if (out) {
-                out[len] = (char)(0xC0 | (cp >> 6));
-                out[len + 1] = (char)(0x80 | (cp & 0x3F));
-            }
-            len += 2;
-        } else if (cp < 0x10000) {
-            if (out) {
-                out[len] = (char)(0xE0 | (cp >> 12));
-                out[len + 1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-                out[len + 2] = (char)(0x80 | (cp & 0x3F));
-            }
-            len += 3;
-        } else {
-            if (out) {
-                out[len] = (char)(0xF0 | (cp >> 18));
-                out[len + 1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-                out[len + 2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-                out[len + 3] = (char)(0x80 | (cp & 0x3F));
-            }
-            len += 4;
-        }
     }
     return len;
 }
@@ -5345,52 +5342,46 @@ typedef struct npu__ir_counts {
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
 
-typedef struct npu__ir_open_layer {           /* an open <layer> */
+typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays last (short offsets) */
     size_t pos, name, name_len;
     uint32_t id, scope, kind, index;
     int has_data, has_rt, rt_done, data_done;
     int elem;                       /* from <data element_type>, -1 none */
     int shape_given, shape_dynrank;
     uint32_t shape_rank;
-    npu_shape shape;                /* first NPU_MAX_RANK dims */
-    uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
     int elems_dynamic, elems_overflow;
-    int has_offset, has_size;
-    uint64_t offset, size;
-    size_t data_pos;
     uint32_t n_in, n_out;           /* ports seen */
     /* the I/O port: Parameter's first output, Result's first input */
     int io_port_seen;
     uint32_t io_rank;
-    npu_shape io_shape;
     int io_elem;
-    char layout[NPU_LAYOUT_MAX];
-    int layout_bad;
     uint32_t io_names;              /* pool offset + 1 */
+    uint64_t offset, size;
+    uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
+    size_t data_pos;
     /* WRITE */
     int copy_to_blob;
     uint64_t blob_offset;
+    npu_shape shape;                /* first NPU_MAX_RANK dims */
+    npu_shape io_shape;
+    char layout[NPU_LAYOUT_MAX];
 } npu__ir_open_layer;
 
+/* The fields used most come first (short offsets: smaller code), the arrays last. */
 typedef struct npu__ir_walker {
     npu__xml x;
     int mode;
-    npu_ir *ir;                     /* FILL, EDGES, WRITE */
+    unsigned ldepth, scope_depth;
     int have_bin;                   /* bin size known (not a size query) */
-    npu__ir_counts c;               /* running counts */
-    unsigned char role[NPU_IR_MAX_DEPTH + 1];
-    uint32_t scope_stack[NPU__IR_MAX_LAYER_NEST + 1];
-    unsigned scope_depth;
-    npu__ir_open_layer lstack[NPU__IR_MAX_LAYER_NEST];
-    unsigned ldepth;
+    npu_ir *ir;                     /* FILL, EDGES, WRITE */
+    npu__sink *sink;                /* WRITE */
+    size_t copied;                  /* WRITE */
     /* the open port */
     uint32_t port_dir, port_id, port_rank;
-    int port_elem, port_is_io, port_dims_bad;
-    int64_t port_dims[NPU_MAX_RANK];
+    int port_elem, port_is_io;
     int dim_has_text;
+    npu__ir_counts c;               /* running counts */
     /* WRITE */
-    npu__sink *sink;
-    size_t copied;
     int layout_b;
     uint64_t threshold, blob_running;
     int64_t batch;
@@ -5399,19 +5390,23 @@ typedef struct npu__ir_walker {
                                      already YES in the file's net rt_info */
     uint32_t compiler_version;    /* WRITE: the payload's compiler */
     const char *wpa_ptr, *wpa_size;
+    unsigned char role[NPU_IR_MAX_DEPTH + 1];
+    uint32_t scope_stack[NPU__IR_MAX_LAYER_NEST + 1];
+    npu__ir_open_layer lstack[NPU__IR_MAX_LAYER_NEST];
+    npu__xml_cold xcold;
 } npu__ir_walker;
 
 static void npu__ir_walk_set_where(npu__ir_walker *w)
 {
 #ifdef NPU_NO_MESSAGES
-    w->x.where[0] = '\0';
+    w->xcold.where[0] = '\0';
 #else
     if (w->ldepth == 0) {
-        w->x.where[0] = '\0';
+        w->xcold.where[0] = '\0';
     } else {
         const npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
         size_t nl = l->name_len > 80 ? 80 : l->name_len;
-        npu__textf(w->x.where, sizeof w->x.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
+        npu__textf(w->xcold.where, sizeof w->xcold.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
                  (unsigned long)l->id, l->scope ? ", in a <body>" : "");
     }
 #endif
@@ -5431,6 +5426,16 @@ static int npu__ir_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
     }
     *out = v;
     return 1;
+}
+
+/* Attribute `name` of t as an unsigned decimal <= max: 1 (*v its value), 0
+ * when t has no such attribute, -1 when it is not such a number (*a the
+ * attribute). */
+static int npu__ir_attr_num(const npu__xml *x, const npu__xml_token *t, const char *name, uint64_t max, uint64_t *v,
+                            npu__xml_attribute *a)
+{
+    if (!npu__xml_attr(x, t, name, a)) return 0;
+    return npu__ir_u64(x->s + a->value, a->value_len, max, v) ? 1 : -1;
 }
 
 /* "?" or "-1": a dynamic dimension. */
@@ -5466,8 +5471,25 @@ static int npu__ir_dim(const char *s, size_t n, int64_t *out)
     return 1;
 }
 
+static void npu__ir_walk_emit_upto(npu__ir_walker *w, size_t pos)
+{
+    if (pos > w->copied) {
+        npu__sink_put(w->sink, w->x.s + w->copied, pos - w->copied);
+        w->copied = pos;
+    }
+}
+
+/* WRITE: the text up to b, then v in decimal in place of [b, e). */
+static void npu__ir_walk_put_num(npu__ir_walker *w, size_t b, size_t e, uint64_t v)
+{
+    npu__ir_walk_emit_upto(w, b);
+    npu__sink_u64_dec(w->sink, v);
+    w->copied = e;
+}
+
 /* Parses a shape attribute ("1,3,224,224", "?,16", "1..32,64", "" scalar). */
-static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attribute *a, npu__ir_open_layer *l)
+static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attribute *a, npu__ir_open_layer *l,
+                                          int batch_axis)
 {
     const char *s = w->x.s + a->value;
     size_t n = a->value_len, i = 0, start = 0, e = n;
@@ -5494,6 +5516,11 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
                 return npu__xml_fail(&w->x, a->value, NPU_ERR_PARSE,
                                      "shape has more than NPU_IR_MAX_DIMS (%d) dims", NPU_IR_MAX_DIMS);
             if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape_rank] = d;
+            if (l->shape_rank == (uint32_t)batch_axis) {   /* WRITE: the batch rewrite */
+                size_t tb = start, te = i;
+                npu__xml_trim(s, &tb, &te);
+                npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
+            }
             l->shape_rank++;
             if (d < 0) l->elems_dynamic = 1;
             else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
@@ -5601,14 +5628,6 @@ static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n
     return NPU_OK;
 }
 
-static void npu__ir_walk_emit_upto(npu__ir_walker *w, size_t pos)
-{
-    if (pos > w->copied) {
-        npu__sink_put(w->sink, w->x.s + w->copied, pos - w->copied);
-        w->copied = pos;
-    }
-}
-
 static void npu__ir_walk_emit_wpa(npu__ir_walker *w, const npu__ir_open_layer *l)
 {
     const npu_ir *ir = w->ir;
@@ -5625,6 +5644,15 @@ static void npu__ir_walk_emit_wpa(npu__ir_walker *w, const npu__ir_open_layer *l
     npu__sink_str(w->sink, "\"/>");
 }
 
+/* Writes the text up to pos, then an <rt_info> holding the pointer attribute. */
+static void npu__ir_walk_emit_rt_wpa(npu__ir_walker *w, size_t pos, const npu__ir_open_layer *l)
+{
+    npu__ir_walk_emit_upto(w, pos);
+    npu__sink_str(w->sink, "<rt_info>");
+    npu__ir_walk_emit_wpa(w, l);
+    npu__sink_str(w->sink, "</rt_info>");
+}
+
 static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_layer *l)
 {
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
@@ -5632,11 +5660,14 @@ static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_l
 
 static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_token *t)
 {
+    static const char kinds[][10] = {"Parameter", "Const", "Result", "ReadValue", "Assign"};  /* NPU__KIND_ order */
     npu__xml_attribute a;
     npu__ir_open_layer *l;
+    npu_ir *ir = w->ir;
+    int mode = w->mode, is_io;
     uint64_t v;
     const char *name = "";
-    int is_io;
+    uint32_t kind, *count = NULL, limit = 0;
     if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
     l = &w->lstack[w->ldepth];
@@ -5651,66 +5682,70 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
     }
     w->ldepth++;
     npu__ir_walk_set_where(w);
-    if (!npu__xml_attr(&w->x, t, "id", &a))
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
-    if (!npu__ir_u64(w->x.s + a.value, a.value_len, UINT32_MAX - 1u, &v))
+    switch (npu__ir_attr_num(&w->x, t, "id", UINT32_MAX - 1u, &v, &a)) {
+    case 0: return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
+    case -1:
         return npu__xml_fail(&w->x, a.value, NPU_ERR_PARSE, "layer id \"%.*s\" is not a number below 2^32",
                              (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
+    default: break;
+    }
     l->id = (uint32_t)v;
     npu__ir_walk_set_where(w);
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
-    if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Parameter")) l->kind = NPU__KIND_PARAMETER;
-    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Const")) l->kind = NPU__KIND_CONSTANT;
-    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Result")) l->kind = NPU__KIND_RESULT;
-    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "ReadValue")) l->kind = NPU__KIND_READ_VALUE;
-    else if (npu__xml_val_eq(&w->x, a.value, a.value_len, "Assign")) l->kind = NPU__KIND_ASSIGN;
+    for (kind = 0; kind < NPU__COUNT_OF(kinds) && !npu__xml_val_eq(&w->x, a.value, a.value_len, kinds[kind]); kind++)
+        continue;
+    l->kind = kind = (kind + 1) % (NPU__COUNT_OF(kinds) + 1);   /* none: NPU__KIND_OTHER */
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
                              (unsigned)NPU_IR_MAX_LAYERS);
-    if (w->mode == NPU__W_FILL) {
-        npu_ir *ir = w->ir;
+    if (mode == NPU__W_FILL) {
         npu__ir_layer_rec *r;
         if (w->c.layers >= ir->n_layers)
             return npu__ir_changed(w->x.ctx, w->x.label);
         r = &ir->layers[w->c.layers];
         r->scope = l->scope;
         r->id = l->id;
-        r->kind = l->kind;
+        r->kind = kind;
         r->io = UINT32_MAX;
         r->pos = l->pos;
         r->name = l->name;
         r->name_len = (uint32_t)l->name_len;
     }
     w->c.layers++;
-    is_io = (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0;
-    if (l->kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
-        uint32_t *count = l->kind == NPU__KIND_CONSTANT ? &w->c.consts : l->kind == NPU__KIND_PARAMETER ? &w->c.inputs
-                                                                                          : &w->c.outputs;
+    is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
+    /* listed: an index, and the name in the pool */
+    if (kind == NPU__KIND_CONSTANT) {
+        count = &w->c.consts;
+        if (ir) limit = ir->n_consts;
+    } else if (is_io && kind == NPU__KIND_PARAMETER) {
+        count = &w->c.inputs;
+        if (ir) limit = ir->n_inputs;
+    } else if (is_io) {
+        count = &w->c.outputs;
+        if (ir) limit = ir->n_outputs;
+    }
+    if (count != NULL) {
         l->index = (*count)++;
-        if (w->mode != NPU__W_COUNT &&
-            l->index >= (l->kind == NPU__KIND_CONSTANT   ? w->ir->n_consts
-                         : l->kind == NPU__KIND_PARAMETER ? w->ir->n_inputs
-                                                   : w->ir->n_outputs))
-            return npu__ir_changed(w->x.ctx, w->x.label);
-        if (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL) {
+        if (mode != NPU__W_COUNT && l->index >= limit) return npu__ir_changed(w->x.ctx, w->x.label);
+        if (mode <= NPU__W_FILL) {
             npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
             if (st != NPU_OK) return st;
         }
     }
-    if (w->mode == NPU__W_FILL && l->kind == NPU__KIND_CONSTANT) {
-        npu_ir_const *k = &w->ir->consts[l->index].pub;
+    if (mode == NPU__W_FILL && kind == NPU__KIND_CONSTANT) {
+        npu_ir_const *k = &ir->consts[l->index].pub;
         k->layer_id = l->id;
         k->graph = l->scope;
         k->name = name;
-    } else if (w->mode == NPU__W_FILL && is_io) {
-        npu_ir_io *io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+    } else if (mode == NPU__W_FILL && is_io) {
+        npu_ir_io *io = kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
         io->layer_id = l->id;
         io->desc.name = name;
         io->tensor_names = "";
-        w->ir->layers[w->c.layers - 1].io = l->index;
-    } else if (w->mode == NPU__W_WRITE && l->kind == NPU__KIND_CONSTANT) {
-        const npu__ir_const *k = &w->ir->consts[l->index];
+        ir->layers[w->c.layers - 1].io = l->index;
+    } else if (mode == NPU__W_WRITE && kind == NPU__KIND_CONSTANT) {
+        const npu__ir_const *k = &ir->consts[l->index];
         l->offset = k->pub.offset;
         l->size = k->pub.size;
         l->has_rt = (int)k->has_rt_info;
@@ -5719,13 +5754,13 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
             l->blob_offset = w->blob_running;
             w->blob_running += k->pub.size;
         }
-    } else if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
+    } else if (kind == NPU__KIND_READ_VALUE || kind == NPU__KIND_ASSIGN) {
         if (++w->c.var_layers > NPU__IR_MAX_VAR_LAYERS)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_LIMIT,
                                  "more than %u ReadValue/Assign layers", NPU__IR_MAX_VAR_LAYERS);
     }
-    if (w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL && l->scope == 0)
-        return w->ir->pp_walk(w, NPU__PPE_LAYER, t, 0);
+    if (mode == NPU__W_WRITE && ir->pp_walk != NULL && l->scope == 0)
+        return ir->pp_walk(w, NPU__PPE_LAYER, t, 0);
     return NPU_OK;
 }
 
@@ -5764,26 +5799,14 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
                                      (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
         }
         if (npu__xml_attr(&w->x, t, "shape", &a)) {
-            st = npu__ir_walk_shape_attr(w, &a, l);
+            /* WRITE rewrites the batch of a Parameter's shape (a loaded
+             * Parameter has no "...": its dims are its tokens) */
+            st = npu__ir_walk_shape_attr(w, &a, l,
+                                         w->mode == NPU__W_WRITE && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
+                                                 w->batch > 0
+                                             ? w->ir->inputs[l->index].batch_axis
+                                             : -1);
             if (st != NPU_OK) return st;
-            if (w->mode == NPU__W_WRITE && l->kind == NPU__KIND_PARAMETER && l->scope == 0 && w->batch > 0) {
-                /* batch rewrite of the shape attribute */
-                int axis = w->ir->inputs[l->index].batch_axis;
-                size_t i, start = a.value, k = 0;
-                for (i = a.value; axis >= 0 && i <= a.value + a.value_len; i++) {
-                    if (i < a.value + a.value_len && w->x.s[i] != ',') continue;
-                    if (k == (size_t)axis) {
-                        size_t b = start, e = i;
-                        npu__xml_trim(w->x.s, &b, &e);
-                        npu__ir_walk_emit_upto(w, b);
-                        npu__sink_i64_dec(w->sink, w->batch);
-                        w->copied = e;
-                        break;
-                    }
-                    k++;
-                    start = i + 1;
-                }
-            }
         }
     }
     if (l->kind == NPU__KIND_CONSTANT) {
@@ -5791,17 +5814,12 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
         if (l->elem < 0) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without element_type");
         if (l->elem == NPU__ELEM_STRING)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED, "string constants are not supported");
-        if (!npu__xml_attr(&w->x, t, "offset", &off) ||
-            !npu__ir_u64(w->x.s + off.value, off.value_len, UINT64_MAX, &l->offset))
+        if (npu__ir_attr_num(&w->x, t, "offset", UINT64_MAX, &l->offset, &off) <= 0)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric offset attribute");
-        if (!npu__xml_attr(&w->x, t, "size", &a) ||
-            !npu__ir_u64(w->x.s + a.value, a.value_len, UINT64_MAX, &l->size))
+        if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
-        l->has_offset = l->has_size = 1;
         if (w->mode == NPU__W_WRITE && w->layout_b) {
-            npu__ir_walk_emit_upto(w, off.value);
-            npu__sink_u64_dec(w->sink, l->copy_to_blob ? l->blob_offset : 0);
-            w->copied = off.value + off.value_len;
+            npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->copy_to_blob ? l->blob_offset : 0);
         }
     }
     if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
@@ -5821,12 +5839,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
 static void npu__ir_walk_data_end(npu__ir_walker *w, size_t end, npu__ir_open_layer *l)
 {
     l->data_done = 1;
-    if (npu__ir_walk_by_pointer(w, l) && !l->has_rt) {
-        npu__ir_walk_emit_upto(w, end);
-        npu__sink_str(w->sink, "<rt_info>");
-        npu__ir_walk_emit_wpa(w, l);
-        npu__sink_str(w->sink, "</rt_info>");
-    }
+    if (npu__ir_walk_by_pointer(w, l) && !l->has_rt) npu__ir_walk_emit_rt_wpa(w, end, l);
 }
 
 static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer *l)
@@ -5929,22 +5942,19 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
     uint64_t v;
     uint32_t names = 0;
     npu_status st;
-    if (!npu__xml_attr(&w->x, t, "id", &a) || !npu__ir_u64(w->x.s + a.value, a.value_len, UINT32_MAX - 1u, &v))
+    if (npu__ir_attr_num(&w->x, t, "id", UINT32_MAX - 1u, &v, &a) <= 0)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<port> without a numeric id");
     w->port_dir = dir;
     w->port_id = (uint32_t)v;
     w->port_rank = 0;
     w->port_elem = 0;
-    w->port_dims_bad = 0;
     if (npu__xml_attr(&w->x, t, "precision", &a)) {
         int e = npu__ir_elem_find(w->x.s + a.value, a.value_len, 1);
         w->port_elem = e < 0 ? 0 : e;
     }
-    w->port_is_io = 0;
-    if ((l->kind == NPU__KIND_PARAMETER && dir == 1 && l->n_out == 0) ||
-        (l->kind == NPU__KIND_RESULT && dir == 0 && l->n_in == 0) ||
-        (l->kind == NPU__KIND_CONSTANT && dir == 1 && l->n_out == 0))
-        w->port_is_io = 1;
+    /* the first output of a Parameter or a Const, the first input of a Result */
+    w->port_is_io = dir == 1 ? (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) && l->n_out == 0
+                             : l->kind == NPU__KIND_RESULT && l->n_in == 0;
     if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
         (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL)) {
         st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names, NULL);
@@ -5985,9 +5995,7 @@ static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token 
     if (w->port_is_io && w->port_rank < NPU_MAX_RANK) l->io_shape.dims[w->port_rank] = d;
     if (w->mode == NPU__W_WRITE && w->batch > 0 && w->port_is_io && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
         w->ir->inputs[l->index].batch_axis == (int32_t)w->port_rank) {
-        npu__ir_walk_emit_upto(w, t->text);
-        npu__sink_i64_dec(w->sink, w->batch);
-        w->copied = t->text_end;
+        npu__ir_walk_put_num(w, t->text, t->text_end, (uint64_t)w->batch);
     }
     return NPU_OK;
 }
@@ -6003,45 +6011,48 @@ static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_layer *l)
 
 static unsigned char npu__ir_walk_role(const npu__ir_walker *w, unsigned parent, const npu__xml_token *t)
 {
-    const npu__xml *x = &w->x;
-#define NPU__TAG_IS(lit) npu__xml_eq(x, t->name, t->name_len, lit)
-    switch (parent) {
-    case NPU__ROLE_NET:
-    case NPU__ROLE_BODY:
-        if (parent == NPU__ROLE_NET && NPU__TAG_IS("rt_info")) return NPU__ROLE_NET_RT_INFO;
-        if (NPU__TAG_IS("layers")) return NPU__ROLE_LAYERS;
-        if (NPU__TAG_IS("edges")) return NPU__ROLE_EDGES;
-        return NPU__ROLE_OTHER;
-    case NPU__ROLE_LAYERS: return NPU__TAG_IS("layer") ? NPU__ROLE_LAYER : NPU__ROLE_OTHER;
-    case NPU__ROLE_LAYER:
-        if (NPU__TAG_IS("data")) return NPU__ROLE_DATA;
-        if (NPU__TAG_IS("rt_info")) return NPU__ROLE_LAYER_RT_INFO;
-        if (NPU__TAG_IS("input")) return NPU__ROLE_INPUT;
-        if (NPU__TAG_IS("output")) return NPU__ROLE_OUTPUT;
-        if (NPU__TAG_IS("body")) return NPU__ROLE_BODY;
-        return NPU__ROLE_OTHER;
-    case NPU__ROLE_INPUT:
-    case NPU__ROLE_OUTPUT: return NPU__TAG_IS("port") ? NPU__ROLE_PORT : NPU__ROLE_OTHER;
-    case NPU__ROLE_PORT:
-        if (NPU__TAG_IS("dim")) return NPU__ROLE_DIM;
-        if (NPU__TAG_IS("rt_info")) return NPU__ROLE_PORT_RT_INFO;
-        return NPU__ROLE_OTHER;
-    case NPU__ROLE_PORT_RT_INFO: return NPU__TAG_IS("attribute") ? NPU__ROLE_PORT_RT_INFO_ATTR : NPU__ROLE_OTHER;
-    case NPU__ROLE_EDGES: return NPU__TAG_IS("edge") ? NPU__ROLE_EDGE : NPU__ROLE_OTHER;
-    case NPU__ROLE_NET_RT_INFO: return NPU__ROLE_NET_RT_INFO_ITEM;
-    default: return NPU__ROLE_OTHER;
-    }
-#undef NPU__TAG_IS
+    /* The elements the walker knows, by their parent's role; any other is
+     * NPU__ROLE_OTHER, and every child of the net's <rt_info> an item. */
+    static const struct { unsigned char parent, role; char tag[10]; } map[] = {
+        {NPU__ROLE_NET, NPU__ROLE_NET_RT_INFO, "rt_info"},
+        {NPU__ROLE_NET, NPU__ROLE_LAYERS, "layers"},
+        {NPU__ROLE_NET, NPU__ROLE_EDGES, "edges"},
+        {NPU__ROLE_BODY, NPU__ROLE_LAYERS, "layers"},
+        {NPU__ROLE_BODY, NPU__ROLE_EDGES, "edges"},
+        {NPU__ROLE_LAYERS, NPU__ROLE_LAYER, "layer"},
+        {NPU__ROLE_LAYER, NPU__ROLE_DATA, "data"},
+        {NPU__ROLE_LAYER, NPU__ROLE_LAYER_RT_INFO, "rt_info"},
+        {NPU__ROLE_LAYER, NPU__ROLE_INPUT, "input"},
+        {NPU__ROLE_LAYER, NPU__ROLE_OUTPUT, "output"},
+        {NPU__ROLE_LAYER, NPU__ROLE_BODY, "body"},
+        {NPU__ROLE_INPUT, NPU__ROLE_PORT, "port"},
+        {NPU__ROLE_OUTPUT, NPU__ROLE_PORT, "port"},
+        {NPU__ROLE_PORT, NPU__ROLE_DIM, "dim"},
+        {NPU__ROLE_PORT, NPU__ROLE_PORT_RT_INFO, "rt_info"},
+        {NPU__ROLE_PORT_RT_INFO, NPU__ROLE_PORT_RT_INFO_ATTR, "attribute"},
+        {NPU__ROLE_EDGES, NPU__ROLE_EDGE, "edge"},
+    };
+    size_t i;
+    if (parent == NPU__ROLE_NET_RT_INFO) return NPU__ROLE_NET_RT_INFO_ITEM;
+    for (i = 0; i < NPU__COUNT_OF(map); i++)
+        if (map[i].parent == parent && npu__xml_eq(&w->x, t->name, t->name_len, map[i].tag)) return map[i].role;
+    return NPU__ROLE_OTHER;
 }
 
 static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t); /* 8c */
 
-static void npu__ir_walk_emit_net_rt(npu__ir_walker *w, int element)
+/* WRITE, once: the text up to pos, then the net rt_info entries the file lacks
+ * (in an <rt_info> element when `element`). Returns whether it wrote. */
+static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos, int element)
 {
+    if (w->mode != NPU__W_WRITE || w->net_rt_done) return 0;
+    w->net_rt_done = 1;
+    npu__ir_walk_emit_upto(w, pos);
     if (element) npu__sink_str(w->sink, "<rt_info>");
     if (!(w->net_rt_has & 1)) npu__sink_str(w->sink, "<is_new_api value=\"YES\"/>");
     if (!(w->net_rt_has & 2)) npu__sink_str(w->sink, "<use_indices_for_io_metadata value=\"YES\"/>");
     if (element) npu__sink_str(w->sink, "</rt_info>");
+    return 1;
 }
 
 static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
@@ -6057,9 +6068,9 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         if (!npu__xml_eq(x, t->name, t->name_len, "net"))
             return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "root element is <%.*s>, expected <net>",
                                  (int)t->name_len, x->s + t->name);
-        if (!npu__xml_attr(x, t, "version", &a))
-            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "<net> has no version attribute");
-        if (!npu__ir_u64(x->s + a.value, a.value_len, 1000000, &v) || (v != 10 && v != 11))
+        int r = npu__ir_attr_num(x, t, "version", 1000000, &v, &a);
+        if (r == 0) return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "<net> has no version attribute");
+        if (r < 0 || (v != 10 && v != 11))
             return npu__xml_fail(x, a.value, NPU_ERR_UNSUPPORTED,
                                  "IR version \"%.*s\" is not supported (only 10 and 11)",
                                  (int)(a.value_len > 20 ? 20 : a.value_len), x->s + a.value);
@@ -6073,8 +6084,7 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         /* Constants by pointer: only npu forms the address, from memory it
          * mapped or was handed; a file's own (mp/ms or any other spelling)
          * would have the compiler read wherever it points. */
-        npu__xml_attribute a;
-        if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "WeightsPointerAttribute"))
+        if (npu__xml_attr_is(x, t, "name", "WeightsPointerAttribute"))
             return npu__xml_fail(x, t->begin, NPU_ERR_FORMAT, "the file carries a WeightsPointerAttribute "
                                  "(a weights address); an IR file may not give addresses");
     }
@@ -6100,10 +6110,7 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         l->rt_done = 1;
         if (npu__ir_walk_by_pointer(w, l)) {
             if (t->self_closing) {
-                npu__ir_walk_emit_upto(w, t->begin);
-                npu__sink_str(w->sink, "<rt_info>");
-                npu__ir_walk_emit_wpa(w, l);
-                npu__sink_str(w->sink, "</rt_info>");
+                npu__ir_walk_emit_rt_wpa(w, t->begin, l);
                 w->copied = t->end;
             } else {
                 npu__ir_walk_emit_upto(w, t->end);
@@ -6125,8 +6132,7 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         if (w->mode == NPU__W_EDGES || !w->port_is_io) break;
         {
             npu__xml_attribute a;
-            if (npu__xml_attr(x, t, "name", &a) && npu__xml_val_eq(x, a.value, a.value_len, "layout") &&
-                npu__xml_attr(x, t, "layout", &a)) {
+            if (npu__xml_attr_is(x, t, "name", "layout") && npu__xml_attr(x, t, "layout", &a)) {
                 if (!npu__ir_layout_convert(x->s + a.value, a.value_len, l->layout) && w->mode == NPU__W_FILL)
                     npu__log(x->ctx, NPU_LOG_WARN, "%s: layout \"%.*s\" cannot be represented; ignored", x->label,
                              (int)(a.value_len > 60 ? 60 : a.value_len), x->s + a.value);
@@ -6148,11 +6154,7 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         /* The net rt_info gets is_new_api and use_indices_for_io_metadata
          * (below IR 11 the compiler matches the I/O of the build flags by name
          * unless it finds the latter), as OpenVINO's serializer sets them. */
-        if (w->mode != NPU__W_WRITE || w->net_rt_done || !t->self_closing) break;
-        w->net_rt_done = 1;
-        npu__ir_walk_emit_upto(w, t->begin);
-        npu__ir_walk_emit_net_rt(w, 1);
-        w->copied = t->end;
+        if (t->self_closing && npu__ir_walk_emit_net_rt(w, t->begin, 1)) w->copied = t->end;
         break;
     case NPU__ROLE_NET_RT_INFO_ITEM:
         /* A file's own entry stays if it is already YES, else ours replaces
@@ -6231,19 +6233,7 @@ static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t)
             return w->ir->pp_walk(w, role == NPU__ROLE_LAYERS ? NPU__PPE_LAYERS_END : NPU__PPE_EDGES_END, t, 0);
         break;
     case NPU__ROLE_NET_RT_INFO:
-        if (w->mode == NPU__W_WRITE && !w->net_rt_done) {
-            npu__ir_walk_emit_upto(w, t->begin);
-            npu__ir_walk_emit_net_rt(w, 0);
-            w->net_rt_done = 1;
-        }
-        break;
-    case NPU__ROLE_NET:
-        if (w->mode == NPU__W_WRITE && !w->net_rt_done) {
-            npu__ir_walk_emit_upto(w, t->begin);
-            npu__ir_walk_emit_net_rt(w, 1);
-            w->net_rt_done = 1;
-        }
-        break;
+    case NPU__ROLE_NET: npu__ir_walk_emit_net_rt(w, t->begin, role == NPU__ROLE_NET); break;
     default: break;
     }
     return NPU_OK;
@@ -6366,7 +6356,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
     unsigned i;
     for (i = 0; i < 4; i++) {
         uint64_t x;
-        if (!npu__xml_attr(&w->x, t, names[i], &a) || !npu__ir_u64(w->x.s + a.value, a.value_len, UINT32_MAX - 1u, &x))
+        if (npu__ir_attr_num(&w->x, t, names[i], UINT32_MAX - 1u, &x, &a) <= 0)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<edge> without a numeric %s attribute", names[i]);
         v[i] = (uint32_t)x;
     }
@@ -6414,12 +6404,25 @@ static void npu__ir_walk_init(npu__ir_walker *w, int mode, npu_context *ctx, con
     w->x.n = n;
     w->x.ctx = ctx;
     w->x.label = label;
+    w->x.cold = &w->xcold;
     if (n >= 3 && memcmp(xml, "\xEF\xBB\xBF", 3) == 0) w->x.pos = w->x.start = 3;  /* byte order mark */
 }
 
-static npu_status npu__ir_count(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
-                                npu__ir_walker *w)
+/* The parts of an IR's arena block, in order: the object and its persistent
+ * tables (up to NPU__IRP_LAYERS), then the temporary tables. */
+enum { NPU__IRP_IR = 0, NPU__IRP_INPUTS, NPU__IRP_OUTPUTS, NPU__IRP_CONSTS, NPU__IRP_STATES, NPU__IRP_POOL,
+       NPU__IRP_WALK, NPU__IRP_LAYERS, NPU__IRP_PORTS, NPU__IRP_END };
+
+/* The counting pass and the byte offsets of the parts in the IR's block
+ * (off[NPU__IRP_END]: the whole, which fits size_t). */
+static npu_status npu__ir_query(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
+                                size_t off[NPU__IRP_END + 1], npu__ir_walker *w)
 {
+    static const uint32_t elem_size[NPU__IRP_END] = {
+        sizeof(npu_ir), sizeof(npu_ir_io), sizeof(npu_ir_io), sizeof(npu__ir_const), sizeof(npu_ir_state), 1,
+        sizeof(npu__ir_walker) /* for payload writes */, sizeof(npu__ir_layer_rec), sizeof(npu__ir_port_rec)};
+    size_t elems[NPU__IRP_END];
+    unsigned i;
     npu_status st;
     if (n == 0) return npu__fail(ctx, NPU_ERR_PARSE, "%s line 1, column 1: empty XML", label);
     if (n > NPU_IR_MAX_XML_BYTES)
@@ -6429,56 +6432,29 @@ static npu_status npu__ir_count(npu_context *ctx, const char *label, const char 
     st = npu__ir_walk_run(w);
     if (st != NPU_OK) return st;
     *c = w->c;
-    return NPU_OK;
-}
-
-/* Arena bytes: the object and its persistent tables; the temporary tables. */
-static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp);
-
-/* The counting pass and the arena bytes it implies (persist + temp fits size_t). */
-static npu_status npu__ir_query(npu_context *ctx, const char *label, const char *xml, size_t n, npu__ir_counts *c,
-                                size_t *persist, size_t *temp, npu__ir_walker *w)
-{
-    size_t total;
-    npu_status st;
-    *persist = *temp = 0;
-    st = npu__ir_count(ctx, label, xml, n, c, w);
-    if (st != NPU_OK) return st;
-    if (npu__ir_sizes(c, persist, temp) || npu__add_size(*persist, *temp, &total))
-        return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: the IR's tables overflow size_t", label);
-    return NPU_OK;
-}
-
-static int npu__ir_sizes(const npu__ir_counts *c, size_t *persist, size_t *temp)
-{
-    size_t parts[7], p = 0, t = 0, tmp;
-    unsigned i;
-    if (npu__mul_size(c->inputs, sizeof(npu_ir_io), &parts[0]) ||
-        npu__mul_size(c->outputs, sizeof(npu_ir_io), &parts[1]) ||
-        npu__mul_size(c->consts, sizeof(npu__ir_const), &parts[2]) ||
-        npu__mul_size(c->var_layers, sizeof(npu_ir_state), &parts[3]))
-        return 1;
-    parts[4] = c->pool;
-    parts[5] = sizeof(npu_ir);
-    parts[6] = sizeof(npu__ir_walker);   /* the walker, for payload writes */
-    for (i = 0; i < 7; i++) {
-        if (parts[i] > SIZE_MAX - NPU_ARENA_ALIGN || npu__add_size(p, NPU_ARENA_ROUND(parts[i]), &p)) return 1;
+    elems[NPU__IRP_IR] = elems[NPU__IRP_WALK] = 1;
+    elems[NPU__IRP_INPUTS] = c->inputs;
+    elems[NPU__IRP_OUTPUTS] = c->outputs;
+    elems[NPU__IRP_CONSTS] = c->consts;
+    elems[NPU__IRP_STATES] = c->var_layers;
+    elems[NPU__IRP_POOL] = c->pool;
+    elems[NPU__IRP_LAYERS] = c->layers;
+    elems[NPU__IRP_PORTS] = c->ports;
+    off[0] = 0;
+    for (i = 0; i < NPU__IRP_END; i++) {
+        size_t part;
+        if (npu__mul_size(elems[i], elem_size[i], &part) || part > SIZE_MAX - NPU_ARENA_ALIGN ||
+            npu__add_size(off[i], NPU_ARENA_ROUND(part), &off[i + 1]))
+            return npu__fail(ctx, NPU_ERR_OVERFLOW, "%s: the IR's tables overflow size_t", label);
     }
-    if (npu__mul_size(c->layers, sizeof(npu__ir_layer_rec), &tmp) || tmp > SIZE_MAX - NPU_ARENA_ALIGN) return 1;
-    t = NPU_ARENA_ROUND(tmp);
-    if (npu__mul_size(c->ports, sizeof(npu__ir_port_rec), &tmp) || tmp > SIZE_MAX - NPU_ARENA_ALIGN ||
-        npu__add_size(t, NPU_ARENA_ROUND(tmp), &t))
-        return 1;
-    *persist = p;
-    *temp = t;
-    return 0;
+    return NPU_OK;
 }
 
 static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *label, const char *xml,
                                size_t xml_len, const void *bin, uint64_t bin_size, npu_ir **out)
 {
     npu__ir_counts c;
-    size_t persist, temp, total, mark, i;
+    size_t off[NPU__IRP_END + 1], mark, i;
     unsigned char *mem;
     npu_ir *ir;
     npu__ir_walker *wp;
@@ -6488,26 +6464,21 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     mark = arena->used;
     wp = (npu__ir_walker *)npu__alloc(arena, ctx, sizeof *wp, "the IR loader's walker");
     if (wp == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    st = npu__ir_query(ctx, label, xml, xml_len, &c, &persist, &temp, wp);
+    st = npu__ir_query(ctx, label, xml, xml_len, &c, off, wp);
     npu_arena_rewind(arena, mark);
     if (st != NPU_OK) return st;
     /* one block: the object, then the temporary tables, given back at the end */
-    total = persist + temp;
-    mem = (unsigned char *)npu__alloc(arena, ctx, total, "the IR");
+    mem = (unsigned char *)npu__alloc(arena, ctx, off[NPU__IRP_END], "the IR");
     if (mem == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     ir = (npu_ir *)mem;
-    mem += NPU_ARENA_ROUND(sizeof(npu_ir));
-    ir->inputs = (npu_ir_io *)mem;
-    mem += NPU_ARENA_ROUND(c.inputs * sizeof(npu_ir_io));
-    ir->outputs = (npu_ir_io *)mem;
-    mem += NPU_ARENA_ROUND(c.outputs * sizeof(npu_ir_io));
-    ir->consts = (npu__ir_const *)mem;
-    mem += NPU_ARENA_ROUND(c.consts * sizeof(npu__ir_const));
-    ir->states = (npu_ir_state *)mem;
-    mem += NPU_ARENA_ROUND(c.var_layers * sizeof(npu_ir_state));
-    ir->pool = (char *)mem;
-    mem += NPU_ARENA_ROUND(c.pool);
-    ir->walk = (npu__ir_walker *)mem;
+    ir->inputs = (npu_ir_io *)(mem + off[NPU__IRP_INPUTS]);
+    ir->outputs = (npu_ir_io *)(mem + off[NPU__IRP_OUTPUTS]);
+    ir->consts = (npu__ir_const *)(mem + off[NPU__IRP_CONSTS]);
+    ir->states = (npu_ir_state *)(mem + off[NPU__IRP_STATES]);
+    ir->pool = (char *)(mem + off[NPU__IRP_POOL]);
+    ir->walk = (npu__ir_walker *)(mem + off[NPU__IRP_WALK]);
+    ir->layers = (npu__ir_layer_rec *)(mem + off[NPU__IRP_LAYERS]);
+    ir->ports = (npu__ir_port_rec *)(mem + off[NPU__IRP_PORTS]);
     atomic_flag_clear(&ir->walk_lock);
     ir->pool_cap = c.pool;
     ir->ctx = ctx;
@@ -6523,10 +6494,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->n_var_layers = c.var_layers;
     ir->n_layers = c.layers;
     ir->n_ports = c.ports;
-    ir->arena_bytes = persist;
-    mem = (unsigned char *)ir + persist;
-    ir->layers = (npu__ir_layer_rec *)mem;
-    ir->ports = (npu__ir_port_rec *)(mem + NPU_ARENA_ROUND(c.layers * sizeof(npu__ir_layer_rec)));
+    ir->arena_bytes = off[NPU__IRP_LAYERS];
 
     wp = ir->walk;
     npu__ir_walk_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
@@ -6541,11 +6509,12 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         for (i = 1; i < ir->n_layers && st == NPU_OK; i++) {
             if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
-                size_t earlier = a->pos > b->pos ? b->pos : a->pos;
-                NPU__MSG_ONLY(size_t later = a->pos > b->pos ? a->pos : b->pos;)
-                unsigned long l0, c0;
-                npu__xml_linecol(&wp->x, earlier, &l0, &c0);
-                wp->x.where[0] = '\0';
+                NPU__MSG_ONLY(size_t earlier = a->pos > b->pos ? b->pos : a->pos;
+                              size_t later = a->pos > b->pos ? a->pos : b->pos; unsigned long l0, c0;
+                              npu__xml_linecol(&wp->x, earlier, &l0, &c0);)
+                NPU__UNUSED(a);
+                NPU__UNUSED(b);
+                wp->xcold.where[0] = '\0';
                 st = npu__xml_fail(&wp->x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
                                    (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
             }
@@ -6558,7 +6527,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
-            npu__textf(wp->x.where, sizeof wp->x.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
+            npu__textf(wp->xcold.where, sizeof wp->xcold.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
                      xml + r->name, (unsigned long)r->id);
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
@@ -6576,7 +6545,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     }
     ir->layers = NULL;
     ir->ports = NULL;
-    npu_arena_rewind(arena, mark + persist);
+    npu_arena_rewind(arena, mark + off[NPU__IRP_LAYERS]);
     *out = ir;
     return NPU_OK;
 }
@@ -6589,15 +6558,15 @@ static npu_status npu__ir_size_in(npu_arena *scratch, npu_context *ctx, const ch
                                   size_t xml_len, size_t *bytes)
 {
     npu__ir_counts c;
-    size_t persist, temp, mark;
+    size_t off[NPU__IRP_END + 1], mark;
     npu__ir_walker *w;
     npu_status st;
     mark = scratch->used;
     w = (npu__ir_walker *)npu__alloc(scratch, ctx, sizeof *w, "the IR size query's scratch (the XML walker)");
     if (w == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    st = npu__ir_query(ctx, label, xml, xml_len, &c, &persist, &temp, w);
+    st = npu__ir_query(ctx, label, xml, xml_len, &c, off, w);
     npu_arena_rewind(scratch, mark);
-    if (st == NPU_OK) *bytes = persist + temp;
+    if (st == NPU_OK) *bytes = off[NPU__IRP_END];
     return st;
 }
 
