@@ -415,8 +415,10 @@ static void test_hit_needs_what_a_compile_needs(void **state)
             npu_model_destroy(m);
         }
     }
-    /* the threshold does change what a compile needs: 64 KiB of payload */
-    assert_true(need[2] > need[1] && need[2] > sizeof wide);
+    /* with the 1 MiB threshold the 64 KiB constant is in the payload (layout
+     * B copies it; layout A, where the release's compiler has no B, copies
+     * every constant): what a compile needs grew with the payload */
+    assert_true(need[2] > sizeof wide && need[2] >= need[1]);
 }
 
 /* Child job: compile in NPU_TEST_CACHE; exit 10 + from_cache, 1 on failure. */
