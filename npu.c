@@ -12087,11 +12087,13 @@ static int npu__digest_equal(const npu__digest *x, const npu__digest *y)
  * 256 bits of digest match (plus the readable fields: platform, compiler and
  * npu versions, descriptor). A collision of the file name alone never loads
  * the wrong model. */
-/* The key's version is in its seeds: 02 since a graph's structure is a
- * binary walk of its nodes (01: its IR XML), so an entry keyed the old way is
- * never found under a new key (it is a plain miss). */
-#define NPU__SEED_KEY 0x4e50554b45593032ull      /* "NPUKEY02" */
-#define NPU__SEED_CHECK 0x4e50554348433032ull    /* "NPUCHC02" */
+/* The key's version is in its seeds, so an entry keyed the old way is never
+ * found under a new key (it is a plain miss): 03 since the options hold the
+ * weights threshold and entries record the compile's payload size (entry
+ * format 2); 02 made a graph's structure a binary walk of its nodes (01: its
+ * IR XML). */
+#define NPU__SEED_KEY 0x4e50554b45593033ull      /* "NPUKEY03" */
+#define NPU__SEED_CHECK 0x4e50554348433033ull    /* "NPUCHC03" */
 #define NPU__SEED_CHECKSUM 0x4e505553554d3031ull /* "NPUSUM01" */
 
 typedef enum npu__key_tag {
