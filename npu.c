@@ -7497,7 +7497,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
 {
     npu__meta_cursor c;
     uint64_t v = 0, data_size, i;
-    uint32_t minor;
+    uint32_t minor, f, j;
     npu_status st;
 
     char (*layouts)[NPU_LAYOUT_MAX] = out->layouts;   /* the caller's rows, kept */
@@ -7538,52 +7538,61 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     out->version = c.version;
     out->blob_size = (uint64_t)data_size;
 
-    /* 2.0 */
-    for (i = 0; i < 3; i++) {
-        static const char *const names[3] = {"OpenVINO major", "OpenVINO minor",
-                                             "OpenVINO patch"};
-        out->ov_version[i] = (uint16_t)npu__meta_take(&c, 2, names[i]);
-    }
-    if (minor >= 1) { /* 2.1: init schedules of a weights-separated blob */
-        extra->init_count = npu__meta_take(&c, 8, "numberOfInits");
-        if (extra->init_count > (c.end - c.pos) / 8) {
-            return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
-                     (unsigned long long)extra->init_count);
+    /* Field j in file order: those of 2.0 (the OpenVINO version), then those
+     * of 2.f; a number of width[j] bytes (2.3: the layouts). */
+    for (j = 0; j < NPU__META_MINOR_NEWEST + 3; j++) {
+        static const unsigned char width[NPU__META_MINOR_NEWEST + 3] = {2, 2, 2, 8, 8, 0, 4, 1, 8, 1};
+        static const char *const names[NPU__META_MINOR_NEWEST + 3] = {
+            "OpenVINO major", "OpenVINO minor", "OpenVINO patch", "numberOfInits", "batchSize", "",
+            "compilerVersion", "isEncryptedBlob", "compatibility descriptor length", "blobType"};
+        f = j < 3 ? 0 : j - 2;   /* the version's minor */
+        if (f > minor) break;
+        if (f == 3) {
+            st = npu__meta_layouts(&c, out);
+            if (st != NPU_OK) return st;
+            continue;
         }
-        for (i = 0; i < extra->init_count; i++) {
-            v = npu__meta_take(&c, 8, "initSize");
-            if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
-                extra->init_bytes > data_size) {
-                return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
-                         (unsigned long long)i, (unsigned long long)data_size);
+        v = npu__meta_take(&c, width[j], names[j]);
+        if (f == 0) {
+            out->ov_version[j] = (uint16_t)v;
+        } else if (f == 1) { /* init schedules of a weights-separated blob */
+            extra->init_count = v;
+            if (extra->init_count > (c.end - c.pos) / 8) {
+                return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
+                         (unsigned long long)extra->init_count);
             }
+            for (i = 0; i < extra->init_count; i++) {
+                v = npu__meta_take(&c, 8, "initSize");
+                if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
+                    extra->init_bytes > data_size) {
+                    return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
+                             (unsigned long long)i, (unsigned long long)data_size);
+                }
+            }
+        } else if (f == 2) {
+            out->batch_size = (int64_t)v;
+            if (out->batch_size < -1) {
+                return npu__meta_fail(&c, "batchSize %lld is negative",
+                         (long long)out->batch_size);
+            }
+        } else if (f == 4) {
+            out->compiler_version = (uint32_t)v;
+        } else if (f == 5) {
+            if (v > 1) {
+                return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
+            }
+            extra->encrypted = (uint8_t)v;
+        } else if (f == 6) {
+            extra->compat_size = v;
+            if (extra->compat_size > c.end - c.pos) {
+                return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
+                         (unsigned long long)extra->compat_size);
+            }
+            c.pos += (size_t)extra->compat_size;
+        } else {
+            out->blob_type = (uint8_t)v;
         }
     }
-    if (minor >= 2) { /* 2.2 */
-        out->batch_size = (int64_t)npu__meta_take(&c, 8, "batchSize");
-        if (out->batch_size < -1) {
-            return npu__meta_fail(&c, "batchSize %lld is negative",
-                     (long long)out->batch_size);
-        }
-    }
-    if (minor >= 3 && (st = npu__meta_layouts(&c, out)) != NPU_OK) return st;
-    if (minor >= 4) out->compiler_version = (uint32_t)npu__meta_take(&c, 4, "compilerVersion");
-    if (minor >= 5) {
-        v = npu__meta_take(&c, 1, "isEncryptedBlob");
-        if (v > 1) {
-            return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
-        }
-        extra->encrypted = (uint8_t)v;
-    }
-    if (minor >= 6) {
-        extra->compat_size = npu__meta_take(&c, 8, "compatibility descriptor length");
-        if (extra->compat_size > c.end - c.pos) {
-            return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
-                     (unsigned long long)extra->compat_size);
-        }
-        c.pos += (size_t)extra->compat_size;
-    }
-    if (minor >= 7) out->blob_type = (uint8_t)npu__meta_take(&c, 1, "blobType");
     if (c.st != NPU_OK) return c.st;
     if (minor > NPU__META_MINOR_NEWEST) {
         /* A newer minor only appends fields: what follows is not ours to judge. */
@@ -7663,8 +7672,10 @@ static NPU__L0_ONLY void npu__sink_zeros(npu__sink *s, size_t n)
  * 2.1 init count, 2.5 encryption flag and 2.6 descriptor are always empty. */
 static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *meta)
 {
+    /* The bytes of the field group of version 2.f (f != 3: one number). */
+    static const unsigned char width[NPU__META_MINOR_NEWEST + 1] = {0, 8, 8, 0, 4, 1, 8, 1};
     uint32_t version = NPU__META_MAJOR << 16 | NPU__META_MINOR_NEWEST;
-    uint32_t minor, n_in, n_out, i;
+    uint32_t minor, n_in, n_out, i, f;
     size_t data_size;
     int dyn_mark;
     if (meta->version >> 16 == NPU__META_MAJOR && (meta->version & 0xffffu) <= NPU__META_MINOR_NEWEST)
@@ -7674,10 +7685,19 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     data_size = s->len;
     npu__sink_le(s, version, 4);
     for (i = 0; i < 3; i++) npu__sink_le(s, meta->ov_version[i], 2);
-    if (minor >= 1) npu__sink_le(s, 0, 8); /* numberOfInits */
     dyn_mark = minor >= 2 && minor <= 3 && meta->batch_size < 0;
-    if (minor >= 2) npu__sink_le(s, dyn_mark ? 0u : (uint64_t)meta->batch_size, 8);
-    if (minor >= 3) {
+    for (f = 1; f <= minor; f++) {
+        /* 2.1 numberOfInits 0, 2.2 batchSize, 2.4 compilerVersion, 2.5
+         * isEncryptedBlob 0, 2.6 an empty compatibility descriptor, 2.7
+         * blobType */
+        if (f != 3) {
+            npu__sink_le(s, f == 2   ? (dyn_mark ? 0u : (uint64_t)meta->batch_size)
+                            : f == 4 ? meta->compiler_version
+                            : f == 7 ? meta->blob_type
+                                     : 0u,
+                         width[f]);
+            continue;
+        }
         n_in = meta->n_input_layouts < NPU__META_MAX_LAYOUTS ? meta->n_input_layouts
                                                               : NPU__META_MAX_LAYOUTS;
         n_out = meta->n_output_layouts < NPU__META_MAX_LAYOUTS - n_in
@@ -7694,10 +7714,6 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
             npu__sink_put(s, l, len);
         }
     }
-    if (minor >= 4) npu__sink_le(s, meta->compiler_version, 4);
-    if (minor >= 5) npu__sink_le(s, 0, 1);         /* isEncryptedBlob */
-    if (minor >= 6) npu__sink_le(s, 0, 8);         /* empty compatibility descriptor */
-    if (minor >= 7) npu__sink_le(s, meta->blob_type, 1);
     if (minor <= 3) {
         /* <= 2.3 writers pad so that fields + size + magic fill whole pages. */
         size_t used = s->len - data_size + (dyn_mark ? NPU__META_DYN_MARK_LEN : 0u) + 8u + NPU__META_MAGIC_LEN;
@@ -8160,6 +8176,8 @@ _Static_assert(sizeof(npu__ze_device_graph_properties) == 32, "ze_device_graph_p
 _Static_assert(sizeof(npu__ze_graph_desc) == 48, "ze_graph_desc_t");
 _Static_assert(sizeof(npu__ze_graph_desc_2) == 56, "ze_graph_desc_2_t");
 _Static_assert(offsetof(npu__ze_graph_desc_2, flags) == 48, "ze_graph_desc_2_t.flags");
+_Static_assert(offsetof(npu__ze_graph_desc_2, pBuildFlags) == offsetof(npu__ze_graph_desc, pBuildFlags),
+               "ze_graph_desc_t is the start of ze_graph_desc_2_t");
 _Static_assert(sizeof(npu__ze_graph_properties_2) == 24, "ze_graph_properties_2_t");
 _Static_assert(offsetof(npu__ze_graph_argument_properties_3, type) == 272, "arg props type");
 _Static_assert(offsetof(npu__ze_graph_argument_properties_3, devicePrecision) == 304, "arg props devicePrecision");
@@ -8417,6 +8435,32 @@ static uint64_t npu__now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A command list on the device's compute group, and a fence on queue q: what
+ * a model's command-list initialization and a request's lists share. On
+ * failure *out is NULL (nothing to release). */
+static ze_result_t npu__list_create(const npu_device *d, ze_command_list_handle_t *out)
+{
+    ze_command_list_desc_t ld;
+    ze_result_t r;
+    memset(&ld, 0, sizeof ld);
+    ld.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
+    ld.commandQueueGroupOrdinal = d->queue_ordinal;
+    r = zeCommandListCreate(d->zctx, d->device, &ld, out);
+    if (r != ZE_RESULT_SUCCESS) *out = NULL;
+    return r;
+}
+
+static ze_result_t npu__fence_create(ze_command_queue_handle_t q, ze_fence_handle_t *out)
+{
+    ze_fence_desc_t fd;
+    ze_result_t r;
+    memset(&fd, 0, sizeof fd);
+    fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
+    r = zeFenceCreate(q, &fd, out);
+    if (r != ZE_RESULT_SUCCESS) *out = NULL;
+    return r;
+}
+
 static ze_command_queue_priority_t npu__ze_priority(npu_priority p)
 {
     static const ze_command_queue_priority_t by_priority[] = {
@@ -8571,17 +8615,18 @@ NPU__MSG_ONLY(static const char npu__no_device_hint[] =
     "ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so (the Level Zero loader then loads it)";)
 
 /* Finds the graph extension of a driver: the highest 1.x version offered under a
- * name starting with "ZE_extension_graph". *version 0 if none. Also notes the
- * command-queue NPU extension. */
-static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_extension_properties_t *ext,
-                                        ze_driver_handle_t drv, char *name, uint32_t *version,
-                                        uint32_t *cq_version, int *flags)
+ * name starting with "ZE_extension_graph", into d->ext_version (0 if none) and
+ * its name. Also notes the command-queue NPU extension (d->cq_ext_version)
+ * and the others npu uses (d->ext_flags). */
+static npu_status npu__probe_extensions(npu_device *d, ze_driver_handle_t drv, char *name)
 {
+    npu_context *ctx = d->ctx;
+    ze_driver_extension_properties_t *ext = d->ext_scratch;
     uint32_t n = 0, i;
     ze_result_t r;
-    *version = 0;
-    *cq_version = 0;
-    *flags = 0;
+    d->ext_version = 0;
+    d->cq_ext_version = 0;
+    d->ext_flags = 0;
     name[0] = '\0';
     r = zeDriverGetExtensionProperties(drv, &n, NULL);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
@@ -8593,17 +8638,17 @@ static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_extension_pr
         ext[i].name[ZE_MAX_EXTENSION_NAME - 1] = '\0';
         if (strncmp(ext[i].name, NPU__ZE_GRAPH_EXT_PREFIX, sizeof NPU__ZE_GRAPH_EXT_PREFIX - 1) == 0) {
             if ((ext[i].version >> 16) != 1) continue;
-            if (ext[i].version > *version) {
-                *version = ext[i].version;
+            if (ext[i].version > d->ext_version) {
+                d->ext_version = ext[i].version;
                 npu__strlcpy(name, ext[i].name, ZE_MAX_EXTENSION_NAME);
             }
         } else if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
-            *cq_version = ext[i].version;
+            d->cq_ext_version = ext[i].version;
         } else if (strcmp(ext[i].name, NPU__ZE_MEMMAP_EXT_NAME) == 0) {
-            *flags |= NPU__EXT_MEMMAP;
+            d->ext_flags |= NPU__EXT_MEMMAP;
         } else if ((ext[i].version >> 16) == 1) {
-            if (strcmp(ext[i].name, NPU__ZE_PROFILING_EXT_NAME) == 0) *flags |= NPU__EXT_PROFILING;
-            if (strcmp(ext[i].name, NPU__ZE_CONTEXT_NPU_EXT_NAME) == 0) *flags |= NPU__EXT_CONTEXT_NPU;
+            if (strcmp(ext[i].name, NPU__ZE_PROFILING_EXT_NAME) == 0) d->ext_flags |= NPU__EXT_PROFILING;
+            if (strcmp(ext[i].name, NPU__ZE_CONTEXT_NPU_EXT_NAME) == 0) d->ext_flags |= NPU__EXT_CONTEXT_NPU;
         }
     }
     return NPU_OK;
@@ -8665,31 +8710,28 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
      * and the graph extension. */
     for (pass = 0; pass < 2; pass++) {
         for (i = 0; i < n; i++) {
-            ze_driver_properties_t dp;
+            /* The candidate's properties go straight to the device (the
+             * chosen driver's stay; a failed open discards the device). */
+            ze_driver_properties_t *dp = &d->driver_props;
             ze_device_handle_t dev = NULL;
-            uint32_t version = 0, cq = 0;
-            int intel, memmap = 0;
-            memset(&dp, 0, sizeof dp);
-            dp.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
-            r = zeDriverGetProperties(drivers[i], &dp);
+            int intel;
+            memset(dp, 0, sizeof *dp);
+            dp->stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+            r = zeDriverGetProperties(drivers[i], dp);
             if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetProperties", r);
-            intel = memcmp(dp.uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
-            if (pass == 0 && !intel) continue;
-            if (pass == 1 && intel) continue;
+            intel = memcmp(dp->uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
+            if (intel != (pass == 0)) continue;
             st = npu__probe_device(ctx, drivers[i], pass == 1, &dev);
             if (st != NPU_OK) return st;
             if (dev == NULL) continue;
-            st = npu__probe_extensions(ctx, d->ext_scratch, drivers[i], ext_name, &version, &cq, &memmap);
+            st = npu__probe_extensions(d, drivers[i], ext_name);
             if (st != NPU_OK) return st;
-            if (version == 0) continue;
+            if (d->ext_version == 0) continue;
             d->driver = drivers[i];
             d->device = dev;
-            d->driver_props = dp;
             d->is_simulated = !intel;
-            d->host_import = memmap & NPU__EXT_MEMMAP;
-            d->ext_flags = memmap;
-            d->ext_version = version < NPU__ZE_GRAPH_EXT_MAX ? version : NPU__ZE_GRAPH_EXT_MAX;
-            d->cq_ext_version = cq;
+            d->host_import = d->ext_flags & NPU__EXT_MEMMAP;
+            if (d->ext_version > NPU__ZE_GRAPH_EXT_MAX) d->ext_version = NPU__ZE_GRAPH_EXT_MAX;
             return NPU_OK;
         }
     }
@@ -8793,7 +8835,7 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
     npu__ze_device_graph_properties gp;
     ze_context_desc_t cd;
     ze_api_version_t api = (ze_api_version_t)0;
-    uint32_t n = 0, i;
+    uint32_t n = 0, i, k;
     npu_status st;
     ze_result_t r;
 
@@ -8833,18 +8875,15 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
     if (n > 0)
         NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, groups),
                 "zeDeviceGetCommandQueueGroupProperties");
-    d->queue_ordinal = 0;
-    for (i = 0; i < n && i < 16; i++)
-        if (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) break;
-    if (i < n && i < 16) {
-        d->queue_ordinal = i;
-    } else {
-        for (i = 0; i < n && i < 16; i++)
-            if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
-                d->queue_ordinal = i;
-                break;
-            }
+    /* (k: 1 + the group chosen so far, 0 none) */
+    for (i = 0, k = 0; i < n && i < 16; i++) {
+        if (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
+            k = i + 1;
+            break;
+        }
+        if ((groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) && k == 0) k = i + 1;
     }
+    d->queue_ordinal = k > 0 ? k - 1 : 0;
     memset(&cd, 0, sizeof cd);
     cd.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
     r = zeContextCreate(d->driver, &cd, &d->zctx);
@@ -8901,15 +8940,11 @@ NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu
     if (options != NULL && npu__check_reserved(ctx, options->reserved, "device options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;
     mark = arena->used;
-    d = (npu_device *)npu__alloc(arena, ctx, sizeof *d, "device");
+    /* the device, then the scratch for the extension list (npu_device_size) */
+    d = (npu_device *)npu__alloc(arena, ctx, NPU_ARENA_ROUND(sizeof *d) + NPU__EXT_SCRATCH_BYTES, "device");
     if (d == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     d->ctx = ctx;
-    d->ext_scratch = (ze_driver_extension_properties_t *)npu__alloc(arena, ctx, NPU__EXT_SCRATCH_BYTES,
-                                                                   "device open scratch (extension list)");
-    if (d->ext_scratch == NULL) {
-        npu_arena_rewind(arena, mark);
-        return NPU_ERR_ARENA_TOO_SMALL;
-    }
+    d->ext_scratch = (ze_driver_extension_properties_t *)(void *)((unsigned char *)d + NPU_ARENA_ROUND(sizeof *d));
     st = npu__device_init(d, options);
     d->ext_scratch = NULL;
     npu_arena_rewind(arena, mark + NPU_ARENA_ROUND(sizeof *d));
@@ -9127,50 +9162,43 @@ static npu_status npu__model_check_debatch(npu_model *m, const char *what)
     return NPU_OK;
 }
 
-/* Sets the number of command lists a request runs per inference: every
- * non-state argument's user-visible batch axis (compiled as 1) becomes n. Used
- * by import (metadata batch size) and by the compile path (batch modes). Only
- * on a model as created (batch_lists 1, not dynamic). */
-static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
+/* Debatches a model as created (batch_lists 1, not dynamic), for import
+ * (metadata batch size) and the compile path (batch modes). batch > 1: the
+ * number of command lists a request runs per inference, every non-state
+ * argument's user-visible batch axis (compiled as 1) becomes batch (1 or
+ * less: nothing to do). NPU_DIM_DYNAMIC: a model compiled at batch 1 from a
+ * dynamic batch; the batch axis shows NPU_DIM_DYNAMIC, desc.bytes stays one
+ * element's; requests pick the count. */
+static npu_status npu__model_debatch(npu_model *m, int64_t batch)
 {
     char what[24];
-    uint32_t i;
+    uint32_t i, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
     npu_status st;
-    if (n <= 1 || n == m->batch_lists) return NPU_OK;
+    if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
 #ifndef NPU_NO_MESSAGES
-    snprintf(what, sizeof what, "%u", (unsigned)n);
+    if (n > 0)
+        snprintf(what, sizeof what, "%u", (unsigned)n);
+    else
+        memcpy(what, "dynamic", sizeof "dynamic");
 #else
     what[0] = '\0';
 #endif
     st = npu__model_check_debatch(m, what);
     if (st != NPU_OK) return st;
-    for (i = 0; i < m->n_args; i++)
+    for (i = 0; n > 0 && i < m->n_args; i++)
         if (m->args[i].slice_bytes > NPU__MAX_ARG_BYTES / n)
             return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %u",
                              m->args[i].desc.name, (unsigned long long)m->args[i].slice_bytes, (unsigned)n);
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
         if (a->kind >= NPU__ARG_STATE_IN) continue;
-        a->desc.bytes = a->slice_bytes * n;
-        a->desc.shape.dims[a->batch_axis] = (int64_t)n;
+        if (n > 0) a->desc.bytes = a->slice_bytes * n;
+        a->desc.shape.dims[a->batch_axis] = n > 0 ? (int64_t)n : NPU_DIM_DYNAMIC;
     }
-    m->batch_lists = n;
-    return NPU_OK;
-}
-
-/* A model compiled at batch 1 from a dynamic batch: the batch axis shows
- * NPU_DIM_DYNAMIC, desc.bytes stays one element's; requests pick the count. */
-static npu_status npu__model_set_dynamic(npu_model *m)
-{
-    uint32_t i;
-    npu_status st = npu__model_check_debatch(m, "dynamic");
-    if (st != NPU_OK) return st;
-    for (i = 0; i < m->n_args; i++) {
-        npu__arg *a = &m->args[i];
-        if (a->kind >= NPU__ARG_STATE_IN) continue;
-        a->desc.shape.dims[a->batch_axis] = NPU_DIM_DYNAMIC;
-    }
-    m->dynamic_batch = 1;
+    if (n > 0)
+        m->batch_lists = n;
+    else
+        m->dynamic_batch = 1;
     return NPU_OK;
 }
 
@@ -9193,43 +9221,31 @@ static void npu__model_release(npu_model *m)
 /* Command-list graph initialization (extension < 1.8, or stage 1 requested). */
 static npu_status npu__graph_init_cmdlist(npu_model *m)
 {
-    npu_device *d = m->dev;
-    ze_command_list_desc_t ld;
-    ze_fence_desc_t fd;
-    ze_command_list_handle_t cl = NULL;
-    ze_fence_handle_t f = NULL;
+    /* The list and the fence go straight into the model (zeroed at create):
+     * released with it (npu__model_release), whatever step fails. */
     const char *fn = "zeCommandListCreate";
-    ze_result_t r;
-    memset(&ld, 0, sizeof ld);
-    ld.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
-    ld.commandQueueGroupOrdinal = d->queue_ordinal;
-    memset(&fd, 0, sizeof fd);
-    fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
-    r = zeCommandListCreate(d->zctx, d->device, &ld, &cl);
+    ze_result_t r = npu__list_create(m->dev, &m->init_list);
     if (r == ZE_RESULT_SUCCESS) {
         fn = "pfnAppendGraphInitialize";
-        r = d->g->pfnAppendGraphInitialize(cl, m->graph, NULL, 0, NULL);
+        r = m->dev->g->pfnAppendGraphInitialize(m->init_list, m->graph, NULL, 0, NULL);
     }
     if (r == ZE_RESULT_SUCCESS) {
         fn = "zeCommandListClose";
-        r = zeCommandListClose(cl);
+        r = zeCommandListClose(m->init_list);
     }
     if (r == ZE_RESULT_SUCCESS) {
         fn = "zeFenceCreate";
-        r = zeFenceCreate(m->queue, &fd, &f);
-        if (r != ZE_RESULT_SUCCESS) f = NULL;
+        r = npu__fence_create(m->queue, &m->init_fence);
     }
     if (r == ZE_RESULT_SUCCESS) {
         fn = "zeCommandQueueExecuteCommandLists";
-        r = zeCommandQueueExecuteCommandLists(m->queue, 1, &cl, f);
+        r = zeCommandQueueExecuteCommandLists(m->queue, 1, &m->init_list, m->init_fence);
         if (r == ZE_RESULT_SUCCESS) {
             fn = "zeFenceHostSynchronize";
-            r = zeFenceHostSynchronize(f, UINT64_MAX);
+            r = zeFenceHostSynchronize(m->init_fence, UINT64_MAX);
             if (r != ZE_RESULT_SUCCESS) zeCommandQueueSynchronize(m->queue, UINT64_MAX);
         }
     }
-    m->init_fence = f;   /* released with the model (npu__model_release) */
-    m->init_list = cl;
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fn, r);
     return NPU_OK;
 }
@@ -9243,7 +9259,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     int have_md = 0;
     uint32_t rank, k;
     /* Argument properties: v3 (1.2+), v2 (1.1) or v1; each is a prefix of v3. */
-    int pv = d->caps.arg_props_3 ? 3 : d->caps.arg_props_2 ? 2 : 1;
+    int pv = 1 + d->caps.arg_props_2 + d->caps.arg_props_3;   /* 3 implies 2 (npu__caps_init) */
+    ze_result_t (*get)(npu__ze_graph_handle_t, uint32_t, npu__ze_graph_argument_properties_3 *) =
+        d->g->pfnGetArgumentProperties;
     static const uint32_t stypes[3] = {NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_2,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3};
@@ -9255,9 +9273,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
 
     memset(p, 0, sizeof *p);
     p->stype = stypes[pv - 1];
-    r = (pv == 3 ? d->g->pfnGetArgumentProperties3
-         : pv == 2 ? d->g->pfnGetArgumentProperties2
-                   : d->g->pfnGetArgumentProperties)(m->graph, index, p);
+    if (pv >= 2) get = d->g->pfnGetArgumentProperties2;
+    if (pv == 3) get = d->g->pfnGetArgumentProperties3;
+    r = get(m->graph, index, p);   /* d->g->pfnGetArgumentProperties{,2,3} */
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fns[pv - 1], r);
     p->name[sizeof p->name - 1] = '\0';
     npu__strlcpy(a->ze_name, p->name, sizeof a->ze_name);
@@ -9363,11 +9381,13 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: the graph has %u arguments (at most %u)", (unsigned)n,
                          (unsigned)NPU_MAX_ARGS);
     m->n_args = n;
-    if (n > 0) {
-        m->args = (npu__arg *)npu__alloc(arena, m->ctx, (size_t)n * sizeof(npu__arg), "model arguments");
+    {
+        /* the arguments, then the order table (as npu__model_kept counts
+         * them; none for a graph without arguments) */
+        size_t at = NPU_ARENA_ROUND((size_t)n * sizeof(npu__arg));
+        m->args = (npu__arg *)npu__alloc(arena, m->ctx, at + (size_t)n * sizeof(uint32_t), "model arguments");
         if (m->args == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-        m->order = (uint32_t *)npu__alloc(arena, m->ctx, (size_t)n * sizeof(uint32_t), "model argument table");
-        if (m->order == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+        m->order = (uint32_t *)(void *)((unsigned char *)m->args + at);
     }
     {
         /* given back before the model is used: npu_model_size counts it */
@@ -9380,11 +9400,11 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         if (st != NPU_OK) return st;
     }
     /* order: inputs, outputs, then (in, out) per state. */
-    k = 0;
-    for (j = NPU__ARG_INPUT; j <= NPU__ARG_OUTPUT; j++) {
-        for (i = 0; i < n; i++)
-            if (m->args[i].kind == j) m->order[k++] = i;
-        if (j == NPU__ARG_INPUT) m->n_inputs = k;
+    /* (j runs over the arguments twice: inputs, then outputs) */
+    for (j = 0, k = 0; j < 2 * n; j++) {
+        i = j < n ? j : j - n;
+        if (m->args[i].kind == (j < n ? NPU__ARG_INPUT : NPU__ARG_OUTPUT)) m->order[k++] = i;
+        if (j + 1 == n) m->n_inputs = k;
     }
     m->n_outputs = k - m->n_inputs;
     /* The argument table comes from the blob: names may repeat and counts may
@@ -9529,15 +9549,12 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
         fn = "pfnCreate2";
         r = d->g->pfnCreate2(d->zctx, d->device, &desc2, graph);
     } else {
-        npu__ze_graph_desc desc1;
-        memset(&desc1, 0, sizeof desc1);
-        desc1.stype = NPU__ZE_STYPE_GRAPH_DESC;
-        desc1.format = c->format;
-        desc1.inputSize = c->size;
-        desc1.pInput = (const uint8_t *)c->input;
-        desc1.pBuildFlags = c->flags_text;
+        /* ze_graph_desc_t is ze_graph_desc_2_t without its last field (the
+         * layout asserts of section 10): the same fields under the version-1
+         * stype (pNext is NULL: the input hash needs graph extension 1.14). */
+        desc2.stype = NPU__ZE_STYPE_GRAPH_DESC;
         fn = "pfnCreate";
-        r = d->g->pfnCreate(d->zctx, d->device, &desc1, graph);
+        r = d->g->pfnCreate(d->zctx, d->device, (const npu__ze_graph_desc *)(const void *)&desc2, graph);
     }
     NPU__MSG_UNUSED(fn);
     if (r == ZE_RESULT_SUCCESS) return NPU_OK;
@@ -9640,6 +9657,7 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     ze_command_queue_priority_t prio;
     npu_model *m;
     npu_status st;
+    int turbo;
 
     st = npu__graph_create(d, c, &graph);
     /* The driver has the payload/blob now (or failed): the transient arena
@@ -9660,8 +9678,9 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     atomic_flag_clear(&m->record_lock);
     st = NPU_OK;
     prio = c->priority != NPU_PRIORITY_DEFAULT ? npu__ze_priority(c->priority) : d->queue_priority;
-    if (prio != d->queue_priority || (c->turbo && !d->queue_turbo) || c->workload) {
-        st = npu__create_queue(d, prio, c->turbo || d->queue_turbo, &m->own_queue);
+    turbo = c->turbo || d->queue_turbo;   /* 0 or 1, as d->queue_turbo */
+    if (prio != d->queue_priority || turbo != d->queue_turbo || c->workload) {
+        st = npu__create_queue(d, prio, turbo, &m->own_queue);
         if (st == NPU_OK) m->queue = m->own_queue;
     }
     if (st == NPU_OK && c->controls != NULL) st = c->controls(m, c);
@@ -9691,6 +9710,15 @@ typedef struct npu__io_list {
     int converts;         /* inputs list only: the payload converts the overrides */
 } npu__io_list;
 
+/* Description i of list l into *d, zeroed first (name "" while it has none):
+ * 1 when l has descriptions and i is one it can give, else 0. */
+static int npu__io_desc(const npu__io_list *l, uint32_t i, npu_tensor_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->name = "";
+    return l->get != NULL && i < l->count && l->get(l->src, i, d) == NPU_OK;
+}
+
 static void npu__flags_io_open(npu__sink *s, const char *dir, int layouts, int *first_opt)
 {
     if (!*first_opt) npu__sink_str(s, " ");
@@ -9709,10 +9737,9 @@ static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, 
     for (i = 0; i < n; i++) {
         npu_tensor_desc desc;
         npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
-        memset(&desc, 0, sizeof desc);
-        desc.name = "";
+        int have = npu__io_desc(l, i, &desc);
         if (l->get) {
-            if (l->get(l->src, i, &desc) != NPU_OK) continue;
+            if (!have) continue;
             if (!npu__type_valid(t)) t = desc.type;
         }
         if (!layouts && !npu__type_valid(t)) continue;
@@ -9768,9 +9795,7 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
             npu_tensor_desc desc;
             npu_type t = l->overrides[i];
             if (t == NPU_TYPE_UNDEFINED) continue;
-            memset(&desc, 0, sizeof desc);
-            if (l->get != NULL && (i >= l->count || l->get(l->src, i, &desc) != NPU_OK)) continue;
-            if (l->get != NULL && desc.type == t) continue;
+            if (l->get != NULL && (!npu__io_desc(l, i, &desc) || desc.type == t)) continue;
             if (in->ir_version != 10 && !in->converts)
                 return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
                                  "compile options: %s %u type override to %s: the compiler converts types only "
@@ -9785,8 +9810,7 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
             for (i = 0; l->get != NULL && i < l->count; i++) {
                 npu_tensor_desc desc;
                 const char *why;
-                memset(&desc, 0, sizeof desc);
-                if (l->get(l->src, i, &desc) != NPU_OK) continue;
+                if (!npu__io_desc(l, i, &desc)) continue;
                 why = npu__flags_name_problem(desc.name);
                 if (why != NULL)
                     return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
@@ -9844,23 +9868,6 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
     return NPU_OK;
 }
 
-/* Whether --config key goes to this compiler: asked through
- * pfnCompilerIsOptionSupported (graph extension >= 1.11), else the compiler
- * version that introduced it (min_version; 0: always). A dropped key is logged
- * once, in the writing pass. This is OpenVINO's rule: unsupported options are
- * removed, never sent (an unknown key fails the whole compile). */
-static int npu__cfg_ok(const npu__sink *s, const npu_device *d, uint32_t which, uint32_t min_version)
-{
-    char key[64];
-    int q = d->cfg_query[which];
-    npu__cfg_key(d, which, key, sizeof key);
-    if (q < 0) q = min_version == 0 || d->compiler_version >= min_version;
-    if (!q && s->dst != NULL)
-        npu__log(d->ctx, NPU_LOG_INFO, "build flags: the compiler (%u.%u) does not support %s; not sent",
-                 (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
-    return q;
-}
-
 static void npu__cfg_open(npu__sink *s, int *first, int *config)
 {
     if (!*config) npu__sink_str(s, *first ? "--config" : " --config");
@@ -9869,18 +9876,41 @@ static void npu__cfg_open(npu__sink *s, int *first, int *config)
     *config = 1;
 }
 
+/* Whether --config key `which` goes to this compiler: asked through
+ * pfnCompilerIsOptionSupported (graph extension >= 1.11), else the compiler
+ * version that introduced it (min_version; 0: always). A dropped key is logged
+ * once, in the writing pass. This is OpenVINO's rule: unsupported options are
+ * removed, never sent (an unknown key fails the whole compile). When it goes,
+ * writes its start, KEY="; the caller writes the value and the closing '"'. */
+static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, uint32_t min_version, int *first,
+                          int *config)
+{
+    char key[64];
+    int q = d->cfg_query[which];
+    npu__cfg_key(d, which, key, sizeof key);
+    if (q < 0) q = min_version == 0 || d->compiler_version >= min_version;
+    if (!q) {
+        if (s->dst != NULL)
+            npu__log(d->ctx, NPU_LOG_INFO, "build flags: the compiler (%u.%u) does not support %s; not sent",
+                     (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
+        return 0;
+    }
+    npu__cfg_open(s, first, config);
+    npu__sink_str(s, key);
+    npu__sink_str(s, "=\"");
+    return 1;
+}
+
 static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
                              const npu__io_list *in, const npu__io_list *outl)
 {
     static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
     static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
     static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
-    int first = 1, config = 0, by_index = d->caps.flags_by_index;
-    char key[64];
-    npu__flags_io(s, in, "inputs", 0, by_index, &first);
-    npu__flags_io(s, in, "inputs", 1, by_index, &first);
-    npu__flags_io(s, outl, "outputs", 0, by_index, &first);
-    npu__flags_io(s, outl, "outputs", 1, by_index, &first);
+    int first = 1, config = 0, by_index = d->caps.flags_by_index, k;
+    /* inputs precisions, inputs layouts, outputs precisions, outputs layouts */
+    for (k = 0; k < 4; k++)
+        npu__flags_io(s, k < 2 ? in : outl, k < 2 ? "inputs" : "outputs", k & 1, by_index, &first);
     if (in->layout_b && d->serializer_key != NPU__SER_NONE) {
         npu__cfg_open(s, &first, &config);
         npu__sink_str(s, d->serializer_key == NPU__SER_USE_BASE ? "NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
@@ -9888,50 +9918,27 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     }
     if (o == NULL) return;
     if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT &&
-        npu__cfg_ok(s, d, NPU__CFG_HINT, 0)) {
-        npu__cfg_open(s, &first, &config);
-        npu__sink_str(s, "PERFORMANCE_HINT=\"");
+        npu__cfg_begin(s, d, NPU__CFG_HINT, 0, &first, &config)) {
         npu__sink_str(s, hints[o->hint]);
         npu__sink_str(s, "\"");
     }
     if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH &&
-        npu__cfg_ok(s, d, NPU__CFG_PRIORITY, 0)) {
-        npu__cfg_open(s, &first, &config);
-        npu__sink_str(s, "MODEL_PRIORITY=\"");
+        npu__cfg_begin(s, d, NPU__CFG_PRIORITY, 0, &first, &config)) {
         /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
-        if (d->caps.legacy_priority)
-            npu__sink_str(s, legacy_prios[o->priority]);
-        else
-            npu__sink_str(s, prios[o->priority]);
+        npu__sink_str(s, d->caps.legacy_priority ? legacy_prios[o->priority] : prios[o->priority]);
         npu__sink_str(s, "\"");
     }
-    if (o->turbo) {
-        npu__cfg_key(d, NPU__CFG_TURBO, key, sizeof key);
-        if (npu__cfg_ok(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21))) {
-            npu__cfg_open(s, &first, &config);
-            npu__sink_str(s, key);
-            npu__sink_str(s, "=\"YES\"");
-        }
+    if (o->turbo && npu__cfg_begin(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21), &first, &config))
+        npu__sink_str(s, "YES\"");
+    if (o->tiles > 0 && npu__cfg_begin(s, d, NPU__CFG_TILES, NPU__ZE_VERSION(5, 4), &first, &config)) {
+        npu__sink_u64_dec(s, o->tiles);
+        npu__sink_str(s, "\"");
     }
-    if (o->tiles > 0) {
-        npu__cfg_key(d, NPU__CFG_TILES, key, sizeof key);
-        if (npu__cfg_ok(s, d, NPU__CFG_TILES, NPU__ZE_VERSION(5, 4))) {
-            npu__cfg_open(s, &first, &config);
-            npu__sink_str(s, key);
-            npu__sink_str(s, "=\"");
-            npu__sink_u64_dec(s, o->tiles);
-            npu__sink_str(s, "\"");
-        }
-    }
-    if (o->optimization_level >= 1 && o->optimization_level <= 3) {
-        npu__cfg_key(d, NPU__CFG_MODE_PARAMS, key, sizeof key);
-        if (npu__cfg_ok(s, d, NPU__CFG_MODE_PARAMS, NPU__ZE_VERSION(5, 7))) {
-            npu__cfg_open(s, &first, &config);
-            npu__sink_str(s, key);
-            npu__sink_str(s, "=\"optimization-level=");
-            npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
-            npu__sink_str(s, "\"");
-        }
+    if (o->optimization_level >= 1 && o->optimization_level <= 3 &&
+        npu__cfg_begin(s, d, NPU__CFG_MODE_PARAMS, NPU__ZE_VERSION(5, 7), &first, &config)) {
+        npu__sink_str(s, "optimization-level=");
+        npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
+        npu__sink_str(s, "\"");
     }
     if (o->extra_config != NULL && o->extra_config[0] != '\0') {
         npu__cfg_open(s, &first, &config);
@@ -10236,16 +10243,12 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         meta.layouts = NULL;
         npu_arena_rewind(arena, lmark);
     }
-    m->info.original_batch = 1;
     if (meta.batch_size > 1 || meta.batch_size == NPU_DIM_DYNAMIC) {
-        if (meta.batch_size > NPU__MAX_BATCH) {
+        if (meta.batch_size > NPU__MAX_BATCH)
             st = npu__fail(d->ctx, NPU_ERR_FORMAT, "import: metadata batch size %lld is out of range (at most %u)",
                            (long long)meta.batch_size, (unsigned)NPU__MAX_BATCH);
-        } else if (meta.batch_size == NPU_DIM_DYNAMIC) {
-            st = npu__model_set_dynamic(m);
-        } else {
-            st = npu__model_set_batch(m, (uint32_t)meta.batch_size);
-        }
+        else
+            st = npu__model_debatch(m, meta.batch_size);
         if (st != NPU_OK) {
             npu__model_release(m);
             npu_arena_rewind(arena, c.transient_mark);
@@ -10636,8 +10639,20 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
     in->converts = m->ops->converts;
 }
 
-/* Arena bytes one compile of `src` as it is now takes: max(payload + build
- * flags, model), for one form of the compile and for the cache (section 14). */
+/* The payload options of a compile of `src` (sizing: for a size query, see
+ * npu__pick_layout) and the payload's size. */
+static npu_status npu__plain_payload(npu_device *d, const npu__model_src *src,
+                                                   const npu_compile_options *o, int sizing, npu_payload_options *po,
+                                                   size_t *psize)
+{
+    memset(po, 0, sizeof *po);
+    po->layout = npu__pick_layout(d, o, npu__src_ir_version(src), sizing);
+    po->weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po->compiler_version = d->compiler_version;
+    *psize = 0;
+    return npu__src_payload(src, po, o, NULL, 0, psize);
+}
+
 /* The arena a plain compile needs, from its parts: the payload (psize bytes)
  * and the build flags (flags_len bytes before the NUL) live transiently, then
  * the model of n_args arguments. 0: the sum overflows. (The cache's hit path,
@@ -10651,6 +10666,9 @@ static size_t npu__plain_need(uint64_t psize, size_t flags_len, uint32_t n_args)
     return transient > model ? transient : model;
 }
 
+/* Arena bytes one compile of `src` as it is now takes: max(payload + build
+ * flags, model), for one form of the compile and for the cache (section 14,
+ * which stores the payload's size, *payload_bytes if not NULL). */
 static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
                                   size_t *bytes, uint64_t *payload_bytes)
 {
@@ -10658,13 +10676,8 @@ static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, cons
     npu__io_list in, outl;
     npu__sink s;
     uint32_t n_args = 0;
-    size_t psize = 0;
-    npu_status st;
-    memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
-    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
+    size_t psize;
+    npu_status st = npu__plain_payload(d, src, o, 1, &po, &psize);
     if (st != NPU_OK) return st;
     npu__src_lists(src, o, &in, &outl, &n_args);
     in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
@@ -10685,17 +10698,13 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     npu_payload_options po;
     npu__io_list in, outl;
     uint32_t n_args = 0;
-    size_t psize = 0, mark;
+    size_t psize, mark;
     const char *flags = NULL;
     void *payload;
     uint64_t t0;
     npu_status st;
     *out = NULL;
-    memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 0);
-    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
+    st = npu__plain_payload(d, src, o, 0, &po, &psize);
     if (st != NPU_OK) return st;
     mark = arena->used;
     payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
@@ -10772,7 +10781,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     uint32_t n_in, n_out, n_states, i, k, axis = 0;
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n = 0;
-    char a[24], b[24], first_name[64] = "";
+    NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
     char why_axis[192] = "", why_missing[224] = "", why_dynamic[160] = "";   /* the longest texts: 154, 120, 120 */
     npu_tensor_desc d;
 
@@ -10801,11 +10810,10 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             found = 1;
             n = v;
             declared = decl;
-            npu__strlcpy(first_name, d.name, sizeof first_name);
+            NPU__MSG_ONLY(npu__strlcpy(first_name, d.name, sizeof first_name);)
         } else if (v != n && !mismatch) {
             mismatch = 1;
-            npu__batch_text(n, a, sizeof a);
-            npu__batch_text(v, b, sizeof b);
+            NPU__MSG_ONLY(npu__batch_text(n, a, sizeof a); npu__batch_text(v, b, sizeof b);)
             npu__textf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
                      a, d.name, b);
         }
@@ -10854,8 +10862,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             return;
         }
         if (d.shape.dims[0] != declared) {
-            npu__batch_text(d.shape.dims[0], b, sizeof b);
-            npu__batch_text(declared, a, sizeof a);
+            NPU__MSG_ONLY(npu__batch_text(d.shape.dims[0], b, sizeof b); npu__batch_text(declared, a, sizeof a);)
             npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
             return;
         }
@@ -10890,11 +10897,10 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
     st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
     if (st != NPU_OK) return st;
     if (form->mode == NPU_BATCH_PLUGIN) {
-        st = form->original == NPU_DIM_DYNAMIC ? npu__model_set_dynamic(m)
-             : form->original > (int64_t)NPU__MAX_BATCH
+        st = form->original > (int64_t)NPU__MAX_BATCH
                  ? npu__fail(d->ctx, NPU_ERR_LIMIT, "batching: batch %lld exceeds %u", (long long)form->original,
                              (unsigned)NPU__MAX_BATCH)
-                 : npu__model_set_batch(m, (uint32_t)form->original);
+                 : npu__model_debatch(m, form->original);
         if (st != NPU_OK) {
             npu__model_release(m);
             npu_arena_rewind(arena, mark);
@@ -11013,8 +11019,6 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
 {
     npu_model *m = q->model;
     npu_device *d = m->dev;
-    ze_command_list_desc_t ld;
-    ze_fence_desc_t fd;
     uint32_t i;
     ze_result_t r;
     for (i = 0; i < m->n_args; i++) {
@@ -11037,22 +11041,11 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
         }
         if (a->kind >= NPU__ARG_STATE_IN) memset(q->a[i].own, 0, (size_t)a->desc.bytes);
     }
-    memset(&fd, 0, sizeof fd);
-    fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
-    r = zeFenceCreate(q->queue, &fd, &q->fence);
-    if (r != ZE_RESULT_SUCCESS) {
-        q->fence = NULL;
-        return npu__ze_fail(q->ctx, "zeFenceCreate", r);
-    }
-    memset(&ld, 0, sizeof ld);
-    ld.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
-    ld.commandQueueGroupOrdinal = d->queue_ordinal;
+    r = npu__fence_create(q->queue, &q->fence);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceCreate", r);
     for (i = 0; i < q->n_sets * q->n_lists; i++) {
-        r = zeCommandListCreate(d->zctx, d->device, &ld, &q->lists[i]);
-        if (r != ZE_RESULT_SUCCESS) {
-            q->lists[i] = NULL;
-            return npu__ze_fail(q->ctx, "zeCommandListCreate", r);
-        }
+        r = npu__list_create(d, &q->lists[i]);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeCommandListCreate", r);
     }
     return npu__req_record(q, 0);
 }
@@ -11062,7 +11055,9 @@ NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const 
 {
     npu_request *q;
     npu_context *ctx = model ? model->ctx : NULL;
-    size_t mark;
+    unsigned char *base;
+    uint32_t n_lists, n_sets;
+    size_t mark, o[3];
     npu_status st;
     if (out != NULL) *out = NULL;
     if (model == NULL || arena == NULL || out == NULL)
@@ -11073,28 +11068,27 @@ NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const 
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_create: max_batch %u exceeds %u",
                          (unsigned)opts->max_batch, (unsigned)NPU__MAX_BATCH);
     mark = arena->used;
-    q = (npu_request *)npu__alloc(arena, ctx, sizeof *q, "request");
-    if (q == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    /* One block, laid out as npu_request_size counts it: the request, its
+     * command lists (at o[0]), its argument buffers (o[1]), its copy tables
+     * (o[2], 2 n_args entries). */
+    n_lists = npu__req_lists(model, opts);
+    n_sets = npu__req_sets(model);
+    o[0] = NPU_ARENA_ROUND(sizeof *q);
+    o[1] = o[0] + NPU_ARENA_ROUND((size_t)n_sets * n_lists * sizeof(ze_command_list_handle_t));
+    o[2] = o[1] + NPU_ARENA_ROUND((size_t)model->n_args * sizeof(npu__req_arg));
+    base = (unsigned char *)npu__alloc(arena, ctx, o[2] + (size_t)2 * model->n_args * sizeof(uint32_t), "request");
+    if (base == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    q = (npu_request *)(void *)base;
     q->model = model;
     q->ctx = ctx;
     q->queue = model->queue;
-    q->n_lists = npu__req_lists(model, opts);
-    q->n_active = q->n_lists;
-    q->n_sets = npu__req_sets(model);
-    q->lists = (ze_command_list_handle_t *)npu__alloc(
-        arena, ctx, (size_t)q->n_sets * q->n_lists * sizeof(ze_command_list_handle_t), "request command lists");
-    if (q->lists != NULL && model->n_args > 0) {
-        q->a = (npu__req_arg *)npu__alloc(arena, ctx, (size_t)model->n_args * sizeof(npu__req_arg),
-                                          "request buffers");
-        if (q->a != NULL)
-            q->copy_in = (uint32_t *)npu__alloc(arena, ctx, (size_t)2 * model->n_args * sizeof(uint32_t),
-                                                "request copy tables");
-        if (q->copy_in != NULL) q->copy_out = q->copy_in + model->n_args;
-    }
-    if (q->lists == NULL || (model->n_args > 0 && q->copy_in == NULL)) {
-        npu_arena_rewind(arena, mark);
-        return NPU_ERR_ARENA_TOO_SMALL;
-    }
+    q->n_lists = n_lists;
+    q->n_active = n_lists;
+    q->n_sets = n_sets;
+    q->lists = (ze_command_list_handle_t *)(void *)(base + o[0]);
+    q->a = (npu__req_arg *)(void *)(base + o[1]);
+    q->copy_in = (uint32_t *)(void *)(base + o[2]);
+    q->copy_out = q->copy_in + model->n_args;
     st = model->prof_attach != NULL ? model->prof_attach(q) : NPU_OK;
     if (st == NPU_OK) st = npu__req_init(q, opts);
     if (st != NPU_OK) {
