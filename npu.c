@@ -8441,6 +8441,32 @@ static uint64_t npu__now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A command list on the device's compute group, and a fence on queue q: what
+ * a model's command-list initialization and a request's lists share. On
+ * failure *out is NULL (nothing to release). */
+static ze_result_t npu__list_create(const npu_device *d, ze_command_list_handle_t *out)
+{
+    ze_command_list_desc_t ld;
+    ze_result_t r;
+    memset(&ld, 0, sizeof ld);
+    ld.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
+    ld.commandQueueGroupOrdinal = d->queue_ordinal;
+    r = zeCommandListCreate(d->zctx, d->device, &ld, out);
+    if (r != ZE_RESULT_SUCCESS) *out = NULL;
+    return r;
+}
+
+static ze_result_t npu__fence_create(ze_command_queue_handle_t q, ze_fence_handle_t *out)
+{
+    ze_fence_desc_t fd;
+    ze_result_t r;
+    memset(&fd, 0, sizeof fd);
+    fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
+    r = zeFenceCreate(q, &fd, out);
+    if (r != ZE_RESULT_SUCCESS) *out = NULL;
+    return r;
+}
+
 static ze_command_queue_priority_t npu__ze_priority(npu_priority p)
 {
     static const ze_command_queue_priority_t by_priority[] = {
@@ -8595,17 +8621,18 @@ NPU__MSG_ONLY(static const char npu__no_device_hint[] =
     "ZE_ENABLE_ALT_DRIVERS=/abs/path/build/libze_npu_sim.so (the Level Zero loader then loads it)";)
 
 /* Finds the graph extension of a driver: the highest 1.x version offered under a
- * name starting with "ZE_extension_graph". *version 0 if none. Also notes the
- * command-queue NPU extension. */
-static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_extension_properties_t *ext,
-                                        ze_driver_handle_t drv, char *name, uint32_t *version,
-                                        uint32_t *cq_version, int *flags)
+ * name starting with "ZE_extension_graph", into d->ext_version (0 if none) and
+ * its name. Also notes the command-queue NPU extension (d->cq_ext_version)
+ * and the others npu uses (d->ext_flags). */
+static npu_status npu__probe_extensions(npu_device *d, ze_driver_handle_t drv, char *name)
 {
+    npu_context *ctx = d->ctx;
+    ze_driver_extension_properties_t *ext = d->ext_scratch;
     uint32_t n = 0, i;
     ze_result_t r;
-    *version = 0;
-    *cq_version = 0;
-    *flags = 0;
+    d->ext_version = 0;
+    d->cq_ext_version = 0;
+    d->ext_flags = 0;
     name[0] = '\0';
     r = zeDriverGetExtensionProperties(drv, &n, NULL);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
@@ -8617,17 +8644,17 @@ static npu_status npu__probe_extensions(npu_context *ctx, ze_driver_extension_pr
         ext[i].name[ZE_MAX_EXTENSION_NAME - 1] = '\0';
         if (strncmp(ext[i].name, NPU__ZE_GRAPH_EXT_PREFIX, sizeof NPU__ZE_GRAPH_EXT_PREFIX - 1) == 0) {
             if ((ext[i].version >> 16) != 1) continue;
-            if (ext[i].version > *version) {
-                *version = ext[i].version;
+            if (ext[i].version > d->ext_version) {
+                d->ext_version = ext[i].version;
                 npu__strlcpy(name, ext[i].name, ZE_MAX_EXTENSION_NAME);
             }
         } else if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
-            *cq_version = ext[i].version;
+            d->cq_ext_version = ext[i].version;
         } else if (strcmp(ext[i].name, NPU__ZE_MEMMAP_EXT_NAME) == 0) {
-            *flags |= NPU__EXT_MEMMAP;
+            d->ext_flags |= NPU__EXT_MEMMAP;
         } else if ((ext[i].version >> 16) == 1) {
-            if (strcmp(ext[i].name, NPU__ZE_PROFILING_EXT_NAME) == 0) *flags |= NPU__EXT_PROFILING;
-            if (strcmp(ext[i].name, NPU__ZE_CONTEXT_NPU_EXT_NAME) == 0) *flags |= NPU__EXT_CONTEXT_NPU;
+            if (strcmp(ext[i].name, NPU__ZE_PROFILING_EXT_NAME) == 0) d->ext_flags |= NPU__EXT_PROFILING;
+            if (strcmp(ext[i].name, NPU__ZE_CONTEXT_NPU_EXT_NAME) == 0) d->ext_flags |= NPU__EXT_CONTEXT_NPU;
         }
     }
     return NPU_OK;
@@ -8691,29 +8718,25 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
         for (i = 0; i < n; i++) {
             ze_driver_properties_t dp;
             ze_device_handle_t dev = NULL;
-            uint32_t version = 0, cq = 0;
-            int intel, memmap = 0;
+            int intel;
             memset(&dp, 0, sizeof dp);
             dp.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
             r = zeDriverGetProperties(drivers[i], &dp);
             if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetProperties", r);
             intel = memcmp(dp.uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
-            if (pass == 0 && !intel) continue;
-            if (pass == 1 && intel) continue;
+            if (intel != (pass == 0)) continue;
             st = npu__probe_device(ctx, drivers[i], pass == 1, &dev);
             if (st != NPU_OK) return st;
             if (dev == NULL) continue;
-            st = npu__probe_extensions(ctx, d->ext_scratch, drivers[i], ext_name, &version, &cq, &memmap);
+            st = npu__probe_extensions(d, drivers[i], ext_name);
             if (st != NPU_OK) return st;
-            if (version == 0) continue;
+            if (d->ext_version == 0) continue;
             d->driver = drivers[i];
             d->device = dev;
             d->driver_props = dp;
             d->is_simulated = !intel;
-            d->host_import = memmap & NPU__EXT_MEMMAP;
-            d->ext_flags = memmap;
-            d->ext_version = version < NPU__ZE_GRAPH_EXT_MAX ? version : NPU__ZE_GRAPH_EXT_MAX;
-            d->cq_ext_version = cq;
+            d->host_import = d->ext_flags & NPU__EXT_MEMMAP;
+            if (d->ext_version > NPU__ZE_GRAPH_EXT_MAX) d->ext_version = NPU__ZE_GRAPH_EXT_MAX;
             return NPU_OK;
         }
     }
@@ -8817,7 +8840,7 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
     npu__ze_device_graph_properties gp;
     ze_context_desc_t cd;
     ze_api_version_t api = (ze_api_version_t)0;
-    uint32_t n = 0, i;
+    uint32_t n = 0, i, k;
     npu_status st;
     ze_result_t r;
 
@@ -8857,18 +8880,15 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
     if (n > 0)
         NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, groups),
                 "zeDeviceGetCommandQueueGroupProperties");
-    d->queue_ordinal = 0;
-    for (i = 0; i < n && i < 16; i++)
-        if (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) break;
-    if (i < n && i < 16) {
-        d->queue_ordinal = i;
-    } else {
-        for (i = 0; i < n && i < 16; i++)
-            if (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
-                d->queue_ordinal = i;
-                break;
-            }
+    /* (k: 1 + the group chosen so far, 0 none) */
+    for (i = 0, k = 0; i < n && i < 16; i++) {
+        if (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
+            k = i + 1;
+            break;
+        }
+        if ((groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) && k == 0) k = i + 1;
     }
+    d->queue_ordinal = k > 0 ? k - 1 : 0;
     memset(&cd, 0, sizeof cd);
     cd.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
     r = zeContextCreate(d->driver, &cd, &d->zctx);
@@ -8925,15 +8945,11 @@ NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu
     if (options != NULL && npu__check_reserved(ctx, options->reserved, "device options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;
     mark = arena->used;
-    d = (npu_device *)npu__alloc(arena, ctx, sizeof *d, "device");
+    /* the device, then the scratch for the extension list (npu_device_size) */
+    d = (npu_device *)npu__alloc(arena, ctx, NPU_ARENA_ROUND(sizeof *d) + NPU__EXT_SCRATCH_BYTES, "device");
     if (d == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     d->ctx = ctx;
-    d->ext_scratch = (ze_driver_extension_properties_t *)npu__alloc(arena, ctx, NPU__EXT_SCRATCH_BYTES,
-                                                                   "device open scratch (extension list)");
-    if (d->ext_scratch == NULL) {
-        npu_arena_rewind(arena, mark);
-        return NPU_ERR_ARENA_TOO_SMALL;
-    }
+    d->ext_scratch = (ze_driver_extension_properties_t *)(void *)((unsigned char *)d + NPU_ARENA_ROUND(sizeof *d));
     st = npu__device_init(d, options);
     d->ext_scratch = NULL;
     npu_arena_rewind(arena, mark + NPU_ARENA_ROUND(sizeof *d));
@@ -9218,18 +9234,10 @@ static void npu__model_release(npu_model *m)
 static npu_status npu__graph_init_cmdlist(npu_model *m)
 {
     npu_device *d = m->dev;
-    ze_command_list_desc_t ld;
-    ze_fence_desc_t fd;
-    ze_command_list_handle_t cl = NULL;
+    ze_command_list_handle_t cl;
     ze_fence_handle_t f = NULL;
     const char *fn = "zeCommandListCreate";
-    ze_result_t r;
-    memset(&ld, 0, sizeof ld);
-    ld.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
-    ld.commandQueueGroupOrdinal = d->queue_ordinal;
-    memset(&fd, 0, sizeof fd);
-    fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
-    r = zeCommandListCreate(d->zctx, d->device, &ld, &cl);
+    ze_result_t r = npu__list_create(d, &cl);
     if (r == ZE_RESULT_SUCCESS) {
         fn = "pfnAppendGraphInitialize";
         r = d->g->pfnAppendGraphInitialize(cl, m->graph, NULL, 0, NULL);
@@ -9240,8 +9248,7 @@ static npu_status npu__graph_init_cmdlist(npu_model *m)
     }
     if (r == ZE_RESULT_SUCCESS) {
         fn = "zeFenceCreate";
-        r = zeFenceCreate(m->queue, &fd, &f);
-        if (r != ZE_RESULT_SUCCESS) f = NULL;
+        r = npu__fence_create(m->queue, &f);
     }
     if (r == ZE_RESULT_SUCCESS) {
         fn = "zeCommandQueueExecuteCommandLists";
@@ -9267,7 +9274,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     int have_md = 0;
     uint32_t rank, k;
     /* Argument properties: v3 (1.2+), v2 (1.1) or v1; each is a prefix of v3. */
-    int pv = d->caps.arg_props_3 ? 3 : d->caps.arg_props_2 ? 2 : 1;
+    int pv = 1 + d->caps.arg_props_2 + d->caps.arg_props_3;   /* 3 implies 2 (npu__caps_init) */
+    ze_result_t (*get)(npu__ze_graph_handle_t, uint32_t, npu__ze_graph_argument_properties_3 *) =
+        d->g->pfnGetArgumentProperties;
     static const uint32_t stypes[3] = {NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_2,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3};
@@ -9279,9 +9288,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
 
     memset(p, 0, sizeof *p);
     p->stype = stypes[pv - 1];
-    r = (pv == 3 ? d->g->pfnGetArgumentProperties3
-         : pv == 2 ? d->g->pfnGetArgumentProperties2
-                   : d->g->pfnGetArgumentProperties)(m->graph, index, p);
+    if (pv >= 2) get = d->g->pfnGetArgumentProperties2;
+    if (pv == 3) get = d->g->pfnGetArgumentProperties3;
+    r = get(m->graph, index, p);   /* d->g->pfnGetArgumentProperties{,2,3} */
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fns[pv - 1], r);
     p->name[sizeof p->name - 1] = '\0';
     npu__strlcpy(a->ze_name, p->name, sizeof a->ze_name);
@@ -9388,10 +9397,11 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
                          (unsigned)NPU_MAX_ARGS);
     m->n_args = n;
     if (n > 0) {
-        m->args = (npu__arg *)npu__alloc(arena, m->ctx, (size_t)n * sizeof(npu__arg), "model arguments");
+        /* the arguments, then the order table (as npu__model_kept counts them) */
+        size_t at = NPU_ARENA_ROUND((size_t)n * sizeof(npu__arg));
+        m->args = (npu__arg *)npu__alloc(arena, m->ctx, at + (size_t)n * sizeof(uint32_t), "model arguments");
         if (m->args == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-        m->order = (uint32_t *)npu__alloc(arena, m->ctx, (size_t)n * sizeof(uint32_t), "model argument table");
-        if (m->order == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+        m->order = (uint32_t *)(void *)((unsigned char *)m->args + at);
     }
     {
         /* given back before the model is used: npu_model_size counts it */
@@ -9404,11 +9414,11 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         if (st != NPU_OK) return st;
     }
     /* order: inputs, outputs, then (in, out) per state. */
-    k = 0;
-    for (j = NPU__ARG_INPUT; j <= NPU__ARG_OUTPUT; j++) {
-        for (i = 0; i < n; i++)
-            if (m->args[i].kind == j) m->order[k++] = i;
-        if (j == NPU__ARG_INPUT) m->n_inputs = k;
+    /* (j runs over the arguments twice: inputs, then outputs) */
+    for (j = 0, k = 0; j < 2 * n; j++) {
+        i = j < n ? j : j - n;
+        if (m->args[i].kind == (j < n ? NPU__ARG_INPUT : NPU__ARG_OUTPUT)) m->order[k++] = i;
+        if (j + 1 == n) m->n_inputs = k;
     }
     m->n_outputs = k - m->n_inputs;
     /* The argument table comes from the blob: names may repeat and counts may
@@ -11032,8 +11042,6 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
 {
     npu_model *m = q->model;
     npu_device *d = m->dev;
-    ze_command_list_desc_t ld;
-    ze_fence_desc_t fd;
     uint32_t i;
     ze_result_t r;
     for (i = 0; i < m->n_args; i++) {
@@ -11056,22 +11064,11 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
         }
         if (a->kind >= NPU__ARG_STATE_IN) memset(q->a[i].own, 0, (size_t)a->desc.bytes);
     }
-    memset(&fd, 0, sizeof fd);
-    fd.stype = ZE_STRUCTURE_TYPE_FENCE_DESC;
-    r = zeFenceCreate(q->queue, &fd, &q->fence);
-    if (r != ZE_RESULT_SUCCESS) {
-        q->fence = NULL;
-        return npu__ze_fail(q->ctx, "zeFenceCreate", r);
-    }
-    memset(&ld, 0, sizeof ld);
-    ld.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC;
-    ld.commandQueueGroupOrdinal = d->queue_ordinal;
+    r = npu__fence_create(q->queue, &q->fence);
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceCreate", r);
     for (i = 0; i < q->n_sets * q->n_lists; i++) {
-        r = zeCommandListCreate(d->zctx, d->device, &ld, &q->lists[i]);
-        if (r != ZE_RESULT_SUCCESS) {
-            q->lists[i] = NULL;
-            return npu__ze_fail(q->ctx, "zeCommandListCreate", r);
-        }
+        r = npu__list_create(d, &q->lists[i]);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeCommandListCreate", r);
     }
     return npu__req_record(q, 0);
 }
@@ -11081,7 +11078,9 @@ NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const 
 {
     npu_request *q;
     npu_context *ctx = model ? model->ctx : NULL;
-    size_t mark;
+    unsigned char *base;
+    uint32_t n_lists, n_sets;
+    size_t mark, o[3];
     npu_status st;
     if (out != NULL) *out = NULL;
     if (model == NULL || arena == NULL || out == NULL)
@@ -11092,28 +11091,27 @@ NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const 
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_request_create: max_batch %u exceeds %u",
                          (unsigned)opts->max_batch, (unsigned)NPU__MAX_BATCH);
     mark = arena->used;
-    q = (npu_request *)npu__alloc(arena, ctx, sizeof *q, "request");
-    if (q == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    /* One block, laid out as npu_request_size counts it: the request, its
+     * command lists (at o[0]), its argument buffers (o[1]), its copy tables
+     * (o[2], 2 n_args entries). */
+    n_lists = npu__req_lists(model, opts);
+    n_sets = npu__req_sets(model);
+    o[0] = NPU_ARENA_ROUND(sizeof *q);
+    o[1] = o[0] + NPU_ARENA_ROUND((size_t)n_sets * n_lists * sizeof(ze_command_list_handle_t));
+    o[2] = o[1] + NPU_ARENA_ROUND((size_t)model->n_args * sizeof(npu__req_arg));
+    base = (unsigned char *)npu__alloc(arena, ctx, o[2] + (size_t)2 * model->n_args * sizeof(uint32_t), "request");
+    if (base == NULL) return NPU_ERR_ARENA_TOO_SMALL;
+    q = (npu_request *)(void *)base;
     q->model = model;
     q->ctx = ctx;
     q->queue = model->queue;
-    q->n_lists = npu__req_lists(model, opts);
-    q->n_active = q->n_lists;
-    q->n_sets = npu__req_sets(model);
-    q->lists = (ze_command_list_handle_t *)npu__alloc(
-        arena, ctx, (size_t)q->n_sets * q->n_lists * sizeof(ze_command_list_handle_t), "request command lists");
-    if (q->lists != NULL && model->n_args > 0) {
-        q->a = (npu__req_arg *)npu__alloc(arena, ctx, (size_t)model->n_args * sizeof(npu__req_arg),
-                                          "request buffers");
-        if (q->a != NULL)
-            q->copy_in = (uint32_t *)npu__alloc(arena, ctx, (size_t)2 * model->n_args * sizeof(uint32_t),
-                                                "request copy tables");
-        if (q->copy_in != NULL) q->copy_out = q->copy_in + model->n_args;
-    }
-    if (q->lists == NULL || (model->n_args > 0 && q->copy_in == NULL)) {
-        npu_arena_rewind(arena, mark);
-        return NPU_ERR_ARENA_TOO_SMALL;
-    }
+    q->n_lists = n_lists;
+    q->n_active = n_lists;
+    q->n_sets = n_sets;
+    q->lists = (ze_command_list_handle_t *)(void *)(base + o[0]);
+    q->a = (npu__req_arg *)(void *)(base + o[1]);
+    q->copy_in = (uint32_t *)(void *)(base + o[2]);
+    q->copy_out = q->copy_in + model->n_args;
     st = model->prof_attach != NULL ? model->prof_attach(q) : NPU_OK;
     if (st == NPU_OK) st = npu__req_init(q, opts);
     if (st != NPU_OK) {
