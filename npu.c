@@ -8184,6 +8184,8 @@ _Static_assert(sizeof(npu__ze_device_graph_properties) == 32, "ze_device_graph_p
 _Static_assert(sizeof(npu__ze_graph_desc) == 48, "ze_graph_desc_t");
 _Static_assert(sizeof(npu__ze_graph_desc_2) == 56, "ze_graph_desc_2_t");
 _Static_assert(offsetof(npu__ze_graph_desc_2, flags) == 48, "ze_graph_desc_2_t.flags");
+_Static_assert(offsetof(npu__ze_graph_desc_2, pBuildFlags) == offsetof(npu__ze_graph_desc, pBuildFlags),
+               "ze_graph_desc_t is the start of ze_graph_desc_2_t");
 _Static_assert(sizeof(npu__ze_graph_properties_2) == 24, "ze_graph_properties_2_t");
 _Static_assert(offsetof(npu__ze_graph_argument_properties_3, type) == 272, "arg props type");
 _Static_assert(offsetof(npu__ze_graph_argument_properties_3, devicePrecision) == 304, "arg props devicePrecision");
@@ -9563,15 +9565,12 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
         fn = "pfnCreate2";
         r = d->g->pfnCreate2(d->zctx, d->device, &desc2, graph);
     } else {
-        npu__ze_graph_desc desc1;
-        memset(&desc1, 0, sizeof desc1);
-        desc1.stype = NPU__ZE_STYPE_GRAPH_DESC;
-        desc1.format = c->format;
-        desc1.inputSize = c->size;
-        desc1.pInput = (const uint8_t *)c->input;
-        desc1.pBuildFlags = c->flags_text;
+        /* ze_graph_desc_t is ze_graph_desc_2_t without its last field (the
+         * layout asserts of section 10): the same fields under the version-1
+         * stype (pNext is NULL: the input hash needs graph extension 1.14). */
+        desc2.stype = NPU__ZE_STYPE_GRAPH_DESC;
         fn = "pfnCreate";
-        r = d->g->pfnCreate(d->zctx, d->device, &desc1, graph);
+        r = d->g->pfnCreate(d->zctx, d->device, (const npu__ze_graph_desc *)(const void *)&desc2, graph);
     }
     NPU__MSG_UNUSED(fn);
     if (r == ZE_RESULT_SUCCESS) return NPU_OK;
@@ -9674,6 +9673,7 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     ze_command_queue_priority_t prio;
     npu_model *m;
     npu_status st;
+    int turbo;
 
     st = npu__graph_create(d, c, &graph);
     /* The driver has the payload/blob now (or failed): the transient arena
@@ -9694,8 +9694,9 @@ static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__
     atomic_flag_clear(&m->record_lock);
     st = NPU_OK;
     prio = c->priority != NPU_PRIORITY_DEFAULT ? npu__ze_priority(c->priority) : d->queue_priority;
-    if (prio != d->queue_priority || (c->turbo && !d->queue_turbo) || c->workload) {
-        st = npu__create_queue(d, prio, c->turbo || d->queue_turbo, &m->own_queue);
+    turbo = c->turbo || d->queue_turbo;   /* 0 or 1, as d->queue_turbo */
+    if (prio != d->queue_priority || turbo != d->queue_turbo || c->workload) {
+        st = npu__create_queue(d, prio, turbo, &m->own_queue);
         if (st == NPU_OK) m->queue = m->own_queue;
     }
     if (st == NPU_OK && c->controls != NULL) st = c->controls(m, c);
