@@ -9169,50 +9169,43 @@ static npu_status npu__model_check_debatch(npu_model *m, const char *what)
     return NPU_OK;
 }
 
-/* Sets the number of command lists a request runs per inference: every
- * non-state argument's user-visible batch axis (compiled as 1) becomes n. Used
- * by import (metadata batch size) and by the compile path (batch modes). Only
- * on a model as created (batch_lists 1, not dynamic). */
-static npu_status npu__model_set_batch(npu_model *m, uint32_t n)
+/* Debatches a model as created (batch_lists 1, not dynamic), for import
+ * (metadata batch size) and the compile path (batch modes). batch > 1: the
+ * number of command lists a request runs per inference, every non-state
+ * argument's user-visible batch axis (compiled as 1) becomes batch (1 or
+ * less: nothing to do). NPU_DIM_DYNAMIC: a model compiled at batch 1 from a
+ * dynamic batch; the batch axis shows NPU_DIM_DYNAMIC, desc.bytes stays one
+ * element's; requests pick the count. */
+static npu_status npu__model_debatch(npu_model *m, int64_t batch)
 {
     char what[24];
-    uint32_t i;
+    uint32_t i, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
     npu_status st;
-    if (n <= 1 || n == m->batch_lists) return NPU_OK;
+    if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
 #ifndef NPU_NO_MESSAGES
-    snprintf(what, sizeof what, "%u", (unsigned)n);
+    if (n > 0)
+        snprintf(what, sizeof what, "%u", (unsigned)n);
+    else
+        memcpy(what, "dynamic", sizeof "dynamic");
 #else
     what[0] = '\0';
 #endif
     st = npu__model_check_debatch(m, what);
     if (st != NPU_OK) return st;
-    for (i = 0; i < m->n_args; i++)
+    for (i = 0; n > 0 && i < m->n_args; i++)
         if (m->args[i].slice_bytes > NPU__MAX_ARG_BYTES / n)
             return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %u",
                              m->args[i].desc.name, (unsigned long long)m->args[i].slice_bytes, (unsigned)n);
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
         if (a->kind >= NPU__ARG_STATE_IN) continue;
-        a->desc.bytes = a->slice_bytes * n;
-        a->desc.shape.dims[a->batch_axis] = (int64_t)n;
+        if (n > 0) a->desc.bytes = a->slice_bytes * n;
+        a->desc.shape.dims[a->batch_axis] = n > 0 ? (int64_t)n : NPU_DIM_DYNAMIC;
     }
-    m->batch_lists = n;
-    return NPU_OK;
-}
-
-/* A model compiled at batch 1 from a dynamic batch: the batch axis shows
- * NPU_DIM_DYNAMIC, desc.bytes stays one element's; requests pick the count. */
-static npu_status npu__model_set_dynamic(npu_model *m)
-{
-    uint32_t i;
-    npu_status st = npu__model_check_debatch(m, "dynamic");
-    if (st != NPU_OK) return st;
-    for (i = 0; i < m->n_args; i++) {
-        npu__arg *a = &m->args[i];
-        if (a->kind >= NPU__ARG_STATE_IN) continue;
-        a->desc.shape.dims[a->batch_axis] = NPU_DIM_DYNAMIC;
-    }
-    m->dynamic_batch = 1;
+    if (n > 0)
+        m->batch_lists = n;
+    else
+        m->dynamic_batch = 1;
     return NPU_OK;
 }
 
@@ -9235,34 +9228,31 @@ static void npu__model_release(npu_model *m)
 /* Command-list graph initialization (extension < 1.8, or stage 1 requested). */
 static npu_status npu__graph_init_cmdlist(npu_model *m)
 {
-    npu_device *d = m->dev;
-    ze_command_list_handle_t cl;
-    ze_fence_handle_t f = NULL;
+    /* The list and the fence go straight into the model (zeroed at create):
+     * released with it (npu__model_release), whatever step fails. */
     const char *fn = "zeCommandListCreate";
-    ze_result_t r = npu__list_create(d, &cl);
+    ze_result_t r = npu__list_create(m->dev, &m->init_list);
     if (r == ZE_RESULT_SUCCESS) {
         fn = "pfnAppendGraphInitialize";
-        r = d->g->pfnAppendGraphInitialize(cl, m->graph, NULL, 0, NULL);
+        r = m->dev->g->pfnAppendGraphInitialize(m->init_list, m->graph, NULL, 0, NULL);
     }
     if (r == ZE_RESULT_SUCCESS) {
         fn = "zeCommandListClose";
-        r = zeCommandListClose(cl);
+        r = zeCommandListClose(m->init_list);
     }
     if (r == ZE_RESULT_SUCCESS) {
         fn = "zeFenceCreate";
-        r = npu__fence_create(m->queue, &f);
+        r = npu__fence_create(m->queue, &m->init_fence);
     }
     if (r == ZE_RESULT_SUCCESS) {
         fn = "zeCommandQueueExecuteCommandLists";
-        r = zeCommandQueueExecuteCommandLists(m->queue, 1, &cl, f);
+        r = zeCommandQueueExecuteCommandLists(m->queue, 1, &m->init_list, m->init_fence);
         if (r == ZE_RESULT_SUCCESS) {
             fn = "zeFenceHostSynchronize";
-            r = zeFenceHostSynchronize(f, UINT64_MAX);
+            r = zeFenceHostSynchronize(m->init_fence, UINT64_MAX);
             if (r != ZE_RESULT_SUCCESS) zeCommandQueueSynchronize(m->queue, UINT64_MAX);
         }
     }
-    m->init_fence = f;   /* released with the model (npu__model_release) */
-    m->init_list = cl;
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fn, r);
     return NPU_OK;
 }
@@ -9879,23 +9869,6 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
     return NPU_OK;
 }
 
-/* Whether --config key goes to this compiler: asked through
- * pfnCompilerIsOptionSupported (graph extension >= 1.11), else the compiler
- * version that introduced it (min_version; 0: always). A dropped key is logged
- * once, in the writing pass. This is OpenVINO's rule: unsupported options are
- * removed, never sent (an unknown key fails the whole compile). */
-static int npu__cfg_ok(const npu__sink *s, const npu_device *d, uint32_t which, uint32_t min_version)
-{
-    char key[64];
-    int q = d->cfg_query[which];
-    npu__cfg_key(d, which, key, sizeof key);
-    if (q < 0) q = min_version == 0 || d->compiler_version >= min_version;
-    if (!q && s->dst != NULL)
-        npu__log(d->ctx, NPU_LOG_INFO, "build flags: the compiler (%u.%u) does not support %s; not sent",
-                 (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
-    return q;
-}
-
 static void npu__cfg_open(npu__sink *s, int *first, int *config)
 {
     if (!*config) npu__sink_str(s, *first ? "--config" : " --config");
@@ -9904,18 +9877,41 @@ static void npu__cfg_open(npu__sink *s, int *first, int *config)
     *config = 1;
 }
 
+/* Whether --config key `which` goes to this compiler: asked through
+ * pfnCompilerIsOptionSupported (graph extension >= 1.11), else the compiler
+ * version that introduced it (min_version; 0: always). A dropped key is logged
+ * once, in the writing pass. This is OpenVINO's rule: unsupported options are
+ * removed, never sent (an unknown key fails the whole compile). When it goes,
+ * writes its start, KEY="; the caller writes the value and the closing '"'. */
+static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, uint32_t min_version, int *first,
+                          int *config)
+{
+    char key[64];
+    int q = d->cfg_query[which];
+    npu__cfg_key(d, which, key, sizeof key);
+    if (q < 0) q = min_version == 0 || d->compiler_version >= min_version;
+    if (!q) {
+        if (s->dst != NULL)
+            npu__log(d->ctx, NPU_LOG_INFO, "build flags: the compiler (%u.%u) does not support %s; not sent",
+                     (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
+        return 0;
+    }
+    npu__cfg_open(s, first, config);
+    npu__sink_str(s, key);
+    npu__sink_str(s, "=\"");
+    return 1;
+}
+
 static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
                              const npu__io_list *in, const npu__io_list *outl)
 {
     static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
     static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
     static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
-    int first = 1, config = 0, by_index = d->caps.flags_by_index;
-    char key[64];
-    npu__flags_io(s, in, "inputs", 0, by_index, &first);
-    npu__flags_io(s, in, "inputs", 1, by_index, &first);
-    npu__flags_io(s, outl, "outputs", 0, by_index, &first);
-    npu__flags_io(s, outl, "outputs", 1, by_index, &first);
+    int first = 1, config = 0, by_index = d->caps.flags_by_index, k;
+    /* inputs precisions, inputs layouts, outputs precisions, outputs layouts */
+    for (k = 0; k < 4; k++)
+        npu__flags_io(s, k < 2 ? in : outl, k < 2 ? "inputs" : "outputs", k & 1, by_index, &first);
     if (in->layout_b && d->serializer_key != NPU__SER_NONE) {
         npu__cfg_open(s, &first, &config);
         npu__sink_str(s, d->serializer_key == NPU__SER_USE_BASE ? "NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
@@ -9923,50 +9919,27 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     }
     if (o == NULL) return;
     if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT &&
-        npu__cfg_ok(s, d, NPU__CFG_HINT, 0)) {
-        npu__cfg_open(s, &first, &config);
-        npu__sink_str(s, "PERFORMANCE_HINT=\"");
+        npu__cfg_begin(s, d, NPU__CFG_HINT, 0, &first, &config)) {
         npu__sink_str(s, hints[o->hint]);
         npu__sink_str(s, "\"");
     }
     if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH &&
-        npu__cfg_ok(s, d, NPU__CFG_PRIORITY, 0)) {
-        npu__cfg_open(s, &first, &config);
-        npu__sink_str(s, "MODEL_PRIORITY=\"");
+        npu__cfg_begin(s, d, NPU__CFG_PRIORITY, 0, &first, &config)) {
         /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
-        if (d->caps.legacy_priority)
-            npu__sink_str(s, legacy_prios[o->priority]);
-        else
-            npu__sink_str(s, prios[o->priority]);
+        npu__sink_str(s, d->caps.legacy_priority ? legacy_prios[o->priority] : prios[o->priority]);
         npu__sink_str(s, "\"");
     }
-    if (o->turbo) {
-        npu__cfg_key(d, NPU__CFG_TURBO, key, sizeof key);
-        if (npu__cfg_ok(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21))) {
-            npu__cfg_open(s, &first, &config);
-            npu__sink_str(s, key);
-            npu__sink_str(s, "=\"YES\"");
-        }
+    if (o->turbo && npu__cfg_begin(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21), &first, &config))
+        npu__sink_str(s, "YES\"");
+    if (o->tiles > 0 && npu__cfg_begin(s, d, NPU__CFG_TILES, NPU__ZE_VERSION(5, 4), &first, &config)) {
+        npu__sink_u64_dec(s, o->tiles);
+        npu__sink_str(s, "\"");
     }
-    if (o->tiles > 0) {
-        npu__cfg_key(d, NPU__CFG_TILES, key, sizeof key);
-        if (npu__cfg_ok(s, d, NPU__CFG_TILES, NPU__ZE_VERSION(5, 4))) {
-            npu__cfg_open(s, &first, &config);
-            npu__sink_str(s, key);
-            npu__sink_str(s, "=\"");
-            npu__sink_u64_dec(s, o->tiles);
-            npu__sink_str(s, "\"");
-        }
-    }
-    if (o->optimization_level >= 1 && o->optimization_level <= 3) {
-        npu__cfg_key(d, NPU__CFG_MODE_PARAMS, key, sizeof key);
-        if (npu__cfg_ok(s, d, NPU__CFG_MODE_PARAMS, NPU__ZE_VERSION(5, 7))) {
-            npu__cfg_open(s, &first, &config);
-            npu__sink_str(s, key);
-            npu__sink_str(s, "=\"optimization-level=");
-            npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
-            npu__sink_str(s, "\"");
-        }
+    if (o->optimization_level >= 1 && o->optimization_level <= 3 &&
+        npu__cfg_begin(s, d, NPU__CFG_MODE_PARAMS, NPU__ZE_VERSION(5, 7), &first, &config)) {
+        npu__sink_str(s, "optimization-level=");
+        npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
+        npu__sink_str(s, "\"");
     }
     if (o->extra_config != NULL && o->extra_config[0] != '\0') {
         npu__cfg_open(s, &first, &config);
@@ -10282,16 +10255,12 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         meta.layouts = NULL;
         npu_arena_rewind(arena, lmark);
     }
-    m->info.original_batch = 1;
     if (meta.batch_size > 1 || meta.batch_size == NPU_DIM_DYNAMIC) {
-        if (meta.batch_size > NPU__MAX_BATCH) {
+        if (meta.batch_size > NPU__MAX_BATCH)
             st = npu__fail(d->ctx, NPU_ERR_FORMAT, "import: metadata batch size %lld is out of range (at most %u)",
                            (long long)meta.batch_size, (unsigned)NPU__MAX_BATCH);
-        } else if (meta.batch_size == NPU_DIM_DYNAMIC) {
-            st = npu__model_set_dynamic(m);
-        } else {
-            st = npu__model_set_batch(m, (uint32_t)meta.batch_size);
-        }
+        else
+            st = npu__model_debatch(m, meta.batch_size);
         if (st != NPU_OK) {
             npu__model_release(m);
             npu_arena_rewind(arena, c.transient_mark);
@@ -10920,11 +10889,10 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
     st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
     if (st != NPU_OK) return st;
     if (form->mode == NPU_BATCH_PLUGIN) {
-        st = form->original == NPU_DIM_DYNAMIC ? npu__model_set_dynamic(m)
-             : form->original > (int64_t)NPU__MAX_BATCH
+        st = form->original > (int64_t)NPU__MAX_BATCH
                  ? npu__fail(d->ctx, NPU_ERR_LIMIT, "batching: batch %lld exceeds %u", (long long)form->original,
                              (unsigned)NPU__MAX_BATCH)
-                 : npu__model_set_batch(m, (uint32_t)form->original);
+                 : npu__model_debatch(m, form->original);
         if (st != NPU_OK) {
             npu__model_release(m);
             npu_arena_rewind(arena, mark);

@@ -115,12 +115,12 @@ static void test_a_batch_that_overflows_the_buffer_is_refused(void **state)
     arg.desc.shape.dims[0] = 1;
     arg.desc.shape.dims[1] = (int64_t)1 << 40;
     arg.desc.bytes = arg.slice_bytes = (uint64_t)1 << 42;
-    assert_int_equal(npu__model_set_batch(&m, 4), NPU_OK);
+    assert_int_equal(npu__model_debatch(&m, 4), NPU_OK);
     assert_int_equal(arg.desc.bytes, (uint64_t)1 << 44);
     m.batch_lists = 1;
     arg.desc.shape.dims[0] = 1;
     arg.desc.bytes = arg.slice_bytes = (uint64_t)1 << 62;
-    assert_int_equal(npu__model_set_batch(&m, 4096), NPU_ERR_LIMIT);
+    assert_int_equal(npu__model_debatch(&m, 4096), NPU_ERR_LIMIT);
     assert_int_equal(m.batch_lists, 1); /* unchanged */
     assert_int_equal(arg.desc.bytes, (uint64_t)1 << 62);
     assert_non_null(strstr(npu_context_last_error(ctx), "'x'"));
