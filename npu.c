@@ -7687,8 +7687,10 @@ static NPU__L0_ONLY void npu__sink_zeros(npu__sink *s, size_t n)
  * 2.1 init count, 2.5 encryption flag and 2.6 descriptor are always empty. */
 static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *meta)
 {
+    /* The bytes of the field group of version 2.f (f != 3: one number). */
+    static const unsigned char width[NPU__META_MINOR_NEWEST + 1] = {0, 8, 8, 0, 4, 1, 8, 1};
     uint32_t version = NPU__META_MAJOR << 16 | NPU__META_MINOR_NEWEST;
-    uint32_t minor, n_in, n_out, i;
+    uint32_t minor, n_in, n_out, i, f;
     size_t data_size;
     int dyn_mark;
     if (meta->version >> 16 == NPU__META_MAJOR && (meta->version & 0xffffu) <= NPU__META_MINOR_NEWEST)
@@ -7698,10 +7700,19 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     data_size = s->len;
     npu__sink_le(s, version, 4);
     for (i = 0; i < 3; i++) npu__sink_le(s, meta->ov_version[i], 2);
-    if (minor >= 1) npu__sink_le(s, 0, 8); /* numberOfInits */
     dyn_mark = minor >= 2 && minor <= 3 && meta->batch_size < 0;
-    if (minor >= 2) npu__sink_le(s, dyn_mark ? 0u : (uint64_t)meta->batch_size, 8);
-    if (minor >= 3) {
+    for (f = 1; f <= minor; f++) {
+        /* 2.1 numberOfInits 0, 2.2 batchSize, 2.4 compilerVersion, 2.5
+         * isEncryptedBlob 0, 2.6 an empty compatibility descriptor, 2.7
+         * blobType */
+        if (f != 3) {
+            npu__sink_le(s, f == 2   ? (dyn_mark ? 0u : (uint64_t)meta->batch_size)
+                            : f == 4 ? meta->compiler_version
+                            : f == 7 ? meta->blob_type
+                                     : 0u,
+                         width[f]);
+            continue;
+        }
         n_in = meta->n_input_layouts < NPU__META_MAX_LAYOUTS ? meta->n_input_layouts
                                                               : NPU__META_MAX_LAYOUTS;
         n_out = meta->n_output_layouts < NPU__META_MAX_LAYOUTS - n_in
@@ -7718,10 +7729,6 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
             npu__sink_put(s, l, len);
         }
     }
-    if (minor >= 4) npu__sink_le(s, meta->compiler_version, 4);
-    if (minor >= 5) npu__sink_le(s, 0, 1);         /* isEncryptedBlob */
-    if (minor >= 6) npu__sink_le(s, 0, 8);         /* empty compatibility descriptor */
-    if (minor >= 7) npu__sink_le(s, meta->blob_type, 1);
     if (minor <= 3) {
         /* <= 2.3 writers pad so that fields + size + magic fill whole pages. */
         size_t used = s->len - data_size + (dyn_mark ? NPU__META_DYN_MARK_LEN : 0u) + 8u + NPU__META_MAGIC_LEN;
@@ -8718,14 +8725,16 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
      * and the graph extension. */
     for (pass = 0; pass < 2; pass++) {
         for (i = 0; i < n; i++) {
-            ze_driver_properties_t dp;
+            /* The candidate's properties go straight to the device (the
+             * chosen driver's stay; a failed open discards the device). */
+            ze_driver_properties_t *dp = &d->driver_props;
             ze_device_handle_t dev = NULL;
             int intel;
-            memset(&dp, 0, sizeof dp);
-            dp.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
-            r = zeDriverGetProperties(drivers[i], &dp);
+            memset(dp, 0, sizeof *dp);
+            dp->stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+            r = zeDriverGetProperties(drivers[i], dp);
             if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetProperties", r);
-            intel = memcmp(dp.uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
+            intel = memcmp(dp->uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
             if (intel != (pass == 0)) continue;
             st = npu__probe_device(ctx, drivers[i], pass == 1, &dev);
             if (st != NPU_OK) return st;
@@ -8735,7 +8744,6 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
             if (d->ext_version == 0) continue;
             d->driver = drivers[i];
             d->device = dev;
-            d->driver_props = dp;
             d->is_simulated = !intel;
             d->host_import = d->ext_flags & NPU__EXT_MEMMAP;
             if (d->ext_version > NPU__ZE_GRAPH_EXT_MAX) d->ext_version = NPU__ZE_GRAPH_EXT_MAX;
@@ -10651,6 +10659,20 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
     in->converts = m->ops->converts;
 }
 
+/* The payload options of a compile of `src` (sizing: for a size query, see
+ * npu__pick_layout) and the payload's size. */
+static npu_status npu__plain_payload(npu_device *d, const npu__model_src *src,
+                                                   const npu_compile_options *o, int sizing, npu_payload_options *po,
+                                                   size_t *psize)
+{
+    memset(po, 0, sizeof *po);
+    po->layout = npu__pick_layout(d, o, npu__src_ir_version(src), sizing);
+    po->weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po->compiler_version = d->compiler_version;
+    *psize = 0;
+    return npu__src_payload(src, po, o, NULL, 0, psize);
+}
+
 /* Arena bytes one compile of `src` as it is now takes: max(payload + build
  * flags, model), for one form of the compile and for the cache (section 14). */
 static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
@@ -10659,13 +10681,8 @@ static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, cons
     npu_payload_options po;
     npu__io_list in, outl;
     uint32_t n_args = 0;
-    size_t psize = 0, transient, model;
-    npu_status st;
-    memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
-    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
+    size_t psize, transient, model;
+    npu_status st = npu__plain_payload(d, src, o, 1, &po, &psize);
     if (st != NPU_OK) return st;
     npu__src_lists(src, o, &in, &outl, &n_args);
     in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
@@ -10684,17 +10701,13 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     npu_payload_options po;
     npu__io_list in, outl;
     uint32_t n_args = 0;
-    size_t psize = 0, mark;
+    size_t psize, mark;
     const char *flags = NULL;
     void *payload;
     uint64_t t0;
     npu_status st;
     *out = NULL;
-    memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), 0);
-    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po.compiler_version = d->compiler_version;
-    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
+    st = npu__plain_payload(d, src, o, 0, &po, &psize);
     if (st != NPU_OK) return st;
     mark = arena->used;
     payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
@@ -10771,7 +10784,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     uint32_t n_in, n_out, n_states, i, k, axis = 0;
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n = 0;
-    char a[24], b[24], first_name[64] = "";
+    NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
     char why_axis[192] = "", why_missing[224] = "", why_dynamic[160] = "";   /* the longest texts: 154, 120, 120 */
     npu_tensor_desc d;
 
@@ -10800,11 +10813,10 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             found = 1;
             n = v;
             declared = decl;
-            npu__strlcpy(first_name, d.name, sizeof first_name);
+            NPU__MSG_ONLY(npu__strlcpy(first_name, d.name, sizeof first_name);)
         } else if (v != n && !mismatch) {
             mismatch = 1;
-            npu__batch_text(n, a, sizeof a);
-            npu__batch_text(v, b, sizeof b);
+            NPU__MSG_ONLY(npu__batch_text(n, a, sizeof a); npu__batch_text(v, b, sizeof b);)
             npu__textf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
                      a, d.name, b);
         }
@@ -10853,8 +10865,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             return;
         }
         if (d.shape.dims[0] != declared) {
-            npu__batch_text(d.shape.dims[0], b, sizeof b);
-            npu__batch_text(declared, a, sizeof a);
+            NPU__MSG_ONLY(npu__batch_text(d.shape.dims[0], b, sizeof b); npu__batch_text(declared, a, sizeof a);)
             npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
             return;
         }
