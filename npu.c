@@ -7528,7 +7528,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
 {
     npu__meta_cursor c;
     uint64_t v = 0, data_size, i;
-    uint32_t minor;
+    uint32_t minor, f, j;
     npu_status st;
 
     char (*layouts)[NPU_LAYOUT_MAX] = out->layouts;   /* the caller's rows, kept */
@@ -7569,52 +7569,61 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     out->version = c.version;
     out->blob_size = (uint64_t)data_size;
 
-    /* 2.0 */
-    for (i = 0; i < 3; i++) {
-        static const char *const names[3] = {"OpenVINO major", "OpenVINO minor",
-                                             "OpenVINO patch"};
-        out->ov_version[i] = (uint16_t)npu__meta_take(&c, 2, names[i]);
-    }
-    if (minor >= 1) { /* 2.1: init schedules of a weights-separated blob */
-        extra->init_count = npu__meta_take(&c, 8, "numberOfInits");
-        if (extra->init_count > (c.end - c.pos) / 8) {
-            return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
-                     (unsigned long long)extra->init_count);
+    /* Field j in file order: those of 2.0 (the OpenVINO version), then those
+     * of 2.f; a number of width[j] bytes (2.3: the layouts). */
+    for (j = 0; j < NPU__META_MINOR_NEWEST + 3; j++) {
+        static const unsigned char width[NPU__META_MINOR_NEWEST + 3] = {2, 2, 2, 8, 8, 0, 4, 1, 8, 1};
+        static const char *const names[NPU__META_MINOR_NEWEST + 3] = {
+            "OpenVINO major", "OpenVINO minor", "OpenVINO patch", "numberOfInits", "batchSize", "",
+            "compilerVersion", "isEncryptedBlob", "compatibility descriptor length", "blobType"};
+        f = j < 3 ? 0 : j - 2;   /* the version's minor */
+        if (f > minor) break;
+        if (f == 3) {
+            st = npu__meta_layouts(&c, out);
+            if (st != NPU_OK) return st;
+            continue;
         }
-        for (i = 0; i < extra->init_count; i++) {
-            v = npu__meta_take(&c, 8, "initSize");
-            if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
-                extra->init_bytes > data_size) {
-                return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
-                         (unsigned long long)i, (unsigned long long)data_size);
+        v = npu__meta_take(&c, width[j], names[j]);
+        if (f == 0) {
+            out->ov_version[j] = (uint16_t)v;
+        } else if (f == 1) { /* init schedules of a weights-separated blob */
+            extra->init_count = v;
+            if (extra->init_count > (c.end - c.pos) / 8) {
+                return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
+                         (unsigned long long)extra->init_count);
             }
+            for (i = 0; i < extra->init_count; i++) {
+                v = npu__meta_take(&c, 8, "initSize");
+                if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
+                    extra->init_bytes > data_size) {
+                    return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
+                             (unsigned long long)i, (unsigned long long)data_size);
+                }
+            }
+        } else if (f == 2) {
+            out->batch_size = (int64_t)v;
+            if (out->batch_size < -1) {
+                return npu__meta_fail(&c, "batchSize %lld is negative",
+                         (long long)out->batch_size);
+            }
+        } else if (f == 4) {
+            out->compiler_version = (uint32_t)v;
+        } else if (f == 5) {
+            if (v > 1) {
+                return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
+            }
+            extra->encrypted = (uint8_t)v;
+        } else if (f == 6) {
+            extra->compat_size = v;
+            if (extra->compat_size > c.end - c.pos) {
+                return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
+                         (unsigned long long)extra->compat_size);
+            }
+            c.pos += (size_t)extra->compat_size;
+        } else {
+            out->blob_type = (uint8_t)v;
         }
     }
-    if (minor >= 2) { /* 2.2 */
-        out->batch_size = (int64_t)npu__meta_take(&c, 8, "batchSize");
-        if (out->batch_size < -1) {
-            return npu__meta_fail(&c, "batchSize %lld is negative",
-                     (long long)out->batch_size);
-        }
-    }
-    if (minor >= 3 && (st = npu__meta_layouts(&c, out)) != NPU_OK) return st;
-    if (minor >= 4) out->compiler_version = (uint32_t)npu__meta_take(&c, 4, "compilerVersion");
-    if (minor >= 5) {
-        v = npu__meta_take(&c, 1, "isEncryptedBlob");
-        if (v > 1) {
-            return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
-        }
-        extra->encrypted = (uint8_t)v;
-    }
-    if (minor >= 6) {
-        extra->compat_size = npu__meta_take(&c, 8, "compatibility descriptor length");
-        if (extra->compat_size > c.end - c.pos) {
-            return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
-                     (unsigned long long)extra->compat_size);
-        }
-        c.pos += (size_t)extra->compat_size;
-    }
-    if (minor >= 7) out->blob_type = (uint8_t)npu__meta_take(&c, 1, "blobType");
     if (c.st != NPU_OK) return c.st;
     if (minor > NPU__META_MINOR_NEWEST) {
         /* A newer minor only appends fields: what follows is not ours to judge. */
