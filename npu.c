@@ -9733,6 +9733,15 @@ typedef struct npu__io_list {
     int converts;         /* inputs list only: the payload converts the overrides */
 } npu__io_list;
 
+/* Description i of list l into *d, zeroed first (name "" while it has none):
+ * 1 when l has descriptions and i is one it can give, else 0. */
+static int npu__io_desc(const npu__io_list *l, uint32_t i, npu_tensor_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->name = "";
+    return l->get != NULL && i < l->count && l->get(l->src, i, d) == NPU_OK;
+}
+
 static void npu__flags_io_open(npu__sink *s, const char *dir, int layouts, int *first_opt)
 {
     if (!*first_opt) npu__sink_str(s, " ");
@@ -9751,10 +9760,9 @@ static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, 
     for (i = 0; i < n; i++) {
         npu_tensor_desc desc;
         npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
-        memset(&desc, 0, sizeof desc);
-        desc.name = "";
+        int have = npu__io_desc(l, i, &desc);
         if (l->get) {
-            if (l->get(l->src, i, &desc) != NPU_OK) continue;
+            if (!have) continue;
             if (!npu__type_valid(t)) t = desc.type;
         }
         if (!layouts && !npu__type_valid(t)) continue;
@@ -9810,9 +9818,7 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
             npu_tensor_desc desc;
             npu_type t = l->overrides[i];
             if (t == NPU_TYPE_UNDEFINED) continue;
-            memset(&desc, 0, sizeof desc);
-            if (l->get != NULL && (i >= l->count || l->get(l->src, i, &desc) != NPU_OK)) continue;
-            if (l->get != NULL && desc.type == t) continue;
+            if (l->get != NULL && (!npu__io_desc(l, i, &desc) || desc.type == t)) continue;
             if (in->ir_version != 10 && !in->converts)
                 return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
                                  "compile options: %s %u type override to %s: the compiler converts types only "
@@ -9827,8 +9833,7 @@ static npu_status npu__flags_check(const npu_device *d, const npu_compile_option
             for (i = 0; l->get != NULL && i < l->count; i++) {
                 npu_tensor_desc desc;
                 const char *why;
-                memset(&desc, 0, sizeof desc);
-                if (l->get(l->src, i, &desc) != NPU_OK) continue;
+                if (!npu__io_desc(l, i, &desc)) continue;
                 why = npu__flags_name_problem(desc.name);
                 if (why != NULL)
                     return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
