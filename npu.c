@@ -9405,8 +9405,9 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: the graph has %u arguments (at most %u)", (unsigned)n,
                          (unsigned)NPU_MAX_ARGS);
     m->n_args = n;
-    if (n > 0) {
-        /* the arguments, then the order table (as npu__model_kept counts them) */
+    {
+        /* the arguments, then the order table (as npu__model_kept counts
+         * them; none for a graph without arguments) */
         size_t at = NPU_ARENA_ROUND((size_t)n * sizeof(npu__arg));
         m->args = (npu__arg *)npu__alloc(arena, m->ctx, at + (size_t)n * sizeof(uint32_t), "model arguments");
         if (m->args == NULL) return NPU_ERR_ARENA_TOO_SMALL;
