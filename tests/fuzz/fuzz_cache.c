@@ -2,7 +2,9 @@
  * part of npu__cache_open) and the NH128 hash. The expected identity is read
  * from the input's own header, so inputs get past the identity checks and
  * reach the size and checksum checks. Also checked: hashing in two pieces
- * equals hashing in one, and a verified entry's payload size is consistent. */
+ * equals hashing in one, a verified entry's payload size is consistent, and
+ * the arena need a hit derives from the entry's recorded compile payload size
+ * (npu__plain_need) is overflow-checked whatever the field holds. */
 #include <stdlib.h>
 #include "../../npu.c"
 
@@ -42,6 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             npu__le_get(data + NPU__CACHE_OFF_PAYLOAD, 8) != size - NPU__CACHE_HEADER ||
             reason[0] != '\0')
             abort();
+        {
+            uint64_t psize = npu__le_get(data + NPU__CACHE_OFF_COMPILE_PAYLOAD, 8);
+            size_t flags_len = size > 4 ? (size_t)npu__le_get(data + size - 4, 4) : 0;
+            size_t need = npu__plain_need(psize, flags_len, (uint32_t)(size & 0xffu));
+            /* 0 only when the sum cannot be held; else it covers the payload */
+            if (need != 0 && need < psize) abort();
+        }
     } else if (reason[0] == '\0') {
         abort(); /* a miss always has a reason */
     }
