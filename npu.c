@@ -1011,24 +1011,21 @@ static npu_payload_layout npu__payload_resolve(npu_payload_layout layout)
 static void npu__payload_begin(npu__payload *p, npu__sink *sink, npu_payload_layout layout,
                                uint32_t compiler_version)
 {
+    /* A: [u16 major][u16 minor][u32 2][u64 xml size]; B: six u64, then
+     * [u16 major][u16 minor]. The u64 fields are patched in
+     * npu__payload_end_xml. */
+    unsigned char h[NPU__PAYLOAD_B_HEADER + 4];
+    size_t at;
     p->sink = sink;
     p->layout = npu__payload_resolve(layout);
     p->start = sink->len;
-    if (p->layout == NPU_PAYLOAD_WEIGHTS_COPY) {
-        npu__sink_le(sink, compiler_version >> 16, 2);
-        npu__sink_le(sink, compiler_version & 0xffffu, 2);
-        npu__sink_le(sink, 2, 4);
-        npu__sink_le(sink, 0, 8);  /* xml size, patched in npu__payload_end */
-        p->consts_begin = sink->len;
-        p->xml_begin = sink->len;
-    } else {
-        unsigned i;
-        for (i = 0; i < 6; i++) npu__sink_le(sink, 0, 8);   /* patched later */
-        npu__sink_le(sink, compiler_version >> 16, 2);
-        npu__sink_le(sink, compiler_version & 0xffffu, 2);
-        p->consts_begin = sink->len;
-        p->xml_begin = sink->len;
-    }
+    at = p->layout == NPU_PAYLOAD_WEIGHTS_COPY ? 0 : NPU__PAYLOAD_B_HEADER;
+    memset(h, 0, sizeof h);
+    npu__le_put(h + at, (uint32_t)(compiler_version >> 16 | compiler_version << 16), 4);
+    if (at == 0) h[4] = 2;
+    npu__sink_put(sink, h, at == 0 ? 16u : sizeof h);
+    p->consts_begin = sink->len;
+    p->xml_begin = sink->len;
 }
 
 /* Call after the constants blob (B) and before the XML. */
@@ -1039,18 +1036,15 @@ static void npu__payload_mark_xml(npu__payload *p) { p->xml_begin = p->sink->len
 static void npu__payload_end_xml(npu__payload *p)
 {
     npu__sink *s = p->sink;
-    size_t xml_size = s->len - p->xml_begin;
-    if (p->layout == NPU_PAYLOAD_WEIGHTS_COPY) {
-        npu__sink_patch_le(s, p->start + 8, xml_size, 8);
-    } else {
-        size_t base = p->start;
-        npu__sink_patch_le(s, base + 0, NPU__PAYLOAD_B_HEADER, 8);           /* custom data offset */
-        npu__sink_patch_le(s, base + 8, 4, 8);                               /* custom data size */
-        npu__sink_patch_le(s, base + 16, p->consts_begin - base, 8);         /* constants offset */
-        npu__sink_patch_le(s, base + 24, p->xml_begin - p->consts_begin, 8); /* constants size */
-        npu__sink_patch_le(s, base + 32, p->xml_begin - base, 8);            /* model offset */
-        npu__sink_patch_le(s, base + 40, xml_size, 8);                       /* model size */
-    }
+    size_t base = p->start, xml_size = s->len - p->xml_begin;
+    /* B: custom data offset and size, constants offset and size, model
+     * offset and size; A: the xml size alone, at base + 8 */
+    const uint64_t field[6] = {NPU__PAYLOAD_B_HEADER, 4, p->consts_begin - base, p->xml_begin - p->consts_begin,
+                               p->xml_begin - base, xml_size};
+    unsigned i;
+    if (p->layout == NPU_PAYLOAD_WEIGHTS_COPY) npu__sink_patch_le(s, base + 8, xml_size, 8);
+    else
+        for (i = 0; i < 6; i++) npu__sink_patch_le(s, base + 8u * i, field[i], 8);
 }
 
 #endif
