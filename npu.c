@@ -5072,7 +5072,7 @@ static size_t npu__xml_find(const npu__xml *x, size_t p, const char *lit)
     return SIZE_MAX;
 }
 
-static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
+NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
 {
     const char *s = x->s;
     npu_status st;
@@ -5652,19 +5652,16 @@ static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_l
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
-static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_token *t)
+/* l: the next free entry of w->lstack (its address taken once, by the caller). */
+NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     static const char kinds[][10] = {"Parameter", "Const", "Result", "ReadValue", "Assign"};  /* NPU__KIND_ order */
     npu__xml_attribute a;
-    npu__ir_open_layer *l;
     npu_ir *ir = w->ir;
     int mode = w->mode, is_io;
     uint64_t v;
     const char *name = "";
     uint32_t kind, *count = NULL, limit = 0;
-    if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
-    l = &w->lstack[w->ldepth];
     memset(l, 0, sizeof *l);
     l->pos = t->begin;
     l->elem = -1;
@@ -5753,9 +5750,14 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_LIMIT,
                                  "more than %u ReadValue/Assign layers", NPU__IR_MAX_VAR_LAYERS);
     }
-    if (mode == NPU__W_WRITE && ir->pp_walk != NULL && l->scope == 0)
-        return ir->pp_walk(w, NPU__PPE_LAYER, t, 0);
     return NPU_OK;
+}
+
+static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_token *t)
+{
+    if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
+    return npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);
 }
 
 /* Counts ReadValue/Assign layers per variable. The id is decoded into the pool
@@ -6049,12 +6051,12 @@ static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos, int element)
     return 1;
 }
 
-static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
+/* l: the innermost open layer, or NULL. */
+NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     npu__xml *x = &w->x;
     unsigned depth = t->self_closing ? x->depth : x->depth - 1;  /* depth of this element */
     unsigned char role;
-    npu__ir_open_layer *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
     npu_status st = NPU_OK;
     if (depth == 0) {
         npu__xml_attribute a;
@@ -6200,11 +6202,10 @@ static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
     return NPU_OK;
 }
 
-static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t)
+NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     unsigned depth = w->x.depth;   /* the scanner already popped the element */
     unsigned char role = w->role[depth];
-    npu__ir_open_layer *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
     if (w->mode == NPU__W_EDGES) {
         if (role == NPU__ROLE_LAYER) w->ldepth--;
         else if (role == NPU__ROLE_BODY) w->scope_depth--;
@@ -6239,23 +6240,29 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
     npu__xml_token t;
     npu_status st;
     for (;;) {
+        npu__ir_open_layer *l;
         st = npu__xml_next(&w->x, &t);
         if (st != NPU_OK) return st;
         if (t.kind == NPU__XML_EOF) break;
+        l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
         if (t.kind == NPU__XML_START_TAG) {
-            st = npu__ir_walk_start(w, &t);
-            if (st == NPU_OK && t.self_closing) {
-                unsigned char role = w->role[w->x.depth];
-                if (role == NPU__ROLE_LAYER) {
-                    if (w->mode == NPU__W_EDGES) w->ldepth--;
-                    else st = npu__ir_walk_layer_end(w, t.end);
-                }
+            unsigned char role;
+            st = npu__ir_walk_start(w, &t, l);
+            role = w->role[t.self_closing ? w->x.depth : w->x.depth - 1];
+            /* WRITE: preprocessing (8e) sees every top-level layer and edge
+             * (called here, not from npu__ir_walk_start: a shallower stack) */
+            if (st == NPU_OK && (role == NPU__ROLE_LAYER || role == NPU__ROLE_EDGE) && w->mode == NPU__W_WRITE &&
+                w->ir->pp_walk != NULL && w->scope_stack[w->scope_depth] == 0)
+                st = w->ir->pp_walk(w, role == NPU__ROLE_LAYER ? NPU__PPE_LAYER : NPU__PPE_EDGE, &t, 0);
+            if (st == NPU_OK && t.self_closing && role == NPU__ROLE_LAYER) {
+                if (w->mode == NPU__W_EDGES) w->ldepth--;
+                else st = npu__ir_walk_layer_end(w, t.end);
             }
         } else if (t.kind == NPU__XML_END_TAG) {
-            st = npu__ir_walk_end(w, &t);
+            st = npu__ir_walk_end(w, &t, l);
         } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM &&
                    w->mode != NPU__W_EDGES) {
-            st = npu__ir_walk_dim_text(w, &t, &w->lstack[w->ldepth - 1]);
+            st = npu__ir_walk_dim_text(w, &t, l);
         }
         if (st != NPU_OK) return st;
     }
@@ -6354,8 +6361,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<edge> without a numeric %s attribute", names[i]);
         v[i] = (uint32_t)x;
     }
-    if (w->mode == NPU__W_WRITE && ir->pp_walk != NULL && scope == 0) return ir->pp_walk(w, NPU__PPE_EDGE, t, 0);
-    if (w->mode != NPU__W_EDGES) return NPU_OK;
+    if (w->mode != NPU__W_EDGES) return NPU_OK;   /* WRITE: npu__ir_walk_run calls preprocessing */
     from = npu__ir_find_layer(ir, scope, v[0]);
     if (from == NULL)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge from-layer %lu: no layer with that id%s",
