@@ -6500,6 +6500,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     npu__ir_walk_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
     wp->have_bin = 1;
     st = npu__ir_walk_run(wp);
+    /* the counts before scopes (uint32_t, no padding) as the counting pass saw them */
     if (st == NPU_OK && (wp->c.layers != c.layers || wp->c.ports != c.ports || wp->c.consts != c.consts ||
                          wp->c.inputs != c.inputs || wp->c.outputs != c.outputs || wp->c.var_layers != c.var_layers))
         st = npu__ir_changed(ctx, label);
@@ -6587,20 +6588,26 @@ NPU_API npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const 
     return npu__ir_load(arena, ctx, "IR XML", xml, xml_len, weights, weights_size, out);
 }
 
-/* Maps a whole file read-only (npu__map_file). A zero-length file gives *map
- * NULL; a missing one, with missing_ok, *missing = 1. */
-static npu_status npu__ir_map(npu_context *ctx, const char *path, int missing_ok, void **map, size_t *len,
-                              int *missing)
+/* Maps a whole file read-only (npu__map_file); *map NULL unless mapped. A
+ * zero-length file gives *map NULL; a missing one, when `missing` is not NULL,
+ * sets *missing to 1 (else it is an error). */
+static npu_status npu__ir_map(npu_context *ctx, const char *path, void **map, size_t *len, int *missing)
 {
     int err;
     const char *why = npu__map_file(path, map, len, &err);
-    if (missing) *missing = 0;
     if (why == NULL) return NPU_OK;
-    if (missing_ok && err == ENOENT) {
+    if (missing != NULL && err == ENOENT) {
         *missing = 1;
         return NPU_OK;
     }
     return npu__fail(ctx, NPU_ERR_IO, "cannot read '%s': %s", path, why);
+}
+
+/* Unmaps what npu__ir_map mapped (NULL: nothing). */
+static void npu__ir_unmap(void *xml_map, size_t xml_len, void *bin_map, size_t bin_len)
+{
+    if (xml_map) munmap(xml_map, xml_len);
+    if (bin_map) munmap(bin_map, bin_len);
 }
 
 static const char *npu__ir_basename(const char *path)
@@ -6616,10 +6623,10 @@ NPU_API npu_status npu_ir_size_file(npu_arena *scratch, npu_context *ctx, const 
     npu_status st;
     if (scratch == NULL || xml_path == NULL || bytes == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size_file: NULL argument");
-    st = npu__ir_map(ctx, xml_path, 0, &map, &len, NULL);
+    st = npu__ir_map(ctx, xml_path, &map, &len, NULL);
     if (st != NPU_OK) return st;
     st = npu__ir_size_in(scratch, ctx, npu__ir_basename(xml_path), (const char *)map, len, bytes);
-    if (map != NULL) munmap(map, len);
+    npu__ir_unmap(map, len, NULL, 0);
     return st;
 }
 
@@ -6644,24 +6651,18 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
         if (n >= 4 && strcmp(derived + n - 4, ".xml") == 0) n -= 4;
         memcpy(derived + n, ".bin", 5);
     }
-    st = npu__ir_map(ctx, xml_path, 0, &xml_map, &xml_len, NULL);
+    st = npu__ir_map(ctx, xml_path, &xml_map, &xml_len, NULL);
     if (st == NPU_OK)
-        st = npu__ir_map(ctx, bin_path ? bin_path : derived, bin_path == NULL, &bin_map, &bin_len, &missing);
+        st = npu__ir_map(ctx, bin_path ? bin_path : derived, &bin_map, &bin_len, bin_path == NULL ? &missing : NULL);
     npu_arena_rewind(arena, mark);
-    if (st != NPU_OK && xml_map != NULL) {
-        munmap(xml_map, xml_len);
-        return st;
-    }
-    if (st != NPU_OK) return st;
-    {
+    if (st == NPU_OK) {
         const char *xml = xml_map ? (const char *)xml_map : "";
         /* a zero-length .bin maps to nothing: use a non-NULL empty base */
         const void *bin = bin_map ? bin_map : (missing ? NULL : (const void *)"");
         st = npu__ir_load(arena, ctx, npu__ir_basename(xml_path), xml, xml_len, bin, bin_len, out);
     }
-    if (st != NPU_OK) {
-        if (xml_map) munmap(xml_map, xml_len);
-        if (bin_map) munmap(bin_map, bin_len);
+    if (st != NPU_OK) {   /* what was mapped (a failed map leaves NULL) */
+        npu__ir_unmap(xml_map, xml_len, bin_map, bin_len);
         return st;
     }
     (*out)->xml_map = xml_map;
@@ -6674,8 +6675,7 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
 NPU_API void npu_ir_close(npu_ir *ir)
 {
     if (ir == NULL) return;
-    if (ir->xml_map) munmap(ir->xml_map, ir->xml_map_len);
-    if (ir->bin_map) munmap(ir->bin_map, ir->bin_map_len);
+    npu__ir_unmap(ir->xml_map, ir->xml_map_len, ir->bin_map, ir->bin_map_len);
     ir->xml_map = ir->bin_map = NULL;
     ir->xml = NULL;
     ir->xml_len = 0;
