@@ -4765,6 +4765,13 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+/* The first position from p (up to end) that is not XML whitespace. */
+static size_t npu__xml_skip_space(const char *s, size_t p, size_t end)
+{
+    while (p < end && npu__xml_space(s[p])) p++;
+    return p;
+}
+
 /* Narrows [*b, *e) of s to its text without surrounding whitespace. */
 static void npu__xml_trim(const char *s, size_t *b, size_t *e)
 {
@@ -4935,7 +4942,7 @@ static int npu__xml_attr_next(const npu__xml *x, size_t *it, size_t end, npu__xm
 {
     size_t p = *it;
     const char *s = x->s;
-    while (p < end && npu__xml_space(s[p])) p++;
+    p = npu__xml_skip_space(s, p, end);
     if (p >= end || s[p] == '/' || s[p] == '>') return 0;
     a->name = p;
     while (p < end && !npu__xml_space(s[p]) && s[p] != '=') p++;
@@ -5003,7 +5010,7 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
     for (;;) {
         size_t ws = p, name, nlen, v;
         char q;
-        while (p < x->n && npu__xml_space(s[p])) p++;
+        p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file inside a tag");
         if (s[p] == '>' || (s[p] == '/' && p + 1 < x->n && s[p + 1] == '>')) {
             t->self_closing = s[p] == '/';
@@ -5019,12 +5026,12 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
         nlen = npu__xml_name(x, p, "an attribute name", &st);
         if (nlen == 0) return st;
         p += nlen;
-        while (p < x->n && npu__xml_space(s[p])) p++;
+        p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n || s[p] != '=')
             return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s' has no '=' and value",
                                  (int)nlen, s + name);
         p++;
-        while (p < x->n && npu__xml_space(s[p])) p++;
+        p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n || (s[p] != '"' && s[p] != '\''))
             return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s': value is not quoted",
                                  (int)nlen, s + name);
@@ -5165,7 +5172,7 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
                                      s + p + 2, (int)x->cold->stack_len[x->depth - 1],
                                      s + x->cold->stack_name[x->depth - 1]);
             q = p + 2 + nlen;
-            while (q < x->n && npu__xml_space(s[q])) q++;
+            q = npu__xml_skip_space(s, q, x->n);
             if (q >= x->n || s[q] != '>')
                 return npu__xml_fail(x, q, NPU_ERR_PARSE, "malformed end tag </%.*s>", (int)nlen, s + p + 2);
             x->depth--;
@@ -5757,6 +5764,10 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
 {
     if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
+    if (w->mode == NPU__W_EDGES) {   /* only the scope numbering matters */
+        w->lstack[w->ldepth++].scope = w->scope_stack[w->scope_depth];
+        return NPU_OK;
+    }
     return npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);
 }
 
@@ -6076,7 +6087,10 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         role = npu__ir_walk_role(w, w->role[depth - 1], t);
     }
     w->role[depth] = role;
-    if (w->mode != NPU__W_EDGES && npu__xml_eq(x, t->name, t->name_len, "attribute")) {
+    if (w->mode == NPU__W_EDGES) {
+        /* the edge checks: only layers (for their scopes), bodies and edges */
+        if (role != NPU__ROLE_LAYER && role != NPU__ROLE_BODY && role != NPU__ROLE_EDGE) return NPU_OK;
+    } else if (npu__xml_eq(x, t->name, t->name_len, "attribute")) {
         /* Constants by pointer: only npu forms the address, from memory it
          * mapped or was handed; a file's own (mp/ms or any other spelling)
          * would have the compiler read wherever it points. */
@@ -6086,22 +6100,14 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
     }
     switch (role) {
     case NPU__ROLE_LAYER:
-        if (w->mode == NPU__W_EDGES) {
-            /* only the scope numbering matters */
-            if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
-                return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
-            w->lstack[w->ldepth++].scope = w->scope_stack[w->scope_depth];
-            break;
-        }
         st = npu__ir_walk_layer_start(w, t);
         break;
     case NPU__ROLE_DATA:
-        if (w->mode == NPU__W_EDGES) break;
         st = npu__ir_walk_data(w, t, l);
         if (st == NPU_OK && t->self_closing) npu__ir_walk_data_end(w, t->end, l);
         break;
     case NPU__ROLE_LAYER_RT_INFO:
-        if (w->mode == NPU__W_EDGES || l->rt_done) break;
+        if (l->rt_done) break;
         l->has_rt = 1;
         l->rt_done = 1;
         if (npu__ir_walk_by_pointer(w, l)) {
@@ -6115,17 +6121,15 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         }
         break;
     case NPU__ROLE_PORT:
-        if (w->mode == NPU__W_EDGES) break;
         st = npu__ir_walk_port_start(w, t, l, w->role[depth - 1] == NPU__ROLE_OUTPUT ? 1u : 0u);
         if (st == NPU_OK && t->self_closing) npu__ir_walk_port_end(w, l);
         break;
     case NPU__ROLE_DIM:
-        if (w->mode == NPU__W_EDGES) break;
         if (t->self_closing) return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "empty <dim/>");
         w->dim_has_text = 0;
         break;
     case NPU__ROLE_PORT_RT_INFO_ATTR:
-        if (w->mode == NPU__W_EDGES || !w->port_is_io) break;
+        if (!w->port_is_io) break;
         {
             npu__xml_attribute a;
             if (npu__xml_attr_is(x, t, "name", "layout") && npu__xml_attr(x, t, "layout", &a)) {
@@ -6254,10 +6258,8 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
             if (st == NPU_OK && (role == NPU__ROLE_LAYER || role == NPU__ROLE_EDGE) && w->mode == NPU__W_WRITE &&
                 w->ir->pp_walk != NULL && w->scope_stack[w->scope_depth] == 0)
                 st = w->ir->pp_walk(w, role == NPU__ROLE_LAYER ? NPU__PPE_LAYER : NPU__PPE_EDGE, &t, 0);
-            if (st == NPU_OK && t.self_closing && role == NPU__ROLE_LAYER) {
-                if (w->mode == NPU__W_EDGES) w->ldepth--;
-                else st = npu__ir_walk_layer_end(w, t.end);
-            }
+            /* <layer/>: its end too (w->role[w->x.depth] is its role) */
+            if (st == NPU_OK && t.self_closing && role == NPU__ROLE_LAYER) st = npu__ir_walk_end(w, &t, l);
         } else if (t.kind == NPU__XML_END_TAG) {
             st = npu__ir_walk_end(w, &t, l);
         } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM &&
