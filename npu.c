@@ -5084,7 +5084,11 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
     const char *s = x->s;
     npu_status st;
     for (;;) {
-        size_t p = x->pos;
+        /* text, a comment, CDATA or a processing instruction: its characters
+         * [cb, ce) are checked (raw: '&' and "]]>" allowed), the scanner
+         * resumes at next; text and CDATA are tokens */
+        size_t p = x->pos, cb, ce, next;
+        int raw = 1, text = 0;
         char c1;
         memset(t, 0, sizeof *t);
         if (p >= x->n) {
@@ -5107,59 +5111,11 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
                 x->pos = e;
                 continue;
             }
-            st = npu__xml_check_chars(x, p, e, 0, 0);
-            if (st != NPU_OK) return st;
-            x->pos = e;
-            t->kind = NPU__XML_TEXT;
-            t->begin = t->text = p;
-            t->end = t->text_end = e;
-            return NPU_OK;
-        }
-        c1 = p + 1 < x->n ? s[p + 1] : '\0';
-        if (c1 == '!' && npu__xml_starts(x, p, "<!--")) {
-            size_t q = npu__xml_find(x, p + 4, "--");
-            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
-            if (q + 2 >= x->n || s[q + 2] != '>')
-                return npu__xml_fail(x, q, NPU_ERR_PARSE, "'--' inside a comment");
-            st = npu__xml_check_chars(x, p + 4, q, 0, 1);
-            if (st != NPU_OK) return st;
-            x->pos = q + 3;
-            continue;
-        }
-        if (c1 == '!' && npu__xml_starts(x, p, "<![CDATA[")) {
-            size_t q;
-            if (x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
-            q = npu__xml_find(x, p + 9, "]]>");
-            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated CDATA section");
-            st = npu__xml_check_chars(x, p + 9, q, 0, 1);
-            if (st != NPU_OK) return st;
-            x->pos = q + 3;
-            t->kind = NPU__XML_TEXT;
-            t->begin = p;
-            t->end = q + 3;
-            t->text = p + 9;
-            t->text_end = q;
-            return NPU_OK;
-        }
-        if (c1 == '!')
-            return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
-        if (c1 == '?') {
-            size_t nlen, q;
-            nlen = npu__xml_name(x, p + 2, "a processing instruction target", &st);
-            if (nlen == 0) return st;
-            if (nlen == 3 && (s[p + 2] | 0x20) == 'x' && (s[p + 3] | 0x20) == 'm' && (s[p + 4] | 0x20) == 'l' &&
-                p != x->start)
-                return npu__xml_fail(x, p, NPU_ERR_PARSE, "the XML declaration must be at the very start");
-            q = npu__xml_find(x, p + 2 + nlen, "?>");
-            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated processing instruction");
-            if (q > p + 2 + nlen && !npu__xml_space(s[p + 2 + nlen]))
-                return npu__xml_fail(x, p + 2 + nlen, NPU_ERR_PARSE, "malformed processing instruction");
-            st = npu__xml_check_chars(x, p + 2 + nlen, q, 0, 1);
-            if (st != NPU_OK) return st;
-            x->pos = q + 2;
-            continue;
-        }
-        if (c1 == '/') {
+            cb = p;
+            ce = next = e;
+            raw = 0;
+            text = 1;
+        } else if ((c1 = p + 1 < x->n ? s[p + 1] : '\0') == '/') {
             size_t nlen, q;
             nlen = npu__xml_name(x, p + 2, "an element name", &st);
             if (nlen == 0) return st;
@@ -5184,8 +5140,7 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             t->name = p + 1 + 1;
             t->name_len = nlen;
             return NPU_OK;
-        }
-        {   /* start tag */
+        } else if (c1 != '!' && c1 != '?') {   /* start tag */
             size_t nlen = npu__xml_name(x, p + 1, "an element name", &st);
             if (nlen == 0) return st;
             if (x->depth == 0 && x->root_closed)
@@ -5208,6 +5163,50 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
                 x->cold->stack_len[x->depth] = nlen;
                 x->depth++;
             }
+            return NPU_OK;
+        } else if (c1 == '?') {
+            size_t nlen, q;
+            nlen = npu__xml_name(x, p + 2, "a processing instruction target", &st);
+            if (nlen == 0) return st;
+            if (nlen == 3 && (s[p + 2] | 0x20) == 'x' && (s[p + 3] | 0x20) == 'm' && (s[p + 4] | 0x20) == 'l' &&
+                p != x->start)
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "the XML declaration must be at the very start");
+            q = npu__xml_find(x, p + 2 + nlen, "?>");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated processing instruction");
+            if (q > p + 2 + nlen && !npu__xml_space(s[p + 2 + nlen]))
+                return npu__xml_fail(x, p + 2 + nlen, NPU_ERR_PARSE, "malformed processing instruction");
+            cb = p + 2 + nlen;
+            ce = q;
+            next = q + 2;
+        } else if (npu__xml_starts(x, p, "<!--")) {
+            size_t q = npu__xml_find(x, p + 4, "--");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
+            if (q + 2 >= x->n || s[q + 2] != '>')
+                return npu__xml_fail(x, q, NPU_ERR_PARSE, "'--' inside a comment");
+            cb = p + 4;
+            ce = q;
+            next = q + 3;
+        } else if (npu__xml_starts(x, p, "<![CDATA[")) {
+            size_t q;
+            if (x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
+            q = npu__xml_find(x, p + 9, "]]>");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated CDATA section");
+            cb = p + 9;
+            ce = q;
+            next = q + 3;
+            text = 1;
+        } else {
+            return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
+        }
+        st = npu__xml_check_chars(x, cb, ce, 0, raw);
+        if (st != NPU_OK) return st;
+        x->pos = next;
+        if (text) {
+            t->kind = NPU__XML_TEXT;
+            t->begin = p;
+            t->end = next;
+            t->text = cb;
+            t->text_end = ce;
             return NPU_OK;
         }
     }
@@ -5691,9 +5690,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     npu__ir_walk_set_where(w);
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
-    for (kind = 0; kind < NPU__COUNT_OF(kinds) && !npu__xml_val_eq(&w->x, a.value, a.value_len, kinds[kind]); kind++)
+    for (kind = NPU__COUNT_OF(kinds); kind > 0 && !npu__xml_val_eq(&w->x, a.value, a.value_len, kinds[kind - 1]); kind--)
         continue;
-    l->kind = kind = (kind + 1) % (NPU__COUNT_OF(kinds) + 1);   /* none: NPU__KIND_OTHER */
+    l->kind = kind;   /* none: NPU__KIND_OTHER (0) */
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
                              (unsigned)NPU_IR_MAX_LAYERS);
@@ -6502,7 +6501,6 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     npu__ir_walk_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
     wp->have_bin = 1;
     st = npu__ir_walk_run(wp);
-    /* the counts before scopes (uint32_t, no padding) as the counting pass saw them */
     if (st == NPU_OK && (wp->c.layers != c.layers || wp->c.ports != c.ports || wp->c.consts != c.consts ||
                          wp->c.inputs != c.inputs || wp->c.outputs != c.outputs || wp->c.var_layers != c.var_layers))
         st = npu__ir_changed(ctx, label);
