@@ -5790,6 +5790,15 @@ static npu_status npu__ir_walk_add_variable(npu__ir_walker *w, const npu__ir_ope
     return NPU_OK;
 }
 
+/* WRITE with a new batch: the axis of a top-level Parameter's dims to
+ * rewrite; else -1. */
+static int npu__ir_walk_batch_axis(const npu__ir_walker *w, const npu__ir_open_layer *l)
+{
+    return w->mode == NPU__W_WRITE && w->batch > 0 && l->kind == NPU__KIND_PARAMETER && l->scope == 0
+               ? w->ir->inputs[l->index].batch_axis
+               : -1;
+}
+
 static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     npu__xml_attribute a;
@@ -5807,11 +5816,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
         if (npu__xml_attr(&w->x, t, "shape", &a)) {
             /* WRITE rewrites the batch of a Parameter's shape (a loaded
              * Parameter has no "...": its dims are its tokens) */
-            st = npu__ir_walk_shape_attr(w, &a, l,
-                                         w->mode == NPU__W_WRITE && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
-                                                 w->batch > 0
-                                             ? w->ir->inputs[l->index].batch_axis
-                                             : -1);
+            st = npu__ir_walk_shape_attr(w, &a, l, npu__ir_walk_batch_axis(w, l));
             if (st != NPU_OK) return st;
         }
     }
@@ -5898,7 +5903,7 @@ static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer
 static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     npu_ir_io *io;
-    int elem;
+    int elem, axis;
     if (l->kind == NPU__KIND_PARAMETER) {
         if (!l->shape_given) {
             if (!l->io_port_seen)
@@ -5923,12 +5928,14 @@ static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
         return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)",
                              l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result", (unsigned long)l->shape_rank,
                              NPU_MAX_RANK);
-    if (l->layout[0] != '\0' && npu__ir_layout_axis(l->layout, l->shape_rank) == -2) {
+    axis = npu__ir_layout_axis(l->layout, l->shape_rank);
+    if (axis == -2) {   /* (never for "") */
         if (w->mode == NPU__W_FILL)
             npu__log(w->x.ctx, NPU_LOG_WARN, "%s: layer '%.*s': layout \"%s\" does not fit rank %lu; ignored",
                  w->x.label, (int)(l->name_len > 80 ? 80 : l->name_len), w->x.s + l->name, l->layout,
                  (unsigned long)l->shape_rank);
         l->layout[0] = '\0';
+        axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
     io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
@@ -5937,7 +5944,7 @@ static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
     io->element_type = npu__types[elem < 0 ? 0 : elem].ov_name;
     io->desc.type = npu__elem_type(elem);
     npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
-    io->batch_axis = npu__ir_layout_axis(io->desc.layout, l->shape_rank);
+    io->batch_axis = axis;
     if (l->io_names) io->tensor_names = w->ir->pool + l->io_names - 1;
     return NPU_OK;
 }
@@ -5999,10 +6006,8 @@ static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token 
         return npu__xml_fail(&w->x, t->text, NPU_ERR_PARSE,
                              "<dim>%.*s</dim>: expected a number <= 2^40, -1 or ?", (int)(n > 40 ? 40 : n), s);
     if (w->port_is_io && w->port_rank < NPU_MAX_RANK) l->io_shape.dims[w->port_rank] = d;
-    if (w->mode == NPU__W_WRITE && w->batch > 0 && w->port_is_io && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
-        w->ir->inputs[l->index].batch_axis == (int32_t)w->port_rank) {
+    if (w->port_is_io && npu__ir_walk_batch_axis(w, l) == (int)w->port_rank)
         npu__ir_walk_put_num(w, t->text, t->text_end, (uint64_t)w->batch);
-    }
     return NPU_OK;
 }
 
