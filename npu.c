@@ -1038,13 +1038,16 @@ static void npu__payload_end_xml(npu__payload *p)
     npu__sink *s = p->sink;
     size_t base = p->start, xml_size = s->len - p->xml_begin;
     /* B: custom data offset and size, constants offset and size, model
-     * offset and size; A: the xml size alone, at base + 8 */
-    const uint64_t field[6] = {NPU__PAYLOAD_B_HEADER, 4, p->consts_begin - base, p->xml_begin - p->consts_begin,
-                               p->xml_begin - base, xml_size};
-    unsigned i;
-    if (p->layout == NPU_PAYLOAD_WEIGHTS_COPY) npu__sink_patch_le(s, base + 8, xml_size, 8);
-    else
-        for (i = 0; i < 6; i++) npu__sink_patch_le(s, base + 8u * i, field[i], 8);
+     * offset and size; A: the xml size alone, at base + 8 (field 1) */
+    uint64_t field[6] = {NPU__PAYLOAD_B_HEADER, 4, p->consts_begin - base, p->xml_begin - p->consts_begin,
+                         p->xml_begin - base, xml_size};
+    unsigned i = 0, n = 6;
+    if (p->layout == NPU_PAYLOAD_WEIGHTS_COPY) {
+        field[1] = xml_size;
+        i = 1;
+        n = 2;
+    }
+    for (; i < n; i++) npu__sink_patch_le(s, base + 8u * i, field[i], 8);
 }
 
 #endif
