@@ -5670,7 +5670,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     int mode = w->mode, is_io;
     uint64_t v;
     const char *name = "";
-    uint32_t kind, *count = NULL, limit = 0;
+    uint32_t kind;
     memset(l, 0, sizeof *l);
     l->pos = t->begin;
     l->elem = -1;
@@ -5714,20 +5714,15 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     }
     w->c.layers++;
     is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
-    /* listed: an index, and the name in the pool */
-    if (kind == NPU__KIND_CONSTANT) {
-        count = &w->c.consts;
-        if (ir) limit = ir->n_consts;
-    } else if (is_io && kind == NPU__KIND_PARAMETER) {
-        count = &w->c.inputs;
-        if (ir) limit = ir->n_inputs;
-    } else if (is_io) {
-        count = &w->c.outputs;
-        if (ir) limit = ir->n_outputs;
-    }
-    if (count != NULL) {
+    if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
+        uint32_t *count = kind == NPU__KIND_CONSTANT    ? &w->c.consts
+                          : kind == NPU__KIND_PARAMETER ? &w->c.inputs
+                                                        : &w->c.outputs;
         l->index = (*count)++;
-        if (mode != NPU__W_COUNT && l->index >= limit) return npu__ir_changed(w->x.ctx, w->x.label);
+        if (mode != NPU__W_COUNT && l->index >= (kind == NPU__KIND_CONSTANT    ? ir->n_consts
+                                                 : kind == NPU__KIND_PARAMETER ? ir->n_inputs
+                                                                               : ir->n_outputs))
+            return npu__ir_changed(w->x.ctx, w->x.label);
         if (mode <= NPU__W_FILL) {
             npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
             if (st != NPU_OK) return st;
@@ -5840,7 +5835,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
         if (!npu__xml_attr(&w->x, t, "variable_id", &a))
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "%s without a variable_id",
                                  l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
-        if (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL) {
+        if (w->mode <= NPU__W_FILL) {
             st = npu__ir_walk_add_variable(w, l, &a);
             if (st != NPU_OK) return st;
         }
@@ -5972,7 +5967,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
     w->port_is_io = dir == 1 ? (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) && l->n_out == 0
                              : l->kind == NPU__KIND_RESULT && l->n_in == 0;
     if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
-        (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL)) {
+        w->mode <= NPU__W_FILL) {
         st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names, NULL);
         if (st != NPU_OK) return st;
     }
