@@ -5399,10 +5399,11 @@ typedef struct npu__ir_walker {
     npu__xml_cold xcold;
 } npu__ir_walker;
 
+/* The layer part of messages (npu__xml_fail); nothing without messages. */
 static void npu__ir_walk_set_where(npu__ir_walker *w)
 {
 #ifdef NPU_NO_MESSAGES
-    w->xcold.where[0] = '\0';
+    NPU__UNUSED(w);
 #else
     if (w->ldepth == 0) {
         w->xcold.where[0] = '\0';
@@ -6338,7 +6339,7 @@ static npu__ir_layer_rec *npu__ir_find_layer(const npu_ir *ir, uint32_t scope, u
     return (npu__ir_layer_rec *)bsearch(&key, ir->layers, ir->n_layers, sizeof key, npu__ir_layer_cmp);
 }
 
-static const npu__ir_port_rec *npu__ir_find_port(const npu_ir *ir, uint32_t scope, uint32_t layer, uint32_t id,
+NPU__NOINLINE static const npu__ir_port_rec *npu__ir_find_port(const npu_ir *ir, uint32_t scope, uint32_t layer, uint32_t id,
                                                  uint32_t dir)
 {
     npu__ir_port_rec key;
@@ -6518,7 +6519,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
                               npu__xml_linecol(&wp->x, earlier, &l0, &c0);)
                 NPU__UNUSED(a);
                 NPU__UNUSED(b);
-                wp->xcold.where[0] = '\0';
+                NPU__MSG_ONLY(wp->xcold.where[0] = '\0';)
                 st = npu__xml_fail(&wp->x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
                                    (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
             }
@@ -6531,8 +6532,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
-            npu__textf(wp->xcold.where, sizeof wp->xcold.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
-                     xml + r->name, (unsigned long)r->id);
+            NPU__MSG_ONLY(npu__textf(wp->xcold.where, sizeof wp->xcold.where, " (layer '%.*s', id %lu)",
+                                     (int)(r->name_len > 80 ? 80 : r->name_len), xml + r->name, (unsigned long)r->id);)
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
     }
