@@ -5662,6 +5662,24 @@ static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_l
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
+/* FILL: a listed layer's entry (Const, or a top-level Parameter or Result). */
+static void npu__ir_walk_fill_entry(npu__ir_walker *w, const npu__ir_open_layer *l, const char *name)
+{
+    npu_ir *ir = w->ir;
+    if (l->kind == NPU__KIND_CONSTANT) {
+        npu_ir_const *k = &ir->consts[l->index].pub;
+        k->layer_id = l->id;
+        k->graph = l->scope;
+        k->name = name;
+    } else {
+        npu_ir_io *io = l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
+        io->layer_id = l->id;
+        io->desc.name = name;
+        io->tensor_names = "";
+        ir->layers[w->c.layers - 1].io = l->index;
+    }
+}
+
 /* l: the next free entry of w->lstack (its address taken once, by the caller). */
 NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
@@ -5729,17 +5747,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
             if (st != NPU_OK) return st;
         }
     }
-    if (mode == NPU__W_FILL && kind == NPU__KIND_CONSTANT) {
-        npu_ir_const *k = &ir->consts[l->index].pub;
-        k->layer_id = l->id;
-        k->graph = l->scope;
-        k->name = name;
-    } else if (mode == NPU__W_FILL && is_io) {
-        npu_ir_io *io = kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
-        io->layer_id = l->id;
-        io->desc.name = name;
-        io->tensor_names = "";
-        ir->layers[w->c.layers - 1].io = l->index;
+    if (mode == NPU__W_FILL && (kind == NPU__KIND_CONSTANT || is_io)) {
+        npu__ir_walk_fill_entry(w, l, name);
     } else if (mode == NPU__W_WRITE && kind == NPU__KIND_CONSTANT) {
         const npu__ir_const *k = &ir->consts[l->index];
         l->offset = k->pub.offset;
@@ -6637,7 +6646,7 @@ NPU_API npu_status npu_ir_size_file(npu_arena *scratch, npu_context *ctx, const 
 NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path, const char *bin_path,
                        npu_ir **out)
 {
-    char *derived = NULL;   /* the .bin next to the .xml: arena scratch, given back before loading */
+    const char *bin_file = bin_path;   /* or the .bin next to the .xml: arena scratch, given back before loading */
     void *xml_map = NULL, *bin_map = NULL;
     size_t xml_len = 0, bin_len = 0, mark;
     int missing = 0;
@@ -6648,16 +6657,17 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
     mark = arena->used;
     if (bin_path == NULL) {
         size_t n = strlen(xml_path);
+        char *derived;
         if (n + 5 > 4096) return npu__fail(ctx, NPU_ERR_IO, "path too long: '%s'", xml_path);
         derived = (char *)npu__alloc(arena, ctx, n + 5, "the .bin path");
         if (derived == NULL) return NPU_ERR_ARENA_TOO_SMALL;
         memcpy(derived, xml_path, n + 1);
         if (n >= 4 && strcmp(derived + n - 4, ".xml") == 0) n -= 4;
         memcpy(derived + n, ".bin", 5);
+        bin_file = derived;
     }
     st = npu__ir_map(ctx, xml_path, &xml_map, &xml_len, NULL);
-    if (st == NPU_OK)
-        st = npu__ir_map(ctx, bin_path ? bin_path : derived, &bin_map, &bin_len, bin_path == NULL ? &missing : NULL);
+    if (st == NPU_OK) st = npu__ir_map(ctx, bin_file, &bin_map, &bin_len, bin_path == NULL ? &missing : NULL);
     npu_arena_rewind(arena, mark);
     if (st == NPU_OK) {
         const char *xml = xml_map ? (const char *)xml_map : "";
