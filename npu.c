@@ -5484,7 +5484,7 @@ static void npu__ir_walk_emit_upto(npu__ir_walker *w, size_t pos)
 }
 
 /* WRITE: the text up to b, then v in decimal in place of [b, e). */
-static void npu__ir_walk_put_num(npu__ir_walker *w, size_t b, size_t e, uint64_t v)
+NPU__NOINLINE static void npu__ir_walk_put_num(npu__ir_walker *w, size_t b, size_t e, uint64_t v)
 {
     npu__ir_walk_emit_upto(w, b);
     npu__sink_u64_dec(w->sink, v);
@@ -5657,7 +5657,7 @@ static void npu__ir_walk_emit_rt_wpa(npu__ir_walker *w, size_t pos, const npu__i
     npu__sink_str(w->sink, "</rt_info>");
 }
 
-static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_layer *l)
+NPU__NOINLINE static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_layer *l)
 {
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
@@ -5861,7 +5861,7 @@ static void npu__ir_walk_data_end(npu__ir_walker *w, size_t end, npu__ir_open_la
     if (npu__ir_walk_by_pointer(w, l) && !l->has_rt) npu__ir_walk_emit_rt_wpa(w, end, l);
 }
 
-static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer *l)
+NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     uint64_t bits, bytes, end;
     const npu__type_info *e;
@@ -5908,7 +5908,7 @@ static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer
     return NPU_OK;
 }
 
-static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
+NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     npu_ir_io *io;
     int elem, axis;
@@ -6019,7 +6019,7 @@ static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token 
     return NPU_OK;
 }
 
-static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_layer *l)
+NPU__NOINLINE static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     if (!w->port_is_io) return;
     l->io_port_seen = 1;
@@ -6062,7 +6062,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t);
 
 /* WRITE, once: the text up to pos, then the net rt_info entries the file lacks
  * (in an <rt_info> element when `element`). Returns whether it wrote. */
-static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos, int element)
+NPU__NOINLINE static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos, int element)
 {
     if (w->mode != NPU__W_WRITE || w->net_rt_done) return 0;
     w->net_rt_done = 1;
@@ -6340,7 +6340,7 @@ static void npu__heapsort(void *base, size_t n, size_t size, int (*cmp)(const vo
 }
 
 /* Lookups in the sorted tables (libc bsearch: no allocation). */
-static npu__ir_layer_rec *npu__ir_find_layer(const npu_ir *ir, uint32_t scope, uint32_t id)
+NPU__NOINLINE static npu__ir_layer_rec *npu__ir_find_layer(const npu_ir *ir, uint32_t scope, uint32_t id)
 {
     npu__ir_layer_rec key;
     key.scope = scope;
