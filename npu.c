@@ -6617,7 +6617,7 @@ static npu_status npu__ir_map(npu_context *ctx, const char *path, void **map, si
 }
 
 /* Unmaps what npu__ir_map mapped (NULL: nothing). */
-static void npu__ir_unmap(void *xml_map, size_t xml_len, void *bin_map, size_t bin_len)
+NPU__NOINLINE static void npu__ir_unmap(void *xml_map, size_t xml_len, void *bin_map, size_t bin_len)
 {
     if (xml_map) munmap(xml_map, xml_len);
     if (bin_map) munmap(bin_map, bin_len);
