@@ -1011,24 +1011,21 @@ static npu_payload_layout npu__payload_resolve(npu_payload_layout layout)
 static void npu__payload_begin(npu__payload *p, npu__sink *sink, npu_payload_layout layout,
                                uint32_t compiler_version)
 {
+    /* A: [u16 major][u16 minor][u32 2][u64 xml size]; B: six u64, then
+     * [u16 major][u16 minor]. The u64 fields are patched in
+     * npu__payload_end_xml. */
+    unsigned char h[NPU__PAYLOAD_B_HEADER + 4];
+    size_t at;
     p->sink = sink;
     p->layout = npu__payload_resolve(layout);
     p->start = sink->len;
-    if (p->layout == NPU_PAYLOAD_WEIGHTS_COPY) {
-        npu__sink_le(sink, compiler_version >> 16, 2);
-        npu__sink_le(sink, compiler_version & 0xffffu, 2);
-        npu__sink_le(sink, 2, 4);
-        npu__sink_le(sink, 0, 8);  /* xml size, patched in npu__payload_end */
-        p->consts_begin = sink->len;
-        p->xml_begin = sink->len;
-    } else {
-        unsigned i;
-        for (i = 0; i < 6; i++) npu__sink_le(sink, 0, 8);   /* patched later */
-        npu__sink_le(sink, compiler_version >> 16, 2);
-        npu__sink_le(sink, compiler_version & 0xffffu, 2);
-        p->consts_begin = sink->len;
-        p->xml_begin = sink->len;
-    }
+    at = p->layout == NPU_PAYLOAD_WEIGHTS_COPY ? 0 : NPU__PAYLOAD_B_HEADER;
+    memset(h, 0, sizeof h);
+    npu__le_put(h + at, (uint32_t)(compiler_version >> 16 | compiler_version << 16), 4);
+    if (at == 0) h[4] = 2;
+    npu__sink_put(sink, h, at == 0 ? 16u : sizeof h);
+    p->consts_begin = sink->len;
+    p->xml_begin = sink->len;
 }
 
 /* Call after the constants blob (B) and before the XML. */
@@ -1039,18 +1036,18 @@ static void npu__payload_mark_xml(npu__payload *p) { p->xml_begin = p->sink->len
 static void npu__payload_end_xml(npu__payload *p)
 {
     npu__sink *s = p->sink;
-    size_t xml_size = s->len - p->xml_begin;
+    size_t base = p->start, xml_size = s->len - p->xml_begin;
+    /* B: custom data offset and size, constants offset and size, model
+     * offset and size; A: the xml size alone, at base + 8 (field 1) */
+    uint64_t field[6] = {NPU__PAYLOAD_B_HEADER, 4, p->consts_begin - base, p->xml_begin - p->consts_begin,
+                         p->xml_begin - base, xml_size};
+    unsigned i = 0, n = 6;
     if (p->layout == NPU_PAYLOAD_WEIGHTS_COPY) {
-        npu__sink_patch_le(s, p->start + 8, xml_size, 8);
-    } else {
-        size_t base = p->start;
-        npu__sink_patch_le(s, base + 0, NPU__PAYLOAD_B_HEADER, 8);           /* custom data offset */
-        npu__sink_patch_le(s, base + 8, 4, 8);                               /* custom data size */
-        npu__sink_patch_le(s, base + 16, p->consts_begin - base, 8);         /* constants offset */
-        npu__sink_patch_le(s, base + 24, p->xml_begin - p->consts_begin, 8); /* constants size */
-        npu__sink_patch_le(s, base + 32, p->xml_begin - base, 8);            /* model offset */
-        npu__sink_patch_le(s, base + 40, xml_size, 8);                       /* model size */
+        field[1] = xml_size;
+        i = 1;
+        n = 2;
     }
+    for (; i < n; i++) npu__sink_patch_le(s, base + 8u * i, field[i], 8);
 }
 
 #endif
@@ -4771,6 +4768,13 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+/* The first position from p (up to end) that is not XML whitespace. */
+static size_t npu__xml_skip_space(const char *s, size_t p, size_t end)
+{
+    while (p < end && npu__xml_space(s[p])) p++;
+    return p;
+}
+
 /* Narrows [*b, *e) of s to its text without surrounding whitespace. */
 static void npu__xml_trim(const char *s, size_t *b, size_t *e)
 {
@@ -4941,7 +4945,7 @@ static int npu__xml_attr_next(const npu__xml *x, size_t *it, size_t end, npu__xm
 {
     size_t p = *it;
     const char *s = x->s;
-    while (p < end && npu__xml_space(s[p])) p++;
+    p = npu__xml_skip_space(s, p, end);
     if (p >= end || s[p] == '/' || s[p] == '>') return 0;
     a->name = p;
     while (p < end && !npu__xml_space(s[p]) && s[p] != '=') p++;
@@ -5009,7 +5013,7 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
     for (;;) {
         size_t ws = p, name, nlen, v;
         char q;
-        while (p < x->n && npu__xml_space(s[p])) p++;
+        p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file inside a tag");
         if (s[p] == '>' || (s[p] == '/' && p + 1 < x->n && s[p + 1] == '>')) {
             t->self_closing = s[p] == '/';
@@ -5025,12 +5029,12 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
         nlen = npu__xml_name(x, p, "an attribute name", &st);
         if (nlen == 0) return st;
         p += nlen;
-        while (p < x->n && npu__xml_space(s[p])) p++;
+        p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n || s[p] != '=')
             return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s' has no '=' and value",
                                  (int)nlen, s + name);
         p++;
-        while (p < x->n && npu__xml_space(s[p])) p++;
+        p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n || (s[p] != '"' && s[p] != '\''))
             return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s': value is not quoted",
                                  (int)nlen, s + name);
@@ -5078,12 +5082,16 @@ static size_t npu__xml_find(const npu__xml *x, size_t p, const char *lit)
     return SIZE_MAX;
 }
 
-static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
+NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
 {
     const char *s = x->s;
     npu_status st;
     for (;;) {
-        size_t p = x->pos;
+        /* text, a comment, CDATA or a processing instruction: its characters
+         * [cb, ce) are checked (raw: '&' and "]]>" allowed), the scanner
+         * resumes at next; text and CDATA are tokens */
+        size_t p = x->pos, cb, ce, next;
+        int raw = 1, text = 0;
         char c1;
         memset(t, 0, sizeof *t);
         if (p >= x->n) {
@@ -5106,59 +5114,11 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
                 x->pos = e;
                 continue;
             }
-            st = npu__xml_check_chars(x, p, e, 0, 0);
-            if (st != NPU_OK) return st;
-            x->pos = e;
-            t->kind = NPU__XML_TEXT;
-            t->begin = t->text = p;
-            t->end = t->text_end = e;
-            return NPU_OK;
-        }
-        c1 = p + 1 < x->n ? s[p + 1] : '\0';
-        if (c1 == '!' && npu__xml_starts(x, p, "<!--")) {
-            size_t q = npu__xml_find(x, p + 4, "--");
-            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
-            if (q + 2 >= x->n || s[q + 2] != '>')
-                return npu__xml_fail(x, q, NPU_ERR_PARSE, "'--' inside a comment");
-            st = npu__xml_check_chars(x, p + 4, q, 0, 1);
-            if (st != NPU_OK) return st;
-            x->pos = q + 3;
-            continue;
-        }
-        if (c1 == '!' && npu__xml_starts(x, p, "<![CDATA[")) {
-            size_t q;
-            if (x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
-            q = npu__xml_find(x, p + 9, "]]>");
-            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated CDATA section");
-            st = npu__xml_check_chars(x, p + 9, q, 0, 1);
-            if (st != NPU_OK) return st;
-            x->pos = q + 3;
-            t->kind = NPU__XML_TEXT;
-            t->begin = p;
-            t->end = q + 3;
-            t->text = p + 9;
-            t->text_end = q;
-            return NPU_OK;
-        }
-        if (c1 == '!')
-            return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
-        if (c1 == '?') {
-            size_t nlen, q;
-            nlen = npu__xml_name(x, p + 2, "a processing instruction target", &st);
-            if (nlen == 0) return st;
-            if (nlen == 3 && (s[p + 2] | 0x20) == 'x' && (s[p + 3] | 0x20) == 'm' && (s[p + 4] | 0x20) == 'l' &&
-                p != x->start)
-                return npu__xml_fail(x, p, NPU_ERR_PARSE, "the XML declaration must be at the very start");
-            q = npu__xml_find(x, p + 2 + nlen, "?>");
-            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated processing instruction");
-            if (q > p + 2 + nlen && !npu__xml_space(s[p + 2 + nlen]))
-                return npu__xml_fail(x, p + 2 + nlen, NPU_ERR_PARSE, "malformed processing instruction");
-            st = npu__xml_check_chars(x, p + 2 + nlen, q, 0, 1);
-            if (st != NPU_OK) return st;
-            x->pos = q + 2;
-            continue;
-        }
-        if (c1 == '/') {
+            cb = p;
+            ce = next = e;
+            raw = 0;
+            text = 1;
+        } else if ((c1 = p + 1 < x->n ? s[p + 1] : '\0') == '/') {
             size_t nlen, q;
             nlen = npu__xml_name(x, p + 2, "an element name", &st);
             if (nlen == 0) return st;
@@ -5171,7 +5131,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
                                      s + p + 2, (int)x->cold->stack_len[x->depth - 1],
                                      s + x->cold->stack_name[x->depth - 1]);
             q = p + 2 + nlen;
-            while (q < x->n && npu__xml_space(s[q])) q++;
+            q = npu__xml_skip_space(s, q, x->n);
             if (q >= x->n || s[q] != '>')
                 return npu__xml_fail(x, q, NPU_ERR_PARSE, "malformed end tag </%.*s>", (int)nlen, s + p + 2);
             x->depth--;
@@ -5183,8 +5143,7 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             t->name = p + 1 + 1;
             t->name_len = nlen;
             return NPU_OK;
-        }
-        {   /* start tag */
+        } else if (c1 != '!' && c1 != '?') {   /* start tag */
             size_t nlen = npu__xml_name(x, p + 1, "an element name", &st);
             if (nlen == 0) return st;
             if (x->depth == 0 && x->root_closed)
@@ -5207,6 +5166,50 @@ static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
                 x->cold->stack_len[x->depth] = nlen;
                 x->depth++;
             }
+            return NPU_OK;
+        } else if (c1 == '?') {
+            size_t nlen, q;
+            nlen = npu__xml_name(x, p + 2, "a processing instruction target", &st);
+            if (nlen == 0) return st;
+            if (nlen == 3 && (s[p + 2] | 0x20) == 'x' && (s[p + 3] | 0x20) == 'm' && (s[p + 4] | 0x20) == 'l' &&
+                p != x->start)
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "the XML declaration must be at the very start");
+            q = npu__xml_find(x, p + 2 + nlen, "?>");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated processing instruction");
+            if (q > p + 2 + nlen && !npu__xml_space(s[p + 2 + nlen]))
+                return npu__xml_fail(x, p + 2 + nlen, NPU_ERR_PARSE, "malformed processing instruction");
+            cb = p + 2 + nlen;
+            ce = q;
+            next = q + 2;
+        } else if (npu__xml_starts(x, p, "<!--")) {
+            size_t q = npu__xml_find(x, p + 4, "--");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
+            if (q + 2 >= x->n || s[q + 2] != '>')
+                return npu__xml_fail(x, q, NPU_ERR_PARSE, "'--' inside a comment");
+            cb = p + 4;
+            ce = q;
+            next = q + 3;
+        } else if (npu__xml_starts(x, p, "<![CDATA[")) {
+            size_t q;
+            if (x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
+            q = npu__xml_find(x, p + 9, "]]>");
+            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated CDATA section");
+            cb = p + 9;
+            ce = q;
+            next = q + 3;
+            text = 1;
+        } else {
+            return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
+        }
+        st = npu__xml_check_chars(x, cb, ce, 0, raw);
+        if (st != NPU_OK) return st;
+        x->pos = next;
+        if (text) {
+            t->kind = NPU__XML_TEXT;
+            t->begin = p;
+            t->end = next;
+            t->text = cb;
+            t->text_end = ce;
             return NPU_OK;
         }
     }
@@ -5396,10 +5399,11 @@ typedef struct npu__ir_walker {
     npu__xml_cold xcold;
 } npu__ir_walker;
 
+/* The layer part of messages (npu__xml_fail); nothing without messages. */
 static void npu__ir_walk_set_where(npu__ir_walker *w)
 {
 #ifdef NPU_NO_MESSAGES
-    w->xcold.where[0] = '\0';
+    NPU__UNUSED(w);
 #else
     if (w->ldepth == 0) {
         w->xcold.where[0] = '\0';
@@ -5480,7 +5484,7 @@ static void npu__ir_walk_emit_upto(npu__ir_walker *w, size_t pos)
 }
 
 /* WRITE: the text up to b, then v in decimal in place of [b, e). */
-static void npu__ir_walk_put_num(npu__ir_walker *w, size_t b, size_t e, uint64_t v)
+NPU__NOINLINE static void npu__ir_walk_put_num(npu__ir_walker *w, size_t b, size_t e, uint64_t v)
 {
     npu__ir_walk_emit_upto(w, b);
     npu__sink_u64_dec(w->sink, v);
@@ -5653,24 +5657,39 @@ static void npu__ir_walk_emit_rt_wpa(npu__ir_walker *w, size_t pos, const npu__i
     npu__sink_str(w->sink, "</rt_info>");
 }
 
-static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_layer *l)
+NPU__NOINLINE static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const npu__ir_open_layer *l)
 {
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
-static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_token *t)
+/* FILL: a listed layer's entry (Const, or a top-level Parameter or Result). */
+static void npu__ir_walk_fill_entry(npu__ir_walker *w, const npu__ir_open_layer *l, const char *name)
+{
+    npu_ir *ir = w->ir;
+    if (l->kind == NPU__KIND_CONSTANT) {
+        npu_ir_const *k = &ir->consts[l->index].pub;
+        k->layer_id = l->id;
+        k->graph = l->scope;
+        k->name = name;
+    } else {
+        npu_ir_io *io = l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
+        io->layer_id = l->id;
+        io->desc.name = name;
+        io->tensor_names = "";
+        ir->layers[w->c.layers - 1].io = l->index;
+    }
+}
+
+/* l: the next free entry of w->lstack (its address taken once, by the caller). */
+NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     static const char kinds[][10] = {"Parameter", "Const", "Result", "ReadValue", "Assign"};  /* NPU__KIND_ order */
     npu__xml_attribute a;
-    npu__ir_open_layer *l;
     npu_ir *ir = w->ir;
     int mode = w->mode, is_io;
     uint64_t v;
     const char *name = "";
-    uint32_t kind, *count = NULL, limit = 0;
-    if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
-    l = &w->lstack[w->ldepth];
+    uint32_t kind;
     memset(l, 0, sizeof *l);
     l->pos = t->begin;
     l->elem = -1;
@@ -5693,9 +5712,9 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
     npu__ir_walk_set_where(w);
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
-    for (kind = 0; kind < NPU__COUNT_OF(kinds) && !npu__xml_val_eq(&w->x, a.value, a.value_len, kinds[kind]); kind++)
+    for (kind = NPU__COUNT_OF(kinds); kind > 0 && !npu__xml_val_eq(&w->x, a.value, a.value_len, kinds[kind - 1]); kind--)
         continue;
-    l->kind = kind = (kind + 1) % (NPU__COUNT_OF(kinds) + 1);   /* none: NPU__KIND_OTHER */
+    l->kind = kind;   /* none: NPU__KIND_OTHER (0) */
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
                              (unsigned)NPU_IR_MAX_LAYERS);
@@ -5714,36 +5733,22 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
     }
     w->c.layers++;
     is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
-    /* listed: an index, and the name in the pool */
-    if (kind == NPU__KIND_CONSTANT) {
-        count = &w->c.consts;
-        if (ir) limit = ir->n_consts;
-    } else if (is_io && kind == NPU__KIND_PARAMETER) {
-        count = &w->c.inputs;
-        if (ir) limit = ir->n_inputs;
-    } else if (is_io) {
-        count = &w->c.outputs;
-        if (ir) limit = ir->n_outputs;
-    }
-    if (count != NULL) {
+    if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
+        uint32_t *count = kind == NPU__KIND_CONSTANT    ? &w->c.consts
+                          : kind == NPU__KIND_PARAMETER ? &w->c.inputs
+                                                        : &w->c.outputs;
         l->index = (*count)++;
-        if (mode != NPU__W_COUNT && l->index >= limit) return npu__ir_changed(w->x.ctx, w->x.label);
+        if (mode != NPU__W_COUNT && l->index >= (kind == NPU__KIND_CONSTANT    ? ir->n_consts
+                                                 : kind == NPU__KIND_PARAMETER ? ir->n_inputs
+                                                                               : ir->n_outputs))
+            return npu__ir_changed(w->x.ctx, w->x.label);
         if (mode <= NPU__W_FILL) {
             npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
             if (st != NPU_OK) return st;
         }
     }
-    if (mode == NPU__W_FILL && kind == NPU__KIND_CONSTANT) {
-        npu_ir_const *k = &ir->consts[l->index].pub;
-        k->layer_id = l->id;
-        k->graph = l->scope;
-        k->name = name;
-    } else if (mode == NPU__W_FILL && is_io) {
-        npu_ir_io *io = kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
-        io->layer_id = l->id;
-        io->desc.name = name;
-        io->tensor_names = "";
-        ir->layers[w->c.layers - 1].io = l->index;
+    if (mode == NPU__W_FILL && (kind == NPU__KIND_CONSTANT || is_io)) {
+        npu__ir_walk_fill_entry(w, l, name);
     } else if (mode == NPU__W_WRITE && kind == NPU__KIND_CONSTANT) {
         const npu__ir_const *k = &ir->consts[l->index];
         l->offset = k->pub.offset;
@@ -5759,9 +5764,18 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_LIMIT,
                                  "more than %u ReadValue/Assign layers", NPU__IR_MAX_VAR_LAYERS);
     }
-    if (mode == NPU__W_WRITE && ir->pp_walk != NULL && l->scope == 0)
-        return ir->pp_walk(w, NPU__PPE_LAYER, t, 0);
     return NPU_OK;
+}
+
+static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_token *t)
+{
+    if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
+    if (w->mode == NPU__W_EDGES) {   /* only the scope numbering matters */
+        w->lstack[w->ldepth++].scope = w->scope_stack[w->scope_depth];
+        return NPU_OK;
+    }
+    return npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);
 }
 
 /* Counts ReadValue/Assign layers per variable. The id is decoded into the pool
@@ -5784,6 +5798,15 @@ static npu_status npu__ir_walk_add_variable(npu__ir_walker *w, const npu__ir_ope
     return NPU_OK;
 }
 
+/* WRITE with a new batch: the axis of a top-level Parameter's dims to
+ * rewrite; else -1. */
+static int npu__ir_walk_batch_axis(const npu__ir_walker *w, const npu__ir_open_layer *l)
+{
+    return w->mode == NPU__W_WRITE && w->batch > 0 && l->kind == NPU__KIND_PARAMETER && l->scope == 0
+               ? w->ir->inputs[l->index].batch_axis
+               : -1;
+}
+
 static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     npu__xml_attribute a;
@@ -5801,11 +5824,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
         if (npu__xml_attr(&w->x, t, "shape", &a)) {
             /* WRITE rewrites the batch of a Parameter's shape (a loaded
              * Parameter has no "...": its dims are its tokens) */
-            st = npu__ir_walk_shape_attr(w, &a, l,
-                                         w->mode == NPU__W_WRITE && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
-                                                 w->batch > 0
-                                             ? w->ir->inputs[l->index].batch_axis
-                                             : -1);
+            st = npu__ir_walk_shape_attr(w, &a, l, npu__ir_walk_batch_axis(w, l));
             if (st != NPU_OK) return st;
         }
     }
@@ -5826,7 +5845,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
         if (!npu__xml_attr(&w->x, t, "variable_id", &a))
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "%s without a variable_id",
                                  l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
-        if (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL) {
+        if (w->mode <= NPU__W_FILL) {
             st = npu__ir_walk_add_variable(w, l, &a);
             if (st != NPU_OK) return st;
         }
@@ -5842,7 +5861,7 @@ static void npu__ir_walk_data_end(npu__ir_walker *w, size_t end, npu__ir_open_la
     if (npu__ir_walk_by_pointer(w, l) && !l->has_rt) npu__ir_walk_emit_rt_wpa(w, end, l);
 }
 
-static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer *l)
+NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     uint64_t bits, bytes, end;
     const npu__type_info *e;
@@ -5889,10 +5908,10 @@ static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu__ir_open_layer
     return NPU_OK;
 }
 
-static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
+NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     npu_ir_io *io;
-    int elem;
+    int elem, axis;
     if (l->kind == NPU__KIND_PARAMETER) {
         if (!l->shape_given) {
             if (!l->io_port_seen)
@@ -5917,12 +5936,14 @@ static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
         return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)",
                              l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result", (unsigned long)l->shape_rank,
                              NPU_MAX_RANK);
-    if (l->layout[0] != '\0' && npu__ir_layout_axis(l->layout, l->shape_rank) == -2) {
+    axis = npu__ir_layout_axis(l->layout, l->shape_rank);
+    if (axis == -2) {   /* (never for "") */
         if (w->mode == NPU__W_FILL)
             npu__log(w->x.ctx, NPU_LOG_WARN, "%s: layer '%.*s': layout \"%s\" does not fit rank %lu; ignored",
                  w->x.label, (int)(l->name_len > 80 ? 80 : l->name_len), w->x.s + l->name, l->layout,
                  (unsigned long)l->shape_rank);
         l->layout[0] = '\0';
+        axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
     io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
@@ -5931,7 +5952,7 @@ static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
     io->element_type = npu__types[elem < 0 ? 0 : elem].ov_name;
     io->desc.type = npu__elem_type(elem);
     npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
-    io->batch_axis = npu__ir_layout_axis(io->desc.layout, l->shape_rank);
+    io->batch_axis = axis;
     if (l->io_names) io->tensor_names = w->ir->pool + l->io_names - 1;
     return NPU_OK;
 }
@@ -5956,7 +5977,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
     w->port_is_io = dir == 1 ? (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) && l->n_out == 0
                              : l->kind == NPU__KIND_RESULT && l->n_in == 0;
     if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
-        (w->mode == NPU__W_COUNT || w->mode == NPU__W_FILL)) {
+        w->mode <= NPU__W_FILL) {
         st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names, NULL);
         if (st != NPU_OK) return st;
     }
@@ -5993,14 +6014,12 @@ static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token 
         return npu__xml_fail(&w->x, t->text, NPU_ERR_PARSE,
                              "<dim>%.*s</dim>: expected a number <= 2^40, -1 or ?", (int)(n > 40 ? 40 : n), s);
     if (w->port_is_io && w->port_rank < NPU_MAX_RANK) l->io_shape.dims[w->port_rank] = d;
-    if (w->mode == NPU__W_WRITE && w->batch > 0 && w->port_is_io && l->kind == NPU__KIND_PARAMETER && l->scope == 0 &&
-        w->ir->inputs[l->index].batch_axis == (int32_t)w->port_rank) {
+    if (w->port_is_io && npu__ir_walk_batch_axis(w, l) == (int)w->port_rank)
         npu__ir_walk_put_num(w, t->text, t->text_end, (uint64_t)w->batch);
-    }
     return NPU_OK;
 }
 
-static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_layer *l)
+NPU__NOINLINE static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     if (!w->port_is_io) return;
     l->io_port_seen = 1;
@@ -6043,7 +6062,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t);
 
 /* WRITE, once: the text up to pos, then the net rt_info entries the file lacks
  * (in an <rt_info> element when `element`). Returns whether it wrote. */
-static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos, int element)
+NPU__NOINLINE static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos, int element)
 {
     if (w->mode != NPU__W_WRITE || w->net_rt_done) return 0;
     w->net_rt_done = 1;
@@ -6055,12 +6074,12 @@ static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos, int element)
     return 1;
 }
 
-static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
+/* l: the innermost open layer, or NULL. */
+NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     npu__xml *x = &w->x;
     unsigned depth = t->self_closing ? x->depth : x->depth - 1;  /* depth of this element */
     unsigned char role;
-    npu__ir_open_layer *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
     npu_status st = NPU_OK;
     if (depth == 0) {
         npu__xml_attribute a;
@@ -6080,7 +6099,10 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         role = npu__ir_walk_role(w, w->role[depth - 1], t);
     }
     w->role[depth] = role;
-    if (w->mode != NPU__W_EDGES && npu__xml_eq(x, t->name, t->name_len, "attribute")) {
+    if (w->mode == NPU__W_EDGES) {
+        /* the edge checks: only layers (for their scopes), bodies and edges */
+        if (role != NPU__ROLE_LAYER && role != NPU__ROLE_BODY && role != NPU__ROLE_EDGE) return NPU_OK;
+    } else if (npu__xml_eq(x, t->name, t->name_len, "attribute")) {
         /* Constants by pointer: only npu forms the address, from memory it
          * mapped or was handed; a file's own (mp/ms or any other spelling)
          * would have the compiler read wherever it points. */
@@ -6090,22 +6112,14 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
     }
     switch (role) {
     case NPU__ROLE_LAYER:
-        if (w->mode == NPU__W_EDGES) {
-            /* only the scope numbering matters */
-            if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
-                return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
-            w->lstack[w->ldepth++].scope = w->scope_stack[w->scope_depth];
-            break;
-        }
         st = npu__ir_walk_layer_start(w, t);
         break;
     case NPU__ROLE_DATA:
-        if (w->mode == NPU__W_EDGES) break;
         st = npu__ir_walk_data(w, t, l);
         if (st == NPU_OK && t->self_closing) npu__ir_walk_data_end(w, t->end, l);
         break;
     case NPU__ROLE_LAYER_RT_INFO:
-        if (w->mode == NPU__W_EDGES || l->rt_done) break;
+        if (l->rt_done) break;
         l->has_rt = 1;
         l->rt_done = 1;
         if (npu__ir_walk_by_pointer(w, l)) {
@@ -6119,17 +6133,15 @@ static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t)
         }
         break;
     case NPU__ROLE_PORT:
-        if (w->mode == NPU__W_EDGES) break;
         st = npu__ir_walk_port_start(w, t, l, w->role[depth - 1] == NPU__ROLE_OUTPUT ? 1u : 0u);
         if (st == NPU_OK && t->self_closing) npu__ir_walk_port_end(w, l);
         break;
     case NPU__ROLE_DIM:
-        if (w->mode == NPU__W_EDGES) break;
         if (t->self_closing) return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "empty <dim/>");
         w->dim_has_text = 0;
         break;
     case NPU__ROLE_PORT_RT_INFO_ATTR:
-        if (w->mode == NPU__W_EDGES || !w->port_is_io) break;
+        if (!w->port_is_io) break;
         {
             npu__xml_attribute a;
             if (npu__xml_attr_is(x, t, "name", "layout") && npu__xml_attr(x, t, "layout", &a)) {
@@ -6206,11 +6218,10 @@ static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
     return NPU_OK;
 }
 
-static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t)
+NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     unsigned depth = w->x.depth;   /* the scanner already popped the element */
     unsigned char role = w->role[depth];
-    npu__ir_open_layer *l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
     if (w->mode == NPU__W_EDGES) {
         if (role == NPU__ROLE_LAYER) w->ldepth--;
         else if (role == NPU__ROLE_BODY) w->scope_depth--;
@@ -6245,23 +6256,27 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
     npu__xml_token t;
     npu_status st;
     for (;;) {
+        npu__ir_open_layer *l;
         st = npu__xml_next(&w->x, &t);
         if (st != NPU_OK) return st;
         if (t.kind == NPU__XML_EOF) break;
+        l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
         if (t.kind == NPU__XML_START_TAG) {
-            st = npu__ir_walk_start(w, &t);
-            if (st == NPU_OK && t.self_closing) {
-                unsigned char role = w->role[w->x.depth];
-                if (role == NPU__ROLE_LAYER) {
-                    if (w->mode == NPU__W_EDGES) w->ldepth--;
-                    else st = npu__ir_walk_layer_end(w, t.end);
-                }
-            }
+            unsigned char role;
+            st = npu__ir_walk_start(w, &t, l);
+            role = w->role[t.self_closing ? w->x.depth : w->x.depth - 1];
+            /* WRITE: preprocessing (8e) sees every top-level layer and edge
+             * (called here, not from npu__ir_walk_start: a shallower stack) */
+            if (st == NPU_OK && (role == NPU__ROLE_LAYER || role == NPU__ROLE_EDGE) && w->mode == NPU__W_WRITE &&
+                w->ir->pp_walk != NULL && w->scope_stack[w->scope_depth] == 0)
+                st = w->ir->pp_walk(w, role == NPU__ROLE_LAYER ? NPU__PPE_LAYER : NPU__PPE_EDGE, &t, 0);
+            /* <layer/>: its end too (w->role[w->x.depth] is its role) */
+            if (st == NPU_OK && t.self_closing && role == NPU__ROLE_LAYER) st = npu__ir_walk_end(w, &t, l);
         } else if (t.kind == NPU__XML_END_TAG) {
-            st = npu__ir_walk_end(w, &t);
+            st = npu__ir_walk_end(w, &t, l);
         } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM &&
                    w->mode != NPU__W_EDGES) {
-            st = npu__ir_walk_dim_text(w, &t, &w->lstack[w->ldepth - 1]);
+            st = npu__ir_walk_dim_text(w, &t, l);
         }
         if (st != NPU_OK) return st;
     }
@@ -6325,7 +6340,7 @@ static void npu__heapsort(void *base, size_t n, size_t size, int (*cmp)(const vo
 }
 
 /* Lookups in the sorted tables (libc bsearch: no allocation). */
-static npu__ir_layer_rec *npu__ir_find_layer(const npu_ir *ir, uint32_t scope, uint32_t id)
+NPU__NOINLINE static npu__ir_layer_rec *npu__ir_find_layer(const npu_ir *ir, uint32_t scope, uint32_t id)
 {
     npu__ir_layer_rec key;
     key.scope = scope;
@@ -6333,7 +6348,7 @@ static npu__ir_layer_rec *npu__ir_find_layer(const npu_ir *ir, uint32_t scope, u
     return (npu__ir_layer_rec *)bsearch(&key, ir->layers, ir->n_layers, sizeof key, npu__ir_layer_cmp);
 }
 
-static const npu__ir_port_rec *npu__ir_find_port(const npu_ir *ir, uint32_t scope, uint32_t layer, uint32_t id,
+NPU__NOINLINE static const npu__ir_port_rec *npu__ir_find_port(const npu_ir *ir, uint32_t scope, uint32_t layer, uint32_t id,
                                                  uint32_t dir)
 {
     npu__ir_port_rec key;
@@ -6360,8 +6375,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<edge> without a numeric %s attribute", names[i]);
         v[i] = (uint32_t)x;
     }
-    if (w->mode == NPU__W_WRITE && ir->pp_walk != NULL && scope == 0) return ir->pp_walk(w, NPU__PPE_EDGE, t, 0);
-    if (w->mode != NPU__W_EDGES) return NPU_OK;
+    if (w->mode != NPU__W_EDGES) return NPU_OK;   /* WRITE: npu__ir_walk_run calls preprocessing */
     from = npu__ir_find_layer(ir, scope, v[0]);
     if (from == NULL)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge from-layer %lu: no layer with that id%s",
@@ -6514,7 +6528,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
                               npu__xml_linecol(&wp->x, earlier, &l0, &c0);)
                 NPU__UNUSED(a);
                 NPU__UNUSED(b);
-                wp->xcold.where[0] = '\0';
+                NPU__MSG_ONLY(wp->xcold.where[0] = '\0';)
                 st = npu__xml_fail(&wp->x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
                                    (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
             }
@@ -6527,8 +6541,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
-            npu__textf(wp->xcold.where, sizeof wp->xcold.where, " (layer '%.*s', id %lu)", (int)(r->name_len > 80 ? 80 : r->name_len),
-                     xml + r->name, (unsigned long)r->id);
+            NPU__MSG_ONLY(npu__textf(wp->xcold.where, sizeof wp->xcold.where, " (layer '%.*s', id %lu)",
+                                     (int)(r->name_len > 80 ? 80 : r->name_len), xml + r->name, (unsigned long)r->id);)
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
     }
@@ -6587,20 +6601,26 @@ NPU_API npu_status npu_ir_load_memory(npu_arena *arena, npu_context *ctx, const 
     return npu__ir_load(arena, ctx, "IR XML", xml, xml_len, weights, weights_size, out);
 }
 
-/* Maps a whole file read-only (npu__map_file). A zero-length file gives *map
- * NULL; a missing one, with missing_ok, *missing = 1. */
-static npu_status npu__ir_map(npu_context *ctx, const char *path, int missing_ok, void **map, size_t *len,
-                              int *missing)
+/* Maps a whole file read-only (npu__map_file); *map NULL unless mapped. A
+ * zero-length file gives *map NULL; a missing one, when `missing` is not NULL,
+ * sets *missing to 1 (else it is an error). */
+static npu_status npu__ir_map(npu_context *ctx, const char *path, void **map, size_t *len, int *missing)
 {
     int err;
     const char *why = npu__map_file(path, map, len, &err);
-    if (missing) *missing = 0;
     if (why == NULL) return NPU_OK;
-    if (missing_ok && err == ENOENT) {
+    if (missing != NULL && err == ENOENT) {
         *missing = 1;
         return NPU_OK;
     }
     return npu__fail(ctx, NPU_ERR_IO, "cannot read '%s': %s", path, why);
+}
+
+/* Unmaps what npu__ir_map mapped (NULL: nothing). */
+NPU__NOINLINE static void npu__ir_unmap(void *xml_map, size_t xml_len, void *bin_map, size_t bin_len)
+{
+    if (xml_map) munmap(xml_map, xml_len);
+    if (bin_map) munmap(bin_map, bin_len);
 }
 
 static const char *npu__ir_basename(const char *path)
@@ -6616,17 +6636,17 @@ NPU_API npu_status npu_ir_size_file(npu_arena *scratch, npu_context *ctx, const 
     npu_status st;
     if (scratch == NULL || xml_path == NULL || bytes == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_ir_size_file: NULL argument");
-    st = npu__ir_map(ctx, xml_path, 0, &map, &len, NULL);
+    st = npu__ir_map(ctx, xml_path, &map, &len, NULL);
     if (st != NPU_OK) return st;
     st = npu__ir_size_in(scratch, ctx, npu__ir_basename(xml_path), (const char *)map, len, bytes);
-    if (map != NULL) munmap(map, len);
+    npu__ir_unmap(map, len, NULL, 0);
     return st;
 }
 
 NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *xml_path, const char *bin_path,
                        npu_ir **out)
 {
-    char *derived = NULL;   /* the .bin next to the .xml: arena scratch, given back before loading */
+    const char *bin_file = bin_path;   /* or the .bin next to the .xml: arena scratch, given back before loading */
     void *xml_map = NULL, *bin_map = NULL;
     size_t xml_len = 0, bin_len = 0, mark;
     int missing = 0;
@@ -6637,31 +6657,26 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
     mark = arena->used;
     if (bin_path == NULL) {
         size_t n = strlen(xml_path);
+        char *derived;
         if (n + 5 > 4096) return npu__fail(ctx, NPU_ERR_IO, "path too long: '%s'", xml_path);
         derived = (char *)npu__alloc(arena, ctx, n + 5, "the .bin path");
         if (derived == NULL) return NPU_ERR_ARENA_TOO_SMALL;
         memcpy(derived, xml_path, n + 1);
         if (n >= 4 && strcmp(derived + n - 4, ".xml") == 0) n -= 4;
         memcpy(derived + n, ".bin", 5);
+        bin_file = derived;
     }
-    st = npu__ir_map(ctx, xml_path, 0, &xml_map, &xml_len, NULL);
-    if (st == NPU_OK)
-        st = npu__ir_map(ctx, bin_path ? bin_path : derived, bin_path == NULL, &bin_map, &bin_len, &missing);
+    st = npu__ir_map(ctx, xml_path, &xml_map, &xml_len, NULL);
+    if (st == NPU_OK) st = npu__ir_map(ctx, bin_file, &bin_map, &bin_len, bin_path == NULL ? &missing : NULL);
     npu_arena_rewind(arena, mark);
-    if (st != NPU_OK && xml_map != NULL) {
-        munmap(xml_map, xml_len);
-        return st;
-    }
-    if (st != NPU_OK) return st;
-    {
+    if (st == NPU_OK) {
         const char *xml = xml_map ? (const char *)xml_map : "";
         /* a zero-length .bin maps to nothing: use a non-NULL empty base */
         const void *bin = bin_map ? bin_map : (missing ? NULL : (const void *)"");
         st = npu__ir_load(arena, ctx, npu__ir_basename(xml_path), xml, xml_len, bin, bin_len, out);
     }
-    if (st != NPU_OK) {
-        if (xml_map) munmap(xml_map, xml_len);
-        if (bin_map) munmap(bin_map, bin_len);
+    if (st != NPU_OK) {   /* what was mapped (a failed map leaves NULL) */
+        npu__ir_unmap(xml_map, xml_len, bin_map, bin_len);
         return st;
     }
     (*out)->xml_map = xml_map;
@@ -6674,8 +6689,7 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
 NPU_API void npu_ir_close(npu_ir *ir)
 {
     if (ir == NULL) return;
-    if (ir->xml_map) munmap(ir->xml_map, ir->xml_map_len);
-    if (ir->bin_map) munmap(ir->bin_map, ir->bin_map_len);
+    npu__ir_unmap(ir->xml_map, ir->xml_map_len, ir->bin_map, ir->bin_map_len);
     ir->xml_map = ir->bin_map = NULL;
     ir->xml = NULL;
     ir->xml_len = 0;
