@@ -405,8 +405,9 @@ SIZE_DEFS_ir    := -DNPU_NO_GRAPH
 SIZE_DEFS_graph := -DNPU_NO_IR -DNPU_NO_CACHE
 # <program>:<.text budget>:<.text budget with NPU_NO_MESSAGES> (issue 14's goals)
 SIZE_LIMITS  := blob:16384:12288 ir:49152:36864 graph:49152:36864
-# check-size: this tree's figures (gcc 12, x86-64) plus about 3%
-SIZE_CEILINGS := blob:16300:12900 ir:60400:50900 graph:41000:33600
+# check-size: this tree's figures (gcc 12, x86-64) plus about 3% (the blob
+# program's NO_MESSAGES figure: its budget, which it now meets)
+SIZE_CEILINGS := blob:15700:12288 ir:58300:48300 graph:40600:33200
 SIZE_CC      := $(CC) -std=c11 -Os -ffunction-sections -fdata-sections $(ZE_CFLAGS)
 # Builds $(SIZE_DIR)/<p>-<variant> and prints "text N rodata N" for npu's part.
 # $(1) program, $(2) variant name, $(3) macros.
