@@ -1388,12 +1388,15 @@ typedef struct npu_compile_options {
  * so an imported blob debatches the same way.
  *
  * Model cache (cache_dir != NULL). A compile first computes a key: a 128-bit
- * hash over the model structure (a graph: its IR XML with weight offsets; an
- * IR: its XML text), the bytes of every constant (never their addresses), the
- * build flags and options that change the blob (payload layout, layouts, the
- * batch decision: mode, original and compiled batch), the compiler version, the device platform
- * and npu's version. The entry <cache_dir>/<key>.npucache, if present and
- * intact, is imported (mapped, used in place by the driver when it can);
+ * hash over the model structure (a graph: a walk of its nodes, names, types,
+ * shapes, layouts, attributes and edges; an IR: its XML text), the bytes of
+ * every constant (never their addresses), the build flags and options that
+ * change the blob or the payload (payload layout and weights threshold,
+ * layouts, the batch decision: mode, original and compiled batch), the
+ * compiler version, the device platform and npu's version. The entry
+ * <cache_dir>/<key>.npucache, if present and intact, is imported (a small one
+ * read into the arena above what the call keeps, a larger one mapped and used
+ * in place by the driver when it can);
  * otherwise the model is compiled and exported into a new entry (written to a
  * temporary file, synced and renamed: a reader never sees a torn entry; two
  * processes storing the same entry at once each rename a complete file).
