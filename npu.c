@@ -12629,7 +12629,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     npu__nh128_init(&w->sum, NPU__SEED_CHECKSUM);
     if (npu__strlcpy(w->dir, dir, sizeof w->dir) >= sizeof w->dir ||
         npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
-        return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing", dir);
+        goto too_long;
     npu__cache_clean_temp(NULL, dir, NPU__CACHE_TEMP_AGE, NULL);
     npu__digest_hex(&fields->key, hex);
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
@@ -12640,9 +12640,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
                      NPU__CACHE_TEMP_PREFIX,
                      hex, (long)getpid(), ns, (unsigned long)((uintptr_t)w >> 4 & 0xfffffu),
                      NPU__CACHE_TEMP_SUFFIX);
-        if (n < 0 || (size_t)n >= sizeof w->temp_path)
-            return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing",
-                                          dir);
+        if (n < 0 || (size_t)n >= sizeof w->temp_path) goto too_long;
         /* 0666: the kernel applies the umask. */
         w->fd = open(w->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (w->fd >= 0) break;
@@ -12665,6 +12663,8 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     memset(w->buffer, 0, NPU__CACHE_HEADER);
     w->error = npu__write_all(w->fd, w->buffer, NPU__CACHE_HEADER, -1);
     return NPU_OK;
+too_long:   /* the entry's or the temp file's path (one message for both) */
+    return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing", dir);
 }
 
 /* Completes the entry: header, fsync, rename over the final name, fsync of
@@ -13053,7 +13053,12 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__io_list in, outl;
     char batch[24];
     npu_tensor_desc desc;
-    uint32_t i, axis, n_in, n_out, n_args = 0;
+    /* the names of num[], one after the other, each NUL-terminated */
+    const char *name = "\npayload_layout=\0 weights_threshold=\0\nbatch_rule=\0 batch_mode=\0 original=\0"
+                       " compiled=\0 ir_batch=";
+    uint64_t num[7];
+    uint32_t i, axis, n_in, n_out, n_num, n_args = 0;
+    npu_payload_layout layout;
     size_t flags_at;
     int has_n;
     npu_status st;
@@ -13064,7 +13069,8 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     /* The build flags the compile would pass (npu__plain_compile), written
      * straight into the key: no copy in the arena. */
     npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
+    in.layout_b = layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     st = npu__flags_check(d, o, &in, &outl);
     if (st != NPU_OK) return st;
     npu__key_sink(&s, &k);
@@ -13073,23 +13079,22 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     flags_at = s.len;
     npu__flags_write(&s, d, o, &in, &outl);
     flags_at = s.len - flags_at;   /* the flags' length, for npu__plain_need */
-    npu__sink_str(&s, "\npayload_layout=");
-    npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o, npu__src_ir_version(src), 1));
-    /* with the layout, the threshold decides the payload's size (recorded in
-     * the entry for the hit's arena check) */
-    npu__sink_str(&s, " weights_threshold=");
-    npu__sink_u64_dec(&s, o != NULL ? (uint64_t)o->weights_threshold_bytes : 0u);
-    npu__sink_str(&s, "\nbatch_rule=");
-    npu__sink_u64_dec(&s, (uint64_t)NPU__BATCH_RULE);
-    npu__sink_str(&s, " batch_mode=");
-    npu__sink_u64_dec(&s, (uint64_t)form->mode);
-    npu__sink_str(&s, " original=");
-    npu__sink_i64_dec(&s, form->original);
-    npu__sink_str(&s, " compiled=");
-    npu__sink_i64_dec(&s, form->compiled);
-    if (src->ops->batch_rewrite != NULL) {
-        npu__sink_str(&s, " ir_batch=");
-        npu__sink_i64_dec(&s, src->ops->batch_rewrite(src->src));
+    /* "<name><value>" for each of these numbers: the first four unsigned,
+     * the rest signed; ir_batch only for a source that rewrites its batch.
+     * With the layout, the threshold decides the payload's size (recorded in
+     * the entry for the hit's arena check). */
+    num[0] = (uint64_t)layout;
+    num[1] = o != NULL ? (uint64_t)o->weights_threshold_bytes : 0u;
+    num[2] = (uint64_t)NPU__BATCH_RULE;
+    num[3] = (uint64_t)form->mode;
+    num[4] = (uint64_t)form->original;
+    num[5] = (uint64_t)form->compiled;
+    n_num = 6;
+    if (src->ops->batch_rewrite != NULL) num[n_num++] = (uint64_t)src->ops->batch_rewrite(src->src);
+    for (i = 0; i < n_num; i++, name += strlen(name) + 1) {
+        npu__sink_str(&s, name);
+        if (i < 4) npu__sink_u64_dec(&s, num[i]);
+        else npu__sink_i64_dec(&s, (int64_t)num[i]);
     }
     npu__sink_str(&s, "\nlayouts=");
     n_in = src->ops->count(src->src, 0);
@@ -13448,21 +13453,13 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     }
     if (!plan.plugin_ok) {
         if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__auto_fallback(d->ctx, &plan, plan.why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, plan.why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+        goto fallback;   /* why is plan.why */
     }
     st = npu__src_batch_one(src, &saved);
     if (st != NPU_OK) {
         npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
-        if (mode == NPU_BATCH_PLUGIN)
-            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
-                             "debatched: %s", b, why);
-        npu__auto_fallback(d->ctx, &plan, why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+        st = NPU_ERR_UNSUPPORTED;
+        goto refused;
     }
     plugin.mode = NPU_BATCH_PLUGIN;
     plugin.original = plan.n;
@@ -13479,8 +13476,10 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     }
     if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
     npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
+refused:   /* PLUGIN fails with st; AUTO falls back to the model as it is */
     if (mode == NPU_BATCH_PLUGIN)
         return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
+fallback:  /* one copy of the AUTO fallback for the three reasons (why) */
     npu__auto_fallback(d->ctx, &plan, why);
     npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
              b, why);
