@@ -9965,7 +9965,7 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
 
 static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_options *o)
 {
-    uint32_t i;
+    uint32_t i, k;
     if (o == NULL) return NPU_OK;
     if (npu__check_reserved(ctx, o->reserved, "compile options") != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
     {
@@ -9983,14 +9983,15 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
     }
     if ((o->input_types == NULL && o->n_input_types > 0) || (o->output_types == NULL && o->n_output_types > 0))
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: type override count without array");
-    for (i = 0; i < o->n_input_types; i++)
-        if (o->input_types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(o->input_types[i]))
-            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: input %u type %d is invalid",
-                             (unsigned)i, (int)o->input_types[i]);
-    for (i = 0; i < o->n_output_types; i++)
-        if (o->output_types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(o->output_types[i]))
-            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: output %u type %d is invalid",
-                             (unsigned)i, (int)o->output_types[i]);
+    /* the input overrides, then the output overrides (k) */
+    for (k = 0; k < 2; k++) {
+        const npu_type *types = k ? o->output_types : o->input_types;
+        uint32_t n = k ? o->n_output_types : o->n_input_types;
+        for (i = 0; i < n; i++)
+            if (types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(types[i]))
+                return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: %s %u type %d is invalid",
+                                 k ? "output" : "input", (unsigned)i, (int)types[i]);
+    }
 #ifdef NPU_NO_CACHE
     if (o->cache_dir != NULL)
         return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "compile options: cache_dir is set, but npu was built with "
@@ -13059,6 +13060,7 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     uint64_t num[7];
     uint32_t i, axis, n_in, n_out, n_num, n_args = 0;
     npu_payload_layout layout;
+    const char *label;
     size_t flags_at;
     int has_n;
     npu_status st;
@@ -13122,7 +13124,8 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__sink_init(&s, f->descriptor, sizeof f->descriptor - 1);
     npu__sink_str(&s, src->ops->kind);
     npu__sink_str(&s, " '");
-    npu__sink_put(&s, src->ops->label(src->src), strnlen(src->ops->label(src->src), 64));
+    label = src->ops->label(src->src);
+    npu__sink_put(&s, label, strnlen(label, 64));
     npu__sink_str(&s, "' ");
     npu__sink_u64_dec(&s, n_in);
     npu__sink_str(&s, " in ");
