@@ -10765,16 +10765,28 @@ typedef struct npu__batch_plan {
  * 2: the batch axis only from a layout naming N (no axis-0 default). */
 #define NPU__BATCH_RULE 2
 
-/* "dynamic" or the number (cap >= 24: exact, part of a cache entry's descriptor). */
+/* "dynamic" or the number (exact: part of a cache entry's descriptor). */
+static void npu__sink_batch(npu__sink *s, int64_t n)
+{
+    if (n == NPU_DIM_DYNAMIC)
+        npu__sink_str(s, "dynamic");
+    else
+        npu__sink_i64_dec(s, n);
+}
+
+/* A sink into buf[0 .. cap), cut to cap - 1 bytes, NUL-terminated. */
+static void npu__text_end(npu__sink *s, char *buf, size_t cap)
+{
+    buf[s->len < cap - 1 ? s->len : cap - 1] = '\0';
+}
+
+/* npu__sink_batch into buf (cap >= 24: exact). */
 static void npu__batch_text(int64_t n, char *buf, size_t cap)
 {
     npu__sink s;
     npu__sink_init(&s, buf, cap - 1);
-    if (n == NPU_DIM_DYNAMIC)
-        npu__sink_str(&s, "dynamic");
-    else
-        npu__sink_i64_dec(&s, n);
-    buf[s.len < cap - 1 ? s.len : cap - 1] = '\0';
+    npu__sink_batch(&s, n);
+    npu__text_end(&s, buf, cap);
 }
 
 /* Input / output i of the source with its batch axis: the 'N' of its layout
@@ -12889,6 +12901,18 @@ static const char *npu__cache_load(const char *path, unsigned char *scratch, siz
     return why;
 }
 
+/* Unmaps a hit; a zeroed or missed mapping is fine. */
+static void npu__cache_close(npu__cache_mapping *m)
+{
+    if (m == NULL) return;
+    if (m->base != NULL) munmap(m->base, m->map_size);
+    m->base = NULL;
+    m->read_at = NULL;
+    m->map_size = 0;
+    m->payload = NULL;
+    m->payload_size = 0;
+}
+
 /* Maps the entry of `expected` in `dir` read-only and verifies it: size,
  * magic, format version, key, check digest, compiler and npu versions,
  * platform, descriptor, zero padding and the checksum over the whole entry.
@@ -12932,10 +12956,7 @@ NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const cha
     entry = out->read_at != NULL ? out->read_at : (const unsigned char *)out->base;
     status = npu__cache_verify(entry, out->map_size, expected, out->reason, sizeof out->reason);
     if (status != NPU_OK) {
-        if (out->base != NULL) munmap(out->base, out->map_size);
-        out->base = NULL;
-        out->read_at = NULL;
-        out->map_size = 0;
+        npu__cache_close(out);   /* (payload and payload_size are still 0) */
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss for '%s': %s", path, out->reason);
     }
     out->payload = entry + NPU__CACHE_HEADER;
@@ -12955,18 +12976,6 @@ static npu_status npu__cache_open(npu_context *ctx, const char *dir, const npu__
                                   npu__cache_mapping *out, char *path)
 {
     return npu__cache_open_into(ctx, dir, expected, out, path, NULL, 0);
-}
-
-/* Unmaps a hit; a zeroed or missed mapping is fine. */
-static void npu__cache_close(npu__cache_mapping *m)
-{
-    if (m == NULL) return;
-    if (m->base != NULL) munmap(m->base, m->map_size);
-    m->base = NULL;
-    m->read_at = NULL;
-    m->map_size = 0;
-    m->payload = NULL;
-    m->payload_size = 0;
 }
 
 #endif /* NPU_NO_CACHE (14a-14b) */
@@ -13026,12 +13035,6 @@ static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src, n
     return NPU_OK;
 }
 
-/* A sink into buf[0 .. cap), cut to cap - 1 bytes, NUL-terminated. */
-static void npu__text_end(npu__sink *s, char *buf, size_t cap)
-{
-    buf[s->len < cap - 1 ? s->len : cap - 1] = '\0';
-}
-
 /* "<platform name>/0x<device id, 4 hex digits at least>" (no printf on a hit) */
 static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
 {
@@ -13052,7 +13055,6 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__cache_key k;
     npu__sink s;
     npu__io_list in, outl;
-    char batch[24];
     npu_tensor_desc desc;
     /* the names of num[], one after the other, each NUL-terminated */
     const char *name = "\npayload_layout=\0 weights_threshold=\0\nbatch_rule=\0 batch_mode=\0 original=\0"
@@ -13120,7 +13122,6 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     f->n_args = n_args;
     /* "<kind> '<label, 64 bytes at most>' <n> in <n> out batch <b>[ PLUGIN|
      * COMPILER]", written without printf (also under NPU_NO_MESSAGES) */
-    npu__batch_text(form->original, batch, sizeof batch);
     npu__sink_init(&s, f->descriptor, sizeof f->descriptor - 1);
     npu__sink_str(&s, src->ops->kind);
     npu__sink_str(&s, " '");
@@ -13131,7 +13132,7 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__sink_str(&s, " in ");
     npu__sink_u64_dec(&s, n_out);
     npu__sink_str(&s, " out batch ");
-    npu__sink_str(&s, batch);
+    npu__sink_batch(&s, form->original);
     npu__sink_str(&s, form->mode == NPU_BATCH_PLUGIN ? " PLUGIN" : form->mode == NPU_BATCH_COMPILER ? " COMPILER" : "");
     npu__text_end(&s, f->descriptor, sizeof f->descriptor);
     return NPU_OK;
@@ -13151,41 +13152,36 @@ static void npu__cache_store_with(npu_model *m, npu__cache_writer *wp, const cha
     const uint8_t *blob = NULL;
     size_t bsize = 0;
     npu__sink s;
+    const char *note;   /* why not stored: into cache_note */
     m->info.cache = NPU_CACHE_NOT_STORED;
     if (wp == NULL) {   /* cannot happen: npu_model_size reserved it */
-        npu__strlcpy(m->info.cache_note, "no arena room for the cache writer", sizeof m->info.cache_note);
-        return;
+        note = "no arena room for the cache writer";
+    } else if (!m->dev->caps.native_binary_2) {
+        note = "the driver has no pfnGetNativeBinary2";
+        npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", note);
+    } else if (m->dev->g->pfnGetNativeBinary2(m->graph, &bsize, &blob) != ZE_RESULT_SUCCESS || blob == NULL) {
+        note = "pfnGetNativeBinary2 failed";
+        npu__log(m->ctx, NPU_LOG_WARN, "model cache: %s; not storing", note);
+    } else if (npu__cache_writer_begin(wp, m->ctx, dir, f) != NPU_OK) {
+        note = wp->reason;
+    } else {
+        npu__sink_init(&s, NULL, 0);
+        s.feed = npu__cache_writer_feed;
+        s.feed_state = wp;
+        npu__sink_put(&s, blob, bsize);
+        npu__model_meta(m, &meta);
+        npu__meta_write(&s, &meta);
+        if (s.overflow) {
+            npu__cache_writer_abort(wp);
+            note = "the export overflowed";
+        } else if (npu__cache_writer_finish(wp) != NPU_OK) {
+            note = wp->reason;
+        } else {
+            m->info.cache = NPU_CACHE_STORED;   /* cache_note keeps why it missed */
+            return;
+        }
     }
-    if (!m->dev->caps.native_binary_2) {
-        npu__strlcpy(m->info.cache_note, "the driver has no pfnGetNativeBinary2", sizeof m->info.cache_note);
-        npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", m->info.cache_note);
-        return;
-    }
-    if (m->dev->g->pfnGetNativeBinary2(m->graph, &bsize, &blob) != ZE_RESULT_SUCCESS || blob == NULL) {
-        npu__strlcpy(m->info.cache_note, "pfnGetNativeBinary2 failed", sizeof m->info.cache_note);
-        npu__log(m->ctx, NPU_LOG_WARN, "model cache: %s; not storing", m->info.cache_note);
-        return;
-    }
-    if (npu__cache_writer_begin(wp, m->ctx, dir, f) != NPU_OK) {
-        npu__strlcpy(m->info.cache_note, wp->reason, sizeof m->info.cache_note);
-        return;
-    }
-    npu__sink_init(&s, NULL, 0);
-    s.feed = npu__cache_writer_feed;
-    s.feed_state = wp;
-    npu__sink_put(&s, blob, bsize);
-    npu__model_meta(m, &meta);
-    npu__meta_write(&s, &meta);
-    if (s.overflow) {
-        npu__cache_writer_abort(wp);
-        npu__strlcpy(m->info.cache_note, "the export overflowed", sizeof m->info.cache_note);
-        return;
-    }
-    if (npu__cache_writer_finish(wp) != NPU_OK) {
-        npu__strlcpy(m->info.cache_note, wp->reason, sizeof m->info.cache_note);
-        return;
-    }
-    m->info.cache = NPU_CACHE_STORED;   /* cache_note keeps why it missed */
+    npu__strlcpy(m->info.cache_note, note, sizeof m->info.cache_note);
 }
 
 NPU__NOINLINE static void npu__cache_store_model(npu_model *m, npu_arena *arena, const char *dir, const npu__cache_fields *f)
