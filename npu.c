@@ -9921,9 +9921,11 @@ static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, uin
 static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
                              const npu__io_list *in, const npu__io_list *outl)
 {
-    static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
-    static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
-    static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
+    /* the values with the closing quote */
+    static const char *const hints[] = {"", "LATENCY\"", "THROUGHPUT\""};
+    static const char *const prios[] = {"", "LOW\"", "MEDIUM\"", "HIGH\""};
+    static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW\"", "MODEL_PRIORITY_MED\"",
+                                               "MODEL_PRIORITY_HIGH\""};
     int first = 1, config = 0, by_index = d->caps.flags_by_index, k;
     /* inputs precisions, inputs layouts, outputs precisions, outputs layouts */
     for (k = 0; k < 4; k++)
@@ -9937,13 +9939,11 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT &&
         npu__cfg_begin(s, d, NPU__CFG_HINT, 0, &first, &config)) {
         npu__sink_str(s, hints[o->hint]);
-        npu__sink_str(s, "\"");
     }
     if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH &&
         npu__cfg_begin(s, d, NPU__CFG_PRIORITY, 0, &first, &config)) {
         /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
         npu__sink_str(s, d->caps.legacy_priority ? legacy_prios[o->priority] : prios[o->priority]);
-        npu__sink_str(s, "\"");
     }
     if (o->turbo && npu__cfg_begin(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21), &first, &config))
         npu__sink_str(s, "YES\"");
