@@ -9541,6 +9541,7 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     const char *fn;
     npu_status st;
     ze_result_t r;
+    int native;
 
     *graph = NULL;
     memset(&desc2, 0, sizeof desc2);
@@ -9576,15 +9577,14 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     NPU__MSG_UNUSED(fn);
     if (r == ZE_RESULT_SUCCESS) return NPU_OK;
     *graph = NULL;
-    if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE) {
-        st = r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
-        npu__fail_begin(ctx, st, "import: %s failed: ze_result_t 0x%08x", fn, (unsigned)r);
-        npu__fail_more_build_log(d, ": ", "");
-        return npu__fail_end(ctx, st);
-    }
-    npu__fail_begin(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
-    npu__fail_more_build_log(d, ": ", ": (empty)");
-    return npu__fail_end(ctx, NPU_ERR_COMPILE);
+    /* an import (a blob): FORMAT or DRIVER; a compile: COMPILE, and the
+     * build log even when empty */
+    native = c->format == NPU__ZE_GRAPH_FORMAT_NATIVE;
+    st = !native ? NPU_ERR_COMPILE : r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
+    npu__fail_begin(ctx, st, native ? "import: %s failed: ze_result_t 0x%08x"
+                                    : "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
+    npu__fail_more_build_log(d, ": ", native ? "" : ": (empty)");
+    return npu__fail_end(ctx, st);
 }
 
 /* The controls a compile asks for: in range, and offered by the driver. */
