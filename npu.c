@@ -9541,6 +9541,7 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     const char *fn;
     npu_status st;
     ze_result_t r;
+    int native;
 
     *graph = NULL;
     memset(&desc2, 0, sizeof desc2);
@@ -9576,15 +9577,14 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     NPU__MSG_UNUSED(fn);
     if (r == ZE_RESULT_SUCCESS) return NPU_OK;
     *graph = NULL;
-    if (c->format == NPU__ZE_GRAPH_FORMAT_NATIVE) {
-        st = r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
-        npu__fail_begin(ctx, st, "import: %s failed: ze_result_t 0x%08x", fn, (unsigned)r);
-        npu__fail_more_build_log(d, ": ", "");
-        return npu__fail_end(ctx, st);
-    }
-    npu__fail_begin(ctx, NPU_ERR_COMPILE, "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
-    npu__fail_more_build_log(d, ": ", ": (empty)");
-    return npu__fail_end(ctx, NPU_ERR_COMPILE);
+    /* an import (a blob): FORMAT or DRIVER; a compile: COMPILE, and the
+     * build log even when empty */
+    native = c->format == NPU__ZE_GRAPH_FORMAT_NATIVE;
+    st = !native ? NPU_ERR_COMPILE : r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
+    npu__fail_begin(ctx, st, native ? "import: %s failed: ze_result_t 0x%08x"
+                                    : "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
+    npu__fail_more_build_log(d, ": ", native ? "" : ": (empty)");
+    return npu__fail_end(ctx, st);
 }
 
 /* The controls a compile asks for: in range, and offered by the driver. */
@@ -9921,9 +9921,11 @@ static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, uin
 static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
                              const npu__io_list *in, const npu__io_list *outl)
 {
-    static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
-    static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH"};
-    static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
+    /* the values with the closing quote */
+    static const char *const hints[] = {"", "LATENCY\"", "THROUGHPUT\""};
+    static const char *const prios[] = {"", "LOW\"", "MEDIUM\"", "HIGH\""};
+    static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW\"", "MODEL_PRIORITY_MED\"",
+                                               "MODEL_PRIORITY_HIGH\""};
     int first = 1, config = 0, by_index = d->caps.flags_by_index, k;
     /* inputs precisions, inputs layouts, outputs precisions, outputs layouts */
     for (k = 0; k < 4; k++)
@@ -9937,13 +9939,11 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT &&
         npu__cfg_begin(s, d, NPU__CFG_HINT, 0, &first, &config)) {
         npu__sink_str(s, hints[o->hint]);
-        npu__sink_str(s, "\"");
     }
     if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH &&
         npu__cfg_begin(s, d, NPU__CFG_PRIORITY, 0, &first, &config)) {
         /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
         npu__sink_str(s, d->caps.legacy_priority ? legacy_prios[o->priority] : prios[o->priority]);
-        npu__sink_str(s, "\"");
     }
     if (o->turbo && npu__cfg_begin(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21), &first, &config))
         npu__sink_str(s, "YES\"");
@@ -9965,7 +9965,7 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
 
 static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_options *o)
 {
-    uint32_t i;
+    uint32_t i, k;
     if (o == NULL) return NPU_OK;
     if (npu__check_reserved(ctx, o->reserved, "compile options") != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
     {
@@ -9983,14 +9983,15 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
     }
     if ((o->input_types == NULL && o->n_input_types > 0) || (o->output_types == NULL && o->n_output_types > 0))
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: type override count without array");
-    for (i = 0; i < o->n_input_types; i++)
-        if (o->input_types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(o->input_types[i]))
-            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: input %u type %d is invalid",
-                             (unsigned)i, (int)o->input_types[i]);
-    for (i = 0; i < o->n_output_types; i++)
-        if (o->output_types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(o->output_types[i]))
-            return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: output %u type %d is invalid",
-                             (unsigned)i, (int)o->output_types[i]);
+    /* the input overrides, then the output overrides (k) */
+    for (k = 0; k < 2; k++) {
+        const npu_type *types = k ? o->output_types : o->input_types;
+        uint32_t n = k ? o->n_output_types : o->n_input_types;
+        for (i = 0; i < n; i++)
+            if (types[i] != NPU_TYPE_UNDEFINED && !npu__type_valid(types[i]))
+                return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: %s %u type %d is invalid",
+                                 k ? "output" : "input", (unsigned)i, (int)types[i]);
+    }
 #ifdef NPU_NO_CACHE
     if (o->cache_dir != NULL)
         return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "compile options: cache_dir is set, but npu was built with "
@@ -10764,16 +10765,28 @@ typedef struct npu__batch_plan {
  * 2: the batch axis only from a layout naming N (no axis-0 default). */
 #define NPU__BATCH_RULE 2
 
-/* "dynamic" or the number (cap >= 24: exact, part of a cache entry's descriptor). */
+/* "dynamic" or the number (exact: part of a cache entry's descriptor). */
+static void npu__sink_batch(npu__sink *s, int64_t n)
+{
+    if (n == NPU_DIM_DYNAMIC)
+        npu__sink_str(s, "dynamic");
+    else
+        npu__sink_i64_dec(s, n);
+}
+
+/* A sink into buf[0 .. cap), cut to cap - 1 bytes, NUL-terminated. */
+static void npu__text_end(npu__sink *s, char *buf, size_t cap)
+{
+    buf[s->len < cap - 1 ? s->len : cap - 1] = '\0';
+}
+
+/* npu__sink_batch into buf (cap >= 24: exact). */
 static void npu__batch_text(int64_t n, char *buf, size_t cap)
 {
     npu__sink s;
     npu__sink_init(&s, buf, cap - 1);
-    if (n == NPU_DIM_DYNAMIC)
-        npu__sink_str(&s, "dynamic");
-    else
-        npu__sink_i64_dec(&s, n);
-    buf[s.len < cap - 1 ? s.len : cap - 1] = '\0';
+    npu__sink_batch(&s, n);
+    npu__text_end(&s, buf, cap);
 }
 
 /* Input / output i of the source with its batch axis: the 'N' of its layout
@@ -12629,7 +12642,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     npu__nh128_init(&w->sum, NPU__SEED_CHECKSUM);
     if (npu__strlcpy(w->dir, dir, sizeof w->dir) >= sizeof w->dir ||
         npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
-        return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing", dir);
+        goto too_long;
     npu__cache_clean_temp(NULL, dir, NPU__CACHE_TEMP_AGE, NULL);
     npu__digest_hex(&fields->key, hex);
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
@@ -12640,9 +12653,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
                      NPU__CACHE_TEMP_PREFIX,
                      hex, (long)getpid(), ns, (unsigned long)((uintptr_t)w >> 4 & 0xfffffu),
                      NPU__CACHE_TEMP_SUFFIX);
-        if (n < 0 || (size_t)n >= sizeof w->temp_path)
-            return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing",
-                                          dir);
+        if (n < 0 || (size_t)n >= sizeof w->temp_path) goto too_long;
         /* 0666: the kernel applies the umask. */
         w->fd = open(w->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (w->fd >= 0) break;
@@ -12665,6 +12676,8 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     memset(w->buffer, 0, NPU__CACHE_HEADER);
     w->error = npu__write_all(w->fd, w->buffer, NPU__CACHE_HEADER, -1);
     return NPU_OK;
+too_long:   /* the entry's or the temp file's path (one message for both) */
+    return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing", dir);
 }
 
 /* Completes the entry: header, fsync, rename over the final name, fsync of
@@ -12888,6 +12901,18 @@ static const char *npu__cache_load(const char *path, unsigned char *scratch, siz
     return why;
 }
 
+/* Unmaps a hit; a zeroed or missed mapping is fine. */
+static void npu__cache_close(npu__cache_mapping *m)
+{
+    if (m == NULL) return;
+    if (m->base != NULL) munmap(m->base, m->map_size);
+    m->base = NULL;
+    m->read_at = NULL;
+    m->map_size = 0;
+    m->payload = NULL;
+    m->payload_size = 0;
+}
+
 /* Maps the entry of `expected` in `dir` read-only and verifies it: size,
  * magic, format version, key, check digest, compiler and npu versions,
  * platform, descriptor, zero padding and the checksum over the whole entry.
@@ -12931,10 +12956,7 @@ NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const cha
     entry = out->read_at != NULL ? out->read_at : (const unsigned char *)out->base;
     status = npu__cache_verify(entry, out->map_size, expected, out->reason, sizeof out->reason);
     if (status != NPU_OK) {
-        if (out->base != NULL) munmap(out->base, out->map_size);
-        out->base = NULL;
-        out->read_at = NULL;
-        out->map_size = 0;
+        npu__cache_close(out);   /* (payload and payload_size are still 0) */
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss for '%s': %s", path, out->reason);
     }
     out->payload = entry + NPU__CACHE_HEADER;
@@ -12954,18 +12976,6 @@ static npu_status npu__cache_open(npu_context *ctx, const char *dir, const npu__
                                   npu__cache_mapping *out, char *path)
 {
     return npu__cache_open_into(ctx, dir, expected, out, path, NULL, 0);
-}
-
-/* Unmaps a hit; a zeroed or missed mapping is fine. */
-static void npu__cache_close(npu__cache_mapping *m)
-{
-    if (m == NULL) return;
-    if (m->base != NULL) munmap(m->base, m->map_size);
-    m->base = NULL;
-    m->read_at = NULL;
-    m->map_size = 0;
-    m->payload = NULL;
-    m->payload_size = 0;
 }
 
 #endif /* NPU_NO_CACHE (14a-14b) */
@@ -13025,12 +13035,6 @@ static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src, n
     return NPU_OK;
 }
 
-/* A sink into buf[0 .. cap), cut to cap - 1 bytes, NUL-terminated. */
-static void npu__text_end(npu__sink *s, char *buf, size_t cap)
-{
-    buf[s->len < cap - 1 ? s->len : cap - 1] = '\0';
-}
-
 /* "<platform name>/0x<device id, 4 hex digits at least>" (no printf on a hit) */
 static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
 {
@@ -13051,9 +13055,14 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__cache_key k;
     npu__sink s;
     npu__io_list in, outl;
-    char batch[24];
     npu_tensor_desc desc;
-    uint32_t i, axis, n_in, n_out, n_args = 0;
+    /* the names of num[], one after the other, each NUL-terminated */
+    const char *name = "\npayload_layout=\0 weights_threshold=\0\nbatch_rule=\0 batch_mode=\0 original=\0"
+                       " compiled=\0 ir_batch=";
+    uint64_t num[7];
+    uint32_t i, axis, n_in, n_out, n_num, n_args = 0;
+    npu_payload_layout layout;
+    const char *label;
     size_t flags_at;
     int has_n;
     npu_status st;
@@ -13064,7 +13073,8 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     /* The build flags the compile would pass (npu__plain_compile), written
      * straight into the key: no copy in the arena. */
     npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = npu__pick_layout(d, o, npu__src_ir_version(src), 1) == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
+    in.layout_b = layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     st = npu__flags_check(d, o, &in, &outl);
     if (st != NPU_OK) return st;
     npu__key_sink(&s, &k);
@@ -13073,23 +13083,22 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     flags_at = s.len;
     npu__flags_write(&s, d, o, &in, &outl);
     flags_at = s.len - flags_at;   /* the flags' length, for npu__plain_need */
-    npu__sink_str(&s, "\npayload_layout=");
-    npu__sink_u64_dec(&s, (uint64_t)npu__pick_layout(d, o, npu__src_ir_version(src), 1));
-    /* with the layout, the threshold decides the payload's size (recorded in
-     * the entry for the hit's arena check) */
-    npu__sink_str(&s, " weights_threshold=");
-    npu__sink_u64_dec(&s, o != NULL ? (uint64_t)o->weights_threshold_bytes : 0u);
-    npu__sink_str(&s, "\nbatch_rule=");
-    npu__sink_u64_dec(&s, (uint64_t)NPU__BATCH_RULE);
-    npu__sink_str(&s, " batch_mode=");
-    npu__sink_u64_dec(&s, (uint64_t)form->mode);
-    npu__sink_str(&s, " original=");
-    npu__sink_i64_dec(&s, form->original);
-    npu__sink_str(&s, " compiled=");
-    npu__sink_i64_dec(&s, form->compiled);
-    if (src->ops->batch_rewrite != NULL) {
-        npu__sink_str(&s, " ir_batch=");
-        npu__sink_i64_dec(&s, src->ops->batch_rewrite(src->src));
+    /* "<name><value>" for each of these numbers: the first four unsigned,
+     * the rest signed; ir_batch only for a source that rewrites its batch.
+     * With the layout, the threshold decides the payload's size (recorded in
+     * the entry for the hit's arena check). */
+    num[0] = (uint64_t)layout;
+    num[1] = o != NULL ? (uint64_t)o->weights_threshold_bytes : 0u;
+    num[2] = (uint64_t)NPU__BATCH_RULE;
+    num[3] = (uint64_t)form->mode;
+    num[4] = (uint64_t)form->original;
+    num[5] = (uint64_t)form->compiled;
+    n_num = 6;
+    if (src->ops->batch_rewrite != NULL) num[n_num++] = (uint64_t)src->ops->batch_rewrite(src->src);
+    for (i = 0; i < n_num; i++, name += strlen(name) + 1) {
+        npu__sink_str(&s, name);
+        if (i < 4) npu__sink_u64_dec(&s, num[i]);
+        else npu__sink_i64_dec(&s, (int64_t)num[i]);
     }
     npu__sink_str(&s, "\nlayouts=");
     n_in = src->ops->count(src->src, 0);
@@ -13113,17 +13122,17 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     f->n_args = n_args;
     /* "<kind> '<label, 64 bytes at most>' <n> in <n> out batch <b>[ PLUGIN|
      * COMPILER]", written without printf (also under NPU_NO_MESSAGES) */
-    npu__batch_text(form->original, batch, sizeof batch);
     npu__sink_init(&s, f->descriptor, sizeof f->descriptor - 1);
     npu__sink_str(&s, src->ops->kind);
     npu__sink_str(&s, " '");
-    npu__sink_put(&s, src->ops->label(src->src), strnlen(src->ops->label(src->src), 64));
+    label = src->ops->label(src->src);
+    npu__sink_put(&s, label, strnlen(label, 64));
     npu__sink_str(&s, "' ");
     npu__sink_u64_dec(&s, n_in);
     npu__sink_str(&s, " in ");
     npu__sink_u64_dec(&s, n_out);
     npu__sink_str(&s, " out batch ");
-    npu__sink_str(&s, batch);
+    npu__sink_batch(&s, form->original);
     npu__sink_str(&s, form->mode == NPU_BATCH_PLUGIN ? " PLUGIN" : form->mode == NPU_BATCH_COMPILER ? " COMPILER" : "");
     npu__text_end(&s, f->descriptor, sizeof f->descriptor);
     return NPU_OK;
@@ -13143,41 +13152,36 @@ static void npu__cache_store_with(npu_model *m, npu__cache_writer *wp, const cha
     const uint8_t *blob = NULL;
     size_t bsize = 0;
     npu__sink s;
+    const char *note;   /* why not stored: into cache_note */
     m->info.cache = NPU_CACHE_NOT_STORED;
     if (wp == NULL) {   /* cannot happen: npu_model_size reserved it */
-        npu__strlcpy(m->info.cache_note, "no arena room for the cache writer", sizeof m->info.cache_note);
-        return;
+        note = "no arena room for the cache writer";
+    } else if (!m->dev->caps.native_binary_2) {
+        note = "the driver has no pfnGetNativeBinary2";
+        npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", note);
+    } else if (m->dev->g->pfnGetNativeBinary2(m->graph, &bsize, &blob) != ZE_RESULT_SUCCESS || blob == NULL) {
+        note = "pfnGetNativeBinary2 failed";
+        npu__log(m->ctx, NPU_LOG_WARN, "model cache: %s; not storing", note);
+    } else if (npu__cache_writer_begin(wp, m->ctx, dir, f) != NPU_OK) {
+        note = wp->reason;
+    } else {
+        npu__sink_init(&s, NULL, 0);
+        s.feed = npu__cache_writer_feed;
+        s.feed_state = wp;
+        npu__sink_put(&s, blob, bsize);
+        npu__model_meta(m, &meta);
+        npu__meta_write(&s, &meta);
+        if (s.overflow) {
+            npu__cache_writer_abort(wp);
+            note = "the export overflowed";
+        } else if (npu__cache_writer_finish(wp) != NPU_OK) {
+            note = wp->reason;
+        } else {
+            m->info.cache = NPU_CACHE_STORED;   /* cache_note keeps why it missed */
+            return;
+        }
     }
-    if (!m->dev->caps.native_binary_2) {
-        npu__strlcpy(m->info.cache_note, "the driver has no pfnGetNativeBinary2", sizeof m->info.cache_note);
-        npu__log(m->ctx, NPU_LOG_INFO, "model cache: %s; not storing", m->info.cache_note);
-        return;
-    }
-    if (m->dev->g->pfnGetNativeBinary2(m->graph, &bsize, &blob) != ZE_RESULT_SUCCESS || blob == NULL) {
-        npu__strlcpy(m->info.cache_note, "pfnGetNativeBinary2 failed", sizeof m->info.cache_note);
-        npu__log(m->ctx, NPU_LOG_WARN, "model cache: %s; not storing", m->info.cache_note);
-        return;
-    }
-    if (npu__cache_writer_begin(wp, m->ctx, dir, f) != NPU_OK) {
-        npu__strlcpy(m->info.cache_note, wp->reason, sizeof m->info.cache_note);
-        return;
-    }
-    npu__sink_init(&s, NULL, 0);
-    s.feed = npu__cache_writer_feed;
-    s.feed_state = wp;
-    npu__sink_put(&s, blob, bsize);
-    npu__model_meta(m, &meta);
-    npu__meta_write(&s, &meta);
-    if (s.overflow) {
-        npu__cache_writer_abort(wp);
-        npu__strlcpy(m->info.cache_note, "the export overflowed", sizeof m->info.cache_note);
-        return;
-    }
-    if (npu__cache_writer_finish(wp) != NPU_OK) {
-        npu__strlcpy(m->info.cache_note, wp->reason, sizeof m->info.cache_note);
-        return;
-    }
-    m->info.cache = NPU_CACHE_STORED;   /* cache_note keeps why it missed */
+    npu__strlcpy(m->info.cache_note, note, sizeof m->info.cache_note);
 }
 
 NPU__NOINLINE static void npu__cache_store_model(npu_model *m, npu_arena *arena, const char *dir, const npu__cache_fields *f)
@@ -13448,21 +13452,13 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     }
     if (!plan.plugin_ok) {
         if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__auto_fallback(d->ctx, &plan, plan.why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, plan.why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+        goto fallback;   /* why is plan.why */
     }
     st = npu__src_batch_one(src, &saved);
     if (st != NPU_OK) {
         npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
-        if (mode == NPU_BATCH_PLUGIN)
-            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be "
-                             "debatched: %s", b, why);
-        npu__auto_fallback(d->ctx, &plan, why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, why);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+        st = NPU_ERR_UNSUPPORTED;
+        goto refused;
     }
     plugin.mode = NPU_BATCH_PLUGIN;
     plugin.original = plan.n;
@@ -13479,8 +13475,10 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     }
     if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
     npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
+refused:   /* PLUGIN fails with st; AUTO falls back to the model as it is */
     if (mode == NPU_BATCH_PLUGIN)
         return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
+fallback:  /* one copy of the AUTO fallback for the three reasons (why) */
     npu__auto_fallback(d->ctx, &plan, why);
     npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
              b, why);
