@@ -4788,7 +4788,16 @@ static int npu__xml_starts(const npu__xml *x, size_t p, const char *lit)
     return p <= x->n && x->n - p >= k && memcmp(x->s + p, lit, k) == 0;
 }
 
-/* Length of the UTF-8 sequence at s[i] (1..4), 0 if invalid. */
+/* A code point the XML 1.0 Char production allows: tab, LF, CR, and from
+ * 0x20 up to 0x10FFFF except the surrogates and 0xFFFE/0xFFFF. */
+static int npu__xml_char_ok(uint32_t cp)
+{
+    return (cp >= 0x20 || cp == 0x9 || cp == 0xA || cp == 0xD) && cp - 0xD800u > 0x7FFu && (cp | 1u) != 0xFFFFu &&
+           cp <= 0x10FFFFu;
+}
+
+/* Length of the UTF-8 sequence at s[i] (1..4), 0 if invalid (a bad lead or
+ * continuation byte, overlong, or not an XML character). */
 static size_t npu__utf8_len(const char *str, size_t i, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -4796,19 +4805,16 @@ static size_t npu__utf8_len(const char *str, size_t i, size_t n)
     size_t len, k;
     uint32_t cp;
     if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1Fu; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0Fu; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07u; }
-    else return 0;
-    if (n - i < len) return 0;
+    len = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
+    if (len == 0 || n - i < len) return 0;
+    cp = c & (0x7Fu >> len);   /* the lead byte's payload bits */
     for (k = 1; k < len; k++) {
         if ((s[i + k] & 0xC0u) != 0x80u) return 0;
         cp = (cp << 6) | (s[i + k] & 0x3Fu);
     }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0xFFFD)) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
+    /* the smallest code point of each length: 0x800 (3), 0x10000 (4); a
+     * 2-byte lead >= 0xC2 is never overlong */
+    return cp >= (1u << (5 * len - 4)) && npu__xml_char_ok(cp) ? len : 0;
 }
 
 /* Parses an entity at s[p] == '&'. Returns its length (through ';') and the
@@ -4836,9 +4842,7 @@ static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
             if (++digits > 8) return 0;
         }
         if (q >= n || digits == 0) return 0;
-        if (!(v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) ||
-              (v >= 0xE000 && v <= 0xFFFD) || (v >= 0x10000 && v <= 0x10FFFF)))
-            return 0;
+        if (!npu__xml_char_ok(v)) return 0;
         *cp = v;
         return q + 1 - p;
     }
@@ -5443,7 +5447,7 @@ static int npu__ir_attr_num(const npu__xml *x, const npu__xml_token *t, const ch
 }
 
 /* "?" or "-1": a dynamic dimension. */
-static int npu__ir_dim_dynamic(const char *s, size_t n)
+NPU__NOINLINE static int npu__ir_dim_dynamic(const char *s, size_t n)
 {
     return (n == 1 && s[0] == '?') || (n == 2 && s[0] == '-' && s[1] == '1');
 }
