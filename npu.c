@@ -5267,8 +5267,12 @@ static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
     return -1;
 }
 
+/* The listed layers' tables (inputs, consts, outputs), by NPU__KIND_ - 1. */
+enum { NPU__LI_IN = 0, NPU__LI_CONST, NPU__LI_OUT };
 enum { NPU__KIND_OTHER = 0, NPU__KIND_PARAMETER, NPU__KIND_CONSTANT, NPU__KIND_RESULT, NPU__KIND_READ_VALUE, NPU__KIND_ASSIGN,
        NPU__KIND_REPLACED /* WRITE: a layer preprocessing (8e) wrote anew; its text is skipped */ };
+_Static_assert(NPU__KIND_PARAMETER - 1 == NPU__LI_IN && NPU__KIND_CONSTANT - 1 == NPU__LI_CONST &&
+                   NPU__KIND_RESULT - 1 == NPU__LI_OUT, "a listed layer's table is n_listed[kind - 1]");
 /* Where a payload write calls preprocessing (8e, npu_ir.pp_walk). */
 enum { NPU__PPE_BEGIN = 0, NPU__PPE_LAYER, NPU__PPE_EDGE, NPU__PPE_LAYERS_END, NPU__PPE_EDGES_END, NPU__PPE_DONE };
 
@@ -5310,7 +5314,8 @@ struct npu_ir {
     size_t xml_map_len, bin_map_len;
     char label[80];
     uint32_t version;
-    uint32_t n_inputs, n_outputs, n_consts, n_states, n_var_layers;
+    uint32_t n_listed[3];           /* inputs, consts, outputs (NPU__LI_) */
+    uint32_t n_states, n_var_layers;
     npu_ir_io *inputs, *outputs;
     npu__ir_const *consts;
     npu_ir_state *states;
@@ -5341,7 +5346,9 @@ struct npu_ir {
 };
 
 typedef struct npu__ir_counts {
-    uint32_t layers, ports, consts, inputs, outputs, var_layers, scopes;
+    uint32_t layers, ports;
+    uint32_t listed[3];             /* inputs, consts, outputs (NPU__LI_) */
+    uint32_t var_layers, scopes;
     size_t pool;
     uint32_t version;
 } npu__ir_counts;
@@ -5738,13 +5745,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     w->c.layers++;
     is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
     if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
-        uint32_t *count = kind == NPU__KIND_CONSTANT    ? &w->c.consts
-                          : kind == NPU__KIND_PARAMETER ? &w->c.inputs
-                                                        : &w->c.outputs;
-        l->index = (*count)++;
-        if (mode != NPU__W_COUNT && l->index >= (kind == NPU__KIND_CONSTANT    ? ir->n_consts
-                                                 : kind == NPU__KIND_PARAMETER ? ir->n_inputs
-                                                                               : ir->n_outputs))
+        l->index = w->c.listed[kind - 1]++;   /* NPU__LI_ order is NPU__KIND_ order */
+        if (mode != NPU__W_COUNT && l->index >= ir->n_listed[kind - 1])
             return npu__ir_changed(w->x.ctx, w->x.label);
         if (mode <= NPU__W_FILL) {
             npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
@@ -6401,7 +6403,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
                  (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
     }
     to->edges_in++;
-    if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_outputs) {
+    if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_listed[NPU__LI_OUT]) {
         npu_ir_io *out = &ir->outputs[to->io];
         if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
         if (strcmp(out->element_type, "undefined") == 0 && fp->elem > 0) {
@@ -6451,9 +6453,9 @@ static npu_status npu__ir_query(npu_context *ctx, const char *label, const char 
     if (st != NPU_OK) return st;
     *c = w->c;
     elems[NPU__IRP_IR] = elems[NPU__IRP_WALK] = 1;
-    elems[NPU__IRP_INPUTS] = c->inputs;
-    elems[NPU__IRP_OUTPUTS] = c->outputs;
-    elems[NPU__IRP_CONSTS] = c->consts;
+    elems[NPU__IRP_INPUTS] = c->listed[NPU__LI_IN];
+    elems[NPU__IRP_OUTPUTS] = c->listed[NPU__LI_OUT];
+    elems[NPU__IRP_CONSTS] = c->listed[NPU__LI_CONST];
     elems[NPU__IRP_STATES] = c->var_layers;
     elems[NPU__IRP_POOL] = c->pool;
     elems[NPU__IRP_LAYERS] = c->layers;
@@ -6506,9 +6508,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->bin_size = bin != NULL ? bin_size : 0;
     npu__strlcpy(ir->label, label, sizeof ir->label);
     ir->version = c.version;
-    ir->n_inputs = c.inputs;
-    ir->n_outputs = c.outputs;
-    ir->n_consts = c.consts;
+    memcpy(ir->n_listed, c.listed, sizeof ir->n_listed);
     ir->n_var_layers = c.var_layers;
     ir->n_layers = c.layers;
     ir->n_ports = c.ports;
@@ -6518,8 +6518,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     npu__ir_walk_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
     wp->have_bin = 1;
     st = npu__ir_walk_run(wp);
-    if (st == NPU_OK && (wp->c.layers != c.layers || wp->c.ports != c.ports || wp->c.consts != c.consts ||
-                         wp->c.inputs != c.inputs || wp->c.outputs != c.outputs || wp->c.var_layers != c.var_layers))
+    if (st == NPU_OK && (wp->c.layers != c.layers || wp->c.ports != c.ports ||
+                         memcmp(wp->c.listed, c.listed, sizeof c.listed) != 0 || wp->c.var_layers != c.var_layers))
         st = npu__ir_changed(ctx, label);
     if (st == NPU_OK) {
         npu__heapsort(ir->layers, ir->n_layers, sizeof *ir->layers, npu__ir_layer_cmp);
@@ -6554,8 +6554,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         npu_arena_rewind(arena, mark);
         return st;
     }
-    for (i = 0; i < (size_t)ir->n_inputs + ir->n_outputs; i++) {
-        npu_ir_io *io = i < ir->n_inputs ? &ir->inputs[i] : &ir->outputs[i - ir->n_inputs];
+    for (i = 0; i < (size_t)ir->n_listed[NPU__LI_IN] + ir->n_listed[NPU__LI_OUT]; i++) {
+        npu_ir_io *io = i < ir->n_listed[NPU__LI_IN] ? &ir->inputs[i] : &ir->outputs[i - ir->n_listed[NPU__LI_IN]];
         int e = npu__ir_elem_find(io->element_type, strlen(io->element_type), 0);
         uint64_t bits;
         if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__types[e].bits, &bits)) bits = 0;
@@ -6699,7 +6699,7 @@ NPU_API void npu_ir_close(npu_ir *ir)
     ir->xml_len = 0;
     ir->bin = NULL;
     ir->bin_size = 0;
-    ir->n_inputs = ir->n_outputs = ir->n_consts = ir->n_states = 0;
+    ir->n_listed[NPU__LI_IN] = ir->n_listed[NPU__LI_OUT] = ir->n_listed[NPU__LI_CONST] = ir->n_states = 0;
 }
 
 /* ---- accessors and settings ------------------------------------------------ */
@@ -6713,24 +6713,24 @@ NPU_API const void *npu_ir_weights(const npu_ir *ir, uint64_t *size)
     return ir ? ir->bin : NULL;
 }
 
-NPU_API uint32_t npu_ir_input_count(const npu_ir *ir) { return ir ? ir->n_inputs : 0; }
-NPU_API uint32_t npu_ir_output_count(const npu_ir *ir) { return ir ? ir->n_outputs : 0; }
-NPU_API uint32_t npu_ir_const_count(const npu_ir *ir) { return ir ? ir->n_consts : 0; }
+NPU_API uint32_t npu_ir_input_count(const npu_ir *ir) { return ir ? ir->n_listed[NPU__LI_IN] : 0; }
+NPU_API uint32_t npu_ir_output_count(const npu_ir *ir) { return ir ? ir->n_listed[NPU__LI_OUT] : 0; }
+NPU_API uint32_t npu_ir_const_count(const npu_ir *ir) { return ir ? ir->n_listed[NPU__LI_CONST] : 0; }
 NPU_API uint32_t npu_ir_state_count(const npu_ir *ir) { return ir ? ir->n_states : 0; }
 
 NPU_API const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index)
 {
-    return ir && index < ir->n_inputs ? &ir->inputs[index] : NULL;
+    return ir && index < ir->n_listed[NPU__LI_IN] ? &ir->inputs[index] : NULL;
 }
 
 NPU_API const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index)
 {
-    return ir && index < ir->n_outputs ? &ir->outputs[index] : NULL;
+    return ir && index < ir->n_listed[NPU__LI_OUT] ? &ir->outputs[index] : NULL;
 }
 
 NPU_API const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index)
 {
-    return ir && index < ir->n_consts ? &ir->consts[index].pub : NULL;
+    return ir && index < ir->n_listed[NPU__LI_CONST] ? &ir->consts[index].pub : NULL;
 }
 
 NPU_API const npu_ir_state *npu_ir_state_at(const npu_ir *ir, uint32_t index)
@@ -6744,10 +6744,10 @@ NPU_API npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, 
     size_t n, i;
     int axis;
     if (ir == NULL || layout == NULL) return NPU_ERR_INVALID_ARGUMENT;
-    if (index >= (is_output ? ir->n_outputs : ir->n_inputs))
+    if (index >= (is_output ? ir->n_listed[NPU__LI_OUT] : ir->n_listed[NPU__LI_IN]))
         return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: no %s %lu (the IR has %lu)", ir->label,
                          is_output ? "output" : "input", (unsigned long)index,
-                         (unsigned long)(is_output ? ir->n_outputs : ir->n_inputs));
+                         (unsigned long)(is_output ? ir->n_listed[NPU__LI_OUT] : ir->n_listed[NPU__LI_IN]));
     io = is_output ? &ir->outputs[index] : &ir->inputs[index];
     n = strlen(layout);
     for (i = 0; i < n && npu__ir_layout_char(layout[i]); i++) continue;
@@ -6770,7 +6770,7 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
     if (ir == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (batch < 0)
         return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: batch %lld is negative", ir->label, (long long)batch);
-    for (i = 0; i < ir->n_inputs; i++) {
+    for (i = 0; i < ir->n_listed[NPU__LI_IN]; i++) {
         const npu_ir_io *io = &ir->inputs[i];
         int64_t d;
         if (io->batch_axis < 0 || (uint32_t)io->batch_axis >= io->desc.shape.rank) continue;
@@ -6822,7 +6822,7 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     npu__sink_init(&sink, dst, cap);
     npu__payload_begin(&p, &sink, o.layout, o.compiler_version);
     if (p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY) {
-        for (i = 0; i < ir->n_consts; i++) {
+        for (i = 0; i < ir->n_listed[NPU__LI_CONST]; i++) {
             const npu_ir_const *k = &ir->consts[i].pub;
             if (k->size < o.weights_threshold_bytes && k->size > 0) npu__sink_put(&sink, k->data, (size_t)k->size);
         }
@@ -6874,10 +6874,10 @@ static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32
         return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: arena or options NULL", what);
     if (npu__check_reserved_n(ir->ctx, reserved, NPU_RESERVED_WORDS, what) != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
     if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: %s was closed", what, ir->label);
-    if (index >= (output ? ir->n_outputs : ir->n_inputs))
+    if (index >= (output ? ir->n_listed[NPU__LI_OUT] : ir->n_listed[NPU__LI_IN]))
         return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: %s has no %s %lu (it has %lu)", what, ir->label,
                          output ? "output" : "input", (unsigned long)index,
-                         (unsigned long)(output ? ir->n_outputs : ir->n_inputs));
+                         (unsigned long)(output ? ir->n_listed[NPU__LI_OUT] : ir->n_listed[NPU__LI_IN]));
     io = output ? &ir->outputs[index] : &ir->inputs[index];
     if (ir->payload_written)
         return npu__fail(ir->ctx, NPU_ERR_STATE,
