@@ -5352,6 +5352,7 @@ typedef struct npu__ir_counts {
     size_t pool;
     uint32_t version;
 } npu__ir_counts;
+_Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the counts a load compares: no padding");
 
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
@@ -5918,6 +5919,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
 {
     npu_ir_io *io;
     int elem, axis;
+    NPU__MSG_ONLY(const char *what = l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result";)
     if (l->kind == NPU__KIND_PARAMETER) {
         if (!l->shape_given) {
             if (!l->io_port_seen)
@@ -5936,12 +5938,10 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
         elem = l->io_elem;   /* may be -1: taken from the producer after the edges */
     }
     if (l->shape_dynrank)
-        return npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED, "%s with a dynamic rank (\"...\")",
-                             l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result");
+        return npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED, "%s with a dynamic rank (\"...\")", what);
     if (l->shape_rank > NPU_MAX_RANK)
-        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)",
-                             l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result", (unsigned long)l->shape_rank,
-                             NPU_MAX_RANK);
+        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)", what,
+                             (unsigned long)l->shape_rank, NPU_MAX_RANK);
     axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     if (axis == -2) {   /* (never for "") */
         if (w->mode == NPU__W_FILL)
@@ -6518,8 +6518,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     npu__ir_walk_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
     wp->have_bin = 1;
     st = npu__ir_walk_run(wp);
-    if (st == NPU_OK && (wp->c.layers != c.layers || wp->c.ports != c.ports ||
-                         memcmp(wp->c.listed, c.listed, sizeof c.listed) != 0 || wp->c.var_layers != c.var_layers))
+    /* the counts before scopes (uint32_t: no padding) as the counting pass found them */
+    if (st == NPU_OK && memcmp(&wp->c, &c, offsetof(npu__ir_counts, scopes)) != 0)
         st = npu__ir_changed(ctx, label);
     if (st == NPU_OK) {
         npu__heapsort(ir->layers, ir->n_layers, sizeof *ir->layers, npu__ir_layer_cmp);
