@@ -5674,6 +5674,12 @@ NPU__NOINLINE static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const 
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
+/* The entry of a top-level Parameter or Result. */
+NPU__NOINLINE static npu_ir_io *npu__ir_io_of(const npu_ir *ir, const npu__ir_open_layer *l)
+{
+    return l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
+}
+
 /* FILL: a listed layer's entry (Const, or a top-level Parameter or Result). */
 static void npu__ir_walk_fill_entry(npu__ir_walker *w, const npu__ir_open_layer *l, const char *name)
 {
@@ -5684,7 +5690,7 @@ static void npu__ir_walk_fill_entry(npu__ir_walker *w, const npu__ir_open_layer 
         k->graph = l->scope;
         k->name = name;
     } else {
-        npu_ir_io *io = l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
+        npu_ir_io *io = npu__ir_io_of(ir, l);
         io->layer_id = l->id;
         io->desc.name = name;
         io->tensor_names = "";
@@ -5952,7 +5958,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
         axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
-    io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+    io = npu__ir_io_of(w->ir, l);
     io->desc.shape = l->shape;
     io->desc.shape.rank = l->shape_rank;
     io->element_type = npu__types[elem < 0 ? 0 : elem].ov_name;
