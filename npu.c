@@ -4788,7 +4788,16 @@ static int npu__xml_starts(const npu__xml *x, size_t p, const char *lit)
     return p <= x->n && x->n - p >= k && memcmp(x->s + p, lit, k) == 0;
 }
 
-/* Length of the UTF-8 sequence at s[i] (1..4), 0 if invalid. */
+/* A code point the XML 1.0 Char production allows: tab, LF, CR, and from
+ * 0x20 up to 0x10FFFF except the surrogates and 0xFFFE/0xFFFF. */
+static int npu__xml_char_ok(uint32_t cp)
+{
+    return (cp >= 0x20 || cp == 0x9 || cp == 0xA || cp == 0xD) && cp - 0xD800u > 0x7FFu && (cp | 1u) != 0xFFFFu &&
+           cp <= 0x10FFFFu;
+}
+
+/* Length of the UTF-8 sequence at s[i] (1..4), 0 if invalid (a bad lead or
+ * continuation byte, overlong, or not an XML character). */
 static size_t npu__utf8_len(const char *str, size_t i, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -4796,19 +4805,16 @@ static size_t npu__utf8_len(const char *str, size_t i, size_t n)
     size_t len, k;
     uint32_t cp;
     if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1Fu; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0Fu; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07u; }
-    else return 0;
-    if (n - i < len) return 0;
+    len = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
+    if (len == 0 || n - i < len) return 0;
+    cp = c & (0x7Fu >> len);   /* the lead byte's payload bits */
     for (k = 1; k < len; k++) {
         if ((s[i + k] & 0xC0u) != 0x80u) return 0;
         cp = (cp << 6) | (s[i + k] & 0x3Fu);
     }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0xFFFD)) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-        return 0;
-    return len;
+    /* the smallest code point of each length: 0x800 (3), 0x10000 (4); a
+     * 2-byte lead >= 0xC2 is never overlong */
+    return cp >= (1u << (5 * len - 4)) && npu__xml_char_ok(cp) ? len : 0;
 }
 
 /* Parses an entity at s[p] == '&'. Returns its length (through ';') and the
@@ -4836,9 +4842,7 @@ static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
             if (++digits > 8) return 0;
         }
         if (q >= n || digits == 0) return 0;
-        if (!(v == 0x9 || v == 0xA || v == 0xD || (v >= 0x20 && v <= 0xD7FF) ||
-              (v >= 0xE000 && v <= 0xFFFD) || (v >= 0x10000 && v <= 0x10FFFF)))
-            return 0;
+        if (!npu__xml_char_ok(v)) return 0;
         *cp = v;
         return q + 1 - p;
     }
@@ -5263,8 +5267,12 @@ static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
     return -1;
 }
 
+/* The listed layers' tables (inputs, consts, outputs), by NPU__KIND_ - 1. */
+enum { NPU__LI_IN = 0, NPU__LI_CONST, NPU__LI_OUT };
 enum { NPU__KIND_OTHER = 0, NPU__KIND_PARAMETER, NPU__KIND_CONSTANT, NPU__KIND_RESULT, NPU__KIND_READ_VALUE, NPU__KIND_ASSIGN,
        NPU__KIND_REPLACED /* WRITE: a layer preprocessing (8e) wrote anew; its text is skipped */ };
+_Static_assert(NPU__KIND_PARAMETER - 1 == NPU__LI_IN && NPU__KIND_CONSTANT - 1 == NPU__LI_CONST &&
+                   NPU__KIND_RESULT - 1 == NPU__LI_OUT, "a listed layer's table is n_listed[kind - 1]");
 /* Where a payload write calls preprocessing (8e, npu_ir.pp_walk). */
 enum { NPU__PPE_BEGIN = 0, NPU__PPE_LAYER, NPU__PPE_EDGE, NPU__PPE_LAYERS_END, NPU__PPE_EDGES_END, NPU__PPE_DONE };
 
@@ -5306,7 +5314,8 @@ struct npu_ir {
     size_t xml_map_len, bin_map_len;
     char label[80];
     uint32_t version;
-    uint32_t n_inputs, n_outputs, n_consts, n_states, n_var_layers;
+    uint32_t n_listed[3];           /* inputs, consts, outputs (NPU__LI_) */
+    uint32_t n_states, n_var_layers;
     npu_ir_io *inputs, *outputs;
     npu__ir_const *consts;
     npu_ir_state *states;
@@ -5337,10 +5346,13 @@ struct npu_ir {
 };
 
 typedef struct npu__ir_counts {
-    uint32_t layers, ports, consts, inputs, outputs, var_layers, scopes;
+    uint32_t layers, ports;
+    uint32_t listed[3];             /* inputs, consts, outputs (NPU__LI_) */
+    uint32_t var_layers, scopes;
     size_t pool;
     uint32_t version;
 } npu__ir_counts;
+_Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the counts a load compares: no padding");
 
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
@@ -5443,7 +5455,7 @@ static int npu__ir_attr_num(const npu__xml *x, const npu__xml_token *t, const ch
 }
 
 /* "?" or "-1": a dynamic dimension. */
-static int npu__ir_dim_dynamic(const char *s, size_t n)
+NPU__NOINLINE static int npu__ir_dim_dynamic(const char *s, size_t n)
 {
     return (n == 1 && s[0] == '?') || (n == 2 && s[0] == '-' && s[1] == '1');
 }
@@ -5662,6 +5674,12 @@ NPU__NOINLINE static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const 
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
+/* The entry of a top-level Parameter or Result. */
+NPU__NOINLINE static npu_ir_io *npu__ir_io_of(const npu_ir *ir, const npu__ir_open_layer *l)
+{
+    return l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
+}
+
 /* FILL: a listed layer's entry (Const, or a top-level Parameter or Result). */
 static void npu__ir_walk_fill_entry(npu__ir_walker *w, const npu__ir_open_layer *l, const char *name)
 {
@@ -5672,7 +5690,7 @@ static void npu__ir_walk_fill_entry(npu__ir_walker *w, const npu__ir_open_layer 
         k->graph = l->scope;
         k->name = name;
     } else {
-        npu_ir_io *io = l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
+        npu_ir_io *io = npu__ir_io_of(ir, l);
         io->layer_id = l->id;
         io->desc.name = name;
         io->tensor_names = "";
@@ -5734,13 +5752,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     w->c.layers++;
     is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
     if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
-        uint32_t *count = kind == NPU__KIND_CONSTANT    ? &w->c.consts
-                          : kind == NPU__KIND_PARAMETER ? &w->c.inputs
-                                                        : &w->c.outputs;
-        l->index = (*count)++;
-        if (mode != NPU__W_COUNT && l->index >= (kind == NPU__KIND_CONSTANT    ? ir->n_consts
-                                                 : kind == NPU__KIND_PARAMETER ? ir->n_inputs
-                                                                               : ir->n_outputs))
+        l->index = w->c.listed[kind - 1]++;   /* NPU__LI_ order is NPU__KIND_ order */
+        if (mode != NPU__W_COUNT && l->index >= ir->n_listed[kind - 1])
             return npu__ir_changed(w->x.ctx, w->x.label);
         if (mode <= NPU__W_FILL) {
             npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
@@ -5912,6 +5925,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
 {
     npu_ir_io *io;
     int elem, axis;
+    NPU__MSG_ONLY(const char *what = l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result";)
     if (l->kind == NPU__KIND_PARAMETER) {
         if (!l->shape_given) {
             if (!l->io_port_seen)
@@ -5930,12 +5944,10 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
         elem = l->io_elem;   /* may be -1: taken from the producer after the edges */
     }
     if (l->shape_dynrank)
-        return npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED, "%s with a dynamic rank (\"...\")",
-                             l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result");
+        return npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED, "%s with a dynamic rank (\"...\")", what);
     if (l->shape_rank > NPU_MAX_RANK)
-        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)",
-                             l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result", (unsigned long)l->shape_rank,
-                             NPU_MAX_RANK);
+        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)", what,
+                             (unsigned long)l->shape_rank, NPU_MAX_RANK);
     axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     if (axis == -2) {   /* (never for "") */
         if (w->mode == NPU__W_FILL)
@@ -5946,7 +5958,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
         axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
-    io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+    io = npu__ir_io_of(w->ir, l);
     io->desc.shape = l->shape;
     io->desc.shape.rank = l->shape_rank;
     io->element_type = npu__types[elem < 0 ? 0 : elem].ov_name;
@@ -6397,7 +6409,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
                  (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
     }
     to->edges_in++;
-    if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_outputs) {
+    if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_listed[NPU__LI_OUT]) {
         npu_ir_io *out = &ir->outputs[to->io];
         if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
         if (strcmp(out->element_type, "undefined") == 0 && fp->elem > 0) {
@@ -6447,9 +6459,9 @@ static npu_status npu__ir_query(npu_context *ctx, const char *label, const char 
     if (st != NPU_OK) return st;
     *c = w->c;
     elems[NPU__IRP_IR] = elems[NPU__IRP_WALK] = 1;
-    elems[NPU__IRP_INPUTS] = c->inputs;
-    elems[NPU__IRP_OUTPUTS] = c->outputs;
-    elems[NPU__IRP_CONSTS] = c->consts;
+    elems[NPU__IRP_INPUTS] = c->listed[NPU__LI_IN];
+    elems[NPU__IRP_OUTPUTS] = c->listed[NPU__LI_OUT];
+    elems[NPU__IRP_CONSTS] = c->listed[NPU__LI_CONST];
     elems[NPU__IRP_STATES] = c->var_layers;
     elems[NPU__IRP_POOL] = c->pool;
     elems[NPU__IRP_LAYERS] = c->layers;
@@ -6502,9 +6514,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->bin_size = bin != NULL ? bin_size : 0;
     npu__strlcpy(ir->label, label, sizeof ir->label);
     ir->version = c.version;
-    ir->n_inputs = c.inputs;
-    ir->n_outputs = c.outputs;
-    ir->n_consts = c.consts;
+    memcpy(ir->n_listed, c.listed, sizeof ir->n_listed);
     ir->n_var_layers = c.var_layers;
     ir->n_layers = c.layers;
     ir->n_ports = c.ports;
@@ -6514,8 +6524,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     npu__ir_walk_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
     wp->have_bin = 1;
     st = npu__ir_walk_run(wp);
-    if (st == NPU_OK && (wp->c.layers != c.layers || wp->c.ports != c.ports || wp->c.consts != c.consts ||
-                         wp->c.inputs != c.inputs || wp->c.outputs != c.outputs || wp->c.var_layers != c.var_layers))
+    /* the counts before scopes (uint32_t: no padding) as the counting pass found them */
+    if (st == NPU_OK && memcmp(&wp->c, &c, offsetof(npu__ir_counts, scopes)) != 0)
         st = npu__ir_changed(ctx, label);
     if (st == NPU_OK) {
         npu__heapsort(ir->layers, ir->n_layers, sizeof *ir->layers, npu__ir_layer_cmp);
@@ -6550,8 +6560,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         npu_arena_rewind(arena, mark);
         return st;
     }
-    for (i = 0; i < (size_t)ir->n_inputs + ir->n_outputs; i++) {
-        npu_ir_io *io = i < ir->n_inputs ? &ir->inputs[i] : &ir->outputs[i - ir->n_inputs];
+    for (i = 0; i < (size_t)ir->n_listed[NPU__LI_IN] + ir->n_listed[NPU__LI_OUT]; i++) {
+        npu_ir_io *io = i < ir->n_listed[NPU__LI_IN] ? &ir->inputs[i] : &ir->outputs[i - ir->n_listed[NPU__LI_IN]];
         int e = npu__ir_elem_find(io->element_type, strlen(io->element_type), 0);
         uint64_t bits;
         if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__types[e].bits, &bits)) bits = 0;
@@ -6695,7 +6705,7 @@ NPU_API void npu_ir_close(npu_ir *ir)
     ir->xml_len = 0;
     ir->bin = NULL;
     ir->bin_size = 0;
-    ir->n_inputs = ir->n_outputs = ir->n_consts = ir->n_states = 0;
+    ir->n_listed[NPU__LI_IN] = ir->n_listed[NPU__LI_OUT] = ir->n_listed[NPU__LI_CONST] = ir->n_states = 0;
 }
 
 /* ---- accessors and settings ------------------------------------------------ */
@@ -6709,24 +6719,24 @@ NPU_API const void *npu_ir_weights(const npu_ir *ir, uint64_t *size)
     return ir ? ir->bin : NULL;
 }
 
-NPU_API uint32_t npu_ir_input_count(const npu_ir *ir) { return ir ? ir->n_inputs : 0; }
-NPU_API uint32_t npu_ir_output_count(const npu_ir *ir) { return ir ? ir->n_outputs : 0; }
-NPU_API uint32_t npu_ir_const_count(const npu_ir *ir) { return ir ? ir->n_consts : 0; }
+NPU_API uint32_t npu_ir_input_count(const npu_ir *ir) { return ir ? ir->n_listed[NPU__LI_IN] : 0; }
+NPU_API uint32_t npu_ir_output_count(const npu_ir *ir) { return ir ? ir->n_listed[NPU__LI_OUT] : 0; }
+NPU_API uint32_t npu_ir_const_count(const npu_ir *ir) { return ir ? ir->n_listed[NPU__LI_CONST] : 0; }
 NPU_API uint32_t npu_ir_state_count(const npu_ir *ir) { return ir ? ir->n_states : 0; }
 
 NPU_API const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index)
 {
-    return ir && index < ir->n_inputs ? &ir->inputs[index] : NULL;
+    return ir && index < ir->n_listed[NPU__LI_IN] ? &ir->inputs[index] : NULL;
 }
 
 NPU_API const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index)
 {
-    return ir && index < ir->n_outputs ? &ir->outputs[index] : NULL;
+    return ir && index < ir->n_listed[NPU__LI_OUT] ? &ir->outputs[index] : NULL;
 }
 
 NPU_API const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index)
 {
-    return ir && index < ir->n_consts ? &ir->consts[index].pub : NULL;
+    return ir && index < ir->n_listed[NPU__LI_CONST] ? &ir->consts[index].pub : NULL;
 }
 
 NPU_API const npu_ir_state *npu_ir_state_at(const npu_ir *ir, uint32_t index)
@@ -6740,10 +6750,10 @@ NPU_API npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, 
     size_t n, i;
     int axis;
     if (ir == NULL || layout == NULL) return NPU_ERR_INVALID_ARGUMENT;
-    if (index >= (is_output ? ir->n_outputs : ir->n_inputs))
+    if (index >= (is_output ? ir->n_listed[NPU__LI_OUT] : ir->n_listed[NPU__LI_IN]))
         return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: no %s %lu (the IR has %lu)", ir->label,
                          is_output ? "output" : "input", (unsigned long)index,
-                         (unsigned long)(is_output ? ir->n_outputs : ir->n_inputs));
+                         (unsigned long)(is_output ? ir->n_listed[NPU__LI_OUT] : ir->n_listed[NPU__LI_IN]));
     io = is_output ? &ir->outputs[index] : &ir->inputs[index];
     n = strlen(layout);
     for (i = 0; i < n && npu__ir_layout_char(layout[i]); i++) continue;
@@ -6766,7 +6776,7 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
     if (ir == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (batch < 0)
         return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: batch %lld is negative", ir->label, (long long)batch);
-    for (i = 0; i < ir->n_inputs; i++) {
+    for (i = 0; i < ir->n_listed[NPU__LI_IN]; i++) {
         const npu_ir_io *io = &ir->inputs[i];
         int64_t d;
         if (io->batch_axis < 0 || (uint32_t)io->batch_axis >= io->desc.shape.rank) continue;
@@ -6818,7 +6828,7 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     npu__sink_init(&sink, dst, cap);
     npu__payload_begin(&p, &sink, o.layout, o.compiler_version);
     if (p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY) {
-        for (i = 0; i < ir->n_consts; i++) {
+        for (i = 0; i < ir->n_listed[NPU__LI_CONST]; i++) {
             const npu_ir_const *k = &ir->consts[i].pub;
             if (k->size < o.weights_threshold_bytes && k->size > 0) npu__sink_put(&sink, k->data, (size_t)k->size);
         }
@@ -6870,10 +6880,10 @@ static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32
         return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: arena or options NULL", what);
     if (npu__check_reserved_n(ir->ctx, reserved, NPU_RESERVED_WORDS, what) != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
     if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: %s was closed", what, ir->label);
-    if (index >= (output ? ir->n_outputs : ir->n_inputs))
+    if (index >= (output ? ir->n_listed[NPU__LI_OUT] : ir->n_listed[NPU__LI_IN]))
         return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: %s has no %s %lu (it has %lu)", what, ir->label,
                          output ? "output" : "input", (unsigned long)index,
-                         (unsigned long)(output ? ir->n_outputs : ir->n_inputs));
+                         (unsigned long)(output ? ir->n_listed[NPU__LI_OUT] : ir->n_listed[NPU__LI_IN]));
     io = output ? &ir->outputs[index] : &ir->inputs[index];
     if (ir->payload_written)
         return npu__fail(ir->ctx, NPU_ERR_STATE,
