@@ -1280,7 +1280,7 @@ static int op_split(cc *c, layer *L, int opset, int variadic)
         }
         if (infer >= 0)
             len[infer] = x->d[axis] - sum;
-        if (sum > x->d[axis] || (infer < 0 && sum != x->d[axis]))
+        if (infer < 0 && sum != x->d[axis])   /* the loop kept sum <= dim */
             return sim_lerr(c, L, "split lengths do not add up to %" PRId64, x->d[axis]);
     } else {
         int64_t ns;
