@@ -900,6 +900,13 @@ static void npu__sink_u64_hex(npu__sink *s, uint64_t v)
     npu__sink_put(s, tmp + i, sizeof tmp - i);
 }
 
+/* Ends the text a sink initialized as npu__sink_init(s, buf, cap - 1) wrote:
+ * cut to cap - 1 bytes, NUL-terminated. */
+static void npu__text_end(npu__sink *s, char *buf, size_t cap)
+{
+    buf[s->len < cap - 1 ? s->len : cap - 1] = '\0';
+}
+
 /* export_file's temp name into tmp (cut to cap, NUL-terminated): "<base>.tmp-",
  * and with with_id "<pid>-<id in hex>" after it. */
 static void npu__temp_name(char *tmp, size_t cap, const char *base, int with_id, uint64_t id)
@@ -913,7 +920,7 @@ static void npu__temp_name(char *tmp, size_t cap, const char *base, int with_id,
         npu__sink_str(&s, "-");
         npu__sink_u64_hex(&s, id);
     }
-    tmp[s.len < cap - 1 ? s.len : cap - 1] = '\0';
+    npu__text_end(&s, tmp, cap);
 }
 #endif
 
@@ -10784,12 +10791,6 @@ static void npu__sink_batch(npu__sink *s, int64_t n)
         npu__sink_i64_dec(s, n);
 }
 
-/* A sink into buf[0 .. cap), cut to cap - 1 bytes, NUL-terminated. */
-static void npu__text_end(npu__sink *s, char *buf, size_t cap)
-{
-    buf[s->len < cap - 1 ? s->len : cap - 1] = '\0';
-}
-
 /* npu__sink_batch into buf (cap >= 24: exact). */
 static void npu__batch_text(int64_t n, char *buf, size_t cap)
 {
@@ -13108,7 +13109,8 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     for (i = 0; i < n_num; i++, name += strlen(name) + 1) {
         npu__sink_str(&s, name);
         if (i < 4) npu__sink_u64_dec(&s, num[i]);
-        else npu__sink_i64_dec(&s, (int64_t)num[i]);
+        else   /* back to the signed value without an implementation-defined conversion */
+            npu__sink_i64_dec(&s, num[i] > (uint64_t)INT64_MAX ? -(int64_t)~num[i] - 1 : (int64_t)num[i]);
     }
     npu__sink_str(&s, "\nlayouts=");
     n_in = src->ops->count(src->src, 0);
