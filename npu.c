@@ -7958,7 +7958,16 @@ static uint64_t npu__input_hash(const void *payload, size_t size, const char *fl
 
 #ifndef NPU_NO_LEVEL_ZERO
 
+/* Debian's ze_api.h (1.x) ends without a newline; clang's -Wpedantic
+ * (-Wnewline-eof) reports it when pkg-config's -I makes it a user header. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnewline-eof"
+#endif
 #include <ze_api.h>
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 
 /* ---- Graph extension ABI (ze-graph-ext.md sections 1-2; LP64 offsets) ---- */
