@@ -308,6 +308,9 @@ check-strict:
 	@mkdir -p $(B)/strict
 	gcc   $(STRICT) -O2 $(ZE_CFLAGS) -c npu.c -o $(B)/strict/npu-gcc.o
 	clang $(STRICT) -O2 $(ZE_CFLAGS) -c npu.c -o $(B)/strict/npu-clang.o
+	@# as a user builds it: pkg-config's own -I (not -isystem), -O0 and -O2
+	for o in -O0 -O2; do for cc in gcc clang; do $$cc $(STRICT) $$o $(shell $(PKG_CONFIG) --cflags level-zero 2>/dev/null) \
+	  -c npu.c -o $(B)/strict/npu-$$cc-plain.o || exit 1; done; done
 	gcc   $(STRICT) -O2 -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/strict/npu-gcc-nolz.o
 	clang $(STRICT) -O2 -DNPU_NO_LEVEL_ZERO -c npu.c -o $(B)/strict/npu-clang-nolz.o
 	@for v in $(STRICT_VARIANTS); do name=$${v%%:*}; defs=$$(echo "$${v#*:}" | tr ',' ' '); \
