@@ -53,6 +53,13 @@
 #include <signal.h>
 
 #define NPU__UNUSED(x) ((void)(x))
+/* A shared helper that some combinations of the NPU_NO_* macros leave
+ * without a caller (e.g. NPU_NO_IR with NPU_NO_LEVEL_ZERO): no warning. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NPU__MAYBE_UNUSED __attribute__((unused))
+#else
+#define NPU__MAYBE_UNUSED
+#endif
 /* A model source is built in: the graph builder or the IR loader (npu.h,
  * "Building"). Without either, nothing writes or compiles a payload. */
 #if !defined(NPU_NO_GRAPH) || !defined(NPU_NO_IR)
@@ -75,7 +82,8 @@ struct npu_context {
 
 typedef struct npu__sink npu__sink;  /* section 5 */
 #ifndef NPU_NO_MESSAGES
-static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...);
+static npu_status npu__fail_how(npu_context *ctx, unsigned how, const char *fmt, ...);
+#define npu__fail(ctx, status, ...) npu__fail_how((ctx), (unsigned)(status), __VA_ARGS__)
 static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...);
 #define NPU__MSG_ONLY(...) __VA_ARGS__
 #define NPU__MSG_UNUSED(x)
@@ -275,7 +283,7 @@ static const char *npu__open_regular(const char *path, int *fd, size_t *size, in
  * import, the model cache). *map is NULL for an empty file. Returns NULL, or
  * why it failed (as npu__open_regular, or the mmap's strerror text) with *err
  * the errno (0 for "not a regular file" / "too large to map"). */
-static const char *npu__map_file(const char *path, void **map, size_t *len, int *err)
+static NPU__MAYBE_UNUSED const char *npu__map_file(const char *path, void **map, size_t *len, int *err)
 {
     const char *why;
     size_t size;
@@ -437,7 +445,7 @@ static void npu__vlog(npu_context *ctx, npu_log_level level, const char *fmt, va
 }
 
 NPU__PRINTF(3, 4)
-static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...)
+static NPU__MAYBE_UNUSED void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -474,7 +482,7 @@ static void npu__site_text(char *dst, size_t cap, unsigned line)
     if (cap > 0) npu__strlcpy(dst, tmp + i - 6, cap);
 }
 
-static void npu__log_site(const npu_context *ctx, npu_log_level level)
+static NPU__MAYBE_UNUSED void npu__log_site(const npu_context *ctx, npu_log_level level)
 {
     NPU__UNUSED(ctx);
     NPU__UNUSED(level);
@@ -515,44 +523,35 @@ static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
 #endif
 
 /* Records an error in ctx (which may be NULL) and returns `status`, so that
- * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. */
+ * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. A
+ * message in parts: npu__fail_begin records the first, npu__fail_more
+ * appends, npu__fail_end logs the whole and returns the status. One variadic
+ * function serves the three: `how` is the status (low byte) and these. */
+#define NPU__FAIL_UNLOGGED 0x100u   /* npu__fail_begin: logged at npu__fail_end */
+#define NPU__FAIL_APPEND 0x200u     /* npu__fail_more: after what is recorded */
+_Static_assert(NPU_STATUS_COUNT <= 0x100, "a status fits the low byte of npu__fail_how's how");
 NPU__PRINTF(3, 4)
-static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...)
+static npu_status npu__fail_how(npu_context *ctx, unsigned how, const char *fmt, ...)
 {
     va_list ap;
+    npu_status status = (npu_status)(how & 0xffu);
     if (ctx == NULL) return status;
     va_start(ap, fmt);
-    npu__vset_error(ctx, status, 0, fmt, ap);
+    npu__vset_error(ctx, status, (how & NPU__FAIL_APPEND) != 0, fmt, ap);
     va_end(ap);
-    npu__log_error(ctx);
+    if ((how & (NPU__FAIL_UNLOGGED | NPU__FAIL_APPEND)) == 0) npu__log_error(ctx);
     return status;
 }
+#define npu__fail_begin(ctx, status, ...) \
+    ((void)npu__fail_how((ctx), (unsigned)(status) | NPU__FAIL_UNLOGGED, __VA_ARGS__))
+#define npu__fail_more(ctx, ...) ((void)npu__fail_how((ctx), NPU__FAIL_APPEND, __VA_ARGS__))
 
-/* A message in parts: npu__fail_begin records the first, npu__fail_more
- * appends, npu__fail_end logs the whole and returns the status. */
-NPU__PRINTF(3, 4)
-static void npu__fail_begin(npu_context *ctx, npu_status status, const char *fmt, ...)
-{
-    va_list ap;
-    if (ctx == NULL) return;
-    va_start(ap, fmt);
-    npu__vset_error(ctx, status, 0, fmt, ap);
-    va_end(ap);
-}
-
-static void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)
+#ifndef NPU_NO_IR
+static void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)   /* the XML scanner's */
 {
     if (ctx != NULL) npu__vset_error(ctx, NPU_OK, 1, fmt, ap);
 }
-
-NPU__PRINTF(2, 3)
-static void npu__fail_more(npu_context *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    npu__vfail_more(ctx, fmt, ap);
-    va_end(ap);
-}
+#endif
 
 #else /* NPU_NO_MESSAGES: the same with the site for the text */
 
@@ -603,7 +602,7 @@ static void npu__fail_cut(npu_context *ctx, size_t n)
 #endif
 
 #if !defined(NPU_NO_MESSAGES) || !defined(NPU_NO_LEVEL_ZERO)
-static npu_status npu__fail_end(npu_context *ctx, npu_status status)
+static NPU__MAYBE_UNUSED npu_status npu__fail_end(npu_context *ctx, npu_status status)
 {
     if (ctx != NULL) npu__log_error(ctx);
     return status;
@@ -852,7 +851,7 @@ struct npu__sink {
     void *feed_state;
 };
 
-static void npu__sink_init(npu__sink *s, void *dst, size_t cap)
+static NPU__MAYBE_UNUSED void npu__sink_init(npu__sink *s, void *dst, size_t cap)
 {
     s->dst = (unsigned char *)dst;
     s->cap = dst ? cap : 0;
@@ -874,9 +873,9 @@ static void npu__sink_put(npu__sink *s, const void *src, size_t n)
     s->len = end;
 }
 
-static void npu__sink_str(npu__sink *s, const char *str) { npu__sink_put(s, str, strlen(str)); }
+static NPU__MAYBE_UNUSED void npu__sink_str(npu__sink *s, const char *str) { npu__sink_put(s, str, strlen(str)); }
 
-static void npu__sink_u64_dec(npu__sink *s, uint64_t v)
+static NPU__MAYBE_UNUSED void npu__sink_u64_dec(npu__sink *s, uint64_t v)
 {
     char tmp[24];
     size_t i = sizeof tmp;
@@ -1074,7 +1073,7 @@ static void npu__payload_weights(npu__payload *p, const void *weights, uint64_t 
 /* Finishes a serializer call that follows the size-query convention: *size gets
  * the exact byte count; a too-small (non-NULL) dst gives NPU_ERR_BUFFER_TOO_SMALL
  * with the needed size in the message. */
-static npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *what,
+static NPU__MAYBE_UNUSED npu_status npu__sink_finish(npu__sink *s, npu_context *ctx, const char *what,
                                    size_t *size)
 {
     NPU__MSG_UNUSED(what);
