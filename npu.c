@@ -12425,27 +12425,12 @@ static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const
     return NPU_OK;
 }
 
-/* Logs why the cache did not help and returns `status`. */
+/* Logs why the cache did not help, "model cache: <fmt...>", and is `status`
+ * (fmt: a string literal). */
 #ifndef NPU_NO_MESSAGES
-NPU__PRINTF(4, 5)
-static npu_status npu__cache_warn(npu_context *ctx, npu_log_level level, npu_status status,
-                                  const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    npu__log(ctx, level, "model cache: %s", line);
-    return status;
-}
+#define npu__cache_warn(ctx, level, status, ...) (npu__log((ctx), (level), "model cache: " __VA_ARGS__), (status))
 #else
-static npu_status npu__cache_warn_site(npu_context *ctx, npu_status status)
-{
-    NPU__UNUSED(ctx);
-    return status;
-}
-#define npu__cache_warn(ctx, level, status, ...) npu__cache_warn_site((ctx), (status))
+#define npu__cache_warn(ctx, level, status, ...) (NPU__UNUSED(ctx), (status))
 #endif
 
 static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
@@ -12560,27 +12545,15 @@ typedef struct npu__cache_writer {
     char reason[NPU_CACHE_NOTE_MAX];  /* why the entry was not stored */
 } npu__cache_writer;
 
-/* Logs why the writer does not store (a warning) and keeps it for
- * npu_model_info.cache_note; returns status. */
-#ifndef NPU_NO_MESSAGES
-NPU__PRINTF(3, 4)
-static npu_status npu__cache_writer_warn(npu__cache_writer *w, npu_status status, const char *fmt, ...)
+/* Keeps why the writer does not store for npu_model_info.cache_note (under
+ * NPU_NO_MESSAGES its site), logs it as a warning, and is `status`. */
+static npu_status npu__cache_writer_logged(npu__cache_writer *w, npu_status status)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->reason, sizeof w->reason, fmt, ap);
-    va_end(ap);
     npu__log(w->ctx, NPU_LOG_WARN, "model cache: %s", w->reason);
     return status;
 }
-#else
-static npu_status npu__cache_writer_site(npu__cache_writer *w, npu_status status, unsigned line)
-{
-    npu__site_text(w->reason, sizeof w->reason, line);
-    return status;
-}
-#define npu__cache_writer_warn(w, status, ...) npu__cache_writer_site((w), (status), NPU__SITE)
-#endif
+#define npu__cache_writer_warn(w, status, ...) \
+    (npu__textf((w)->reason, sizeof (w)->reason, __VA_ARGS__), npu__cache_writer_logged((w), (status)))
 
 /* mkdir -p: creates dir and its missing parents, each with mode 0777 less
  * the umask (as mkdir(1) does). Returns 0 or the errno of the first level
@@ -12745,7 +12718,7 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     /* Make the rename durable. Failing here loses at most this entry after a
      * crash; the directory is never torn. */
     if ((err = npu__fsync_dir_of(w->final_path)) != 0)
-        npu__cache_warn(w->ctx, NPU_LOG_WARN, NPU_OK, "fsync of directory '%s': %s", w->dir, strerror(err));
+        npu__log(w->ctx, NPU_LOG_WARN, "model cache: fsync of directory '%s': %s", w->dir, strerror(err));
     npu__log(w->ctx, NPU_LOG_INFO, "model cache: stored '%s' (%llu bytes)", w->final_path,
              (unsigned long long)w->payload_size);
     return NPU_OK;
