@@ -4769,7 +4769,14 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
     return npu__fail_end(x->ctx, status);
 }
 #else
-#define npu__xml_fail(x, pos, status, ...) npu__fail_site((x)->ctx, (status), NPU__SITE)
+/* The status and the site in one immediate: the many failure sites of the
+ * scanner and the walker each load one number. */
+_Static_assert(NPU_STATUS_COUNT <= 32, "a status fits in the low 5 bits");
+NPU__NOINLINE static npu_status npu__xml_fail_code(const npu__xml *x, unsigned code)
+{
+    return npu__fail_site(x->ctx, (npu_status)(code & 31u), code >> 5);
+}
+#define npu__xml_fail(x, pos, status, ...) npu__xml_fail_code((x), NPU__SITE << 5 | (unsigned)(status))
 #endif
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -5191,25 +5198,19 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             cb = p + 2 + nlen;
             ce = q;
             next = q + 2;
-        } else if (npu__xml_starts(x, p, "<!--")) {
-            size_t q = npu__xml_find(x, p + 4, "--");
-            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
-            if (q + 2 >= x->n || s[q + 2] != '>')
-                return npu__xml_fail(x, q, NPU_ERR_PARSE, "'--' inside a comment");
-            cb = p + 4;
-            ce = q;
-            next = q + 3;
-        } else if (npu__xml_starts(x, p, "<![CDATA[")) {
-            size_t q;
-            if (x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
-            q = npu__xml_find(x, p + 9, "]]>");
-            if (q == SIZE_MAX) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated CDATA section");
-            cb = p + 9;
-            ce = q;
-            next = q + 3;
-            text = 1;
-        } else {
-            return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
+        } else {   /* a comment or CDATA: the same but for their delimiters */
+            text = npu__xml_starts(x, p, "<![CDATA[");
+            if (!text && !npu__xml_starts(x, p, "<!--"))
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "<!DOCTYPE> and other declarations are not allowed in an IR");
+            if (text && x->depth == 0) return npu__xml_fail(x, p, NPU_ERR_PARSE, "CDATA outside the root element");
+            cb = p + (text ? 9u : 4u);
+            ce = npu__xml_find(x, cb, text ? "]]>" : "--");
+            if (ce == SIZE_MAX)
+                return text ? npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated CDATA section")
+                            : npu__xml_fail(x, p, NPU_ERR_PARSE, "unterminated comment");
+            if (!text && (ce + 2 >= x->n || s[ce + 2] != '>'))
+                return npu__xml_fail(x, ce, NPU_ERR_PARSE, "'--' inside a comment");
+            next = ce + 3;
         }
         st = npu__xml_check_chars(x, cb, ce, 0, raw);
         if (st != NPU_OK) return st;
@@ -5625,10 +5626,9 @@ static int npu__ir_layout_axis(const char *layout, uint32_t rank)
 
 /* The counting pass and a later pass saw different text (caller memory or a
  * mapped file changed underneath). */
-static npu_status npu__ir_changed(npu_context *ctx, const char *label)
+NPU__NOINLINE static npu_status npu__ir_changed(const npu__xml *x)
 {
-    NPU__MSG_UNUSED(label);
-    return npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
+    return npu__fail(x->ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", x->label);
 }
 
 static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n, uint32_t *off_plus1,
@@ -5640,7 +5640,7 @@ static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n
     if (w->mode == NPU__W_FILL) {
         npu_ir *ir = w->ir;
         if (ir->pool_used + len + 1 > ir->pool_cap || ir->pool_used >= UINT32_MAX)
-            return npu__ir_changed(w->x.ctx, w->x.label);
+            return npu__ir_changed(&w->x);
         npu__xml_decode(w->x.s + p, n, ir->pool + ir->pool_used);
         ir->pool[ir->pool_used + len] = '\0';
         if (off_plus1) *off_plus1 = (uint32_t)(ir->pool_used + 1);
@@ -5745,7 +5745,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     if (mode == NPU__W_FILL) {
         npu__ir_layer_rec *r;
         if (w->c.layers >= ir->n_layers)
-            return npu__ir_changed(w->x.ctx, w->x.label);
+            return npu__ir_changed(&w->x);
         r = &ir->layers[w->c.layers];
         r->scope = l->scope;
         r->id = l->id;
@@ -5760,7 +5760,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
         l->index = w->c.listed[kind - 1]++;   /* NPU__LI_ order is NPU__KIND_ order */
         if (mode != NPU__W_COUNT && l->index >= ir->n_listed[kind - 1])
-            return npu__ir_changed(w->x.ctx, w->x.label);
+            return npu__ir_changed(&w->x);
         if (mode <= NPU__W_FILL) {
             npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
             if (st != NPU_OK) return st;
@@ -5809,7 +5809,7 @@ static npu_status npu__ir_walk_add_variable(npu__ir_walker *w, const npu__ir_ope
     if (st != NPU_OK || w->mode != NPU__W_FILL) return st;
     for (i = 0; i < ir->n_states && strcmp(ir->states[i].variable_id, id) != 0; i++) continue;
     if (i == ir->n_states) {
-        if (ir->n_states >= ir->n_var_layers) return npu__ir_changed(w->x.ctx, w->x.label);
+        if (ir->n_states >= ir->n_var_layers) return npu__ir_changed(&w->x);
         ir->states[ir->n_states++].variable_id = id;
     }
     if (l->kind == NPU__KIND_READ_VALUE) ir->states[i].read_values++;
@@ -5927,6 +5927,17 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
     return NPU_OK;
 }
 
+/* An I/O's element type (an npu__types index) and, from it and the shape
+ * already set, its batch-1 byte size (0 when unknown or overflowing). */
+static void npu__ir_io_set_elem(npu_ir_io *io, int e)
+{
+    uint64_t bits;
+    io->element_type = npu__types[e].ov_name;
+    io->desc.type = npu__elem_type(e);
+    if (npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__types[e].bits, &bits)) bits = 0;
+    io->desc.bytes = bits / 8 + (bits % 8 != 0);
+}
+
 NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_open_layer *l)
 {
     npu_ir_io *io;
@@ -5967,8 +5978,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
     io = npu__ir_io_of(w->ir, l);
     io->desc.shape = l->shape;
     io->desc.shape.rank = l->shape_rank;
-    io->element_type = npu__types[elem < 0 ? 0 : elem].ov_name;
-    io->desc.type = npu__elem_type(elem);
+    npu__ir_io_set_elem(io, elem < 0 ? 0 : elem);
     npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
     io->batch_axis = axis;
     if (l->io_names) io->tensor_names = w->ir->pool + l->io_names - 1;
@@ -6005,7 +6015,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
     if (w->mode == NPU__W_FILL) {
         npu__ir_port_rec *p;
         if (w->c.ports >= w->ir->n_ports)
-            return npu__ir_changed(w->x.ctx, w->x.label);
+            return npu__ir_changed(&w->x);
         p = &w->ir->ports[w->c.ports];
         p->scope = l->scope;
         p->layer = l->id;
@@ -6418,10 +6428,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
     if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_listed[NPU__LI_OUT]) {
         npu_ir_io *out = &ir->outputs[to->io];
         if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
-        if (strcmp(out->element_type, "undefined") == 0 && fp->elem > 0) {
-            out->element_type = npu__types[fp->elem].ov_name;
-            out->desc.type = npu__elem_type((int)fp->elem);
-        }
+        if (out->element_type == npu__types[0].ov_name && fp->elem > 0) npu__ir_io_set_elem(out, (int)fp->elem);
     }
     return NPU_OK;
 }
@@ -6532,7 +6539,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     st = npu__ir_walk_run(wp);
     /* the counts before scopes (uint32_t: no padding) as the counting pass found them */
     if (st == NPU_OK && memcmp(&wp->c, &c, offsetof(npu__ir_counts, scopes)) != 0)
-        st = npu__ir_changed(ctx, label);
+        st = npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
     if (st == NPU_OK) {
         npu__heapsort(ir->layers, ir->n_layers, sizeof *ir->layers, npu__ir_layer_cmp);
         npu__heapsort(ir->ports, ir->n_ports, sizeof *ir->ports, npu__ir_port_cmp);
@@ -6565,13 +6572,6 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     if (st != NPU_OK) {
         npu_arena_rewind(arena, mark);
         return st;
-    }
-    for (i = 0; i < (size_t)ir->n_listed[NPU__LI_IN] + ir->n_listed[NPU__LI_OUT]; i++) {
-        npu_ir_io *io = i < ir->n_listed[NPU__LI_IN] ? &ir->inputs[i] : &ir->outputs[i - ir->n_listed[NPU__LI_IN]];
-        int e = npu__ir_elem_find(io->element_type, strlen(io->element_type), 0);
-        uint64_t bits;
-        if (e < 0 || npu__mul_u64(npu__shape_elements_dyn1(&io->desc.shape), npu__types[e].bits, &bits)) bits = 0;
-        io->desc.bytes = bits / 8 + (bits % 8 != 0);
     }
     ir->layers = NULL;
     ir->ports = NULL;
