@@ -82,8 +82,7 @@ struct npu_context {
 
 typedef struct npu__sink npu__sink;  /* section 5 */
 #ifndef NPU_NO_MESSAGES
-static npu_status npu__fail_how(npu_context *ctx, unsigned how, const char *fmt, ...);
-#define npu__fail(ctx, status, ...) npu__fail_how((ctx), (unsigned)(status), __VA_ARGS__)
+static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...);
 static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...);
 #define NPU__MSG_ONLY(...) __VA_ARGS__
 #define NPU__MSG_UNUSED(x)
@@ -523,35 +522,44 @@ static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
 #endif
 
 /* Records an error in ctx (which may be NULL) and returns `status`, so that
- * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. A
- * message in parts: npu__fail_begin records the first, npu__fail_more
- * appends, npu__fail_end logs the whole and returns the status. One variadic
- * function serves the three: `how` is the status (low byte) and these. */
-#define NPU__FAIL_UNLOGGED 0x100u   /* npu__fail_begin: logged at npu__fail_end */
-#define NPU__FAIL_APPEND 0x200u     /* npu__fail_more: after what is recorded */
-_Static_assert(NPU_STATUS_COUNT <= 0x100, "a status fits the low byte of npu__fail_how's how");
+ * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. */
 NPU__PRINTF(3, 4)
-static npu_status npu__fail_how(npu_context *ctx, unsigned how, const char *fmt, ...)
+static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...)
 {
     va_list ap;
-    npu_status status = (npu_status)(how & 0xffu);
     if (ctx == NULL) return status;
     va_start(ap, fmt);
-    npu__vset_error(ctx, status, (how & NPU__FAIL_APPEND) != 0, fmt, ap);
+    npu__vset_error(ctx, status, 0, fmt, ap);
     va_end(ap);
-    if ((how & (NPU__FAIL_UNLOGGED | NPU__FAIL_APPEND)) == 0) npu__log_error(ctx);
+    npu__log_error(ctx);
     return status;
 }
-#define npu__fail_begin(ctx, status, ...) \
-    ((void)npu__fail_how((ctx), (unsigned)(status) | NPU__FAIL_UNLOGGED, __VA_ARGS__))
-#define npu__fail_more(ctx, ...) ((void)npu__fail_how((ctx), NPU__FAIL_APPEND, __VA_ARGS__))
 
-#ifndef NPU_NO_IR
-static void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)   /* the XML scanner's */
+/* A message in parts: npu__fail_begin records the first, npu__fail_more
+ * appends, npu__fail_end logs the whole and returns the status. */
+NPU__PRINTF(3, 4)
+static NPU__MAYBE_UNUSED void npu__fail_begin(npu_context *ctx, npu_status status, const char *fmt, ...)
+{
+    va_list ap;
+    if (ctx == NULL) return;
+    va_start(ap, fmt);
+    npu__vset_error(ctx, status, 0, fmt, ap);
+    va_end(ap);
+}
+
+static NPU__MAYBE_UNUSED void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)
 {
     if (ctx != NULL) npu__vset_error(ctx, NPU_OK, 1, fmt, ap);
 }
-#endif
+
+NPU__PRINTF(2, 3)
+static NPU__MAYBE_UNUSED void npu__fail_more(npu_context *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    npu__vfail_more(ctx, fmt, ap);
+    va_end(ap);
+}
 
 #else /* NPU_NO_MESSAGES: the same with the site for the text */
 
