@@ -9753,46 +9753,16 @@ static int npu__io_desc(const npu__io_list *l, uint32_t i, npu_tensor_desc *d)
     return l->get != NULL && i < l->count && l->get(l->src, i, d) == NPU_OK;
 }
 
-static void npu__flags_io_open(npu__sink *s, const char *dir, int layouts, int *first_opt)
+/* Opens I/O list `kind` ("input"/"output"): --inputs_precisions=" and the
+ * like, after a space unless it is the first thing written (*at: 0 nothing
+ * written yet, 1 a list written, 2 inside --config). */
+static void npu__flags_io_open(npu__sink *s, const char *kind, int layouts, int *at)
 {
-    if (!*first_opt) npu__sink_str(s, " ");
-    *first_opt = 0;
+    if (*at != 0) npu__sink_str(s, " ");
+    *at = 1;
     npu__sink_str(s, "--");
-    npu__sink_str(s, dir);
-    npu__sink_str(s, layouts ? "_layouts=\"" : "_precisions=\"");
-}
-
-static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, int layouts, int by_index,
-                          int *first_opt)
-{
-    /* A caller-made payload has no descriptions: its layout list stays empty
-     * and only overridden precisions are listed. */
-    uint32_t i, n = l->get ? l->count : l->n_overrides, written = 0;
-    for (i = 0; i < n; i++) {
-        npu_tensor_desc desc;
-        npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
-        int have = npu__io_desc(l, i, &desc);
-        if (l->get) {
-            if (!have) continue;
-            if (!npu__type_valid(t)) t = desc.type;
-        }
-        if (!layouts && !npu__type_valid(t)) continue;
-        if (written == 0)
-            npu__flags_io_open(s, dir, layouts, first_opt);
-        else
-            npu__sink_str(s, " ");
-        written++;
-        if (by_index || l->get == NULL)
-            npu__sink_u64_dec(s, i);
-        else
-            npu__sink_str(s, desc.name);
-        npu__sink_str(s, ":");
-        npu__sink_str(s, layouts ? npu__layout_by_rank(desc.shape.rank) : npu__types[t].ov_precision);
-    }
-    /* The compiler requires all four lists, even empty (vcl_common.cpp
-     * prepareBuildFlags: "Mandatory ioInfo options are missing!"). */
-    if (written == 0) npu__flags_io_open(s, dir, layouts, first_opt);
-    npu__sink_str(s, "\"");
+    npu__sink_str(s, kind);
+    npu__sink_str(s, layouts ? "s_layouts=\"" : "s_precisions=\"");
 }
 
 /* Why `name` cannot be written into the build flags by name, or NULL. The
@@ -9812,173 +9782,204 @@ static const char *npu__flags_name_problem(const char *name)
     return NULL;
 }
 
-/* Checks what npu__flags_write cannot check: I/O names (compilers before 5.9
- * identify I/O by name) and the keys of extra_config. */
-static npu_status npu__flags_check(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
-                                   const npu__io_list *outl)
+/* extra_config: KEY="VALUE" pairs separated by spaces, as the compiler's
+ * config parser reads them; every key must be one the compiler supports
+ * (OpenVINO refuses an unsupported option the caller set: "Option ... is not
+ * supported for current configuration"). */
+static npu_status npu__extra_config_check(const npu_device *d, const char *cfg)
 {
-    uint32_t i, k;
-    /* Type overrides reach the compiler only as --inputs_precisions /
-     * --outputs_precisions, and it converts (preprocessing) only for IR v10;
-     * for IR v11 it skips preprocessing and ignores them (npu_compiler
-     * model_preprocessor). A graph's payload carries Convert layers instead;
-     * for an IR v11 file or payload a silent no-op is refused. */
-    for (k = 0; k < 2; k++) {
-        const npu__io_list *l = k == 0 ? in : outl;
-        for (i = 0; l->overrides != NULL && i < l->n_overrides; i++) {
-            npu_tensor_desc desc;
-            npu_type t = l->overrides[i];
-            if (t == NPU_TYPE_UNDEFINED) continue;
-            if (l->get != NULL && (!npu__io_desc(l, i, &desc) || desc.type == t)) continue;
-            if (in->ir_version != 10 && !in->converts)
-                return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                                 "compile options: %s %u type override to %s: the compiler converts types only "
-                                 "for IR v10 models (this model is %s); add a Convert to the model instead",
-                                 k == 0 ? "input" : "output", (unsigned)i, npu__types[t].ov_precision,
-                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11");
+    const char *p = cfg;
+    int pass = 0;   /* the whole string's syntax first, then the keys */
+    for (;;) {
+        char key[128];
+        size_t n = 0;
+        const char *v;
+        int q;
+        while (*p == ' ') p++;
+        if (*p == '\0') {
+            if (pass++ == 1) break;
+            p = cfg;
+            continue;
         }
-    }
-    if (!d->caps.flags_by_index) {
-        for (k = 0; k < 2; k++) {
-            const npu__io_list *l = k == 0 ? in : outl;
-            for (i = 0; l->get != NULL && i < l->count; i++) {
-                npu_tensor_desc desc;
-                const char *why;
-                if (!npu__io_desc(l, i, &desc)) continue;
-                why = npu__flags_name_problem(desc.name);
-                if (why != NULL)
-                    return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                                     "build flags: %s %u \"%.64s\" cannot be named in the build flags of "
-                                     "compiler %u.%u (it identifies inputs and outputs by name): %s",
-                                     k == 0 ? "input" : "output", (unsigned)i, desc.name ? desc.name : "",
-                                     (unsigned)(d->compiler_version >> 16),
-                                     (unsigned)(d->compiler_version & 0xffffu), why);
-            }
-        }
-    }
-    if (o != NULL && o->extra_config != NULL) {
-        /* KEY="VALUE" pairs separated by spaces, as the compiler's config
-         * parser reads them; every key must be one the compiler supports
-         * (OpenVINO refuses an unsupported option the caller set: "Option ...
-         * is not supported for current configuration"). */
-        const char *p = o->extra_config;
-        int pass = 0;   /* the whole string's syntax first, then the keys */
-        for (;;) {
-            char key[128];
-            size_t n = 0;
-            const char *v;
-            int q;
-            while (*p == ' ') p++;
-            if (*p == '\0') {
-                if (pass++ == 1) break;
-                p = o->extra_config;
-                continue;
-            }
-            while (((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') ||
-                    p[n] == '_' || p[n] == '.') && n < sizeof key - 1)
-                n++;
-            if (n == 0 || p[n] != '=' || p[n + 1] != '"' || (v = strchr(p + n + 2, '"')) == NULL ||
-                (v[1] != ' ' && v[1] != '\0'))
-                return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT,
-                                 "compile options: extra_config \"%.80s\": expected KEY=\"VALUE\" pairs "
-                                 "separated by spaces (no '\"' inside a value)", o->extra_config);
-            if (pass == 0) {
-                p = v + 1;
-                continue;
-            }
-            memcpy(key, p, n);
-            key[n] = '\0';
-            q = npu__option_query(d, key, NULL);
-            if (q == 0)
-                return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                                 "compile options: extra_config key %s is not supported by the driver's compiler "
-                                 "(%u.%u); an unknown key fails the compile", key,
-                                 (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu));
-            if (q < 0)
-                npu__log(d->ctx, NPU_LOG_DEBUG, "extra_config key %s sent unchecked (graph extension < 1.11)", key);
+        while (((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') ||
+                p[n] == '_' || p[n] == '.') && n < sizeof key - 1)
+            n++;
+        if (n == 0 || p[n] != '=' || p[n + 1] != '"' || (v = strchr(p + n + 2, '"')) == NULL ||
+            (v[1] != ' ' && v[1] != '\0'))
+            return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT,
+                             "compile options: extra_config \"%.80s\": expected KEY=\"VALUE\" pairs "
+                             "separated by spaces (no '\"' inside a value)", cfg);
+        if (pass == 0) {
             p = v + 1;
+            continue;
         }
+        memcpy(key, p, n);
+        key[n] = '\0';
+        q = npu__option_query(d, key, NULL);
+        if (q == 0)
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                             "compile options: extra_config key %s is not supported by the driver's compiler "
+                             "(%u.%u); an unknown key fails the compile", key,
+                             (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu));
+        if (q < 0)
+            npu__log(d->ctx, NPU_LOG_DEBUG, "extra_config key %s sent unchecked (graph extension < 1.11)", key);
+        p = v + 1;
     }
     return NPU_OK;
 }
 
-static void npu__cfg_open(npu__sink *s, int *first, int *config)
+/* Opens the next --config key (--config itself before the first; see
+ * npu__flags_io_open for *at). */
+static void npu__cfg_open(npu__sink *s, int *at)
 {
-    if (!*config) npu__sink_str(s, *first ? "--config" : " --config");
+    if (*at != 2) npu__sink_str(s, *at == 0 ? "--config" : " --config");
     npu__sink_str(s, " ");
-    *first = 0;
-    *config = 1;
+    *at = 2;
 }
 
 /* Whether --config key `which` goes to this compiler: asked through
  * pfnCompilerIsOptionSupported (graph extension >= 1.11), else the compiler
- * version that introduced it (min_version; 0: always). A dropped key is logged
- * once, in the writing pass. This is OpenVINO's rule: unsupported options are
- * removed, never sent (an unknown key fails the whole compile). When it goes,
- * writes its start, KEY="; the caller writes the value and the closing '"'. */
-static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, uint32_t min_version, int *first,
-                          int *config)
+ * version that introduced it (0: always). A dropped key is logged once, in the
+ * writing pass. This is OpenVINO's rule: unsupported options are removed,
+ * never sent (an unknown key fails the whole compile). When it goes, writes
+ * its start, KEY="; the caller writes the value and the closing '"'. */
+static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int *at)
 {
+    static const uint32_t since[5] = {0, 0, NPU__ZE_VERSION(7, 21), NPU__ZE_VERSION(5, 4), NPU__ZE_VERSION(5, 7)};
     char key[64];
     int q = d->cfg_query[which];
     npu__cfg_key(d, which, key, sizeof key);
-    if (q < 0) q = min_version == 0 || d->compiler_version >= min_version;
+    if (q < 0) q = d->compiler_version >= since[which];
     if (!q) {
         if (s->dst != NULL)
             npu__log(d->ctx, NPU_LOG_INFO, "build flags: the compiler (%u.%u) does not support %s; not sent",
                      (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
         return 0;
     }
-    npu__cfg_open(s, first, config);
+    npu__cfg_open(s, at);
     npu__sink_str(s, key);
     npu__sink_str(s, "=\"");
     return 1;
 }
 
-static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
-                             const npu__io_list *in, const npu__io_list *outl)
+/* The build flags into s: the four I/O lists (inputs precisions and layouts,
+ * outputs precisions and layouts), the serializer key, then --config with the
+ * options and extra_config. check (a counting pass before the written one):
+ * also refuses what the flags cannot carry, in the same walk as what is
+ * written: type overrides the compiler would ignore, I/O names the flags
+ * cannot hold (compilers before 5.9 identify I/O by name), extra_config keys
+ * the compiler does not take. */
+static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_compile_options *o,
+                                  const npu__io_list *in, const npu__io_list *outl, int check)
 {
-    /* the values with the closing quote */
-    static const char *const hints[] = {"", "LATENCY\"", "THROUGHPUT\""};
-    static const char *const prios[] = {"", "LOW\"", "MEDIUM\"", "HIGH\""};
-    static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW\"", "MODEL_PRIORITY_MED\"",
-                                               "MODEL_PRIORITY_HIGH\""};
-    int first = 1, config = 0, by_index = d->caps.flags_by_index, k;
-    /* inputs precisions, inputs layouts, outputs precisions, outputs layouts */
-    for (k = 0; k < 4; k++)
-        npu__flags_io(s, k < 2 ? in : outl, k < 2 ? "inputs" : "outputs", k & 1, by_index, &first);
+    /* the option values, without their closing quote */
+    static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
+    static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH", "", "MODEL_PRIORITY_LOW",
+                                        "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
+    static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, 1, UINT32_MAX, 3};
+    int at = 0, k;
+    for (k = 0; k < 4; k++) {
+        const npu__io_list *l = k < 2 ? in : outl;
+        const char *kind = k < 2 ? "input" : "output";
+        int layouts = k & 1;
+        /* A caller-made payload has no descriptions: its layout list stays
+         * empty and only overridden precisions are listed. The compiler
+         * requires all four lists, even empty (vcl_common.cpp
+         * prepareBuildFlags: "Mandatory ioInfo options are missing!"). */
+        uint32_t i, n = l->get ? l->count : l->n_overrides, written = 0;
+        npu__flags_io_open(s, kind, layouts, &at);
+        for (i = 0; i < n; i++) {
+            npu_tensor_desc desc;
+            npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
+            int have = npu__io_desc(l, i, &desc);
+            const char *why;
+            if (l->get) {
+                if (!have) continue;
+                if (!npu__type_valid(t)) t = desc.type;
+            }
+            if (!layouts && !npu__type_valid(t)) continue;
+            /* Type overrides reach the compiler only as these lists, and it
+             * converts (preprocessing) only for IR v10; for IR v11 it skips
+             * preprocessing and ignores them (npu_compiler
+             * model_preprocessor). A graph's payload carries Convert layers
+             * instead; for an IR v11 file or payload a silent no-op is
+             * refused. (desc.type: the model's, or 0 for a payload.) */
+            if (check && !layouts && t != desc.type && in->ir_version != 10 && !in->converts)
+                return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                                 "compile options: %s %u type override to %s: the compiler converts types only "
+                                 "for IR v10 models (this model is %s); add a Convert to the model instead",
+                                 kind, (unsigned)i, npu__types[t].ov_precision,
+                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11");
+            if (written++ > 0) npu__sink_str(s, " ");
+            if (d->caps.flags_by_index || l->get == NULL) {
+                npu__sink_u64_dec(s, i);
+            } else {
+                if (check && (why = npu__flags_name_problem(desc.name)) != NULL)
+                    return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                                     "build flags: %s %u \"%.64s\" cannot be named in the build flags of "
+                                     "compiler %u.%u (it identifies inputs and outputs by name): %s",
+                                     kind, (unsigned)i, desc.name ? desc.name : "",
+                                     (unsigned)(d->compiler_version >> 16),
+                                     (unsigned)(d->compiler_version & 0xffffu), why);
+                npu__sink_str(s, desc.name);
+            }
+            npu__sink_str(s, ":");
+            npu__sink_str(s, layouts ? npu__layout_by_rank(desc.shape.rank) : npu__types[t].ov_precision);
+        }
+        npu__sink_str(s, "\"");
+    }
     if (in->layout_b && d->serializer_key != NPU__SER_NONE) {
-        npu__cfg_open(s, &first, &config);
+        npu__cfg_open(s, &at);
         npu__sink_str(s, d->serializer_key == NPU__SER_USE_BASE ? "NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
                                                                 : "NPU_MODEL_SERIALIZER_VERSION=\"NO_WEIGHTS_COPY\"");
     }
-    if (o == NULL) return;
-    if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT &&
-        npu__cfg_begin(s, d, NPU__CFG_HINT, 0, &first, &config)) {
-        npu__sink_str(s, hints[o->hint]);
-    }
-    if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH &&
-        npu__cfg_begin(s, d, NPU__CFG_PRIORITY, 0, &first, &config)) {
-        /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
-        npu__sink_str(s, d->caps.legacy_priority ? legacy_prios[o->priority] : prios[o->priority]);
-    }
-    if (o->turbo && npu__cfg_begin(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21), &first, &config))
-        npu__sink_str(s, "YES\"");
-    if (o->tiles > 0 && npu__cfg_begin(s, d, NPU__CFG_TILES, NPU__ZE_VERSION(5, 4), &first, &config)) {
-        npu__sink_u64_dec(s, o->tiles);
-        npu__sink_str(s, "\"");
-    }
-    if (o->optimization_level >= 1 && o->optimization_level <= 3 &&
-        npu__cfg_begin(s, d, NPU__CFG_MODE_PARAMS, NPU__ZE_VERSION(5, 7), &first, &config)) {
-        npu__sink_str(s, "optimization-level=");
-        npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
-        npu__sink_str(s, "\"");
+    if (o == NULL) return NPU_OK;
+    {
+        /* NPU__CFG_HINT, _PRIORITY, _TURBO, _TILES, _MODE_PARAMS: each sent
+         * when set (1 to its max) */
+        const uint32_t v[5] = {(uint32_t)o->hint, (uint32_t)o->priority, o->turbo != 0, o->tiles,
+                               (uint32_t)o->optimization_level};
+        for (k = 0; k < 5; k++) {
+            if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &at)) continue;
+            /* Compilers before 5.2 know only the legacy priority values
+             * (OpenVINO's serializeConfig). */
+            npu__sink_str(s, k == NPU__CFG_HINT       ? hints[v[k]]
+                             : k == NPU__CFG_PRIORITY ? prios[v[k] + (d->caps.legacy_priority ? 4u : 0u)]
+                             : k == NPU__CFG_TURBO    ? "YES"
+                             : k == NPU__CFG_TILES    ? ""
+                                                      : "optimization-level=");
+            if (k >= NPU__CFG_TILES) npu__sink_u64_dec(s, v[k] - (k == NPU__CFG_MODE_PARAMS));
+            npu__sink_str(s, "\"");
+        }
     }
     if (o->extra_config != NULL && o->extra_config[0] != '\0') {
-        npu__cfg_open(s, &first, &config);
+        if (check) {
+            npu_status st = npu__extra_config_check(d, o->extra_config);
+            if (st != NPU_OK) return st;
+        }
+        npu__cfg_open(s, &at);
         npu__sink_str(s, o->extra_config);
     }
+    return NPU_OK;
 }
+
+static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
+                             const npu__io_list *in, const npu__io_list *outl)
+{
+    (void)npu__flags_walk(s, d, o, in, outl, 0);
+}
+
+#ifndef NPU_NO_CACHE
+/* Checks what the build flags cannot carry (npu__flags_walk's check), for
+ * the cache key (section 14c). */
+NPU__NOINLINE static npu_status npu__flags_check(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
+                                   const npu__io_list *outl)
+{
+    npu__sink s;
+    npu__sink_init(&s, NULL, 0);
+    return npu__flags_walk(&s, d, o, in, outl, 1);
+}
+#endif
 
 static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_options *o)
 {
@@ -10026,10 +10027,9 @@ static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_co
     char *buf;
     npu_status st;
     *text = NULL;
-    st = npu__flags_check(d, o, in, outl);
-    if (st != NPU_OK) return st;
     npu__sink_init(&s, NULL, 0);
-    npu__flags_write(&s, d, o, in, outl);
+    st = npu__flags_walk(&s, d, o, in, outl, 1);   /* checked and counted */
+    if (st != NPU_OK) return st;
     if (s.overflow) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "build flags: size overflow");
     buf = (char *)npu__alloc(arena, d->ctx, s.len + 1, "build flags");
     if (buf == NULL) return NPU_ERR_ARENA_TOO_SMALL;
