@@ -9163,14 +9163,28 @@ NPU_API size_t npu_model_size(uint32_t n_args)
     return npu__model_kept(n_args) + NPU_ARENA_ROUND(sizeof(npu__arg_scratch));
 }
 
-/* Checks that every non-state argument of a freshly created model (batch_lists
- * 1) can be sliced along its batch axis: batch 1 there, and only 1s before it
- * (so that element i starts at i x slice_bytes). `what` names the batch for the
- * message ("8", "dynamic"). */
-static npu_status npu__model_check_debatch(npu_model *m, const char *what)
+/* Debatches a model as created (batch_lists 1, not dynamic), for import
+ * (metadata batch size) and the compile path (batch modes). batch > 1: the
+ * number of command lists a request runs per inference, every non-state
+ * argument's user-visible batch axis (compiled as 1) becomes batch (1 or
+ * less: nothing to do). NPU_DIM_DYNAMIC: a model compiled at batch 1 from a
+ * dynamic batch; the batch axis shows NPU_DIM_DYNAMIC, desc.bytes stays one
+ * element's; requests pick the count. Every argument must be sliceable along
+ * its batch axis: batch 1 there, and only 1s before it (so that element i
+ * starts at i x slice_bytes). On failure the caller releases the model (its
+ * arguments may be half changed). */
+static npu_status npu__model_debatch(npu_model *m, int64_t batch)
 {
-    NPU__MSG_UNUSED(what);
-    uint32_t i, k;
+    NPU__MSG_ONLY(char what[24];)   /* the batch for the messages ("8", "dynamic") */
+    uint32_t i, k, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
+    if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
+#ifndef NPU_NO_MESSAGES
+    if (n > 0)
+        snprintf(what, sizeof what, "%u", (unsigned)n);
+    else
+        memcpy(what, "dynamic", sizeof "dynamic");
+#endif
+    /* (with a state, every argument is one: none is sliced below) */
     if (m->n_states > 0)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
                          "debatched", what, (unsigned)m->n_states);
@@ -9192,40 +9206,9 @@ static npu_status npu__model_check_debatch(npu_model *m, const char *what)
                                  "%lld; debatching needs the outermost axis",
                                  kind, a->desc.name, (unsigned)a->batch_axis, a->desc.layout, (unsigned)k,
                                  (long long)a->desc.shape.dims[k]);
-    }
-    return NPU_OK;
-}
-
-/* Debatches a model as created (batch_lists 1, not dynamic), for import
- * (metadata batch size) and the compile path (batch modes). batch > 1: the
- * number of command lists a request runs per inference, every non-state
- * argument's user-visible batch axis (compiled as 1) becomes batch (1 or
- * less: nothing to do). NPU_DIM_DYNAMIC: a model compiled at batch 1 from a
- * dynamic batch; the batch axis shows NPU_DIM_DYNAMIC, desc.bytes stays one
- * element's; requests pick the count. */
-static npu_status npu__model_debatch(npu_model *m, int64_t batch)
-{
-    char what[24];
-    uint32_t i, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
-    npu_status st;
-    if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
-#ifndef NPU_NO_MESSAGES
-    if (n > 0)
-        snprintf(what, sizeof what, "%u", (unsigned)n);
-    else
-        memcpy(what, "dynamic", sizeof "dynamic");
-#else
-    what[0] = '\0';
-#endif
-    st = npu__model_check_debatch(m, what);
-    if (st != NPU_OK) return st;
-    for (i = 0; n > 0 && i < m->n_args; i++)
-        if (m->args[i].slice_bytes > NPU__MAX_ARG_BYTES / n)
+        if (n > 0 && a->slice_bytes > NPU__MAX_ARG_BYTES / n)
             return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %u",
-                             m->args[i].desc.name, (unsigned long long)m->args[i].slice_bytes, (unsigned)n);
-    for (i = 0; i < m->n_args; i++) {
-        npu__arg *a = &m->args[i];
-        if (a->kind >= NPU__ARG_STATE_IN) continue;
+                             a->desc.name, (unsigned long long)a->slice_bytes, (unsigned)n);
         if (n > 0) a->desc.bytes = a->slice_bytes * n;
         a->desc.shape.dims[a->batch_axis] = n > 0 ? (int64_t)n : NPU_DIM_DYNAMIC;
     }
@@ -9872,10 +9855,15 @@ static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int
 static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_compile_options *o,
                                   const npu__io_list *in, const npu__io_list *outl, int check)
 {
-    /* the option values, without their closing quote */
-    static const char *const hints[] = {"", "LATENCY", "THROUGHPUT"};
-    static const char *const prios[] = {"", "LOW", "MEDIUM", "HIGH", "", "MODEL_PRIORITY_LOW",
-                                        "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH"};
+    /* The --config option values (without their closing quote): hint 1-2,
+     * priority 1-3, legacy priority 1-3 (compilers before 5.2 know only
+     * these, OpenVINO's serializeConfig), turbo, tiles (a number follows),
+     * optimization level (a number follows); the option's first at base[k]
+     * (plus the value for hint and priority). */
+    static const char *const text[] = {"", "LATENCY", "THROUGHPUT", "", "LOW", "MEDIUM", "HIGH", "",
+                                       "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH", "YES", "",
+                                       "optimization-level="};
+    static const uint8_t base[5] = {0, 3, 11, 12, 13};
     static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, 1, UINT32_MAX, 3};
     int at = 0, k;
     for (k = 0; k < 4; k++) {
@@ -9941,13 +9929,8 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
                                (uint32_t)o->optimization_level};
         for (k = 0; k < 5; k++) {
             if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &at)) continue;
-            /* Compilers before 5.2 know only the legacy priority values
-             * (OpenVINO's serializeConfig). */
-            npu__sink_str(s, k == NPU__CFG_HINT       ? hints[v[k]]
-                             : k == NPU__CFG_PRIORITY ? prios[v[k] + (d->caps.legacy_priority ? 4u : 0u)]
-                             : k == NPU__CFG_TURBO    ? "YES"
-                             : k == NPU__CFG_TILES    ? ""
-                                                      : "optimization-level=");
+            npu__sink_str(s, text[base[k] + (k < NPU__CFG_TURBO ? v[k] : 0) +
+                                  (k == NPU__CFG_PRIORITY && d->caps.legacy_priority ? 4 : 0)]);
             if (k >= NPU__CFG_TILES) npu__sink_u64_dec(s, v[k] - (k == NPU__CFG_MODE_PARAMS));
             npu__sink_str(s, "\"");
         }
@@ -9987,17 +9970,24 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
     if (o == NULL) return NPU_OK;
     if (npu__check_reserved(ctx, o->reserved, "compile options") != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
     {
-        /* Every enum-like field and its largest value (all start at 0). */
-        const struct { const char *name; int value, max; } range[] = {
-            {"hint", (int)o->hint, NPU_HINT_THROUGHPUT},
-            {"priority", (int)o->priority, NPU_PRIORITY_HIGH},
-            {"optimization_level", o->optimization_level, 3},
-            {"payload_layout", (int)o->payload_layout, NPU_PAYLOAD_WEIGHTS_COPY},
-            {"batch_mode", (int)o->batch_mode, NPU_BATCH_COMPILER}};
-        for (i = 0; i < NPU__COUNT_OF(range); i++)
-            if (range[i].value < 0 || range[i].value > range[i].max)
+        /* Every enum-like field (int-sized: read at its offset) and its
+         * largest value (all start at 0). */
+#define NPU__RANGE(f, max) {(uint8_t)offsetof(npu_compile_options, f), (uint8_t)(max) NPU__MSG_ONLY(, #f)}
+        static const struct { uint8_t at, max; NPU__MSG_ONLY(char name[19];) } range[] = {
+            NPU__RANGE(hint, NPU_HINT_THROUGHPUT), NPU__RANGE(priority, NPU_PRIORITY_HIGH),
+            NPU__RANGE(optimization_level, 3), NPU__RANGE(payload_layout, NPU_PAYLOAD_WEIGHTS_COPY),
+            NPU__RANGE(batch_mode, NPU_BATCH_COMPILER)};
+#undef NPU__RANGE
+        _Static_assert(sizeof o->hint == sizeof(int) && sizeof o->priority == sizeof(int) &&
+                       sizeof o->payload_layout == sizeof(int) && sizeof o->batch_mode == sizeof(int) &&
+                       offsetof(npu_compile_options, batch_mode) < 256, "int-sized fields at byte offsets");
+        for (i = 0; i < NPU__COUNT_OF(range); i++) {
+            int v;
+            memcpy(&v, (const unsigned char *)o + range[i].at, sizeof v);
+            if (v < 0 || v > range[i].max)
                 return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: %s is %d (0 to %d)",
-                                 range[i].name, range[i].value, range[i].max);
+                                 range[i].name, v, (int)range[i].max);
+        }
     }
     if ((o->input_types == NULL && o->n_input_types > 0) || (o->output_types == NULL && o->n_output_types > 0))
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: type override count without array");
@@ -10202,6 +10192,17 @@ static void npu__layout_plain(const char *l, char out[NPU_LAYOUT_MAX])
     out[k] = '\0';
 }
 
+/* Input / output i (inputs first) of the model takes layout l when l has
+ * one letter per axis, and its batch axis from the 'N' in it (else 0). */
+static void npu__model_set_layout(npu_model *m, uint32_t i, const char *l)
+{
+    npu__arg *a = &m->args[m->order[i]];
+    const char *nax = strchr(l, 'N');
+    if (strlen(l) != a->desc.shape.rank) return;
+    npu__strlcpy(a->desc.layout, l, sizeof a->desc.layout);
+    a->batch_axis = nax ? (uint32_t)(nax - l) : 0;
+}
+
 static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
 {
     uint32_t i, n;
@@ -10209,14 +10210,9 @@ static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
         meta->n_input_layouts + meta->n_output_layouts <= NPU__META_MAX_LAYOUTS) {
         n = m->n_inputs + m->n_outputs;
         for (i = 0; i < n; i++) {
-            npu__arg *a = &m->args[m->order[i]];
             char l[NPU_LAYOUT_MAX];
-            const char *nax;
             npu__layout_plain(meta->layouts[i], l);
-            if (strlen(l) != a->desc.shape.rank) continue;
-            npu__strlcpy(a->desc.layout, l, sizeof a->desc.layout);
-            nax = strchr(l, 'N');
-            a->batch_axis = nax ? (uint32_t)(nax - l) : 0;
+            npu__model_set_layout(m, i, l);
         }
     }
 }
@@ -10632,14 +10628,10 @@ static void npu__model_source_layouts(npu_model *m, const npu__io_list *in, cons
     for (i = 0; i < m->n_inputs + m->n_outputs; i++) {
         const npu__io_list *l = i < m->n_inputs ? in : outl;
         uint32_t k = i < m->n_inputs ? i : i - m->n_inputs;
-        npu__arg *a = &m->args[m->order[i]];
         npu_tensor_desc src;
-        const char *nax;
-        if (k >= l->count || l->get(l->src, k, &src) != NPU_OK) continue;
-        if (src.layout[0] == '\0' || strlen(src.layout) != a->desc.shape.rank) continue;
-        npu__strlcpy(a->desc.layout, src.layout, sizeof a->desc.layout);
-        nax = strchr(a->desc.layout, 'N');
-        a->batch_axis = nax ? (uint32_t)(nax - a->desc.layout) : 0;
+        /* (an empty layout: only for rank 0, where the argument's is "" and
+         * its batch axis 0 already) */
+        if (k < l->count && l->get(l->src, k, &src) == NPU_OK) npu__model_set_layout(m, i, src.layout);
     }
 }
 
@@ -10674,20 +10666,6 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
     in->converts = m->ops->converts;
 }
 
-/* The payload options of a compile of `src` (sizing: for a size query, see
- * npu__pick_layout) and the payload's size. */
-static npu_status npu__plain_payload(npu_device *d, const npu__model_src *src,
-                                                   const npu_compile_options *o, int sizing, npu_payload_options *po,
-                                                   size_t *psize)
-{
-    memset(po, 0, sizeof *po);
-    po->layout = npu__pick_layout(d, o, npu__src_ir_version(src), sizing);
-    po->weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po->compiler_version = d->compiler_version;
-    *psize = 0;
-    return npu__src_payload(src, po, o, NULL, 0, psize);
-}
-
 /* The arena a plain compile needs, from its parts: the payload (psize bytes)
  * and the build flags (flags_len bytes before the NUL) live transiently, then
  * the model of n_args arguments. 0: the sum overflows. (The cache's hit path,
@@ -10701,55 +10679,46 @@ static size_t npu__plain_need(uint64_t psize, size_t flags_len, uint32_t n_args)
     return transient > model ? transient : model;
 }
 
-/* Arena bytes one compile of `src` as it is now takes: max(payload + build
- * flags, model), for one form of the compile and for the cache (section 14,
- * which stores the payload's size, *payload_bytes if not NULL). */
-static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                  size_t *bytes, uint64_t *payload_bytes)
+/* One compile of `src` as it is now. arena NULL: only the arena bytes it
+ * takes into *bytes, max(payload + build flags, model), for one form of the
+ * compile and for the cache (section 14, which stores the payload's size,
+ * *payload_bytes if not NULL; npu__pick_layout logs nothing then). Else the
+ * compile: payload and build flags transiently in the arena, then the model
+ * into *out; *compile_ns gets the time of the driver call. The caller has
+ * checked the arguments. */
+static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_src *src, const npu_compile_options *o,
+                             size_t *bytes, uint64_t *payload_bytes, uint64_t *compile_ns, npu_model **out)
 {
     npu_payload_options po;
     npu__io_list in, outl;
     npu__sink s;
     uint32_t n_args = 0;
-    size_t psize;
-    npu_status st = npu__plain_payload(d, src, o, 1, &po, &psize);
-    if (st != NPU_OK) return st;
-    npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    npu__sink_init(&s, NULL, 0);
-    npu__flags_write(&s, d, o, &in, &outl);
-    if (payload_bytes != NULL) *payload_bytes = psize;
-    *bytes = npu__plain_need(psize, s.len, n_args);
-    if (*bytes == 0) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "compile: the payload's size overflows");
-    return NPU_OK;
-}
-
-/* Compiles `src` as it is now: payload and build flags transiently in the
- * arena, then the model. *compile_ns gets the time of the driver call. The
- * caller has checked the arguments. */
-static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                     const npu_compile_options *o, uint64_t *compile_ns, npu_model **out)
-{
-    npu_payload_options po;
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    size_t psize, mark;
+    size_t psize = 0, mark;
     const char *flags = NULL;
     void *payload;
     uint64_t t0;
     npu_status st;
-    *out = NULL;
-    st = npu__plain_payload(d, src, o, 0, &po, &psize);
+    memset(&po, 0, sizeof po);
+    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), arena == NULL);
+    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po.compiler_version = d->compiler_version;
+    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
     if (st != NPU_OK) return st;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    if (arena == NULL) {
+        npu__sink_init(&s, NULL, 0);
+        npu__flags_write(&s, d, o, &in, &outl);
+        if (payload_bytes != NULL) *payload_bytes = psize;
+        *bytes = npu__plain_need(psize, s.len, n_args);
+        if (*bytes == 0) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "compile: the payload's size overflows");
+        return NPU_OK;
+    }
     mark = arena->used;
     payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
     if (payload == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     st = npu__src_payload(src, &po, o, payload, psize, &psize);
-    if (st == NPU_OK) {
-        npu__src_lists(src, o, &in, &outl, &n_args);
-        in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-        st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
-    }
+    if (st == NPU_OK) st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
     if (st != NPU_OK) {
         npu_arena_rewind(arena, mark);
         return st;
@@ -10757,11 +10726,17 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
              po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
     t0 = npu__now_ns();
-    st = npu__compile(d, arena, payload, psize, flags, o, mark, po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY, src,
-                      out);
+    st = npu__compile(d, arena, payload, psize, flags, o, mark, in.layout_b, src, out);
     *compile_ns = npu__now_ns() - t0;
     if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
     return st;
+}
+
+/* npu__plain's size query (section 14's name for it). */
+static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                  size_t *bytes, uint64_t *payload_bytes)
+{
+    return npu__plain(d, NULL, src, o, bytes, payload_bytes, NULL, NULL);
 }
 
 
@@ -10935,7 +10910,7 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
     size_t mark = arena->used;
 
     *out = NULL;
-    st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
+    st = npu__plain(d, arena, src, o, NULL, NULL, &compile_ns, &m);
     if (st != NPU_OK) return st;
     if (form->mode == NPU_BATCH_PLUGIN) {
         st = form->original > (int64_t)NPU__MAX_BATCH
