@@ -8959,6 +8959,19 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
     return NPU_OK;
 }
 
+/* An options struct's priority (an npu_priority: "<who>: priority %d is not
+ * an npu_priority") and reserved words ("<what>: reserved[i] ..."), for
+ * npu_device_open and the imports (section 12). */
+static npu_status npu__check_opts(npu_context *ctx, npu_priority priority, const uint32_t *reserved, size_t n,
+                                  const char *who, const char *what)
+{
+    NPU__MSG_UNUSED(who);
+    if ((unsigned)priority > (unsigned)NPU_PRIORITY_HIGH)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: priority %d is not an npu_priority", who,
+                         (int)priority);
+    return npu__check_reserved_n(ctx, reserved, (unsigned)n, what);
+}
+
 NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
                            npu_device **out)
 {
@@ -8968,10 +8981,8 @@ NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu
     if (out == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: out is NULL");
     *out = NULL;
     if (arena == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: arena is NULL");
-    if (options != NULL && (unsigned)options->priority > (unsigned)NPU_PRIORITY_HIGH)
-        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: priority %d is not an npu_priority",
-                         (int)options->priority);
-    if (options != NULL && npu__check_reserved(ctx, options->reserved, "device options") != NPU_OK)
+    if (options != NULL && npu__check_opts(ctx, options->priority, options->reserved, NPU__COUNT_OF(options->reserved),
+                                           "npu_device_open", "device options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;
     mark = arena->used;
     /* the device, then the scratch for the extension list (npu_device_size) */
@@ -9858,12 +9869,10 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
     /* The --config option values (without their closing quote): hint 1-2,
      * priority 1-3, legacy priority 1-3 (compilers before 5.2 know only
      * these, OpenVINO's serializeConfig), turbo, tiles (a number follows),
-     * optimization level (a number follows); the option's first at base[k]
-     * (plus the value for hint and priority). */
+     * optimization level (a number follows). */
     static const char *const text[] = {"", "LATENCY", "THROUGHPUT", "", "LOW", "MEDIUM", "HIGH", "",
                                        "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH", "YES", "",
                                        "optimization-level="};
-    static const uint8_t base[5] = {0, 3, 11, 12, 13};
     static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, 1, UINT32_MAX, 3};
     int at = 0, k;
     for (k = 0; k < 4; k++) {
@@ -9927,10 +9936,11 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
          * when set (1 to its max) */
         const uint32_t v[5] = {(uint32_t)o->hint, (uint32_t)o->priority, o->turbo != 0, o->tiles,
                                (uint32_t)o->optimization_level};
+        /* each one's text (read only when its value is in range) */
+        const uint32_t at_text[5] = {v[0], 3 + v[1] + (d->caps.legacy_priority ? 4u : 0u), 11, 12, 13};
         for (k = 0; k < 5; k++) {
             if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &at)) continue;
-            npu__sink_str(s, text[base[k] + (k < NPU__CFG_TURBO ? v[k] : 0) +
-                                  (k == NPU__CFG_PRIORITY && d->caps.legacy_priority ? 4 : 0)]);
+            npu__sink_str(s, text[at_text[k]]);
             if (k >= NPU__CFG_TILES) npu__sink_u64_dec(s, v[k] - (k == NPU__CFG_MODE_PARAMS));
             npu__sink_str(s, "\"");
         }
@@ -10063,14 +10073,14 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
                      src == NULL ? "payload of unknown weights" : "before graph extension 1.14");
         }
     }
-    c.priority = o ? o->priority : NPU_PRIORITY_DEFAULT;
-    c.turbo = o ? o->turbo : 0;
     c.transient_mark = mark;
-    if (o != NULL && (o->profiled_requests || o->workload_type)) {
+    if (o != NULL) {
+        c.priority = o->priority;
+        c.turbo = o->turbo;
         c.profiled = o->profiled_requests;
         c.workload = (uint32_t)o->workload_type;
         if (c.profiled) c.flags |= NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
-        c.controls = npu__model_controls;
+        if (c.profiled || c.workload) c.controls = npu__model_controls;
     }
     return npu__model_create(d, arena, &c, out);
 }
@@ -10224,10 +10234,8 @@ static npu_status npu__import_prepare(npu_device *d, const void *blob, size_t si
                                       npu__blob_meta *meta, npu__create_args *c)
 {
     npu_status st;
-    if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
-        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
-                         (int)opts->priority);
-    if (opts != NULL && npu__check_reserved(d->ctx, opts->reserved, "import options") != NPU_OK)
+    if (opts != NULL && npu__check_opts(d->ctx, opts->priority, opts->reserved, NPU__COUNT_OF(opts->reserved),
+                                        "import options", "import options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;
     memset(meta, 0, sizeof *meta);
     st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, meta);
