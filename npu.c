@@ -8975,6 +8975,19 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
     return NPU_OK;
 }
 
+/* An options struct's priority (an npu_priority: "<who>: priority %d is not
+ * an npu_priority") and reserved words ("<what>: reserved[i] ..."), for
+ * npu_device_open and the imports (section 12). */
+static npu_status npu__check_opts(npu_context *ctx, npu_priority priority, const uint32_t *reserved, size_t n,
+                                  const char *who, const char *what)
+{
+    NPU__MSG_UNUSED(who);
+    if ((unsigned)priority > (unsigned)NPU_PRIORITY_HIGH)
+        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: priority %d is not an npu_priority", who,
+                         (int)priority);
+    return npu__check_reserved_n(ctx, reserved, (unsigned)n, what);
+}
+
 NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu_device_options *options,
                            npu_device **out)
 {
@@ -8984,10 +8997,8 @@ NPU_API npu_status npu_device_open(npu_arena *arena, npu_context *ctx, const npu
     if (out == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: out is NULL");
     *out = NULL;
     if (arena == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: arena is NULL");
-    if (options != NULL && (unsigned)options->priority > (unsigned)NPU_PRIORITY_HIGH)
-        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "npu_device_open: priority %d is not an npu_priority",
-                         (int)options->priority);
-    if (options != NULL && npu__check_reserved(ctx, options->reserved, "device options") != NPU_OK)
+    if (options != NULL && npu__check_opts(ctx, options->priority, options->reserved, NPU__COUNT_OF(options->reserved),
+                                           "npu_device_open", "device options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;
     mark = arena->used;
     /* the device, then the scratch for the extension list (npu_device_size) */
@@ -9179,14 +9190,28 @@ NPU_API size_t npu_model_size(uint32_t n_args)
     return npu__model_kept(n_args) + NPU_ARENA_ROUND(sizeof(npu__arg_scratch));
 }
 
-/* Checks that every non-state argument of a freshly created model (batch_lists
- * 1) can be sliced along its batch axis: batch 1 there, and only 1s before it
- * (so that element i starts at i x slice_bytes). `what` names the batch for the
- * message ("8", "dynamic"). */
-static npu_status npu__model_check_debatch(npu_model *m, const char *what)
+/* Debatches a model as created (batch_lists 1, not dynamic), for import
+ * (metadata batch size) and the compile path (batch modes). batch > 1: the
+ * number of command lists a request runs per inference, every non-state
+ * argument's user-visible batch axis (compiled as 1) becomes batch (1 or
+ * less: nothing to do). NPU_DIM_DYNAMIC: a model compiled at batch 1 from a
+ * dynamic batch; the batch axis shows NPU_DIM_DYNAMIC, desc.bytes stays one
+ * element's; requests pick the count. Every argument must be sliceable along
+ * its batch axis: batch 1 there, and only 1s before it (so that element i
+ * starts at i x slice_bytes). On failure the caller releases the model (its
+ * arguments may be half changed). */
+static npu_status npu__model_debatch(npu_model *m, int64_t batch)
 {
-    NPU__MSG_UNUSED(what);
-    uint32_t i, k;
+    NPU__MSG_ONLY(char what[24];)   /* the batch for the messages ("8", "dynamic") */
+    uint32_t i, k, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
+    if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
+#ifndef NPU_NO_MESSAGES
+    if (n > 0)
+        snprintf(what, sizeof what, "%u", (unsigned)n);
+    else
+        memcpy(what, "dynamic", sizeof "dynamic");
+#endif
+    /* (with a state, every argument is one: none is sliced below) */
     if (m->n_states > 0)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
                          "debatched", what, (unsigned)m->n_states);
@@ -9208,40 +9233,9 @@ static npu_status npu__model_check_debatch(npu_model *m, const char *what)
                                  "%lld; debatching needs the outermost axis",
                                  kind, a->desc.name, (unsigned)a->batch_axis, a->desc.layout, (unsigned)k,
                                  (long long)a->desc.shape.dims[k]);
-    }
-    return NPU_OK;
-}
-
-/* Debatches a model as created (batch_lists 1, not dynamic), for import
- * (metadata batch size) and the compile path (batch modes). batch > 1: the
- * number of command lists a request runs per inference, every non-state
- * argument's user-visible batch axis (compiled as 1) becomes batch (1 or
- * less: nothing to do). NPU_DIM_DYNAMIC: a model compiled at batch 1 from a
- * dynamic batch; the batch axis shows NPU_DIM_DYNAMIC, desc.bytes stays one
- * element's; requests pick the count. */
-static npu_status npu__model_debatch(npu_model *m, int64_t batch)
-{
-    char what[24];
-    uint32_t i, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
-    npu_status st;
-    if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
-#ifndef NPU_NO_MESSAGES
-    if (n > 0)
-        snprintf(what, sizeof what, "%u", (unsigned)n);
-    else
-        memcpy(what, "dynamic", sizeof "dynamic");
-#else
-    what[0] = '\0';
-#endif
-    st = npu__model_check_debatch(m, what);
-    if (st != NPU_OK) return st;
-    for (i = 0; n > 0 && i < m->n_args; i++)
-        if (m->args[i].slice_bytes > NPU__MAX_ARG_BYTES / n)
+        if (n > 0 && a->slice_bytes > NPU__MAX_ARG_BYTES / n)
             return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %u",
-                             m->args[i].desc.name, (unsigned long long)m->args[i].slice_bytes, (unsigned)n);
-    for (i = 0; i < m->n_args; i++) {
-        npu__arg *a = &m->args[i];
-        if (a->kind >= NPU__ARG_STATE_IN) continue;
+                             a->desc.name, (unsigned long long)a->slice_bytes, (unsigned)n);
         if (n > 0) a->desc.bytes = a->slice_bytes * n;
         a->desc.shape.dims[a->batch_axis] = n > 0 ? (int64_t)n : NPU_DIM_DYNAMIC;
     }
@@ -9769,46 +9763,16 @@ static int npu__io_desc(const npu__io_list *l, uint32_t i, npu_tensor_desc *d)
     return l->get != NULL && i < l->count && l->get(l->src, i, d) == NPU_OK;
 }
 
-static void npu__flags_io_open(npu__sink *s, const char *dir, int layouts, int *first_opt)
+/* Opens I/O list `kind` ("input"/"output"): --inputs_precisions=" and the
+ * like, after a space unless it is the first thing written (*at: 0 nothing
+ * written yet, 1 a list written, 2 inside --config). */
+static void npu__flags_io_open(npu__sink *s, const char *kind, int layouts, int *at)
 {
-    if (!*first_opt) npu__sink_str(s, " ");
-    *first_opt = 0;
+    if (*at != 0) npu__sink_str(s, " ");
+    *at = 1;
     npu__sink_str(s, "--");
-    npu__sink_str(s, dir);
-    npu__sink_str(s, layouts ? "_layouts=\"" : "_precisions=\"");
-}
-
-static void npu__flags_io(npu__sink *s, const npu__io_list *l, const char *dir, int layouts, int by_index,
-                          int *first_opt)
-{
-    /* A caller-made payload has no descriptions: its layout list stays empty
-     * and only overridden precisions are listed. */
-    uint32_t i, n = l->get ? l->count : l->n_overrides, written = 0;
-    for (i = 0; i < n; i++) {
-        npu_tensor_desc desc;
-        npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
-        int have = npu__io_desc(l, i, &desc);
-        if (l->get) {
-            if (!have) continue;
-            if (!npu__type_valid(t)) t = desc.type;
-        }
-        if (!layouts && !npu__type_valid(t)) continue;
-        if (written == 0)
-            npu__flags_io_open(s, dir, layouts, first_opt);
-        else
-            npu__sink_str(s, " ");
-        written++;
-        if (by_index || l->get == NULL)
-            npu__sink_u64_dec(s, i);
-        else
-            npu__sink_str(s, desc.name);
-        npu__sink_str(s, ":");
-        npu__sink_str(s, layouts ? npu__layout_by_rank(desc.shape.rank) : npu__types[t].ov_precision);
-    }
-    /* The compiler requires all four lists, even empty (vcl_common.cpp
-     * prepareBuildFlags: "Mandatory ioInfo options are missing!"). */
-    if (written == 0) npu__flags_io_open(s, dir, layouts, first_opt);
-    npu__sink_str(s, "\"");
+    npu__sink_str(s, kind);
+    npu__sink_str(s, layouts ? "s_layouts=\"" : "s_precisions=\"");
 }
 
 /* Why `name` cannot be written into the build flags by name, or NULL. The
@@ -9828,173 +9792,203 @@ static const char *npu__flags_name_problem(const char *name)
     return NULL;
 }
 
-/* Checks what npu__flags_write cannot check: I/O names (compilers before 5.9
- * identify I/O by name) and the keys of extra_config. */
-static npu_status npu__flags_check(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
-                                   const npu__io_list *outl)
+/* extra_config: KEY="VALUE" pairs separated by spaces, as the compiler's
+ * config parser reads them; every key must be one the compiler supports
+ * (OpenVINO refuses an unsupported option the caller set: "Option ... is not
+ * supported for current configuration"). */
+static npu_status npu__extra_config_check(const npu_device *d, const char *cfg)
 {
-    uint32_t i, k;
-    /* Type overrides reach the compiler only as --inputs_precisions /
-     * --outputs_precisions, and it converts (preprocessing) only for IR v10;
-     * for IR v11 it skips preprocessing and ignores them (npu_compiler
-     * model_preprocessor). A graph's payload carries Convert layers instead;
-     * for an IR v11 file or payload a silent no-op is refused. */
-    for (k = 0; k < 2; k++) {
-        const npu__io_list *l = k == 0 ? in : outl;
-        for (i = 0; l->overrides != NULL && i < l->n_overrides; i++) {
-            npu_tensor_desc desc;
-            npu_type t = l->overrides[i];
-            if (t == NPU_TYPE_UNDEFINED) continue;
-            if (l->get != NULL && (!npu__io_desc(l, i, &desc) || desc.type == t)) continue;
-            if (in->ir_version != 10 && !in->converts)
-                return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                                 "compile options: %s %u type override to %s: the compiler converts types only "
-                                 "for IR v10 models (this model is %s); add a Convert to the model instead",
-                                 k == 0 ? "input" : "output", (unsigned)i, npu__types[t].ov_precision,
-                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11");
+    const char *p = cfg;
+    int pass = 0;   /* the whole string's syntax first, then the keys */
+    for (;;) {
+        char key[128];
+        size_t n = 0;
+        const char *v;
+        int q;
+        while (*p == ' ') p++;
+        if (*p == '\0') {
+            if (pass++ == 1) break;
+            p = cfg;
+            continue;
         }
-    }
-    if (!d->caps.flags_by_index) {
-        for (k = 0; k < 2; k++) {
-            const npu__io_list *l = k == 0 ? in : outl;
-            for (i = 0; l->get != NULL && i < l->count; i++) {
-                npu_tensor_desc desc;
-                const char *why;
-                if (!npu__io_desc(l, i, &desc)) continue;
-                why = npu__flags_name_problem(desc.name);
-                if (why != NULL)
-                    return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                                     "build flags: %s %u \"%.64s\" cannot be named in the build flags of "
-                                     "compiler %u.%u (it identifies inputs and outputs by name): %s",
-                                     k == 0 ? "input" : "output", (unsigned)i, desc.name ? desc.name : "",
-                                     (unsigned)(d->compiler_version >> 16),
-                                     (unsigned)(d->compiler_version & 0xffffu), why);
-            }
-        }
-    }
-    if (o != NULL && o->extra_config != NULL) {
-        /* KEY="VALUE" pairs separated by spaces, as the compiler's config
-         * parser reads them; every key must be one the compiler supports
-         * (OpenVINO refuses an unsupported option the caller set: "Option ...
-         * is not supported for current configuration"). */
-        const char *p = o->extra_config;
-        int pass = 0;   /* the whole string's syntax first, then the keys */
-        for (;;) {
-            char key[128];
-            size_t n = 0;
-            const char *v;
-            int q;
-            while (*p == ' ') p++;
-            if (*p == '\0') {
-                if (pass++ == 1) break;
-                p = o->extra_config;
-                continue;
-            }
-            while (((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') ||
-                    p[n] == '_' || p[n] == '.') && n < sizeof key - 1)
-                n++;
-            if (n == 0 || p[n] != '=' || p[n + 1] != '"' || (v = strchr(p + n + 2, '"')) == NULL ||
-                (v[1] != ' ' && v[1] != '\0'))
-                return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT,
-                                 "compile options: extra_config \"%.80s\": expected KEY=\"VALUE\" pairs "
-                                 "separated by spaces (no '\"' inside a value)", o->extra_config);
-            if (pass == 0) {
-                p = v + 1;
-                continue;
-            }
-            memcpy(key, p, n);
-            key[n] = '\0';
-            q = npu__option_query(d, key, NULL);
-            if (q == 0)
-                return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                                 "compile options: extra_config key %s is not supported by the driver's compiler "
-                                 "(%u.%u); an unknown key fails the compile", key,
-                                 (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu));
-            if (q < 0)
-                npu__log(d->ctx, NPU_LOG_DEBUG, "extra_config key %s sent unchecked (graph extension < 1.11)", key);
+        while (((p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9') ||
+                p[n] == '_' || p[n] == '.') && n < sizeof key - 1)
+            n++;
+        if (n == 0 || p[n] != '=' || p[n + 1] != '"' || (v = strchr(p + n + 2, '"')) == NULL ||
+            (v[1] != ' ' && v[1] != '\0'))
+            return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT,
+                             "compile options: extra_config \"%.80s\": expected KEY=\"VALUE\" pairs "
+                             "separated by spaces (no '\"' inside a value)", cfg);
+        if (pass == 0) {
             p = v + 1;
+            continue;
         }
+        memcpy(key, p, n);
+        key[n] = '\0';
+        q = npu__option_query(d, key, NULL);
+        if (q == 0)
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                             "compile options: extra_config key %s is not supported by the driver's compiler "
+                             "(%u.%u); an unknown key fails the compile", key,
+                             (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu));
+        if (q < 0)
+            npu__log(d->ctx, NPU_LOG_DEBUG, "extra_config key %s sent unchecked (graph extension < 1.11)", key);
+        p = v + 1;
     }
     return NPU_OK;
 }
 
-static void npu__cfg_open(npu__sink *s, int *first, int *config)
+/* Opens the next --config key (--config itself before the first; see
+ * npu__flags_io_open for *at). */
+static void npu__cfg_open(npu__sink *s, int *at)
 {
-    if (!*config) npu__sink_str(s, *first ? "--config" : " --config");
+    if (*at != 2) npu__sink_str(s, *at == 0 ? "--config" : " --config");
     npu__sink_str(s, " ");
-    *first = 0;
-    *config = 1;
+    *at = 2;
 }
 
 /* Whether --config key `which` goes to this compiler: asked through
  * pfnCompilerIsOptionSupported (graph extension >= 1.11), else the compiler
- * version that introduced it (min_version; 0: always). A dropped key is logged
- * once, in the writing pass. This is OpenVINO's rule: unsupported options are
- * removed, never sent (an unknown key fails the whole compile). When it goes,
- * writes its start, KEY="; the caller writes the value and the closing '"'. */
-static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, uint32_t min_version, int *first,
-                          int *config)
+ * version that introduced it (0: always). A dropped key is logged once, in the
+ * writing pass. This is OpenVINO's rule: unsupported options are removed,
+ * never sent (an unknown key fails the whole compile). When it goes, writes
+ * its start, KEY="; the caller writes the value and the closing '"'. */
+static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int *at)
 {
+    static const uint32_t since[5] = {0, 0, NPU__ZE_VERSION(7, 21), NPU__ZE_VERSION(5, 4), NPU__ZE_VERSION(5, 7)};
     char key[64];
     int q = d->cfg_query[which];
     npu__cfg_key(d, which, key, sizeof key);
-    if (q < 0) q = min_version == 0 || d->compiler_version >= min_version;
+    if (q < 0) q = d->compiler_version >= since[which];
     if (!q) {
         if (s->dst != NULL)
             npu__log(d->ctx, NPU_LOG_INFO, "build flags: the compiler (%u.%u) does not support %s; not sent",
                      (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
         return 0;
     }
-    npu__cfg_open(s, first, config);
+    npu__cfg_open(s, at);
     npu__sink_str(s, key);
     npu__sink_str(s, "=\"");
     return 1;
 }
 
-static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
-                             const npu__io_list *in, const npu__io_list *outl)
+/* The build flags into s: the four I/O lists (inputs precisions and layouts,
+ * outputs precisions and layouts), the serializer key, then --config with the
+ * options and extra_config. check (a counting pass before the written one):
+ * also refuses what the flags cannot carry, in the same walk as what is
+ * written: type overrides the compiler would ignore, I/O names the flags
+ * cannot hold (compilers before 5.9 identify I/O by name), extra_config keys
+ * the compiler does not take. */
+static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_compile_options *o,
+                                  const npu__io_list *in, const npu__io_list *outl, int check)
 {
-    /* the values with the closing quote */
-    static const char *const hints[] = {"", "LATENCY\"", "THROUGHPUT\""};
-    static const char *const prios[] = {"", "LOW\"", "MEDIUM\"", "HIGH\""};
-    static const char *const legacy_prios[] = {"", "MODEL_PRIORITY_LOW\"", "MODEL_PRIORITY_MED\"",
-                                               "MODEL_PRIORITY_HIGH\""};
-    int first = 1, config = 0, by_index = d->caps.flags_by_index, k;
-    /* inputs precisions, inputs layouts, outputs precisions, outputs layouts */
-    for (k = 0; k < 4; k++)
-        npu__flags_io(s, k < 2 ? in : outl, k < 2 ? "inputs" : "outputs", k & 1, by_index, &first);
+    /* The --config option values (without their closing quote): hint 1-2,
+     * priority 1-3, legacy priority 1-3 (compilers before 5.2 know only
+     * these, OpenVINO's serializeConfig), turbo, tiles (a number follows),
+     * optimization level (a number follows). */
+    static const char *const text[] = {"", "LATENCY", "THROUGHPUT", "", "LOW", "MEDIUM", "HIGH", "",
+                                       "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH", "YES", "",
+                                       "optimization-level="};
+    static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, 1, UINT32_MAX, 3};
+    int at = 0, k;
+    for (k = 0; k < 4; k++) {
+        const npu__io_list *l = k < 2 ? in : outl;
+        const char *kind = k < 2 ? "input" : "output";
+        int layouts = k & 1;
+        /* A caller-made payload has no descriptions: its layout list stays
+         * empty and only overridden precisions are listed. The compiler
+         * requires all four lists, even empty (vcl_common.cpp
+         * prepareBuildFlags: "Mandatory ioInfo options are missing!"). */
+        uint32_t i, n = l->get ? l->count : l->n_overrides, written = 0;
+        npu__flags_io_open(s, kind, layouts, &at);
+        for (i = 0; i < n; i++) {
+            npu_tensor_desc desc;
+            npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
+            int have = npu__io_desc(l, i, &desc);
+            const char *why;
+            if (l->get) {
+                if (!have) continue;
+                if (!npu__type_valid(t)) t = desc.type;
+            }
+            if (!layouts && !npu__type_valid(t)) continue;
+            /* Type overrides reach the compiler only as these lists, and it
+             * converts (preprocessing) only for IR v10; for IR v11 it skips
+             * preprocessing and ignores them (npu_compiler
+             * model_preprocessor). A graph's payload carries Convert layers
+             * instead; for an IR v11 file or payload a silent no-op is
+             * refused. (desc.type: the model's, or 0 for a payload.) */
+            if (check && !layouts && t != desc.type && in->ir_version != 10 && !in->converts)
+                return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                                 "compile options: %s %u type override to %s: the compiler converts types only "
+                                 "for IR v10 models (this model is %s); add a Convert to the model instead",
+                                 kind, (unsigned)i, npu__types[t].ov_precision,
+                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11");
+            if (written++ > 0) npu__sink_str(s, " ");
+            if (d->caps.flags_by_index || l->get == NULL) {
+                npu__sink_u64_dec(s, i);
+            } else {
+                if (check && (why = npu__flags_name_problem(desc.name)) != NULL)
+                    return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                                     "build flags: %s %u \"%.64s\" cannot be named in the build flags of "
+                                     "compiler %u.%u (it identifies inputs and outputs by name): %s",
+                                     kind, (unsigned)i, desc.name ? desc.name : "",
+                                     (unsigned)(d->compiler_version >> 16),
+                                     (unsigned)(d->compiler_version & 0xffffu), why);
+                npu__sink_str(s, desc.name);
+            }
+            npu__sink_str(s, ":");
+            npu__sink_str(s, layouts ? npu__layout_by_rank(desc.shape.rank) : npu__types[t].ov_precision);
+        }
+        npu__sink_str(s, "\"");
+    }
     if (in->layout_b && d->serializer_key != NPU__SER_NONE) {
-        npu__cfg_open(s, &first, &config);
+        npu__cfg_open(s, &at);
         npu__sink_str(s, d->serializer_key == NPU__SER_USE_BASE ? "NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
                                                                 : "NPU_MODEL_SERIALIZER_VERSION=\"NO_WEIGHTS_COPY\"");
     }
-    if (o == NULL) return;
-    if (o->hint > NPU_HINT_DEFAULT && o->hint <= NPU_HINT_THROUGHPUT &&
-        npu__cfg_begin(s, d, NPU__CFG_HINT, 0, &first, &config)) {
-        npu__sink_str(s, hints[o->hint]);
-    }
-    if (o->priority > NPU_PRIORITY_DEFAULT && o->priority <= NPU_PRIORITY_HIGH &&
-        npu__cfg_begin(s, d, NPU__CFG_PRIORITY, 0, &first, &config)) {
-        /* Compilers before 5.2 know only the legacy values (OpenVINO's serializeConfig). */
-        npu__sink_str(s, d->caps.legacy_priority ? legacy_prios[o->priority] : prios[o->priority]);
-    }
-    if (o->turbo && npu__cfg_begin(s, d, NPU__CFG_TURBO, NPU__ZE_VERSION(7, 21), &first, &config))
-        npu__sink_str(s, "YES\"");
-    if (o->tiles > 0 && npu__cfg_begin(s, d, NPU__CFG_TILES, NPU__ZE_VERSION(5, 4), &first, &config)) {
-        npu__sink_u64_dec(s, o->tiles);
-        npu__sink_str(s, "\"");
-    }
-    if (o->optimization_level >= 1 && o->optimization_level <= 3 &&
-        npu__cfg_begin(s, d, NPU__CFG_MODE_PARAMS, NPU__ZE_VERSION(5, 7), &first, &config)) {
-        npu__sink_str(s, "optimization-level=");
-        npu__sink_u64_dec(s, (uint64_t)(o->optimization_level - 1));
-        npu__sink_str(s, "\"");
+    if (o == NULL) return NPU_OK;
+    {
+        /* NPU__CFG_HINT, _PRIORITY, _TURBO, _TILES, _MODE_PARAMS: each sent
+         * when set (1 to its max) */
+        const uint32_t v[5] = {(uint32_t)o->hint, (uint32_t)o->priority, o->turbo != 0, o->tiles,
+                               (uint32_t)o->optimization_level};
+        /* each one's text (read only when its value is in range) */
+        const uint32_t at_text[5] = {v[0], 3 + v[1] + (d->caps.legacy_priority ? 4u : 0u), 11, 12, 13};
+        for (k = 0; k < 5; k++) {
+            if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &at)) continue;
+            npu__sink_str(s, text[at_text[k]]);
+            if (k >= NPU__CFG_TILES) npu__sink_u64_dec(s, v[k] - (k == NPU__CFG_MODE_PARAMS));
+            npu__sink_str(s, "\"");
+        }
     }
     if (o->extra_config != NULL && o->extra_config[0] != '\0') {
-        npu__cfg_open(s, &first, &config);
+        if (check) {
+            npu_status st = npu__extra_config_check(d, o->extra_config);
+            if (st != NPU_OK) return st;
+        }
+        npu__cfg_open(s, &at);
         npu__sink_str(s, o->extra_config);
     }
+    return NPU_OK;
 }
+
+static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compile_options *o,
+                             const npu__io_list *in, const npu__io_list *outl)
+{
+    (void)npu__flags_walk(s, d, o, in, outl, 0);
+}
+
+#ifndef NPU_NO_CACHE
+/* Checks what the build flags cannot carry (npu__flags_walk's check), for
+ * the cache key (section 14c). */
+NPU__NOINLINE static npu_status npu__flags_check(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
+                                   const npu__io_list *outl)
+{
+    npu__sink s;
+    npu__sink_init(&s, NULL, 0);
+    return npu__flags_walk(&s, d, o, in, outl, 1);
+}
+#endif
 
 static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_options *o)
 {
@@ -10002,17 +9996,24 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
     if (o == NULL) return NPU_OK;
     if (npu__check_reserved(ctx, o->reserved, "compile options") != NPU_OK) return NPU_ERR_INVALID_ARGUMENT;
     {
-        /* Every enum-like field and its largest value (all start at 0). */
-        const struct { const char *name; int value, max; } range[] = {
-            {"hint", (int)o->hint, NPU_HINT_THROUGHPUT},
-            {"priority", (int)o->priority, NPU_PRIORITY_HIGH},
-            {"optimization_level", o->optimization_level, 3},
-            {"payload_layout", (int)o->payload_layout, NPU_PAYLOAD_WEIGHTS_COPY},
-            {"batch_mode", (int)o->batch_mode, NPU_BATCH_COMPILER}};
-        for (i = 0; i < NPU__COUNT_OF(range); i++)
-            if (range[i].value < 0 || range[i].value > range[i].max)
+        /* Every enum-like field (int-sized: read at its offset) and its
+         * largest value (all start at 0). */
+#define NPU__RANGE(f, max) {(uint8_t)offsetof(npu_compile_options, f), (uint8_t)(max) NPU__MSG_ONLY(, #f)}
+        static const struct { uint8_t at, max; NPU__MSG_ONLY(char name[19];) } range[] = {
+            NPU__RANGE(hint, NPU_HINT_THROUGHPUT), NPU__RANGE(priority, NPU_PRIORITY_HIGH),
+            NPU__RANGE(optimization_level, 3), NPU__RANGE(payload_layout, NPU_PAYLOAD_WEIGHTS_COPY),
+            NPU__RANGE(batch_mode, NPU_BATCH_COMPILER)};
+#undef NPU__RANGE
+        _Static_assert(sizeof o->hint == sizeof(int) && sizeof o->priority == sizeof(int) &&
+                       sizeof o->payload_layout == sizeof(int) && sizeof o->batch_mode == sizeof(int) &&
+                       offsetof(npu_compile_options, batch_mode) < 256, "int-sized fields at byte offsets");
+        for (i = 0; i < NPU__COUNT_OF(range); i++) {
+            int v;
+            memcpy(&v, (const unsigned char *)o + range[i].at, sizeof v);
+            if (v < 0 || v > range[i].max)
                 return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: %s is %d (0 to %d)",
-                                 range[i].name, range[i].value, range[i].max);
+                                 range[i].name, v, (int)range[i].max);
+        }
     }
     if ((o->input_types == NULL && o->n_input_types > 0) || (o->output_types == NULL && o->n_output_types > 0))
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: type override count without array");
@@ -10042,10 +10043,9 @@ static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_co
     char *buf;
     npu_status st;
     *text = NULL;
-    st = npu__flags_check(d, o, in, outl);
-    if (st != NPU_OK) return st;
     npu__sink_init(&s, NULL, 0);
-    npu__flags_write(&s, d, o, in, outl);
+    st = npu__flags_walk(&s, d, o, in, outl, 1);   /* checked and counted */
+    if (st != NPU_OK) return st;
     if (s.overflow) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "build flags: size overflow");
     buf = (char *)npu__alloc(arena, d->ctx, s.len + 1, "build flags");
     if (buf == NULL) return NPU_ERR_ARENA_TOO_SMALL;
@@ -10089,14 +10089,14 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
                      src == NULL ? "payload of unknown weights" : "before graph extension 1.14");
         }
     }
-    c.priority = o ? o->priority : NPU_PRIORITY_DEFAULT;
-    c.turbo = o ? o->turbo : 0;
     c.transient_mark = mark;
-    if (o != NULL && (o->profiled_requests || o->workload_type)) {
+    if (o != NULL) {
+        c.priority = o->priority;
+        c.turbo = o->turbo;
         c.profiled = o->profiled_requests;
         c.workload = (uint32_t)o->workload_type;
         if (c.profiled) c.flags |= NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
-        c.controls = npu__model_controls;
+        if (c.profiled || c.workload) c.controls = npu__model_controls;
     }
     return npu__model_create(d, arena, &c, out);
 }
@@ -10218,6 +10218,17 @@ static void npu__layout_plain(const char *l, char out[NPU_LAYOUT_MAX])
     out[k] = '\0';
 }
 
+/* Input / output i (inputs first) of the model takes layout l when l has
+ * one letter per axis, and its batch axis from the 'N' in it (else 0). */
+static void npu__model_set_layout(npu_model *m, uint32_t i, const char *l)
+{
+    npu__arg *a = &m->args[m->order[i]];
+    const char *nax = strchr(l, 'N');
+    if (strlen(l) != a->desc.shape.rank) return;
+    npu__strlcpy(a->desc.layout, l, sizeof a->desc.layout);
+    a->batch_axis = nax ? (uint32_t)(nax - l) : 0;
+}
+
 static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
 {
     uint32_t i, n;
@@ -10225,14 +10236,9 @@ static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
         meta->n_input_layouts + meta->n_output_layouts <= NPU__META_MAX_LAYOUTS) {
         n = m->n_inputs + m->n_outputs;
         for (i = 0; i < n; i++) {
-            npu__arg *a = &m->args[m->order[i]];
             char l[NPU_LAYOUT_MAX];
-            const char *nax;
             npu__layout_plain(meta->layouts[i], l);
-            if (strlen(l) != a->desc.shape.rank) continue;
-            npu__strlcpy(a->desc.layout, l, sizeof a->desc.layout);
-            nax = strchr(l, 'N');
-            a->batch_axis = nax ? (uint32_t)(nax - l) : 0;
+            npu__model_set_layout(m, i, l);
         }
     }
 }
@@ -10244,10 +10250,8 @@ static npu_status npu__import_prepare(npu_device *d, const void *blob, size_t si
                                       npu__blob_meta *meta, npu__create_args *c)
 {
     npu_status st;
-    if (opts != NULL && (unsigned)opts->priority > (unsigned)NPU_PRIORITY_HIGH)
-        return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "import options: priority %d is not an npu_priority",
-                         (int)opts->priority);
-    if (opts != NULL && npu__check_reserved(d->ctx, opts->reserved, "import options") != NPU_OK)
+    if (opts != NULL && npu__check_opts(d->ctx, opts->priority, opts->reserved, NPU__COUNT_OF(opts->reserved),
+                                        "import options", "import options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;
     memset(meta, 0, sizeof *meta);
     st = npu__meta_read(d->ctx, (const unsigned char *)blob, size, meta);
@@ -10648,14 +10652,10 @@ static void npu__model_source_layouts(npu_model *m, const npu__io_list *in, cons
     for (i = 0; i < m->n_inputs + m->n_outputs; i++) {
         const npu__io_list *l = i < m->n_inputs ? in : outl;
         uint32_t k = i < m->n_inputs ? i : i - m->n_inputs;
-        npu__arg *a = &m->args[m->order[i]];
         npu_tensor_desc src;
-        const char *nax;
-        if (k >= l->count || l->get(l->src, k, &src) != NPU_OK) continue;
-        if (src.layout[0] == '\0' || strlen(src.layout) != a->desc.shape.rank) continue;
-        npu__strlcpy(a->desc.layout, src.layout, sizeof a->desc.layout);
-        nax = strchr(a->desc.layout, 'N');
-        a->batch_axis = nax ? (uint32_t)(nax - a->desc.layout) : 0;
+        /* (an empty layout: only for rank 0, where the argument's is "" and
+         * its batch axis 0 already) */
+        if (k < l->count && l->get(l->src, k, &src) == NPU_OK) npu__model_set_layout(m, i, src.layout);
     }
 }
 
@@ -10690,20 +10690,6 @@ static void npu__src_lists(const npu__model_src *m, const npu_compile_options *o
     in->converts = m->ops->converts;
 }
 
-/* The payload options of a compile of `src` (sizing: for a size query, see
- * npu__pick_layout) and the payload's size. */
-static npu_status npu__plain_payload(npu_device *d, const npu__model_src *src,
-                                                   const npu_compile_options *o, int sizing, npu_payload_options *po,
-                                                   size_t *psize)
-{
-    memset(po, 0, sizeof *po);
-    po->layout = npu__pick_layout(d, o, npu__src_ir_version(src), sizing);
-    po->weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
-    po->compiler_version = d->compiler_version;
-    *psize = 0;
-    return npu__src_payload(src, po, o, NULL, 0, psize);
-}
-
 /* The arena a plain compile needs, from its parts: the payload (psize bytes)
  * and the build flags (flags_len bytes before the NUL) live transiently, then
  * the model of n_args arguments. 0: the sum overflows. (The cache's hit path,
@@ -10717,55 +10703,46 @@ static size_t npu__plain_need(uint64_t psize, size_t flags_len, uint32_t n_args)
     return transient > model ? transient : model;
 }
 
-/* Arena bytes one compile of `src` as it is now takes: max(payload + build
- * flags, model), for one form of the compile and for the cache (section 14,
- * which stores the payload's size, *payload_bytes if not NULL). */
-static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                  size_t *bytes, uint64_t *payload_bytes)
+/* One compile of `src` as it is now. arena NULL: only the arena bytes it
+ * takes into *bytes, max(payload + build flags, model), for one form of the
+ * compile and for the cache (section 14, which stores the payload's size,
+ * *payload_bytes if not NULL; npu__pick_layout logs nothing then). Else the
+ * compile: payload and build flags transiently in the arena, then the model
+ * into *out; *compile_ns gets the time of the driver call. The caller has
+ * checked the arguments. */
+static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_src *src, const npu_compile_options *o,
+                             size_t *bytes, uint64_t *payload_bytes, uint64_t *compile_ns, npu_model **out)
 {
     npu_payload_options po;
     npu__io_list in, outl;
     npu__sink s;
     uint32_t n_args = 0;
-    size_t psize;
-    npu_status st = npu__plain_payload(d, src, o, 1, &po, &psize);
-    if (st != NPU_OK) return st;
-    npu__src_lists(src, o, &in, &outl, &n_args);
-    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    npu__sink_init(&s, NULL, 0);
-    npu__flags_write(&s, d, o, &in, &outl);
-    if (payload_bytes != NULL) *payload_bytes = psize;
-    *bytes = npu__plain_need(psize, s.len, n_args);
-    if (*bytes == 0) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "compile: the payload's size overflows");
-    return NPU_OK;
-}
-
-/* Compiles `src` as it is now: payload and build flags transiently in the
- * arena, then the model. *compile_ns gets the time of the driver call. The
- * caller has checked the arguments. */
-static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
-                                     const npu_compile_options *o, uint64_t *compile_ns, npu_model **out)
-{
-    npu_payload_options po;
-    npu__io_list in, outl;
-    uint32_t n_args = 0;
-    size_t psize, mark;
+    size_t psize = 0, mark;
     const char *flags = NULL;
     void *payload;
     uint64_t t0;
     npu_status st;
-    *out = NULL;
-    st = npu__plain_payload(d, src, o, 0, &po, &psize);
+    memset(&po, 0, sizeof po);
+    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), arena == NULL);
+    po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
+    po.compiler_version = d->compiler_version;
+    st = npu__src_payload(src, &po, o, NULL, 0, &psize);
     if (st != NPU_OK) return st;
+    npu__src_lists(src, o, &in, &outl, &n_args);
+    in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
+    if (arena == NULL) {
+        npu__sink_init(&s, NULL, 0);
+        npu__flags_write(&s, d, o, &in, &outl);
+        if (payload_bytes != NULL) *payload_bytes = psize;
+        *bytes = npu__plain_need(psize, s.len, n_args);
+        if (*bytes == 0) return npu__fail(d->ctx, NPU_ERR_OVERFLOW, "compile: the payload's size overflows");
+        return NPU_OK;
+    }
     mark = arena->used;
     payload = npu__alloc(arena, d->ctx, psize, "IR payload (transient)");
     if (payload == NULL) return NPU_ERR_ARENA_TOO_SMALL;
     st = npu__src_payload(src, &po, o, payload, psize, &psize);
-    if (st == NPU_OK) {
-        npu__src_lists(src, o, &in, &outl, &n_args);
-        in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-        st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
-    }
+    if (st == NPU_OK) st = npu__flags_alloc(d, arena, o, &in, &outl, &flags);
     if (st != NPU_OK) {
         npu_arena_rewind(arena, mark);
         return st;
@@ -10773,11 +10750,17 @@ static npu_status npu__plain_compile(npu_device *d, npu_arena *arena, const npu_
     npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
              po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
     t0 = npu__now_ns();
-    st = npu__compile(d, arena, payload, psize, flags, o, mark, po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY, src,
-                      out);
+    st = npu__compile(d, arena, payload, psize, flags, o, mark, in.layout_b, src, out);
     *compile_ns = npu__now_ns() - t0;
     if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
     return st;
+}
+
+/* npu__plain's size query (section 14's name for it). */
+static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
+                                  size_t *bytes, uint64_t *payload_bytes)
+{
+    return npu__plain(d, NULL, src, o, bytes, payload_bytes, NULL, NULL);
 }
 
 
@@ -10951,7 +10934,7 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
     size_t mark = arena->used;
 
     *out = NULL;
-    st = npu__plain_compile(d, arena, src, o, &compile_ns, &m);
+    st = npu__plain(d, arena, src, o, NULL, NULL, &compile_ns, &m);
     if (st != NPU_OK) return st;
     if (form->mode == NPU_BATCH_PLUGIN) {
         st = form->original > (int64_t)NPU__MAX_BATCH
