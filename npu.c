@@ -9978,17 +9978,6 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
     (void)npu__flags_walk(s, d, o, in, outl, 0);
 }
 
-#ifndef NPU_NO_CACHE
-/* Checks what the build flags cannot carry (npu__flags_walk's check), for
- * the cache key (section 14c). */
-NPU__NOINLINE static npu_status npu__flags_check(const npu_device *d, const npu_compile_options *o, const npu__io_list *in,
-                                   const npu__io_list *outl)
-{
-    npu__sink s;
-    npu__sink_init(&s, NULL, 0);
-    return npu__flags_walk(&s, d, o, in, outl, 1);
-}
-#endif
 
 static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_options *o)
 {
@@ -10662,7 +10651,7 @@ static void npu__model_source_layouts(npu_model *m, const npu__io_list *in, cons
 static uint32_t npu__src_ir_version(const npu__model_src *m) { return m->ops->ir_version(m->src); }
 
 /* A graph's payload converts the type overrides of o itself (Convert layers);
- * an IR's leaves them to the compiler (IR v10 only, see npu__flags_check). */
+ * an IR's leaves them to the compiler (IR v10 only, see npu__flags_walk). */
 static npu_status npu__src_payload(const npu__model_src *m, const npu_payload_options *po,
                                    const npu_compile_options *o, void *dst, size_t cap, size_t *size)
 {
@@ -13053,18 +13042,17 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__cache_key_init(&k);
     st = npu__key_model(&k, src, d->ctx);
     if (st != NPU_OK) return st;
-    /* The build flags the compile would pass (npu__plain_compile), written
-     * straight into the key: no copy in the arena. */
+    /* The build flags the compile would pass (npu__plain), checked and
+     * written straight into the key: no copy in the arena. */
     npu__src_lists(src, o, &in, &outl, &n_args);
     layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
     in.layout_b = layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    st = npu__flags_check(d, o, &in, &outl);
-    if (st != NPU_OK) return st;
     npu__key_sink(&s, &k);
     npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
     npu__sink_str(&s, "flags=");
     flags_at = s.len;
-    npu__flags_write(&s, d, o, &in, &outl);
+    st = npu__flags_walk(&s, d, o, &in, &outl, 1);
+    if (st != NPU_OK) return st;
     flags_at = s.len - flags_at;   /* the flags' length, for npu__plain_need */
     /* "<name><value>" for each of these numbers: the first four unsigned,
      * the rest signed; ir_batch only for a source that rewrites its batch.
