@@ -8709,15 +8709,20 @@ static npu_status npu__probe_device(npu_context *ctx, ze_driver_handle_t drv, in
                                     ze_device_handle_t *out)
 {
     ze_device_handle_t devs[NPU__MAX_DEVICES];
-    uint32_t n = 0, i;
+    uint32_t n = 0, i, asked;
     ze_result_t r;
     *out = NULL;
     r = zeDeviceGet(drv, &n, NULL);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDeviceGet", r);
     if (n > NPU__MAX_DEVICES) n = NPU__MAX_DEVICES;
     if (n == 0) return NPU_OK;
+    asked = n;
     r = zeDeviceGet(drv, &n, devs);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDeviceGet", r);
+    /* The count the driver writes back is hostile too: no more handles than
+     * were asked for (and written). */
+    if (n > asked) n = asked;
+    if (n == 0) return NPU_OK;
     for (i = 0; i < n; i++) {
         ze_device_properties_t p;
         memset(&p, 0, sizeof p);
@@ -8753,8 +8758,10 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGet", r);
     if (n > NPU__MAX_DRIVERS) n = NPU__MAX_DRIVERS;
     if (n > 0) {
+        uint32_t asked = n;
         r = zeDriverGet(&n, drivers);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGet", r);
+        if (n > asked) n = asked;   /* the count written back is hostile too */
     }
     /* Pass 0: Intel's NPU driver by UUID. Pass 1: any driver with a VPU device
      * and the graph extension. */
