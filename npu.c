@@ -10994,32 +10994,32 @@ static npu_status npu__req_record(npu_request *q, int reset)
 {
     npu_model *m = q->model;
     const npu__ze_graph_ddi *g = m->dev->g;
-    uint32_t set, l, i;
+    uint32_t x, i;
     const char *fn = NULL;
     ze_result_t r = ZE_RESULT_SUCCESS;
     npu__model_lock(m);
-    for (set = 0; set < q->n_sets && r == ZE_RESULT_SUCCESS; set++) {
-        for (l = 0; l < q->n_lists && r == ZE_RESULT_SUCCESS; l++) {
-            ze_command_list_handle_t cl = q->lists[set * q->n_lists + l];
-            if (reset) {
-                fn = "zeCommandListReset";
-                r = zeCommandListReset(cl);
-            }
-            for (i = 0; i < m->n_args && r == ZE_RESULT_SUCCESS; i++) {
-                const npu__arg *a = &m->args[i];
-                unsigned char *p = (unsigned char *)npu__req_bound(q, i, set);
-                if (a->kind < NPU__ARG_STATE_IN) p += (size_t)a->slice_bytes * l;
-                fn = "pfnSetArgumentValue";
-                r = g->pfnSetArgumentValue(m->graph, i, p);
-            }
-            if (r == ZE_RESULT_SUCCESS) {
-                fn = "pfnAppendGraphExecute";
-                r = g->pfnAppendGraphExecute(cl, m->graph, q->prof_query, NULL, 0, NULL);
-            }
-            if (r == ZE_RESULT_SUCCESS) {
-                fn = "zeCommandListClose";
-                r = zeCommandListClose(cl);
-            }
+    /* list x of the n_sets x n_lists: set x / n_lists, batch element x % n_lists */
+    for (x = 0; x < q->n_sets * q->n_lists && r == ZE_RESULT_SUCCESS; x++) {
+        ze_command_list_handle_t cl = q->lists[x];
+        uint32_t set = x / q->n_lists, l = x % q->n_lists;
+        if (reset) {
+            fn = "zeCommandListReset";
+            r = zeCommandListReset(cl);
+        }
+        for (i = 0; i < m->n_args && r == ZE_RESULT_SUCCESS; i++) {
+            const npu__arg *a = &m->args[i];
+            unsigned char *p = (unsigned char *)npu__req_bound(q, i, set);
+            if (a->kind < NPU__ARG_STATE_IN) p += (size_t)a->slice_bytes * l;
+            fn = "pfnSetArgumentValue";
+            r = g->pfnSetArgumentValue(m->graph, i, p);
+        }
+        if (r == ZE_RESULT_SUCCESS) {
+            fn = "pfnAppendGraphExecute";
+            r = g->pfnAppendGraphExecute(cl, m->graph, q->prof_query, NULL, 0, NULL);
+        }
+        if (r == ZE_RESULT_SUCCESS) {
+            fn = "zeCommandListClose";
+            r = zeCommandListClose(cl);
         }
     }
     npu__model_unlock(m);
