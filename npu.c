@@ -8803,30 +8803,32 @@ static npu_status npu__create_queue(npu_device *d, ze_command_queue_priority_t p
                                     ze_command_queue_handle_t *out)
 {
     ze_command_queue_desc_t qd;
-    npu__ze_cq_desc_npu_ext t1;
-    npu__ze_cq_desc_npu_ext_2 t2;
+    /* turbo: the 1.1 struct (options) when the driver has it, else the 1.0
+     * one (turbo); both are {stype, pNext, one field} */
+    union {
+        npu__ze_cq_desc_npu_ext t1;
+        npu__ze_cq_desc_npu_ext_2 t2;
+    } t;
     ze_result_t r;
     memset(&qd, 0, sizeof qd);
     qd.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
     qd.ordinal = d->queue_ordinal;
-    qd.index = 0;
-    qd.flags = 0;
     qd.mode = ZE_COMMAND_QUEUE_MODE_DEFAULT;
     qd.priority = prio;
-    if (turbo && d->caps.queue_options) {
-        t2.stype = 2;
-        t2.pNext = NULL;
-        t2.options = 1;
-        qd.pNext = &t2;
-    } else if (turbo && d->caps.queue_turbo) {
-        t1.stype = 1;
-        t1.pNext = NULL;
-        t1.turbo = 1;
-        qd.pNext = &t1;
-    } else if (turbo) {
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                         "turbo: the driver has no %s (the command-queue extension that carries it); "
-                         "ask without turbo", NPU__ZE_CQ_NPU_EXT_NAME);
+    if (turbo) {
+        if (!d->caps.queue_options && !d->caps.queue_turbo)
+            return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                             "turbo: the driver has no %s (the command-queue extension that carries it); "
+                             "ask without turbo", NPU__ZE_CQ_NPU_EXT_NAME);
+        memset(&t, 0, sizeof t);
+        if (d->caps.queue_options) {
+            t.t2.stype = 2;
+            t.t2.options = 1;
+        } else {
+            t.t1.stype = 1;
+            t.t1.turbo = 1;
+        }
+        qd.pNext = &t;
     }
     r = zeCommandQueueCreate(d->zctx, d->device, &qd, out);
     if (r != ZE_RESULT_SUCCESS) {
@@ -10999,32 +11001,32 @@ static npu_status npu__req_record(npu_request *q, int reset)
 {
     npu_model *m = q->model;
     const npu__ze_graph_ddi *g = m->dev->g;
-    uint32_t set, l, i;
+    uint32_t x, i;
     const char *fn = NULL;
     ze_result_t r = ZE_RESULT_SUCCESS;
     npu__model_lock(m);
-    for (set = 0; set < q->n_sets && r == ZE_RESULT_SUCCESS; set++) {
-        for (l = 0; l < q->n_lists && r == ZE_RESULT_SUCCESS; l++) {
-            ze_command_list_handle_t cl = q->lists[set * q->n_lists + l];
-            if (reset) {
-                fn = "zeCommandListReset";
-                r = zeCommandListReset(cl);
-            }
-            for (i = 0; i < m->n_args && r == ZE_RESULT_SUCCESS; i++) {
-                const npu__arg *a = &m->args[i];
-                unsigned char *p = (unsigned char *)npu__req_bound(q, i, set);
-                if (a->kind < NPU__ARG_STATE_IN) p += (size_t)a->slice_bytes * l;
-                fn = "pfnSetArgumentValue";
-                r = g->pfnSetArgumentValue(m->graph, i, p);
-            }
-            if (r == ZE_RESULT_SUCCESS) {
-                fn = "pfnAppendGraphExecute";
-                r = g->pfnAppendGraphExecute(cl, m->graph, q->prof_query, NULL, 0, NULL);
-            }
-            if (r == ZE_RESULT_SUCCESS) {
-                fn = "zeCommandListClose";
-                r = zeCommandListClose(cl);
-            }
+    /* list x of the n_sets x n_lists: set x / n_lists, batch element x % n_lists */
+    for (x = 0; x < q->n_sets * q->n_lists && r == ZE_RESULT_SUCCESS; x++) {
+        ze_command_list_handle_t cl = q->lists[x];
+        uint32_t set = x / q->n_lists, l = x % q->n_lists;
+        if (reset) {
+            fn = "zeCommandListReset";
+            r = zeCommandListReset(cl);
+        }
+        for (i = 0; i < m->n_args && r == ZE_RESULT_SUCCESS; i++) {
+            const npu__arg *a = &m->args[i];
+            unsigned char *p = (unsigned char *)npu__req_bound(q, i, set);
+            if (a->kind < NPU__ARG_STATE_IN) p += (size_t)a->slice_bytes * l;
+            fn = "pfnSetArgumentValue";
+            r = g->pfnSetArgumentValue(m->graph, i, p);
+        }
+        if (r == ZE_RESULT_SUCCESS) {
+            fn = "pfnAppendGraphExecute";
+            r = g->pfnAppendGraphExecute(cl, m->graph, q->prof_query, NULL, 0, NULL);
+        }
+        if (r == ZE_RESULT_SUCCESS) {
+            fn = "zeCommandListClose";
+            r = zeCommandListClose(cl);
         }
     }
     npu__model_unlock(m);
@@ -11602,16 +11604,25 @@ NPU_API npu_status npu_request_set_batch(npu_request *req, uint32_t n)
     return NPU_OK;
 }
 
+/* Copy mode: the caller's input buffers into the request's (before an
+ * inference, out 0), or its outputs back out (after one, out 1). */
+NPU__NOINLINE static void npu__req_copy(npu_request *q, int out)
+{
+    uint32_t k, n = out ? q->n_copy_out : q->n_copy_in;
+    const uint32_t *which = out ? q->copy_out : q->copy_in;
+    for (k = 0; k < n; k++) {
+        const npu__req_arg *a = &q->a[which[k]];
+        memcpy(out ? a->user : a->own, out ? a->own : a->user,
+               (size_t)npu__req_arg_bytes(q, which[k], q->n_active));
+    }
+}
+
 NPU_API npu_status npu_request_start(npu_request *q)
 {
-    uint32_t k;
     ze_result_t r;
     if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (q->running) return npu__fail(q->ctx, NPU_ERR_STATE, "request: an inference is already running");
-    for (k = 0; k < q->n_copy_in; k++) {
-        uint32_t i = q->copy_in[k];
-        memcpy(q->a[i].own, q->a[i].user, (size_t)npu__req_arg_bytes(q, i, q->n_active));
-    }
+    npu__req_copy(q, 0);
     /* All lists of the batch in one submission, one fence. */
     r = zeCommandQueueExecuteCommandLists(q->queue, q->n_active, q->lists + (size_t)q->set * q->n_lists, q->fence);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeCommandQueueExecuteCommandLists", r);
@@ -11621,7 +11632,6 @@ NPU_API npu_status npu_request_start(npu_request *q)
 
 NPU_API npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
 {
-    uint32_t k;
     ze_result_t r;
     if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (!q->running) return NPU_OK;
@@ -11631,10 +11641,7 @@ NPU_API npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
     r = zeFenceReset(q->fence);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceReset", r);
     q->running = 0;
-    for (k = 0; k < q->n_copy_out; k++) {
-        uint32_t i = q->copy_out[k];
-        memcpy(q->a[i].user, q->a[i].own, (size_t)npu__req_arg_bytes(q, i, q->n_active));
-    }
+    npu__req_copy(q, 1);
     if (q->n_sets == 2) q->set ^= 1u;
     return NPU_OK;
 }
