@@ -11622,7 +11622,7 @@ NPU_API npu_status npu_request_start(npu_request *q)
     ze_result_t r;
     if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (q->running) return npu__fail(q->ctx, NPU_ERR_STATE, "request: an inference is already running");
-    npu__req_copy(q, 0);
+    if (q->n_copy_in > 0) npu__req_copy(q, 0);   /* (no call at all when nothing is copied) */
     /* All lists of the batch in one submission, one fence. */
     r = zeCommandQueueExecuteCommandLists(q->queue, q->n_active, q->lists + (size_t)q->set * q->n_lists, q->fence);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeCommandQueueExecuteCommandLists", r);
@@ -11641,7 +11641,7 @@ NPU_API npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
     r = zeFenceReset(q->fence);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceReset", r);
     q->running = 0;
-    npu__req_copy(q, 1);
+    if (q->n_copy_out > 0) npu__req_copy(q, 1);
     if (q->n_sets == 2) q->set ^= 1u;
     return NPU_OK;
 }
