@@ -6547,7 +6547,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     st = npu__ir_walk_run(wp);
     /* the counts before scopes (uint32_t: no padding) as the counting pass found them */
     if (st == NPU_OK && memcmp(&wp->c, &c, offsetof(npu__ir_counts, scopes)) != 0)
-        st = npu__fail(ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", label);
+        st = npu__ir_changed(&wp->x);
     if (st == NPU_OK) {
         npu__heapsort(ir->layers, ir->n_layers, sizeof *ir->layers, npu__ir_layer_cmp);
         npu__heapsort(ir->ports, ir->n_ports, sizeof *ir->ports, npu__ir_port_cmp);
