@@ -93,11 +93,14 @@ static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...
  * 3), so that a user can still find where it failed. Logging other than
  * errors is gone. */
 #define NPU__SITE ((unsigned)__LINE__)
+/* A failure site's status (low 5 bits) and line in one number, so that each
+ * site loads one immediate (npu__fail_site and npu__fail_begin_site). */
+#define NPU__SITE_CODE(status) (NPU__SITE << 5 | (unsigned)(status))
 #define NPU__MSG_ONLY(...)               /* a declaration only a message uses */
 #define NPU__MSG_UNUSED(x) NPU__UNUSED(x) /* a name only a message uses */
-static npu_status npu__fail_site(npu_context *ctx, npu_status status, unsigned line);
+static npu_status npu__fail_site(npu_context *ctx, unsigned code);
 static void npu__log_site(const npu_context *ctx, npu_log_level level);
-#define npu__fail(ctx, status, ...) npu__fail_site((ctx), (status), NPU__SITE)
+#define npu__fail(ctx, status, ...) npu__fail_site((ctx), NPU__SITE_CODE(status))
 #define npu__log(ctx, level, ...) npu__log_site((ctx), (level))
 #endif
 static void *npu__alloc(npu_arena *arena, npu_context *ctx, size_t size, const char *what);
@@ -563,22 +566,26 @@ static NPU__MAYBE_UNUSED void npu__fail_more(npu_context *ctx, const char *fmt, 
 
 #else /* NPU_NO_MESSAGES: the same with the site for the text */
 
-static npu_status npu__fail_site(npu_context *ctx, npu_status status, unsigned line)
+_Static_assert(NPU_STATUS_COUNT <= 32, "a status fits the low 5 bits of a site code (NPU__SITE_CODE)");
+
+/* code: NPU__SITE_CODE(status); returns the status. */
+static npu_status npu__fail_site(npu_context *ctx, unsigned code)
 {
+    npu_status status = (npu_status)(code & 31u);
     if (ctx == NULL) return status;
-    npu__set_site(ctx, status, line);
+    npu__set_site(ctx, status, code >> 5);
     npu__log_error(ctx);
     return status;
 }
 
 #ifndef NPU_NO_LEVEL_ZERO
-static void npu__fail_begin_site(npu_context *ctx, npu_status status, unsigned line)
+static void npu__fail_begin_site(npu_context *ctx, unsigned code)
 {
-    if (ctx != NULL) npu__set_site(ctx, status, line);
+    if (ctx != NULL) npu__set_site(ctx, (npu_status)(code & 31u), code >> 5);
 }
 #endif
 
-#define npu__fail_begin(ctx, status, ...) npu__fail_begin_site((ctx), (status), NPU__SITE)
+#define npu__fail_begin(ctx, status, ...) npu__fail_begin_site((ctx), NPU__SITE_CODE(status))
 #define npu__fail_more(ctx, ...) NPU__UNUSED(ctx)
 #define npu__textf(dst, cap, ...) npu__site_text((dst), (cap), NPU__SITE)
 #endif /* NPU_NO_MESSAGES */
@@ -4777,14 +4784,7 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
     return npu__fail_end(x->ctx, status);
 }
 #else
-/* The status and the site in one immediate: the many failure sites of the
- * scanner and the walker each load one number. */
-_Static_assert(NPU_STATUS_COUNT <= 32, "a status fits in the low 5 bits");
-NPU__NOINLINE static npu_status npu__xml_fail_code(const npu__xml *x, unsigned code)
-{
-    return npu__fail_site(x->ctx, (npu_status)(code & 31u), code >> 5);
-}
-#define npu__xml_fail(x, pos, status, ...) npu__xml_fail_code((x), NPU__SITE << 5 | (unsigned)(status))
+#define npu__xml_fail(x, pos, status, ...) npu__fail_site((x)->ctx, NPU__SITE_CODE(status))
 #endif
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -7486,7 +7486,7 @@ static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
                      (unsigned)(c->version & 0xffffu), what);
 }
 #else
-#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU_ERR_FORMAT, NPU__SITE)
+#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
 #endif
 
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
