@@ -6719,7 +6719,8 @@ NPU_API void npu_ir_close(npu_ir *ir)
     ir->xml_len = 0;
     ir->bin = NULL;
     ir->bin_size = 0;
-    ir->n_listed[NPU__LI_IN] = ir->n_listed[NPU__LI_OUT] = ir->n_listed[NPU__LI_CONST] = ir->n_states = 0;
+    memset(ir->n_listed, 0, sizeof ir->n_listed);
+    ir->n_states = 0;
 }
 
 /* ---- accessors and settings ------------------------------------------------ */
@@ -9883,9 +9884,9 @@ static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int
 
 /* The build flags into s: the four I/O lists (inputs precisions and layouts,
  * outputs precisions and layouts), the serializer key, then --config with the
- * options and extra_config. check (a counting pass before the written one):
- * also refuses what the flags cannot carry, in the same walk as what is
- * written: type overrides the compiler would ignore, I/O names the flags
+ * options and extra_config. check (npu__flags_alloc's counting pass, the
+ * cache key): also refuses what the flags cannot carry, in the walk that
+ * writes them: type overrides the compiler would ignore, I/O names the flags
  * cannot hold (compilers before 5.9 identify I/O by name), extra_config keys
  * the compiler does not take. */
 static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_compile_options *o,
@@ -9986,7 +9987,6 @@ static void npu__flags_write(npu__sink *s, const npu_device *d, const npu_compil
 {
     (void)npu__flags_walk(s, d, o, in, outl, 0);
 }
-
 
 static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_options *o)
 {
@@ -10760,8 +10760,6 @@ static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, cons
 {
     return npu__plain(d, NULL, src, o, bytes, payload_bytes, NULL, NULL);
 }
-
-
 
 /* What analysing the model's inputs and outputs found. */
 typedef struct npu__batch_plan {
