@@ -13040,11 +13040,7 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__sink s;
     npu__io_list in, outl;
     npu_tensor_desc desc;
-    /* the names of num[], one after the other, each NUL-terminated */
-    const char *name = "\npayload_layout=\0 weights_threshold=\0\nbatch_rule=\0 batch_mode=\0 original=\0"
-                       " compiled=\0 ir_batch=";
-    uint64_t num[7];
-    uint32_t i, axis, n_in, n_out, n_num, n_args = 0;
+    uint32_t i, axis, n_in, n_out, n_args = 0;
     npu_payload_layout layout;
     const char *label;
     size_t flags_at;
@@ -13066,23 +13062,24 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     st = npu__flags_walk(&s, d, o, &in, &outl, 1);
     if (st != NPU_OK) return st;
     flags_at = s.len - flags_at;   /* the flags' length, for npu__plain_need */
-    /* "<name><value>" for each of these numbers: the first four unsigned,
-     * the rest signed; ir_batch only for a source that rewrites its batch.
-     * With the layout, the threshold decides the payload's size (recorded in
-     * the entry for the hit's arena check). */
-    num[0] = (uint64_t)layout;
-    num[1] = o != NULL ? (uint64_t)o->weights_threshold_bytes : 0u;
-    num[2] = (uint64_t)NPU__BATCH_RULE;
-    num[3] = (uint64_t)form->mode;
-    num[4] = (uint64_t)form->original;
-    num[5] = (uint64_t)form->compiled;
-    n_num = 6;
-    if (src->ops->batch_rewrite != NULL) num[n_num++] = (uint64_t)src->ops->batch_rewrite(src->src);
-    for (i = 0; i < n_num; i++, name += strlen(name) + 1) {
-        npu__sink_str(&s, name);
-        if (i < 4) npu__sink_u64_dec(&s, num[i]);
-        else   /* back to the signed value without an implementation-defined conversion */
-            npu__sink_i64_dec(&s, num[i] > (uint64_t)INT64_MAX ? -(int64_t)~num[i] - 1 : (int64_t)num[i]);
+    /* With the layout, the threshold decides the payload's size (recorded in
+     * the entry for the hit's arena check); ir_batch only for a source that
+     * rewrites its batch. */
+    npu__sink_str(&s, "\npayload_layout=");
+    npu__sink_u64_dec(&s, (uint64_t)layout);
+    npu__sink_str(&s, " weights_threshold=");
+    npu__sink_u64_dec(&s, o != NULL ? (uint64_t)o->weights_threshold_bytes : 0u);
+    npu__sink_str(&s, "\nbatch_rule=");
+    npu__sink_u64_dec(&s, (uint64_t)NPU__BATCH_RULE);
+    npu__sink_str(&s, " batch_mode=");
+    npu__sink_u64_dec(&s, (uint64_t)form->mode);
+    npu__sink_str(&s, " original=");
+    npu__sink_i64_dec(&s, form->original);
+    npu__sink_str(&s, " compiled=");
+    npu__sink_i64_dec(&s, form->compiled);
+    if (src->ops->batch_rewrite != NULL) {
+        npu__sink_str(&s, " ir_batch=");
+        npu__sink_i64_dec(&s, src->ops->batch_rewrite(src->src));
     }
     npu__sink_str(&s, "\nlayouts=");
     n_in = src->ops->count(src->src, 0);
