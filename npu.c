@@ -9454,11 +9454,11 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         if (st != NPU_OK) return st;
     }
     /* order: inputs, outputs, then (in, out) per state. */
-    /* (j runs over the arguments twice: inputs, then outputs) */
-    for (j = 0, k = 0; j < 2 * n; j++) {
-        i = j < n ? j : j - n;
-        if (m->args[i].kind == (j < n ? NPU__ARG_INPUT : NPU__ARG_OUTPUT)) m->order[k++] = i;
-        if (j + 1 == n) m->n_inputs = k;
+    k = 0;
+    for (j = NPU__ARG_INPUT; j <= NPU__ARG_OUTPUT; j++) {
+        for (i = 0; i < n; i++)
+            if (m->args[i].kind == j) m->order[k++] = i;
+        if (j == NPU__ARG_INPUT) m->n_inputs = k;
     }
     m->n_outputs = k - m->n_inputs;
     /* The argument table comes from the blob: names may repeat and counts may
