@@ -103,65 +103,48 @@ static npu_status open_lied_to(void)
     return st;
 }
 
-/* A driver list whose filling call claims 100000 drivers: only the one asked
- * for is used, and it is the software NPU. */
-static void test_more_drivers_than_asked(void **state)
-{
-    (void)state;
-    lie.drivers = LIE_MORE;
-    assert_int_equal(open_lied_to(), NPU_OK);
-}
+/* One lie each: the enumeration lied about (its field of `lie`), what the
+ * filling call claims, and what device open must then give (the message
+ * part for a refusal). Claiming more than was asked: only what was asked for
+ * is used, and the device opens. Taking back what the counting call
+ * announced: no device, said as such (the message says what was searched),
+ * nothing read. */
+typedef struct lie_case {
+    const char *name;
+    int *which;
+    int how;
+    npu_status want;
+    const char *message;
+} lie_case;
 
-static void test_more_devices_than_asked(void **state)
-{
-    (void)state;
-    lie.devices = LIE_MORE;
-    assert_int_equal(open_lied_to(), NPU_OK);
-}
+static const lie_case cases[] = {
+    {"more_drivers_than_asked", &lie.drivers, LIE_MORE, NPU_OK, NULL},
+    {"more_devices_than_asked", &lie.devices, LIE_MORE, NPU_OK, NULL},
+    {"more_extensions_than_asked", &lie.extensions, LIE_MORE, NPU_OK, NULL},
+    {"drivers_withdrawn", &lie.drivers, LIE_ZERO, NPU_ERR_NO_DEVICE, "0 Level Zero driver(s) found"},
+    {"devices_withdrawn", &lie.devices, LIE_ZERO, NPU_ERR_NO_DEVICE, "no NPU"},
+    {"extensions_withdrawn", &lie.extensions, LIE_ZERO, NPU_ERR_NO_DEVICE, "ZE_extension_graph"},
+};
 
-static void test_more_extensions_than_asked(void **state)
+static void test_lie(void **state)
 {
-    (void)state;
-    lie.extensions = LIE_MORE;
-    assert_int_equal(open_lied_to(), NPU_OK);
-}
-
-/* Filling calls that take back what the counting call announced: no device,
- * said as such (the message says what was searched), nothing read. */
-static void test_drivers_withdrawn(void **state)
-{
-    (void)state;
-    lie.drivers = LIE_ZERO;
-    assert_int_equal(open_lied_to(), NPU_ERR_NO_DEVICE);
-    assert_non_null(strstr(npu_context_last_error(tu_ctx), "0 Level Zero driver(s) found"));
-}
-
-static void test_devices_withdrawn(void **state)
-{
-    (void)state;
-    lie.devices = LIE_ZERO;
-    assert_int_equal(open_lied_to(), NPU_ERR_NO_DEVICE);
-    assert_non_null(strstr(npu_context_last_error(tu_ctx), "no NPU"));
-}
-
-static void test_extensions_withdrawn(void **state)
-{
-    (void)state;
-    lie.extensions = LIE_ZERO;
-    assert_int_equal(open_lied_to(), NPU_ERR_NO_DEVICE);
-    assert_non_null(strstr(npu_context_last_error(tu_ctx), "ZE_extension_graph"));
+    const lie_case *c = (const lie_case *)*state;
+    *c->which = c->how;
+    assert_int_equal(open_lied_to(), c->want);
+    if (c->message != NULL) assert_non_null(strstr(npu_context_last_error(tu_ctx), c->message));
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(test_more_drivers_than_asked, setup),
-        cmocka_unit_test_setup(test_more_devices_than_asked, setup),
-        cmocka_unit_test_setup(test_more_extensions_than_asked, setup),
-        cmocka_unit_test_setup(test_drivers_withdrawn, setup),
-        cmocka_unit_test_setup(test_devices_withdrawn, setup),
-        cmocka_unit_test_setup(test_extensions_withdrawn, setup),
-    };
+    struct CMUnitTest tests[sizeof cases / sizeof cases[0]];
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memset(&tests[i], 0, sizeof tests[i]);
+        tests[i].name = cases[i].name;
+        tests[i].test_func = test_lie;
+        tests[i].setup_func = setup;
+        tests[i].initial_state = (void *)(uintptr_t)&cases[i];
+    }
     resolve();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
