@@ -438,12 +438,15 @@ size: $(wildcard size/*.c) scripts/size-map.awk $(NPU_DEPS)
 	  for v in messages nomsg; do \
 	    if [ $$v = nomsg ]; then d="$$defs -DNPU_NO_MESSAGES"; b=$${lim##*:}; w="$$what, NO_MESSAGES"; \
 	    else d="$$defs"; b=$${lim#*:}; b=$${b%%:*}; w="$$what"; fi; \
-	    set -- $$($(call size_link,$$p,$$v,$$d)) || exit 1; \
+	    r=$$($(call size_link,$$p,$$v,$$d)) || { echo "size: building the $$w program failed"; exit 1; }; \
+	    set -- $$r; if [ "$$1 $$3" != "text rodata" ] || [ "$$2" -eq 0 ]; then \
+	      echo "size: no figures for the $$w program ($$r)"; exit 1; fi; \
 	    flag=''; if [ "$$2" -gt $$b ]; then flag='  OVER BUDGET'; fail=1; fi; \
 	    printf '%-34s %8d %8d %8d%s\n' "$$w" $$2 $$4 $$b "$$flag"; \
 	  done; \
 	done; \
-	for p in ir graph; do set -- $$($(call size_link,$$p,plain,)) || exit 1; \
+	for p in ir graph; do r=$$($(call size_link,$$p,plain,)) || { echo "size: building the $$p program failed"; exit 1; }; \
+	  set -- $$r; \
 	  printf '%-34s %8d %8d\n' "$$p, no NPU_NO_* macro" $$2 $$4; done; \
 	bad=$$(nm $(SIZE_DIR)/appliance_graph-plain | grep -E ' (npu_ir_|npu__irw|npu__isrc_)'); \
 	if [ -n "$$bad" ]; then echo "size: the graph program links IR code:" $$bad; fail=1; fi; \
