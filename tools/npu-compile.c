@@ -479,7 +479,7 @@ int main(int argc, char **argv)
 
     if (!o.quiet && !o.json) fprintf(stderr, "%s: opening the NPU\n", argv0);
     if (npu_device_open(&dev_arena, ctx, NULL, &dev) != NPU_OK) {
-        rc = report_error(1, "no NPU: %s (npu-info diagnoses why)", npu_context_last_error(ctx));
+        rc = report_error(1, "opening the NPU: %s (npu-info diagnoses why)", npu_context_last_error(ctx));
         goto out;
     }
     npu_device_properties props;

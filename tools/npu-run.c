@@ -1273,7 +1273,7 @@ int main(int argc, char **argv)
     }
 
     if (npu_device_open(&dev_arena, ctx, NULL, &dev) != NPU_OK) {
-        rc = fail(1, "no NPU: %s (npu-info diagnoses why)", npu_context_last_error(ctx));
+        rc = fail(1, "opening the NPU: %s (npu-info diagnoses why)", npu_context_last_error(ctx));
         goto out;
     }
     npu_device_properties props;
