@@ -1154,6 +1154,14 @@ typedef struct npu__pp {
     npu__pp_layer l[NPU__PP_MAX_LAYERS];
     uint32_t data_used;
     _Alignas(8) unsigned char data[NPU__PP_DATA];
+    /* An IR's output plan: the layer port feeding the Result (found by
+     * npu__pp_find_source, section 8e; the graph does not use these) */
+    int src_found;              /* src_* below are set */
+    int src_shared;             /* the port also feeds another output's Result */
+    uint32_t src_layer, src_port;       /* layer id, port id */
+    uint32_t src_index, src_outputs;    /* the port's index among the layer's outputs; their count */
+    size_t src_name, src_name_len;      /* the layer's name="" value in the XML, as written there */
+    size_t src_type, src_type_len;      /* its type="" value */
     /* write state (under the IR's walk_lock) */
     uint32_t io_id, first_id;
     int io_seen;
@@ -1277,7 +1285,9 @@ static const char *npu__pp_plan_input(npu__pp *p, const npu_preprocess *pp, npu_
     need_layout = ul != ml || pp->height || pp->width || pp->resize || pp->color || pp->n_mean || pp->n_scale;
     if (need_layout && !npu__pp_layout_ok(ml, rank))
         return "the model input needs a layout with one letter per axis (npu_ir_set_layout, e.g. \"NCHW\")";
-    if (!npu__pp_layout_ok(ul, rank)) return "the caller's layout does not have one letter per axis of the input";
+    /* only the element type changes: any layout, or none, will do */
+    if (need_layout && !npu__pp_layout_ok(ul, rank))
+        return "the caller's layout does not have one letter per axis of the input";
     if (need_layout && !npu__pp_perm(ul, ml, rank, perm, &identity))
         return "the caller's layout does not name the model layout's letters (no '?')";
     for (i = 0; i < rank; i++)
@@ -1290,10 +1300,10 @@ static const char *npu__pp_plan_input(npu__pp *p, const npu_preprocess *pp, npu_
     us->rank = rank;
     for (i = 0; i < rank; i++) {
         int a = need_layout ? npu__pp_axis(ml, ul[i]) : (int)i;
-        us->dims[i] = m->shape.dims[a];
-        if (ul[i] == 'H' && pp->height) us->dims[i] = pp->height;
-        if (ul[i] == 'W' && pp->width) us->dims[i] = pp->width;
-        if (ul[i] == 'C' && pp->color >= NPU_COLOR_RGB_TO_GRAY) us->dims[i] = 3;
+        us->dims[i] = m->shape.dims[a];   /* (ul is read only with a layout: need_layout) */
+        if (pp->height && ul[i] == 'H') us->dims[i] = pp->height;
+        if (pp->width && ul[i] == 'W') us->dims[i] = pp->width;
+        if (pp->color >= NPU_COLOR_RGB_TO_GRAY && ul[i] == 'C') us->dims[i] = 3;
     }
     *ub = rank == 0 ? -1 : npu__pp_axis(ul, 'N') >= 0 ? npu__pp_axis(ul, 'N') : p->model_batch_axis < 0 ? -1 : 0;
     hi = npu__pp_axis(ul, 'H');
@@ -5289,7 +5299,8 @@ enum { NPU__KIND_OTHER = 0, NPU__KIND_PARAMETER, NPU__KIND_CONSTANT, NPU__KIND_R
 _Static_assert(NPU__KIND_PARAMETER - 1 == NPU__LI_IN && NPU__KIND_CONSTANT - 1 == NPU__LI_CONST &&
                    NPU__KIND_RESULT - 1 == NPU__LI_OUT, "a listed layer's table is n_listed[kind - 1]");
 /* Where a payload write calls preprocessing (8e, npu_ir.pp_walk). */
-enum { NPU__PPE_BEGIN = 0, NPU__PPE_LAYER, NPU__PPE_EDGE, NPU__PPE_LAYERS_END, NPU__PPE_EDGES_END, NPU__PPE_DONE };
+enum { NPU__PPE_BEGIN = 0, NPU__PPE_LAYER, NPU__PPE_EDGE, NPU__PPE_LAYERS_END, NPU__PPE_EDGES_END, NPU__PPE_DONE,
+       NPU__PPE_PORT };
 
 enum {
     NPU__ROLE_OTHER = 0, NPU__ROLE_NET, NPU__ROLE_LAYERS, NPU__ROLE_LAYER, NPU__ROLE_DATA, NPU__ROLE_LAYER_RT_INFO, NPU__ROLE_INPUT,
@@ -6301,11 +6312,14 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
             unsigned char role;
             st = npu__ir_walk_start(w, &t, l);
             role = w->role[t.self_closing ? w->x.depth : w->x.depth - 1];
-            /* WRITE: preprocessing (8e) sees every top-level layer and edge
-             * (called here, not from npu__ir_walk_start: a shallower stack) */
-            if (st == NPU_OK && (role == NPU__ROLE_LAYER || role == NPU__ROLE_EDGE) && w->mode == NPU__W_WRITE &&
-                w->ir->pp_walk != NULL && w->scope_stack[w->scope_depth] == 0)
-                st = w->ir->pp_walk(w, role == NPU__ROLE_LAYER ? NPU__PPE_LAYER : NPU__PPE_EDGE, &t, 0);
+            /* WRITE: preprocessing (8e) sees every top-level layer, port and
+             * edge (called here, not from npu__ir_walk_start: a shallower stack) */
+            if (st == NPU_OK && (role == NPU__ROLE_LAYER || role == NPU__ROLE_EDGE || role == NPU__ROLE_PORT) &&
+                w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL && w->scope_stack[w->scope_depth] == 0)
+                st = w->ir->pp_walk(w, role == NPU__ROLE_LAYER  ? NPU__PPE_LAYER
+                                       : role == NPU__ROLE_EDGE ? NPU__PPE_EDGE
+                                                                : NPU__PPE_PORT,
+                                    &t, 0);
             /* <layer/>: its end too (w->role[w->x.depth] is its role) */
             if (st == NPU_OK && t.self_closing && role == NPU__ROLE_LAYER) st = npu__ir_walk_end(w, &t, l);
         } else if (t.kind == NPU__XML_END_TAG) {
@@ -6975,6 +6989,84 @@ NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t 
     return NPU_OK;
 }
 
+/* OpenVINO's PrePostProcessor (src/core/src/preprocess/preprocess_impls.cpp,
+ * OutputInfo::OutputInfoImpl::build) moves an output's tensor names from the
+ * tensor feeding the Result to the end of the chain, gives the chain's end the
+ * producer's friendly name (".<output index>" appended when the producer has
+ * several outputs) and resets the producer's own name when it has one output.
+ * This finds that producer for plan p: the top-level <edge> into the Result,
+ * then (second scan) the top-level <layer> it leaves, its output ports, and
+ * whether the same port feeds another output's Result. The scans use the
+ * IR's walker for the scanner's state (under its lock); the text was checked
+ * when the IR was loaded. No producer found (an IR whose Result has no edge):
+ * src_found stays 0 and the chain is written without names. */
+static npu_status npu__pp_find_source(npu_ir *ir, npu__pp *p)
+{
+    const npu_ir_io *io = &ir->outputs[p->index];
+    npu__ir_walker *w;
+    npu__xml_token t;
+    npu__xml_attribute a;
+    uint64_t v[3];
+    uint32_t j;
+    int pass, in_layer = 0, in_output = 0, parent = 0;
+    npu_status st = NPU_OK;
+    while (atomic_flag_test_and_set_explicit(&ir->walk_lock, memory_order_acquire)) sched_yield();
+    w = ir->walk;
+    for (pass = 0; pass < 2 && st == NPU_OK && (pass == 0 || p->src_found); pass++) {
+        npu__ir_walk_init(w, NPU__W_COUNT, ir->ctx, ir->label, ir->xml, ir->xml_len, ir);
+        for (;;) {
+            unsigned depth;
+            st = npu__xml_next(&w->x, &t);
+            if (st != NPU_OK || t.kind == NPU__XML_EOF) break;
+            if (t.kind == NPU__XML_END_TAG) {
+                if (w->x.depth == 3) in_output = 0;
+                if (w->x.depth == 2) in_layer = 0;   /* a top-level </layer> (or </edge>) */
+                continue;
+            }
+            if (t.kind != NPU__XML_START_TAG) continue;
+            depth = t.self_closing ? w->x.depth : w->x.depth - 1;
+            if (depth == 1) {   /* 1: <layers>, 2: <edges>, else 0 */
+                parent = npu__xml_eq(&w->x, t.name, t.name_len, "layers")  ? 1
+                         : npu__xml_eq(&w->x, t.name, t.name_len, "edges") ? 2
+                                                                            : 0;
+            } else if (depth == 2 && parent == 2 && npu__xml_eq(&w->x, t.name, t.name_len, "edge")) {
+                if (npu__ir_attr_num(&w->x, &t, "from-layer", UINT32_MAX, &v[0], &a) != 1 ||
+                    npu__ir_attr_num(&w->x, &t, "from-port", UINT32_MAX, &v[1], &a) != 1 ||
+                    npu__ir_attr_num(&w->x, &t, "to-layer", UINT32_MAX, &v[2], &a) != 1)
+                    continue;
+                if (pass == 0 && v[2] == io->layer_id && !p->src_found) {
+                    p->src_found = 1;
+                    p->src_layer = (uint32_t)v[0];
+                    p->src_port = (uint32_t)v[1];
+                } else if (pass == 1 && v[0] == p->src_layer && v[1] == p->src_port && v[2] != io->layer_id) {
+                    for (j = 0; j < ir->n_listed[NPU__LI_OUT]; j++)
+                        if (ir->outputs[j].layer_id == v[2]) p->src_shared = 1;
+                }
+            } else if (pass == 1 && depth == 2 && parent == 1 && npu__xml_eq(&w->x, t.name, t.name_len, "layer")) {
+                in_layer = npu__ir_attr_num(&w->x, &t, "id", UINT32_MAX, &v[0], &a) == 1 && v[0] == p->src_layer &&
+                           !t.self_closing;
+                if (in_layer && npu__xml_attr(&w->x, &t, "name", &a)) {
+                    p->src_name = a.value;
+                    p->src_name_len = a.value_len;
+                }
+                if (in_layer && npu__xml_attr(&w->x, &t, "type", &a)) {
+                    p->src_type = a.value;
+                    p->src_type_len = a.value_len;
+                }
+            } else if (in_layer && depth == 3) {
+                in_output = !t.self_closing && npu__xml_eq(&w->x, t.name, t.name_len, "output");
+            } else if (in_output && depth == 4 && npu__xml_eq(&w->x, t.name, t.name_len, "port")) {
+                if (npu__ir_attr_num(&w->x, &t, "id", UINT32_MAX, &v[0], &a) == 1 && v[0] == p->src_port)
+                    p->src_index = p->src_outputs;
+                p->src_outputs++;
+            }
+        }
+    }
+    atomic_flag_clear_explicit(&ir->walk_lock, memory_order_release);
+    if (p->src_found && p->src_outputs == 0) p->src_found = 0;   /* the edge names no layer's output */
+    return st;
+}
+
 NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t output, const npu_postprocess *pp)
 {
     static const char what[] = "npu_ir_set_postprocess";
@@ -6989,6 +7081,11 @@ NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t
     ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
     why = npu__pp_plan_output(p, ut, ul, &sh);
     if (why != NULL) return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p, why);
+    st = npu__pp_find_source(ir, p);
+    if (st != NPU_OK) {
+        npu_arena_rewind(arena, mark);
+        return st;
+    }
     npu__pp_commit(ir, p, ut, &sh, ul);
     return NPU_OK;
 }
@@ -7033,14 +7130,19 @@ static void npu__pp_port(npu__sink *s, uint32_t id, npu_type type, const npu_sha
     npu__sink_str(s, "</port>");
 }
 
-static void npu__pp_layer_head(npu__sink *s, uint32_t id, const npu__ir_walker *w, const npu__ir_open_layer *l,
-                               const char *suffix, const char *type, const char *version)
+/* name: n bytes of the file's text (as escaped there), then "."<index>
+ * unless index is negative. */
+static void npu__pp_layer_head(npu__sink *s, uint32_t id, const char *name, size_t n, int64_t index,
+                               const char *type, const char *version)
 {
     npu__sink_str(s, "\n\t\t<layer id=\"");
     npu__sink_u64_dec(s, id);
     npu__sink_str(s, "\" name=\"");
-    if (l != NULL) npu__sink_put(s, w->x.s + l->name, l->name_len);   /* as escaped in the file */
-    npu__sink_str(s, suffix);
+    npu__sink_put(s, name, n);
+    if (index >= 0) {
+        npu__sink_str(s, ".");
+        npu__sink_i64_dec(s, index);
+    }
     npu__sink_str(s, "\" type=\"");
     npu__sink_str(s, type);
     npu__sink_str(s, "\" version=\"");
@@ -7055,7 +7157,7 @@ static void npu__pp_io_layer(npu__ir_walker *w, const npu__pp *p, const npu__ir_
     npu__sink *s = w->sink;
     int64_t batch = w->batch;
     uint32_t i;
-    npu__pp_layer_head(s, l->id, w, l, "", p->output ? "Result" : "Parameter", "opset1");
+    npu__pp_layer_head(s, l->id, w->x.s + l->name, l->name_len, -1, p->output ? "Result" : "Parameter", "opset1");
     if (!p->output) {
         npu__sink_str(s, "<data shape=\"");
         for (i = 0; i < io->desc.shape.rank; i++) {
@@ -7094,9 +7196,16 @@ static void npu__pp_chain_layers(npu__ir_walker *w, const npu__pp *p)
 {
     npu__sink *s = w->sink;
     uint32_t k, j;
+    /* An output chain's end takes the producer's name, with ".<output
+     * index>" when the producer has several outputs, and the output's tensor
+     * names (npu__pp_find_source); the other chain layers have none. */
+    const int named = p->output && p->src_found;
     for (k = 0; k < p->n; k++) {
         const npu__pp_layer *L = &p->l[k];
-        npu__pp_layer_head(s, p->first_id + k, w, NULL, "", npu__pp_op_names[L->op][0], npu__pp_op_names[L->op][1]);
+        const int end = named && k + 1 == p->n;
+        npu__pp_layer_head(s, p->first_id + k, w->x.s + (end ? p->src_name : 0), end ? p->src_name_len : 0,
+                           end && p->src_outputs > 1 ? (int64_t)p->src_index : -1, npu__pp_op_names[L->op][0],
+                           npu__pp_op_names[L->op][1]);
         switch (L->op) {
         case NPU__PPL_CONST:
             npu__sink_str(s, "<data element_type=\"");
@@ -7161,7 +7270,8 @@ static void npu__pp_chain_layers(npu__ir_walker *w, const npu__pp *p)
             npu__sink_str(s, "</input>");
         }
         npu__sink_str(s, "<output>");
-        npu__pp_port(s, L->n_in, L->type, &L->shape, L->batch_axis, w->batch, NULL, NULL);
+        npu__pp_port(s, L->n_in, L->type, &L->shape, L->batch_axis, w->batch,
+                     end && !p->src_shared ? w->ir->outputs[p->index].tensor_names : NULL, NULL);
         npu__sink_str(s, "</output></layer>");
     }
 }
@@ -7209,6 +7319,20 @@ static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_toke
         if (ir->pp_stage != 0)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED,
                                  "preprocessing needs every layer before <edges>");
+        /* A one-output producer of a postprocessed output gives its name to
+         * the chain's end and takes "<type>_<id>" (OpenVINO resets it; its
+         * serializer then writes "<type>_<instance>"). Not a Parameter: the
+         * build flags of compilers before 5.9 name inputs by their layer. */
+        for (p = ir->pp; p != NULL && l->kind != NPU__KIND_PARAMETER && l->name_len > 0; p = p->next) {
+            if (p->output && p->src_found && p->src_outputs == 1 && p->src_layer == l->id) {
+                npu__ir_walk_emit_upto(w, l->name);
+                npu__sink_put(w->sink, w->x.s + p->src_type, p->src_type_len);
+                npu__sink_str(w->sink, "_");
+                npu__sink_u64_dec(w->sink, l->id);
+                w->copied = l->name + l->name_len;
+                break;
+            }
+        }
         if (l->kind != NPU__KIND_PARAMETER && l->kind != NPU__KIND_RESULT) return NPU_OK;
         for (p = ir->pp; p != NULL; p = p->next)
             if (p->output == (l->kind == NPU__KIND_RESULT) && p->index == l->index) break;
@@ -7250,6 +7374,20 @@ static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_toke
                 npu__pp_rewrite2(w, &fl, p->first_id + p->n - 1, &fp, p->l[p->n - 1].n_in);
             else if (p->output && to == p->io_id)
                 npu__pp_rewrite2(w, &tl, p->first_id, &tp, 0);   /* the chain starts with its data op */
+        }
+        return NPU_OK;
+    }
+    case NPU__PPE_PORT: {   /* the producer's port gives its tensor names to the chain's end */
+        const npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
+        npu__xml_attribute a;
+        if (w->port_dir != 1 || l->kind == NPU__KIND_REPLACED) return NPU_OK;
+        for (p = ir->pp; p != NULL; p = p->next) {
+            if (p->output && p->src_found && !p->src_shared && p->src_layer == l->id && p->src_port == w->port_id &&
+                npu__xml_attr(&w->x, t, "names", &a)) {
+                npu__ir_walk_emit_upto(w, a.name);
+                w->copied = a.value + a.value_len + 1;   /* through the closing quote */
+                break;
+            }
         }
         return NPU_OK;
     }
@@ -9930,9 +10068,12 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
             if (check && !layouts && t != desc.type && in->ir_version != 10 && !in->converts)
                 return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
                                  "compile options: %s %u type override to %s: the compiler converts types only "
-                                 "for IR v10 models (this model is %s); add a Convert to the model instead",
+                                 "for IR v10 models (this model is %s); %s",
                                  kind, (unsigned)i, npu__types[t].ov_precision,
-                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11");
+                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11",
+                                 l->get == NULL ? "add a Convert to the model instead"
+                                                : "npu_ir_set_preprocess / npu_ir_set_postprocess with that type "
+                                                  "insert the Convert");
             if (written++ > 0) npu__sink_str(s, " ");
             if (d->caps.flags_by_index || l->get == NULL) {
                 npu__sink_u64_dec(s, i);

@@ -1043,7 +1043,11 @@ NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t 
 /* Postprocessing of output `output`: Convert-1 to pp->type, then Transpose-1
  * from the model's layout to pp->layout, in front of the Result (OpenVINO's
  * implicit post-processing steps, same order). npu_ir_output() and
- * npu_model_output() then report the caller's tensor. Memory, errors and
+ * npu_model_output() then report the caller's tensor. As OpenVINO does, the
+ * output's tensor names move to the chain's last layer, which takes the
+ * producing layer's name ("<name>.<output index>" for a producer with several
+ * outputs), and a one-output producer other than a Parameter is renamed
+ * "<type>_<id>": the compiled output keeps its name. Memory, errors and
  * threads as npu_ir_set_preprocess (NPU_ERR_NOT_FOUND: no output `output`). */
 NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t output, const npu_postprocess *pp);
 

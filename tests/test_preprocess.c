@@ -426,6 +426,217 @@ static void test_postprocess_converts_and_transposes_the_output(void **state)
     npu_model_destroy(m);
 }
 
+/* ---- names: an output keeps its tensor names through postprocessing ---- */
+
+/* OpenVINO's PrePostProcessor (preprocess_impls.cpp, OutputInfoImpl::build)
+ * moves the output's tensor names to the end of the inserted chain, gives the
+ * chain's end the producer's name (".<output index>" for a producer with
+ * several outputs) and resets a one-output producer's name. The Result is
+ * named as OpenVINO's tools name it ("<tensor>/sink_port_0"), so that the
+ * output's name (its first tensor name) differs from the Result's. */
+
+static char named_xml[1 << 15];
+
+static size_t count_of(const char *hay, size_t n, const char *needle)
+{
+    size_t k = strlen(needle), c = 0, i;
+    for (i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0) c++;
+    return c;
+}
+
+/* The pass-through model with its Result renamed "y/sink_port_0". */
+static npu_ir *named_ir(void)
+{
+    static const char from[] = "name=\"y\" type=\"Result\"", to[] = "name=\"y/sink_port_0\" type=\"Result\"";
+    npu_ir *ir = pass_ir(1, 2, 3, 4);   /* writes ir_xml and ir_bin */
+    size_t n = strlen(ir_xml);
+    const char *at = strstr(ir_xml, from);
+    npu_ir *out = NULL;
+    assert_non_null(at);
+    assert_true(n + sizeof to < sizeof named_xml);
+    npu_ir_close(ir);
+    memcpy(named_xml, ir_xml, (size_t)(at - ir_xml));
+    memcpy(named_xml + (at - ir_xml), to, sizeof to - 1);
+    strcpy(named_xml + (at - ir_xml) + sizeof to - 1, at + sizeof from - 1);
+    tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, named_xml, strlen(named_xml), ir_bin, sizeof(float), &out),
+          "npu_ir_load_memory");
+    return out;
+}
+
+/* The XML of ir's layout-A payload (in buf, NUL-terminated after it). */
+static const char *payload_xml(npu_ir *ir, char *buf, size_t cap)
+{
+    npu_payload_options o;
+    size_t size = 0, i;
+    memset(&o, 0, sizeof o);
+    o.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+    o.compiler_version = (7u << 16) | 28u;
+    tu_ok(npu_ir_write_payload(ir, &o, buf, cap - 1, &size), "npu_ir_write_payload");
+    buf[size] = '\0';
+    for (i = 0; i + 5 <= size; i++)
+        if (memcmp(buf + i, "<?xml", 5) == 0) return buf + i;
+    fail_msg("the payload has no XML");
+    return NULL;
+}
+
+static double f16_value(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f;
+    double m = e == 0 ? (h & 0x3ff) / 1024.0 * pow(2, -14) : (1.0 + (h & 0x3ff) / 1024.0) * pow(2, e - 15);
+    return (h & 0x8000) ? -m : m;
+}
+
+static void test_postprocess_keeps_the_output_names(void **state)
+{
+    static char xml[1 << 16];
+    enum { N = 2 * 3 * 4 };
+    float x[N];
+    npu_postprocess q;
+    npu_request *rq;
+    npu_ir *ir;
+    npu_model *m;
+    int i;
+    (void)state;
+    for (i = 0; i < N; i++) x[i] = (float)(i - 7) * 0.5f;   /* exact in f16 */
+    /* without postprocessing: the output is named by its tensor, "y" */
+    ir = named_ir();
+    m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+    assert_string_equal(npu_model_output(m, 0)->name, "y");
+    npu_model_destroy(m);
+    npu_ir_close(ir);
+    /* with it: the same name, the f16 values */
+    ir = named_ir();
+    memset(&q, 0, sizeof q);
+    q.type = NPU_F16;
+    tu_ok(npu_ir_set_postprocess(ir, &tu_arena, 0, &q), "npu_ir_set_postprocess");
+    const char *t = payload_xml(ir, xml, sizeof xml);
+    size_t n = strlen(t);
+    assert_int_equal(count_of(t, n, "names=\"y\""), 1);   /* moved, not copied */
+    assert_int_equal(count_of(t, n, "name=\"mul\" type=\"Convert\""), 1);
+    assert_int_equal(count_of(t, n, "name=\"Multiply_"), 1);   /* the producer's name reset */
+    assert_int_equal(count_of(t, n, "name=\"y/sink_port_0\" type=\"Result\""), 1);
+    m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+    assert_string_equal(npu_model_output(m, 0)->name, "y");
+    assert_int_equal(npu_model_output(m, 0)->type, NPU_F16);
+    const uint16_t *y = run(m, x, sizeof x, &rq);
+    for (i = 0; i < N; i++)
+        if (f16_value(y[i]) != (double)x[i]) fail_msg("y[%d] = %g, expected %g", i, f16_value(y[i]), (double)x[i]);
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+    npu_ir_close(ir);
+}
+
+/* A producer with two outputs (Split): the chain's end is "<name>.<index>"
+ * and the producer keeps its name; the other output is untouched. */
+static const char split_xml[] =
+    "<?xml version=\"1.0\"?>\n<net name=\"split_pp\" version=\"11\"><layers>"
+    "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,4\" element_type=\"f32\"/>"
+    "<output><port id=\"0\" precision=\"FP32\" names=\"x\"><dim>1</dim><dim>4</dim></port></output></layer>"
+    "<layer id=\"1\" name=\"axis\" type=\"Const\" version=\"opset1\"><data element_type=\"i64\" shape=\"\" "
+    "offset=\"0\" size=\"8\"/><output><port id=\"0\" precision=\"I64\"/></output></layer>"
+    "<layer id=\"2\" name=\"split\" type=\"Split\" version=\"opset1\"><data num_splits=\"2\"/><input>"
+    "<port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>4</dim></port><port id=\"1\" precision=\"I64\"/></input>"
+    "<output><port id=\"2\" precision=\"FP32\" names=\"a\"><dim>1</dim><dim>2</dim></port>"
+    "<port id=\"3\" precision=\"FP32\" names=\"b\"><dim>1</dim><dim>2</dim></port></output></layer>"
+    "<layer id=\"3\" name=\"a/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
+    "precision=\"FP32\"><dim>1</dim><dim>2</dim></port></input></layer>"
+    "<layer id=\"4\" name=\"b/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
+    "precision=\"FP32\"><dim>1</dim><dim>2</dim></port></input></layer>"
+    "</layers><edges>"
+    "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"2\" to-port=\"0\"/>"
+    "<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"1\"/>"
+    "<edge from-layer=\"2\" from-port=\"2\" to-layer=\"3\" to-port=\"0\"/>"
+    "<edge from-layer=\"2\" from-port=\"3\" to-layer=\"4\" to-port=\"0\"/>"
+    "</edges></net>\n";
+
+static void test_postprocess_of_one_output_of_a_split(void **state)
+{
+    static char xml[1 << 14];
+    static const int64_t axis = 1;
+    const float x[4] = {1.5f, -2.0f, 3.25f, 0.125f};
+    npu_postprocess q;
+    npu_request *req = NULL;
+    npu_ir *ir = NULL;
+    npu_model *m;
+    (void)state;
+    tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, split_xml, sizeof split_xml - 1, &axis, sizeof axis, &ir),
+          "npu_ir_load_memory");
+    memset(&q, 0, sizeof q);
+    q.type = NPU_F16;
+    tu_ok(npu_ir_set_postprocess(ir, &tu_arena, 1, &q), "npu_ir_set_postprocess");
+    const char *t = payload_xml(ir, xml, sizeof xml);
+    size_t n = strlen(t);
+    assert_int_equal(count_of(t, n, "names=\"a\""), 1);
+    assert_int_equal(count_of(t, n, "names=\"b\""), 1);
+    assert_int_equal(count_of(t, n, "name=\"split.1\" type=\"Convert\""), 1);
+    assert_int_equal(count_of(t, n, "name=\"split\" type=\"Split\""), 1);
+    m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+    assert_string_equal(npu_model_output(m, 0)->name, "a");
+    assert_string_equal(npu_model_output(m, 1)->name, "b");
+    assert_int_equal(npu_model_output(m, 0)->type, NPU_F32);
+    assert_int_equal(npu_model_output(m, 1)->type, NPU_F16);
+    tu_ok(npu_request_create(m, &tu_arena, NULL, &req), "npu_request_create");
+    memcpy(npu_request_input(req, 0), x, sizeof x);
+    tu_ok(npu_request_infer(req), "npu_request_infer");
+    const float *a = npu_request_output(req, 0);
+    const uint16_t *b = npu_request_output(req, 1);
+    assert_true(a[0] == x[0] && a[1] == x[1]);
+    assert_true(f16_value(b[0]) == (double)x[2] && f16_value(b[1]) == (double)x[3]);
+    npu_request_destroy(req);
+    npu_model_destroy(m);
+    npu_ir_close(ir);
+}
+
+/* Only the element type: no layout is needed, on an input that has none
+ * (an IR or a graph), as benchmark_app's -ip on such a model. */
+static void test_type_only_needs_no_layout(void **state)
+{
+    static _Alignas(16) unsigned char gmem[1 << 15];
+    static char xml[1 << 15];
+    static unsigned char bin[64], f[2 * 6];
+    npu_shape xs = {2, {2, 6}}, ks = {1, {1}};
+    npu_payload_options a;
+    npu_arena ga;
+    npu_graph *g = NULL;
+    npu_ir *ir = NULL;
+    npu_model *m = NULL;
+    npu_request *rq;
+    size_t xml_size = 0, bin_size = 0;
+    int src, i;
+    (void)state;
+    frame_fill(f, sizeof f, 4);
+    for (src = 0; src < 2; src++) {
+        npu_preprocess p = pre_u8(NULL);
+        assert_int_equal(npu_arena_init(&ga, gmem, sizeof gmem), NPU_OK);
+        assert_int_equal(npu_graph_create(src ? &tu_arena : &ga, tu_ctx, NULL, &g), NPU_OK);
+        npu_node *x = npu_graph_parameter(g, "x", NPU_F32, &xs, NULL);
+        assert_non_null(npu_graph_result(g, npu_graph_multiply(g, x, npu_graph_constant(g, "one", NPU_F32, &ks, &one,
+                                                                                          sizeof one), "mul"), "y"));
+        if (src == 0) {   /* as an IR */
+            memset(&a, 0, sizeof a);
+            a.layout = NPU_PAYLOAD_WEIGHTS_COPY;
+            assert_int_equal(npu_graph_write_xml(g, &a, xml, sizeof xml, &xml_size), NPU_OK);
+            assert_int_equal(npu_graph_write_bin(g, bin, sizeof bin, &bin_size), NPU_OK);
+            tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, xml, xml_size, bin, bin_size, &ir), "npu_ir_load_memory");
+            assert_string_equal(npu_ir_input(ir, 0)->desc.layout, "");
+            tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+            m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+        } else {
+            tu_ok(npu_graph_set_preprocess(g, &tu_arena, 0, &p), "npu_graph_set_preprocess");
+            tu_ok(npu_model_compile_graph(dev, &tu_arena, g, NULL, &m), "npu_model_compile_graph");
+        }
+        assert_int_equal(npu_model_input(m, 0)->type, NPU_U8);
+        const float *y = run(m, f, sizeof f, &rq);
+        for (i = 0; i < 12; i++)
+            if (y[i] != (float)f[i]) fail_msg("%s: y[%d] = %g, expected %d", src ? "graph" : "IR", i, (double)y[i], f[i]);
+        npu_request_destroy(rq);
+        npu_model_destroy(m);
+        if (ir != NULL) npu_ir_close(ir);
+        ir = NULL;
+    }
+}
+
 /* ---- errors ---- */
 
 static void test_errors_name_the_input_and_the_reason(void **state)
@@ -709,6 +920,9 @@ int main(void)
         cmocka_unit_test_setup(test_gray_from_rgb_and_bgr_weights_the_channels, setup_each),
         cmocka_unit_test_setup(test_whole_chain_in_both_payload_layouts_and_plugin_batches, setup_each),
         cmocka_unit_test_setup(test_postprocess_converts_and_transposes_the_output, setup_each),
+        cmocka_unit_test_setup(test_postprocess_keeps_the_output_names, setup_each),
+        cmocka_unit_test_setup(test_postprocess_of_one_output_of_a_split, setup_each),
+        cmocka_unit_test_setup(test_type_only_needs_no_layout, setup_each),
         cmocka_unit_test_setup(test_errors_name_the_input_and_the_reason, setup_each),
         cmocka_unit_test_setup(test_graph_whole_chain_and_plugin_batches, setup_each),
         cmocka_unit_test_setup(test_graph_gray_and_postprocess, setup_each),
