@@ -198,7 +198,7 @@ $(B)/examples/%: examples/%.c $(B)/libnpu.a
 	$(CC) $(EXAMPLE_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libnpu.a $(EXAMPLE_LIBS)
 
 # The tools link what they use: npu, Level Zero, libm, libdl (not libxml2).
-$(B)/tools/%: tools/%.c $(B)/libnpu.a
+$(B)/tools/%: tools/%.c $(B)/libnpu.a $(wildcard tools/*.h)
 	@mkdir -p $(B)/tools
 	$(CC) $(TOOL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libnpu.a $(TOOL_LIBS)
 

@@ -340,17 +340,17 @@ static void test_compile_options_reach_the_blob(void **state)
     assert_int_equal(run(NULL, "npu-info", "--check-blob %s/b2.blob", tmp_dir), 0);
     expect_out("batch:            2");
 
-    /* Precision overrides on an IR v11 file: the compiler ignores them for
-     * IR >= 11 and npu cannot yet insert the Convert layers into an IR file,
-     * so the compile is refused with one line saying so, not silently run at
-     * the model's own precision. */
+    /* Precisions on an IR v11 file: npu-compile puts the Convert layers into
+     * the model (as compile_tool's PrePostProcessor does; the compiler itself
+     * converts only for IR v10), and the blob has the asked precisions. */
     assert_int_equal(run(NULL, "npu-compile",
-                         "-m %s/mlp.xml -o %s/p.blob --weights-copy yes -iop x:U8 -op FP16 -il NC -ol NC "
+                         "-m %s/mlp.xml -o %s/p8.blob --weights-copy yes -iop x:U8 -op FP16 -il NC -ol NC "
                          "--hint throughput --batch-mode compiler -q",
                          tmp_dir, tmp_dir),
-                     1);
-    expect_one_error_line("override");
-    assert_int_equal(file_size("p.blob"), -1);
+                     0);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/p8.blob -n 1", tmp_dir), 0);
+    expect_out("input  0 'x' u8 [1,6] NC");
+    expect_out("output 0 'y' f16 [1,5]");
     /* Layouts for all inputs and outputs and the hint alone compile. */
     assert_int_equal(run(NULL, "npu-compile",
                          "-m %s/mlp.xml -o %s/p.blob --weights-copy yes -il NC -ol NC "
@@ -728,27 +728,31 @@ static void test_run_shapes_and_precisions(void **state)
     assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -data_shape [3,6] -q", tmp_dir), 2);
     expect_one_error_line("-data_shape [3,6] does not fit input 'x' [1,6]");
 
-    /* Precisions: an IR v11 cannot take them (npu says so), an IR v10 can. */
-    assert_int_equal(run(NULL, "npu-run", "-m %s/mlp.xml -ip u8 -q", tmp_dir), 1);
-    expect_one_error_line("only for IR v10");
+    /* Precisions, on an IR v11 and an IR v10 alike (a Convert between the
+     * caller's tensor and the model, as benchmark_app's PrePostProcessor). */
     uint8_t xu8[6] = {0, 1, 2, 3, 4, 5};
     float xf[6] = {0, 1, 2, 3, 4, 5};
     uint16_t yh[5];
     write_npy("u8.npy", "|u1", "(1, 6)", xu8, sizeof xu8);
-    assert_int_equal(run(NULL, "npu-run", "-m %s/v10.xml -ip u8 -op f16 -i %s/u8.npy -o %s/h -n 2", tmp_dir, tmp_dir,
-                         tmp_dir),
-                     0);
-    expect_out("input  0 'x' u8 [1,6] NC");
-    expect_out("output 0 'y' f16 [1,5]");
-    read_npy("h/y.npy", "<f2", "(1, 5)", yh, sizeof yh);
-    double want[5];
-    expected_y(xf, 1, want);
-    for (int c = 0; c < 5; c++) {   /* f16 -> f32 (normal numbers) */
-        uint32_t e = (yh[c] >> 10) & 0x1f, bits = ((uint32_t)(yh[c] & 0x8000) << 16) | ((e + 112) << 23) |
-                                                  ((uint32_t)(yh[c] & 0x3ff) << 13);
-        float f;
-        memcpy(&f, &bits, 4);
-        if (fabs((double)f - want[c]) > 2e-3) fail_msg("y[%d] = %g, expected %g", c, (double)f, want[c]);
+    static const char *const versions[] = {"mlp", "v10"};
+    for (int v = 0; v < 2; v++) {
+        assert_int_equal(run(NULL, "npu-run", "-m %s/%s.xml -ip u8 -op f16 -i %s/u8.npy -o %s/h%d -n 2", tmp_dir,
+                             versions[v], tmp_dir, tmp_dir, v),
+                         0);
+        expect_out("input  0 'x' u8 [1,6] NC");
+        expect_out("output 0 'y' f16 [1,5]");
+        char dump[32];
+        snprintf(dump, sizeof dump, "h%d/y.npy", v);
+        read_npy(dump, "<f2", "(1, 5)", yh, sizeof yh);
+        double want[5];
+        expected_y(xf, 1, want);
+        for (int c = 0; c < 5; c++) {   /* f16 -> f32 (normal numbers) */
+            uint32_t e = (yh[c] >> 10) & 0x1f, bits = ((uint32_t)(yh[c] & 0x8000) << 16) | ((e + 112) << 23) |
+                                                      ((uint32_t)(yh[c] & 0x3ff) << 13);
+            float f;
+            memcpy(&f, &bits, 4);
+            if (fabs((double)f - want[c]) > 2e-3) fail_msg("%s: y[%d] = %g, expected %g", versions[v], c, (double)f, want[c]);
+        }
     }
     /* The data must have the input's new precision. */
     write_npy("f.npy", "<f4", "(1, 6)", xf, sizeof xf);

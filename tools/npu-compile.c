@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "npu.h"
+#include "ir_precisions.h"
 
 #define MAX_IO 256
 #define MAX_CONFIG 8192
@@ -439,7 +440,7 @@ int main(int argc, char **argv)
         return report_error(2, "output %s: exists and is not a regular file", o.output);
 
     npu_arena dev_arena, ir_arena, model_arena;
-    void *ir_mem = NULL, *model_mem = NULL;
+    void *ir_mem = NULL, *pp_mem = NULL, *model_mem = NULL;
     npu_context *ctx;
     npu_device *dev = NULL;
     npu_ir *ir = NULL;
@@ -476,6 +477,13 @@ int main(int argc, char **argv)
     }
     if ((rc = apply_precisions(&o, ir, in_types, out_types)) != 0) goto out;
     rc = 1;
+    char why[NPU_ERROR_MAX + 128];
+    if ((o.ip || o.op || o.iop) && /* apply_precisions filled the tables (at most MAX_IO each) */
+        ir_set_precisions(ir, ctx, in_types, npu_ir_input_count(ir), out_types, npu_ir_output_count(ir), &pp_mem, why,
+                          sizeof why) != 0) {
+        rc = report_error(1, "-ip/-op/-iop: %s", why);
+        goto out;
+    }
 
     if (!o.quiet && !o.json) fprintf(stderr, "%s: opening the NPU\n", argv0);
     if (npu_device_open(&dev_arena, ctx, NULL, &dev) != NPU_OK) {
@@ -506,12 +514,6 @@ int main(int argc, char **argv)
     copts.hint = o.hint;
     copts.batch_mode = o.batch_mode;
     copts.extra_config = o.config[0] ? o.config : NULL;
-    if (o.ip || o.op || o.iop) {
-        copts.input_types = in_types;
-        copts.n_input_types = npu_ir_input_count(ir);
-        copts.output_types = out_types;
-        copts.n_output_types = npu_ir_output_count(ir);
-    }
     if (npu_model_compile_ir_size(dev, ir, &copts, &bytes) != NPU_OK) {
         rc = report_error(1, "npu_model_compile_ir_size: %s", npu_context_last_error(ctx));
         goto out;
@@ -600,5 +602,6 @@ out:
     npu_device_close(dev);
     free(model_mem);
     free(ir_mem);
+    free(pp_mem);
     return rc;
 }

@@ -49,6 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "npu.h"
+#include "ir_precisions.h"
 
 #define MAX_INPUT_FILES 64
 #define MAX_SHAPES 64
@@ -1182,7 +1183,7 @@ int main(int argc, char **argv)
 
     static _Alignas(NPU_ARENA_ALIGN) unsigned char dev_memory[64 * 1024];
     npu_arena dev_arena, ir_arena, model_arena, req_arena;
-    void *ir_mem = NULL, *model_mem = NULL, *req_mem = NULL;
+    void *ir_mem = NULL, *pp_mem = NULL, *model_mem = NULL, *req_mem = NULL;
     npu_context *ctx;
     npu_context_options co = {.log = log_to_stderr, .log_user_data = NULL, .log_level = o.quiet ? NPU_LOG_ERROR : NPU_LOG_WARN};
     npu_arena_init(&dev_arena, dev_memory, sizeof dev_memory);
@@ -1250,6 +1251,11 @@ int main(int argc, char **argv)
             p->d = p->io->desc;
         }
         if ((rc = resolve_precisions(&o, in_ports, ni, out_ports, no, in_types, out_types)) != 0) goto out;
+        char why[NPU_ERROR_MAX + 128];
+        if (ir_set_precisions(ir, ctx, in_types, ni, out_types, no, &pp_mem, why, sizeof why) != 0) {
+            rc = fail(1, "-ip/-op/-iop: %s", why);
+            goto out;
+        }
         /* The inputs the compile will give: the batch on the batch axis, the
          * precision asked for. */
         for (uint32_t i = 0; i < ni; i++) {
@@ -1264,12 +1270,6 @@ int main(int argc, char **argv)
         }
         if ((rc = bind_inputs(&o, in_ports, ni, &data_batch)) != 0) goto out;
         rc = 1;
-        if (o.ip || o.op || o.iop) {
-            copts.input_types = in_types;
-            copts.n_input_types = ni;
-            copts.output_types = out_types;
-            copts.n_output_types = no;
-        }
     }
 
     if (npu_device_open(&dev_arena, ctx, NULL, &dev) != NPU_OK) {
@@ -1625,6 +1625,7 @@ out:
     free(req_mem);
     free(model_mem);
     free(ir_mem);
+    free(pp_mem);
     free(in_ports);
     free(out_ports);
     free(in_types);
