@@ -7138,7 +7138,17 @@ static void npu__pp_layer_head(npu__sink *s, uint32_t id, const char *name, size
     npu__sink_str(s, "\n\t\t<layer id=\"");
     npu__sink_u64_dec(s, id);
     npu__sink_str(s, "\" name=\"");
-    npu__sink_put(s, name, n);
+    while (n > 0) {   /* the file's value may have been in '...' with a '"' in it */
+        size_t k = 0;
+        while (k < n && name[k] != '"') k++;
+        npu__sink_put(s, name, k);
+        if (k < n) {
+            npu__sink_str(s, "&quot;");
+            k++;
+        }
+        name += k;
+        n -= k;
+    }
     if (index >= 0) {
         npu__sink_str(s, ".");
         npu__sink_i64_dec(s, index);
@@ -7302,6 +7312,17 @@ static void npu__pp_rewrite2(npu__ir_walker *w, const npu__xml_attribute *a, uin
     w->copied = second->value + second->value_len;
 }
 
+/* Letters, digits, '_', '.' and '-' only (an op type, safe in any attribute). */
+static int npu__pp_plain_word(const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '_' || s[i] == '.' || s[i] == '-'))
+            return 0;
+    return n > 0;
+}
+
 static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_token *t, size_t pos)
 {
     npu_ir *ir = w->ir;
@@ -7324,7 +7345,8 @@ static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_toke
          * serializer then writes "<type>_<instance>"). Not a Parameter: the
          * build flags of compilers before 5.9 name inputs by their layer. */
         for (p = ir->pp; p != NULL && l->kind != NPU__KIND_PARAMETER && l->name_len > 0; p = p->next) {
-            if (p->output && p->src_found && p->src_outputs == 1 && p->src_layer == l->id) {
+            if (p->output && p->src_found && p->src_outputs == 1 && p->src_layer == l->id &&
+                npu__pp_plain_word(w->x.s + p->src_type, p->src_type_len)) {
                 npu__ir_walk_emit_upto(w, l->name);
                 npu__sink_put(w->sink, w->x.s + p->src_type, p->src_type_len);
                 npu__sink_str(w->sink, "_");

@@ -637,6 +637,50 @@ static void test_type_only_needs_no_layout(void **state)
     }
 }
 
+/* A layer name written in '...' with a '"' in it stays well-formed where
+ * the plans write it again (the Parameter anew, the chain's end). */
+static void test_quoted_names_stay_well_formed(void **state)
+{
+    static char xml[1 << 15], buf[1 << 16];
+    static const char from_p[] = "name=\"x\" type=\"Parameter\"", to_p[] = "name='x\"q' type=\"Parameter\"";
+    static const char from_m[] = "name=\"mul\" type=\"Multiply\"", to_m[] = "name='m\"ul' type=\"Multiply\"";
+    static unsigned char f[2 * 3 * 4];
+    npu_preprocess p = pre_u8(NULL);
+    npu_postprocess q;
+    npu_request *rq;
+    npu_ir *ir = pass_ir(1, 2, 3, 4), *ir2 = NULL;
+    char *at;
+    size_t n;
+    int i;
+    (void)state;
+    npu_ir_close(ir);
+    strcpy(xml, ir_xml);
+    for (i = 0; i < 2; i++) {   /* replace the two names in place */
+        const char *from = i ? from_m : from_p, *to = i ? to_m : to_p;
+        at = strstr(xml, from);
+        assert_non_null(at);
+        n = strlen(xml);
+        memmove(at + strlen(to), at + strlen(from), n - (size_t)(at - xml) - strlen(from) + 1);
+        memcpy(at, to, strlen(to));
+    }
+    tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, xml, strlen(xml), ir_bin, sizeof(float), &ir2), "npu_ir_load_memory");
+    memset(&q, 0, sizeof q);
+    q.type = NPU_F16;
+    tu_ok(npu_ir_set_preprocess(ir2, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+    tu_ok(npu_ir_set_postprocess(ir2, &tu_arena, 0, &q), "npu_ir_set_postprocess");
+    const char *t = payload_xml(ir2, buf, sizeof buf);
+    assert_non_null(strstr(t, "name=\"x&quot;q\" type=\"Parameter\""));
+    assert_non_null(strstr(t, "name=\"m&quot;ul\" type=\"Convert\""));
+    npu_model *m = compile(ir2, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);   /* the compiler parses it */
+    frame_fill(f, sizeof f, 2);
+    const uint16_t *y = run(m, f, sizeof f, &rq);
+    for (i = 0; i < (int)sizeof f; i++)
+        if (f16_value(y[i]) != (double)f[i]) fail_msg("y[%d] = %g, expected %d", i, f16_value(y[i]), f[i]);
+    npu_request_destroy(rq);
+    npu_model_destroy(m);
+    npu_ir_close(ir2);
+}
+
 /* ---- errors ---- */
 
 static void test_errors_name_the_input_and_the_reason(void **state)
@@ -923,6 +967,7 @@ int main(void)
         cmocka_unit_test_setup(test_postprocess_keeps_the_output_names, setup_each),
         cmocka_unit_test_setup(test_postprocess_of_one_output_of_a_split, setup_each),
         cmocka_unit_test_setup(test_type_only_needs_no_layout, setup_each),
+        cmocka_unit_test_setup(test_quoted_names_stay_well_formed, setup_each),
         cmocka_unit_test_setup(test_errors_name_the_input_and_the_reason, setup_each),
         cmocka_unit_test_setup(test_graph_whole_chain_and_plugin_batches, setup_each),
         cmocka_unit_test_setup(test_graph_gray_and_postprocess, setup_each),
