@@ -143,9 +143,9 @@ static void usage(FILE *f)
             "  -ip TYPE, -op TYPE      precision of every input / output: u8 i8 f16 f32 bf16\n"
             "                          i32 i64 boolean (also U8, FP16, FP32, ...)\n"
             "  -iop SPEC               per-name precisions: name:f16,other:u8\n"
-            "                          IR v10: the compiler converts; IR v11: npu refuses a\n"
-            "                          precision other than the model's (the compiler ignores\n"
-            "                          it there); a blob: must match its compiled precisions\n"
+            "                          an IR: a Convert between your tensor and the model\n"
+            "                          (npu_ir_set_preprocess/_postprocess, as benchmark_app's\n"
+            "                          PrePostProcessor); a blob: must match its compiled ones\n"
             "      --batch-mode auto|plugin|compiler   who handles the batch\n"
             "      --cache-dir DIR     import from / store into this model cache\n"
             "  -hint latency|throughput                performance hint\n"
@@ -1377,7 +1377,7 @@ int main(int argc, char **argv)
             npu_type t = k < n_in ? in_types[k] : out_types[k - n_in];
             if (t != NPU_TYPE_UNDEFINED && t != p->d.type) {
                 rc = fail(1, "%s '%s' of the blob is %s, %s asks %s: a blob's precisions are compiled in "
-                          "(compile the IR with them: npu-compile -ip/-op, IR v10)",
+                          "(compile the IR with them: npu-compile -ip/-op)",
                           k < n_in ? "input" : "output", p->d.name, npu_type_name(p->d.type),
                           k < n_in ? "-ip/-iop" : "-op/-iop", npu_type_name(t));
                 goto out;
