@@ -446,7 +446,8 @@ size: $(wildcard size/*.c) scripts/size-map.awk $(NPU_DEPS)
 	  done; \
 	done; \
 	for p in ir graph; do r=$$($(call size_link,$$p,plain,)) || { echo "size: building the $$p program failed"; exit 1; }; \
-	  set -- $$r; \
+	  set -- $$r; if [ "$$1 $$3" != "text rodata" ] || [ "$$2" -eq 0 ]; then \
+	    echo "size: no figures for the $$p program without macros ($$r)"; exit 1; fi; \
 	  printf '%-34s %8d %8d\n' "$$p, no NPU_NO_* macro" $$2 $$4; done; \
 	bad=$$(nm $(SIZE_DIR)/appliance_graph-plain | grep -E ' (npu_ir_|npu__irw|npu__isrc_)'); \
 	if [ -n "$$bad" ]; then echo "size: the graph program links IR code:" $$bad; fail=1; fi; \

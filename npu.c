@@ -7081,7 +7081,7 @@ NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t
     ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
     why = npu__pp_plan_output(p, ut, ul, &sh);
     if (why != NULL) return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p, why);
-    st = npu__pp_find_source(ir, p);
+    st = p->n > 0 ? npu__pp_find_source(ir, p) : NPU_OK;   /* no step: the output stays as it is */
     if (st != NPU_OK) {
         npu_arena_rewind(arena, mark);
         return st;
@@ -7281,7 +7281,7 @@ static void npu__pp_chain_layers(npu__ir_walker *w, const npu__pp *p)
         }
         npu__sink_str(s, "<output>");
         npu__pp_port(s, L->n_in, L->type, &L->shape, L->batch_axis, w->batch,
-                     end && !p->src_shared ? w->ir->outputs[p->index].tensor_names : NULL, NULL);
+                     end ? w->ir->outputs[p->index].tensor_names : NULL, NULL);
         npu__sink_str(s, "</output></layer>");
     }
 }
@@ -7343,9 +7343,10 @@ static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_toke
         /* A one-output producer of a postprocessed output gives its name to
          * the chain's end and takes "<type>_<id>" (OpenVINO resets it; its
          * serializer then writes "<type>_<instance>"). Not a Parameter: the
-         * build flags of compilers before 5.9 name inputs by their layer. */
+         * build flags of compilers before 5.9 name inputs by their layer; not
+         * a producer that also feeds another output, which keeps reading it. */
         for (p = ir->pp; p != NULL && l->kind != NPU__KIND_PARAMETER && l->name_len > 0; p = p->next) {
-            if (p->output && p->src_found && p->src_outputs == 1 && p->src_layer == l->id &&
+            if (p->output && p->src_found && !p->src_shared && p->src_outputs == 1 && p->src_layer == l->id &&
                 npu__pp_plain_word(w->x.s + p->src_type, p->src_type_len)) {
                 npu__ir_walk_emit_upto(w, l->name);
                 npu__sink_put(w->sink, w->x.s + p->src_type, p->src_type_len);
@@ -7399,10 +7400,12 @@ static npu_status npu__pp_walk(npu__ir_walker *w, int event, const npu__xml_toke
         }
         return NPU_OK;
     }
-    case NPU__PPE_PORT: {   /* the producer's port gives its tensor names to the chain's end */
+    case NPU__PPE_PORT: {   /* the producer's port gives its tensor names to the chain's end:
+                             * moved, but copied from a Parameter (the input keeps its
+                             * names) and from a port that also feeds another output */
         const npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
         npu__xml_attribute a;
-        if (w->port_dir != 1 || l->kind == NPU__KIND_REPLACED) return NPU_OK;
+        if (w->port_dir != 1 || l->kind == NPU__KIND_REPLACED || l->kind == NPU__KIND_PARAMETER) return NPU_OK;
         for (p = ir->pp; p != NULL; p = p->next) {
             if (p->output && p->src_found && !p->src_shared && p->src_layer == l->id && p->src_port == w->port_id &&
                 npu__xml_attr(&w->x, t, "names", &a)) {

@@ -1046,8 +1046,12 @@ NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t 
  * npu_model_output() then report the caller's tensor. As OpenVINO does, the
  * output's tensor names move to the chain's last layer, which takes the
  * producing layer's name ("<name>.<output index>" for a producer with several
- * outputs), and a one-output producer other than a Parameter is renamed
- * "<type>_<id>": the compiled output keeps its name. Memory, errors and
+ * outputs), and a one-output producer is renamed "<type>_<id>": the compiled
+ * output keeps its name. A producer that is a Parameter or also feeds another
+ * output keeps its name and names; the chain's last layer gets copies. A
+ * postprocess without a step (the output's own type and layout) changes
+ * nothing.
+ * Memory, errors and
  * threads as npu_ir_set_preprocess (NPU_ERR_NOT_FOUND: no output `output`). */
 NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t output, const npu_postprocess *pp);
 

@@ -637,6 +637,81 @@ static void test_type_only_needs_no_layout(void **state)
     }
 }
 
+/* Where the names cannot move, they stay and the chain's end gets a copy:
+ * a port that also feeds another output, and a Parameter feeding the Result
+ * (the input keeps its names). A postprocess without a step changes nothing. */
+static const char shared_xml[] =
+    "<?xml version=\"1.0\"?>\n<net name=\"shared\" version=\"11\"><layers>"
+    "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,4\" element_type=\"f32\"/>"
+    "<output><port id=\"0\" precision=\"FP32\" names=\"x\"><dim>1</dim><dim>4</dim></port></output></layer>"
+    "<layer id=\"1\" name=\"relu\" type=\"ReLU\" version=\"opset1\"><input><port id=\"0\" precision=\"FP32\">"
+    "<dim>1</dim><dim>4</dim></port></input><output><port id=\"1\" precision=\"FP32\" names=\"y\"><dim>1</dim>"
+    "<dim>4</dim></port></output></layer>"
+    "<layer id=\"2\" name=\"y/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
+    "precision=\"FP32\"><dim>1</dim><dim>4</dim></port></input></layer>"
+    "<layer id=\"3\" name=\"y/sink_port_1\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
+    "precision=\"FP32\"><dim>1</dim><dim>4</dim></port></input></layer>"
+    "<layer id=\"4\" name=\"x/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
+    "precision=\"FP32\"><dim>1</dim><dim>4</dim></port></input></layer>"
+    "</layers><edges>"
+    "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/>"
+    "<edge from-layer=\"1\" from-port=\"1\" to-layer=\"2\" to-port=\"0\"/>"
+    "<edge from-layer=\"1\" from-port=\"1\" to-layer=\"3\" to-port=\"0\"/>"
+    "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"4\" to-port=\"0\"/>"
+    "</edges></net>\n";
+
+static void test_postprocess_names_that_cannot_move_are_copied(void **state)
+{
+    static char xml[1 << 14];
+    const float x[4] = {1.5f, -2.0f, 3.25f, -0.125f};
+    npu_postprocess q;
+    npu_request *req = NULL;
+    npu_ir *ir = NULL;
+    npu_model *m;
+    uint32_t k;
+    (void)state;
+    /* no step (the model's own type): the payload keeps its names and names */
+    ir = named_ir();
+    memset(&q, 0, sizeof q);
+    q.type = NPU_F32;
+    tu_ok(npu_ir_set_postprocess(ir, &tu_arena, 0, &q), "npu_ir_set_postprocess");
+    const char *t = payload_xml(ir, xml, sizeof xml);
+    assert_int_equal(count_of(t, strlen(t), "name=\"mul\" type=\"Multiply\""), 1);
+    assert_int_equal(count_of(t, strlen(t), "names=\"y\""), 1);
+    m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+    assert_string_equal(npu_model_output(m, 0)->name, "y");
+    npu_model_destroy(m);
+    npu_ir_close(ir);
+    /* shared port (outputs 0 and 1) and a Parameter (output 2): f16 on 0 and 2 */
+    tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, shared_xml, sizeof shared_xml - 1, NULL, 0, &ir), "npu_ir_load_memory");
+    q.type = NPU_F16;
+    tu_ok(npu_ir_set_postprocess(ir, &tu_arena, 0, &q), "npu_ir_set_postprocess");
+    tu_ok(npu_ir_set_postprocess(ir, &tu_arena, 2, &q), "npu_ir_set_postprocess");
+    t = payload_xml(ir, xml, sizeof xml);
+    assert_int_equal(count_of(t, strlen(t), "name=\"relu\" type=\"ReLU\""), 1);   /* not renamed: output 1 reads it */
+    assert_int_equal(count_of(t, strlen(t), "name=\"x\" type=\"Parameter\""), 1);
+    m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+    assert_string_equal(npu_model_input(m, 0)->name, "x");
+    assert_string_equal(npu_model_output(m, 0)->name, "y");
+    assert_string_equal(npu_model_output(m, 1)->name, "y");
+    assert_string_equal(npu_model_output(m, 2)->name, "x");
+    assert_int_equal(npu_model_output(m, 0)->type, NPU_F16);
+    assert_int_equal(npu_model_output(m, 1)->type, NPU_F32);
+    assert_int_equal(npu_model_output(m, 2)->type, NPU_F16);
+    tu_ok(npu_request_create(m, &tu_arena, NULL, &req), "npu_request_create");
+    memcpy(npu_request_input(req, 0), x, sizeof x);
+    tu_ok(npu_request_infer(req), "npu_request_infer");
+    const uint16_t *y0 = npu_request_output(req, 0), *y2 = npu_request_output(req, 2);
+    const float *y1 = npu_request_output(req, 1);
+    for (k = 0; k < 4; k++) {
+        double r = x[k] > 0 ? (double)x[k] : 0.0;
+        assert_true(f16_value(y0[k]) == r && (double)y1[k] == r && f16_value(y2[k]) == (double)x[k]);
+    }
+    npu_request_destroy(req);
+    npu_model_destroy(m);
+    npu_ir_close(ir);
+}
+
 /* A layer name written in '...' with a '"' in it stays well-formed where
  * the plans write it again (the Parameter anew, the chain's end). */
 static void test_quoted_names_stay_well_formed(void **state)
@@ -966,6 +1041,7 @@ int main(void)
         cmocka_unit_test_setup(test_postprocess_converts_and_transposes_the_output, setup_each),
         cmocka_unit_test_setup(test_postprocess_keeps_the_output_names, setup_each),
         cmocka_unit_test_setup(test_postprocess_of_one_output_of_a_split, setup_each),
+        cmocka_unit_test_setup(test_postprocess_names_that_cannot_move_are_copied, setup_each),
         cmocka_unit_test_setup(test_type_only_needs_no_layout, setup_each),
         cmocka_unit_test_setup(test_quoted_names_stay_well_formed, setup_each),
         cmocka_unit_test_setup(test_errors_name_the_input_and_the_reason, setup_each),
