@@ -1162,6 +1162,8 @@ typedef struct npu__pp {
     uint32_t src_index, src_outputs;    /* the port's index among the layer's outputs; their count */
     size_t src_name, src_name_len;      /* the layer's name="" value in the XML, as written there */
     size_t src_type, src_type_len;      /* its type="" value */
+    int reshape;                /* npu_ir_set_input_shape's plan: no step, the input
+                                   declared with a new shape; a preprocess replaces it */
     /* write state (under the IR's walk_lock) */
     uint32_t io_id, first_id;
     int io_seen;
@@ -6897,6 +6899,10 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
  * </edges>. Reached only from the two entry points: a program that does not
  * call them links none of it. */
 
+/* The reserved words npu_ir_set_input_shape passes (it has no options): also
+ * how npu__pp_begin tells that call from a preprocess. */
+static const uint32_t npu__pp_reshape_words[NPU_RESERVED_WORDS] = {0};
+
 static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32_t index, const uint32_t *reserved,
                                 const char *what, npu__pp **out)
 {
@@ -6920,9 +6926,10 @@ static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32
                          "postprocessing before the first compile",
                          what, output ? "output" : "input", io->desc.name, ir->label);
     for (q = ir->pp; q != NULL; q = q->next)
-        if (q->output == output && q->index == index)
+        if (q->output == output && q->index == index && !(q->reshape && reserved != npu__pp_reshape_words))
             return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: %s '%s' already has %s set", what,
-                             output ? "output" : "input", io->desc.name, output ? "postprocessing" : "preprocessing");
+                             output ? "output" : "input", io->desc.name,
+                             output ? "postprocessing" : q->reshape ? "a shape" : "preprocessing");
     if (!npu__type_valid(io->desc.type) || io->desc.shape.rank > NPU_MAX_RANK)
         return npu__fail(ir->ctx, NPU_ERR_UNSUPPORTED, "%s: %s '%s' has element type %s", what,
                          output ? "output" : "input", io->desc.name, io->element_type);
@@ -6942,7 +6949,10 @@ static void npu__pp_commit(npu_ir *ir, npu__pp *p, npu_type type, const npu_shap
 {
     npu_ir_io *io = p->output ? &ir->outputs[p->index] : &ir->inputs[p->index];
     npu__pp **tail = &ir->pp;
-    while (*tail != NULL) tail = &(*tail)->next;
+    while (*tail != NULL) {   /* a preprocess replaces the input's reshape plan (its model is the new shape) */
+        if ((*tail)->reshape && !p->output && (*tail)->index == p->index) *tail = (*tail)->next;
+        else tail = &(*tail)->next;
+    }
     *tail = p;
     io->desc.type = type;
     io->element_type = npu__types[type].ov_name;
@@ -6966,6 +6976,32 @@ static npu_status npu__pp_fail(npu_ir *ir, npu_arena *arena, size_t mark, npu_st
     st = npu__fail(ir->ctx, st, "%s: %s '%s': %s", what, p->output ? "output" : "input", p->model.name, why);
     npu_arena_rewind(arena, mark);
     return st;
+}
+
+NPU_API npu_status npu_ir_set_input_shape(npu_ir *ir, npu_arena *arena, uint32_t input, const npu_shape *shape)
+{
+    static const char what[] = "npu_ir_set_input_shape";
+    char layout[NPU_LAYOUT_MAX];
+    npu__pp *p;
+    uint32_t i;
+    size_t mark = arena ? arena->used : 0;
+    npu_status st;
+    if (ir == NULL) return NPU_ERR_INVALID_ARGUMENT;
+    if (shape == NULL) return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: shape is NULL", what);
+    st = npu__pp_begin(ir, arena, 0, input, npu__pp_reshape_words, what, &p);
+    if (st != NPU_OK) return st;
+    if (shape->rank != p->model.shape.rank)
+        return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p,
+                            "the shape's rank differs from the input's (npu reshapes, it does not add axes)");
+    for (i = 0; i < shape->rank; i++)
+        if ((shape->dims[i] < 1 || shape->dims[i] > NPU_IR_MAX_DIM_VALUE) &&
+            !(shape->dims[i] == NPU_DIM_DYNAMIC && (int32_t)i == p->model_batch_axis))
+            return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p,
+                                "every dim but the batch must be static, from 1 to NPU_IR_MAX_DIM_VALUE");
+    p->reshape = 1;
+    npu__strlcpy(layout, p->model.layout, sizeof layout);
+    npu__pp_commit(ir, p, p->model.type, shape, layout);
+    return NPU_OK;
 }
 
 NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t input, const npu_preprocess *pp)

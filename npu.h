@@ -999,6 +999,27 @@ NPU_API npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, 
  * axis), NPU_ERR_INVALID_ARGUMENT (batch < 0). On error the setting is unchanged. */
 NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch);
 
+/* Reshape one input, as OpenVINO's ov::Model::reshape does for benchmark_app's
+ * -shape: from now on every payload of this IR declares input `input` with
+ * `shape` (its Parameter written anew, as preprocessing writes it), and the
+ * compiler re-infers every other shape. This is how a model with dynamic
+ * dims (e.g. [1,3,?,?]) gets the static shapes the NPU needs. `shape` must
+ * have the input's rank and static dims from 1 to NPU_IR_MAX_DIM_VALUE, but
+ * for the batch axis (npu_ir_io.batch_axis), which may be NPU_DIM_DYNAMIC
+ * (debatched as before); a static dim may change too (whether the model
+ * allows it is the compiler's to say). npu_ir_input() then reports the new shape. npu_ir_set_batch and
+ * PLUGIN debatching still rewrite the batch axis; npu_ir_set_preprocess may
+ * follow on the same input (its model tensor is then the new shape).
+ * Memory: exactly NPU_PREPROCESS_BYTES from `arena`, which must outlive every
+ * use of the IR. Errors (the IR and the arena then as they were):
+ * NPU_ERR_INVALID_ARGUMENT (NULL, another rank, a dim out of range),
+ * NPU_ERR_NOT_FOUND (no input `input`), NPU_ERR_STATE (a shape or
+ * preprocessing already set for that input, the IR already compiled, or
+ * closed), NPU_ERR_UNSUPPORTED (an input whose element type npu does not
+ * know), NPU_ERR_ARENA_TOO_SMALL. Threads: like npu_ir_set_layout (changes
+ * the IR). Stack: within NPU_STACK_BUDGET. */
+NPU_API npu_status npu_ir_set_input_shape(npu_ir *ir, npu_arena *arena, uint32_t input, const npu_shape *shape);
+
 /* Preprocessing (see "Shared by sections 6 and 8: preprocessing"): from now
  * on every payload of this IR feeds input `input` from a tensor of pp's
  * type, layout and height/width, and inserts, as OpenVINO's PrePostProcessor

@@ -712,6 +712,98 @@ static void test_postprocess_names_that_cannot_move_are_copied(void **state)
     npu_ir_close(ir);
 }
 
+/* ---- reshape (npu_ir_set_input_shape) ---- */
+
+/* y = x * 2 with x [1,2,?,?] (dynamic height and width). */
+static const char dyn_xml[] =
+    "<?xml version=\"1.0\"?>\n<net name=\"dyn\" version=\"11\"><layers>"
+    "<layer id=\"0\" name=\"x\" type=\"Parameter\" version=\"opset1\"><data shape=\"1,2,?,?\" element_type=\"f32\"/>"
+    "<output><port id=\"0\" precision=\"FP32\" names=\"x\"><dim>1</dim><dim>2</dim><dim>-1</dim><dim>-1</dim></port>"
+    "</output></layer>"
+    "<layer id=\"1\" name=\"two\" type=\"Const\" version=\"opset1\"><data element_type=\"f32\" shape=\"1\" offset=\"0\" "
+    "size=\"4\"/><output><port id=\"0\" precision=\"FP32\"><dim>1</dim></port></output></layer>"
+    "<layer id=\"2\" name=\"mul\" type=\"Multiply\" version=\"opset1\"><data auto_broadcast=\"numpy\"/><input>"
+    "<port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>2</dim><dim>-1</dim><dim>-1</dim></port><port id=\"1\" "
+    "precision=\"FP32\"><dim>1</dim></port></input><output><port id=\"2\" precision=\"FP32\" names=\"y\"><dim>1</dim>"
+    "<dim>2</dim><dim>-1</dim><dim>-1</dim></port></output></layer>"
+    "<layer id=\"3\" name=\"y/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
+    "precision=\"FP32\"><dim>1</dim><dim>2</dim><dim>-1</dim><dim>-1</dim></port></input></layer>"
+    "</layers><edges>"
+    "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"2\" to-port=\"0\"/>"
+    "<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"1\"/>"
+    "<edge from-layer=\"2\" from-port=\"2\" to-layer=\"3\" to-port=\"0\"/>"
+    "</edges></net>\n";
+static const float two = 2.0f;
+
+static npu_ir *dyn_ir(void)
+{
+    npu_ir *ir = NULL;
+    tu_ok(npu_ir_load_memory(&tu_arena, tu_ctx, dyn_xml, sizeof dyn_xml - 1, &two, sizeof two, &ir),
+          "npu_ir_load_memory");
+    return ir;
+}
+
+static void test_reshape_makes_a_dynamic_input_static(void **state)
+{
+    enum { H = 3, W = 5, N = 2 * H * W };
+    static unsigned char f[N];
+    npu_shape s = {4, {1, 2, H, W}}, bad;
+    npu_compile_options o;
+    npu_preprocess p = pre_u8(NULL);
+    npu_model *m = NULL;
+    npu_request *rq;
+    float x[N];
+    int i, pre;
+    (void)state;
+    /* without a shape the compiler refuses the dynamic input */
+    npu_ir *ir = dyn_ir();
+    memset(&o, 0, sizeof o);
+    assert_int_not_equal(npu_model_compile_ir(dev, &tu_arena, ir, &o, &m), NPU_OK);
+    npu_ir_close(ir);
+    for (i = 0; i < N; i++) x[i] = (float)(i * 3 % 17) - 8.0f;
+    frame_fill(f, sizeof f, 5);
+    for (pre = 0; pre < 2; pre++) {   /* the shape alone, then with a u8 preprocess on top */
+        ir = dyn_ir();
+        tu_ok(npu_ir_set_input_shape(ir, &tu_arena, 0, &s), "npu_ir_set_input_shape");
+        assert_true(npu_ir_input(ir, 0)->desc.shape.dims[2] == H && npu_ir_input(ir, 0)->desc.shape.dims[3] == W);
+        assert_int_equal(npu_ir_input(ir, 0)->desc.bytes, N * sizeof(float));
+        if (pre) tu_ok(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), "npu_ir_set_preprocess");
+        m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+        const npu_tensor_desc *d = npu_model_output(m, 0);
+        assert_string_equal(d->name, "y");
+        assert_true(d->shape.rank == 4 && d->shape.dims[2] == H && d->shape.dims[3] == W);
+        assert_int_equal(npu_model_input(m, 0)->type, pre ? NPU_U8 : NPU_F32);
+        const float *y = pre ? run(m, f, sizeof f, &rq) : run(m, x, sizeof x, &rq);
+        for (i = 0; i < N; i++) {
+            float want = 2.0f * (pre ? (float)f[i] : x[i]);
+            if (y[i] != want) fail_msg("pre %d: y[%d] = %g, expected %g", pre, i, (double)y[i], (double)want);
+        }
+        npu_request_destroy(rq);
+        npu_model_destroy(m);
+        npu_ir_close(ir);
+    }
+    /* refusals, each leaving the IR as it was */
+    ir = dyn_ir();
+    bad = s;
+    bad.rank = 3;
+    assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 0, &bad), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("rank");
+    bad = s;
+    bad.dims[3] = 0;
+    assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 0, &bad), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("static");
+    assert_int_equal(npu_ir_input(ir, 0)->desc.shape.dims[3], NPU_DIM_DYNAMIC);
+    assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 1, &s), NPU_ERR_NOT_FOUND);
+    assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 0, NULL), NPU_ERR_INVALID_ARGUMENT);
+    tu_ok(npu_ir_set_input_shape(ir, &tu_arena, 0, &s), "npu_ir_set_input_shape");
+    assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 0, &s), NPU_ERR_STATE);
+    expect_error("already has a shape");
+    m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_AUTO);
+    assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_STATE);   /* compiled */
+    npu_model_destroy(m);
+    npu_ir_close(ir);
+}
+
 /* A layer name written in '...' with a '"' in it stays well-formed where
  * the plans write it again (the Parameter anew, the chain's end). */
 static void test_quoted_names_stay_well_formed(void **state)
@@ -1043,6 +1135,7 @@ int main(void)
         cmocka_unit_test_setup(test_postprocess_of_one_output_of_a_split, setup_each),
         cmocka_unit_test_setup(test_postprocess_names_that_cannot_move_are_copied, setup_each),
         cmocka_unit_test_setup(test_type_only_needs_no_layout, setup_each),
+        cmocka_unit_test_setup(test_reshape_makes_a_dynamic_input_static, setup_each),
         cmocka_unit_test_setup(test_quoted_names_stay_well_formed, setup_each),
         cmocka_unit_test_setup(test_errors_name_the_input_and_the_reason, setup_each),
         cmocka_unit_test_setup(test_graph_whole_chain_and_plugin_batches, setup_each),
