@@ -129,9 +129,10 @@ static void usage(FILE *f)
             "  -r, -nireq N            requests in flight (default: optimal for the hint)\n"
             "  -b, --batch N           IR only: set the batch of every input to N\n"
             "  -shape SPEC             IR: the input shapes, name[1,3,224,224],other[1,10]\n"
-            "                          or [1,3,224,224] for every input. npu reshapes only\n"
-            "                          the batch axis (the layout's N, else axis 0), one batch\n"
-            "                          for all inputs; a blob's shapes must match as they are\n"
+            "                          or [1,3,224,224] for every input: the batch axis (the\n"
+            "                          layout's N, else axis 0; one batch for all inputs) and\n"
+            "                          any other axis (npu_ir_set_input_shape: a dynamic model\n"
+            "                          made static); a blob's shapes must match as they are\n"
             "  -data_shape SPEC        the shape of the input data, same syntax: for a\n"
             "                          dynamic-batch model it sets the batch each inference\n"
             "                          computes (default: the .npy files' batch, else 1)\n"
@@ -346,9 +347,10 @@ static int ir_port_named(const npu_ir_io *io, const char *name, size_t len)
     return port_named(&p, name, len);
 }
 
-/* -shape on an IR: npu reshapes only the batch axis (npu_ir_set_batch), one
- * batch for every input. Sets *batch (0: no change). 0, or the exit code. */
-static int ir_shape_batch(const options *o, const npu_ir *ir, int64_t *batch)
+/* -shape on an IR: a new batch (every input's batch axis, npu_ir_set_batch:
+ * *batch, 0 for no change) and, where another axis changes, target[i] (rank
+ * 0: none), the shape input i is reshaped to (ir_reshape). 0, or the exit code. */
+static int ir_shape_batch(const options *o, const npu_ir *ir, int64_t *batch, npu_shape *target)
 {
     uint32_t n = npu_ir_input_count(ir);
     char want[128], have[128];
@@ -370,19 +372,42 @@ static int ir_shape_batch(const options *o, const npu_ir *ir, int64_t *batch)
                 if (w == NPU_DIM_DYNAMIC)
                     return fail(1, "-shape %s: input '%s' axis %u is %lld in the IR: npu cannot make a static dim dynamic",
                                 want, io->desc.name, a, (long long)h);
-                if ((int32_t)a != io->batch_axis)
-                    return fail(1,
-                                "-shape %s: input '%s' is %s: npu reshapes only the batch axis of an IR "
-                                "(here axis %d: the layout's N, else axis 0), not axis %u",
-                                want, io->desc.name, have, io->batch_axis, a);
+                if (w < 1) return fail(2, "-shape %s: a dim of 0", want);
+                if ((int32_t)a != io->batch_axis) {
+                    target[i] = sp->shape;   /* another axis: reshape this input */
+                    continue;
+                }
                 if (*batch && *batch != w)
                     return fail(1, "-shape: batches %lld and %lld: npu sets one batch for every input of an IR",
                                 (long long)*batch, (long long)w);
-                if (w < 1) return fail(2, "-shape %s: a batch of 0", want);
                 *batch = w;
             }
         }
         if (!found) return fail(2, "-shape: the model has no input '%.*s'", (int)sp->name_len, sp->name);
+    }
+    return 0;
+}
+
+static void *aligned_block(size_t bytes, npu_arena *arena);
+
+/* Reshapes input i to target[i] where its rank is not 0, as OpenVINO's
+ * Model::reshape does (npu_ir_set_input_shape: a dynamic model made static).
+ * The plans take NPU_PREPROCESS_BYTES each from *mem (the caller frees it
+ * after closing the IR). */
+static int ir_reshape(npu_ir *ir, npu_context *ctx, const npu_shape *target, void **mem)
+{
+    uint32_t n = npu_ir_input_count(ir), count = 0, i;
+    npu_arena arena;
+    char want[128];
+    for (i = 0; i < n; i++) count += target[i].rank > 0;
+    if (count == 0) return 0;
+    *mem = aligned_block((size_t)count * NPU_PREPROCESS_BYTES, &arena);
+    if (*mem == NULL) return fail(1, "out of memory");
+    for (i = 0; i < n; i++) {
+        if (target[i].rank == 0) continue;
+        shape_str(&target[i], want, sizeof want);
+        if (npu_ir_set_input_shape(ir, &arena, i, &target[i]) != NPU_OK)
+            return fail(1, "-shape %s: input '%s': %s", want, npu_ir_input(ir, i)->desc.name, npu_context_last_error(ctx));
     }
     return 0;
 }
@@ -1183,7 +1208,8 @@ int main(int argc, char **argv)
 
     static _Alignas(NPU_ARENA_ALIGN) unsigned char dev_memory[64 * 1024];
     npu_arena dev_arena, ir_arena, model_arena, req_arena;
-    void *ir_mem = NULL, *pp_mem = NULL, *model_mem = NULL, *req_mem = NULL;
+    void *ir_mem = NULL, *pp_mem = NULL, *shape_mem = NULL, *model_mem = NULL, *req_mem = NULL;
+    npu_shape *reshape = NULL;   /* -shape: the inputs to reshape (rank 0: none) */
     npu_context *ctx;
     npu_context_options co = {.log = log_to_stderr, .log_user_data = NULL, .log_level = o.quiet ? NPU_LOG_ERROR : NPU_LOG_WARN};
     npu_arena_init(&dev_arena, dev_memory, sizeof dev_memory);
@@ -1229,7 +1255,9 @@ int main(int argc, char **argv)
         }
         if (o.layout && (rc = apply_layouts(ir, ctx, o.layout)) != 0) goto out;
         int64_t batch = o.batch;
-        if (o.n_shapes && (rc = ir_shape_batch(&o, ir, &batch)) != 0) goto out;
+        reshape = calloc(npu_ir_input_count(ir) + 1, sizeof *reshape);
+        if (reshape == NULL) { rc = fail(1, "out of memory"); goto out; }
+        if (o.n_shapes && (rc = ir_shape_batch(&o, ir, &batch, reshape)) != 0) goto out;
         rc = 1;
         if (batch) {
             int64_t original;
@@ -1239,6 +1267,8 @@ int main(int argc, char **argv)
             }
             if (verbose) printf("batch: %lld (the IR declares %lld)\n", (long long)batch, (long long)original);
         }
+        if ((rc = ir_reshape(ir, ctx, reshape, &shape_mem)) != 0) goto out;
+        rc = 1;
         uint32_t ni = npu_ir_input_count(ir), no = npu_ir_output_count(ir);
         in_ports = calloc(ni ? ni : 1, sizeof *in_ports);
         out_ports = calloc(no ? no : 1, sizeof *out_ports);
@@ -1626,6 +1656,8 @@ out:
     free(model_mem);
     free(ir_mem);
     free(pp_mem);
+    free(shape_mem);
+    free(reshape);
     free(in_ports);
     free(out_ports);
     free(in_types);
