@@ -789,6 +789,16 @@ static void test_run_shapes_and_precisions(void **state)
     read_npy("r/act.npy", "<f4", "(1, 4, 5, 3)", act, sizeof act);
     for (int i = 0; i < 60; i++)
         if (act[i] != (img[i] > 0 ? img[i] : 0.0f)) fail_msg("act[%d] = %g for %g", i, (double)act[i], (double)img[i]);
+    /* npu-compile -shape writes the static blob, which runs as it is */
+    assert_int_equal(run(NULL, "npu-compile", "-m %s/relu.xml -o %s/relu.blob -shape [1,4,5,3] -q", tmp_dir, tmp_dir), 0);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/relu.blob -i %s/img.npy -o %s/rb -n 1", tmp_dir, tmp_dir, tmp_dir), 0);
+    expect_out("input  0 'img' f32 [1,4,5,3]");
+    memset(act, 0, sizeof act);
+    read_npy("rb/act.npy", "<f4", "(1, 4, 5, 3)", act, sizeof act);
+    for (int i = 0; i < 60; i++)
+        if (act[i] != (img[i] > 0 ? img[i] : 0.0f)) fail_msg("blob: act[%d] = %g for %g", i, (double)act[i], (double)img[i]);
+    assert_int_equal(run(NULL, "npu-compile", "-m %s/relu.xml -o %s/relu.blob -shape [1,4,5] -q", tmp_dir, tmp_dir), 2);
+    expect_one_error_line("has rank 4");
 
     /* A blob: its shapes and precisions are compiled in. */
     assert_int_equal(run(NULL, "npu-compile", "-m %s/mlp.xml -o %s/sp.blob --weights-copy yes -q", tmp_dir, tmp_dir), 0);

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "npu.h"
-#include "ir_precisions.h"
+#include "ir_edits.h"
 
 #define MAX_IO 256
 #define MAX_CONFIG 8192
@@ -42,6 +42,8 @@ typedef struct options {
     npu_performance_hint hint;
     int json, quiet;
     char config[MAX_CONFIG];   /* KEY="VALUE" KEY2="VALUE2" */
+    tool_shape shapes[MAX_IO];  /* -shape */
+    int n_shapes;
 } options;
 
 static const char *argv0 = "npu-compile";
@@ -64,6 +66,10 @@ static void usage(FILE *f)
             "                          software NPU pretends one with NPU_SIM_PLATFORM=4000)\n"
             "      --batch-mode MODE   auto|plugin|compiler (npu.h's NPU_BATCH_*; no NONE)\n"
             "  -b, --batch N           set the batch of every input to N before compiling\n"
+            "      -shape SPEC         input shapes, name[1,3,224,224],other[1,10] or\n"
+            "                          [1,3,224,224] for every input: the batch axis (one\n"
+            "                          batch for all inputs, as -b) and any other axis (a\n"
+            "                          dynamic model made static, as compile_tool's reshape)\n"
             "      -layout SPEC        layouts, benchmark_app syntax: name[NCHW],other[NC],\n"
             "                          or [NCHW] for every input; names match inputs, then\n"
             "                          outputs (layer or tensor names)\n"
@@ -207,7 +213,7 @@ static int device_matches(const char *want, const char *have)
 static int parse_args(int argc, char **argv, options *o)
 {
     enum { OPT_BATCH_MODE = 256, OPT_HINT, OPT_WCOPY, OPT_WTHRESH, OPT_JSON, OPT_VERSION,
-           OPT_LAYOUT, OPT_IL, OPT_OL, OPT_IP, OPT_OP, OPT_IOP };
+           OPT_LAYOUT, OPT_IL, OPT_OL, OPT_IP, OPT_OP, OPT_IOP, OPT_SHAPE };
     /* compile_tool's single-dash long options: getopt_long_only accepts both. */
     static const struct option longs[] = {
         {"model", required_argument, NULL, 'm'},       {"weights", required_argument, NULL, 'w'},
@@ -219,6 +225,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"layout", required_argument, NULL, OPT_LAYOUT}, {"il", required_argument, NULL, OPT_IL},
         {"ol", required_argument, NULL, OPT_OL},       {"ip", required_argument, NULL, OPT_IP},
         {"op", required_argument, NULL, OPT_OP},       {"iop", required_argument, NULL, OPT_IOP},
+        {"shape", required_argument, NULL, OPT_SHAPE},
         {"json", no_argument, NULL, OPT_JSON},         {"version", no_argument, NULL, OPT_VERSION},
         {"quiet", no_argument, NULL, 'q'},             {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -268,6 +275,12 @@ static int parse_args(int argc, char **argv, options *o)
         case OPT_IP: o->ip = optarg; break;
         case OPT_OP: o->op = optarg; break;
         case OPT_IOP: o->iop = optarg; break;
+        case OPT_SHAPE: {
+            char why[1024];
+            if (tool_parse_shapes("-shape", optarg, o->shapes, MAX_IO, &o->n_shapes, why, sizeof why) != 0)
+                return report_error(2, "%s", why);
+            break;
+        }
         case OPT_JSON: o->json = 1; break;
         case OPT_VERSION: printf("npu-compile (npu) %s\n", npu_version_string()); exit(0);
         case 'q': o->quiet = 1; break;
@@ -440,7 +453,8 @@ int main(int argc, char **argv)
         return report_error(2, "output %s: exists and is not a regular file", o.output);
 
     npu_arena dev_arena, ir_arena, model_arena;
-    void *ir_mem = NULL, *pp_mem = NULL, *model_mem = NULL;
+    void *ir_mem = NULL, *pp_mem = NULL, *shape_mem = NULL, *model_mem = NULL;
+    npu_shape *reshape = NULL;   /* -shape: the inputs to reshape (rank 0: none) */
     npu_context *ctx;
     npu_device *dev = NULL;
     npu_ir *ir = NULL;
@@ -468,16 +482,37 @@ int main(int argc, char **argv)
     }
     if ((rc = apply_layouts(&o, ir, ctx)) != 0) goto out;
     rc = 1;
-    if (o.batch) {
+    char why[NPU_ERROR_MAX + 512];
+    int64_t batch = o.batch;
+    if (o.n_shapes) {   /* -shape: a batch (as -b) and reshapes of other axes */
+        int64_t shape_batch = 0;
+        reshape = calloc(npu_ir_input_count(ir) + 1, sizeof *reshape);
+        if (reshape == NULL) { rc = report_error(1, "out of memory"); goto out; }
+        rc = tool_ir_shape_targets(ir, o.shapes, o.n_shapes, &shape_batch, reshape, why, sizeof why);
+        if (rc == 0 && shape_batch && batch && shape_batch != batch)
+            rc = tool_why(why, sizeof why, 2, "-b %lld and the batch -shape gives (%lld) differ", (long long)batch,
+                          (long long)shape_batch);
+        if (rc != 0) {
+            rc = report_error(rc, "%s", why);
+            goto out;
+        }
+        if (shape_batch) batch = shape_batch;
+        rc = 1;
+    }
+    if (batch) {
         int64_t original;
-        if (npu_ir_set_batch(ir, o.batch, &original) != NPU_OK) {
-            rc = report_error(2, "-b %lld: %s", (long long)o.batch, npu_context_last_error(ctx));
+        if (npu_ir_set_batch(ir, batch, &original) != NPU_OK) {
+            rc = report_error(2, "%s %lld: %s", o.batch ? "-b" : "-shape batch", (long long)batch,
+                              npu_context_last_error(ctx));
             goto out;
         }
     }
+    if (reshape != NULL && tool_ir_reshape(ir, ctx, reshape, &shape_mem, why, sizeof why) != 0) {
+        rc = report_error(1, "%s", why);
+        goto out;
+    }
     if ((rc = apply_precisions(&o, ir, in_types, out_types)) != 0) goto out;
     rc = 1;
-    char why[NPU_ERROR_MAX + 128];
     if ((o.ip || o.op || o.iop) && /* apply_precisions filled the tables (at most MAX_IO each) */
         ir_set_precisions(ir, ctx, in_types, npu_ir_input_count(ir), out_types, npu_ir_output_count(ir), &pp_mem, why,
                           sizeof why) != 0) {
@@ -603,5 +638,7 @@ out:
     free(model_mem);
     free(ir_mem);
     free(pp_mem);
+    free(shape_mem);
+    free(reshape);
     return rc;
 }

@@ -49,7 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "npu.h"
-#include "ir_precisions.h"
+#include "ir_edits.h"
 
 #define MAX_INPUT_FILES 64
 #define MAX_SHAPES 64
@@ -67,12 +67,7 @@ typedef struct input_file {
     uint64_t data_offset, data_bytes;
 } input_file;
 
-/* One entry of -shape / -data_shape: name[d0,d1,...] or [d0,...] (every input). */
-typedef struct shape_spec {
-    const char *name;                /* NULL: every input */
-    size_t name_len;
-    npu_shape shape;                 /* NPU_DIM_DYNAMIC for '?' or -1 */
-} shape_spec;
+typedef tool_shape shape_spec;   /* one entry of -shape / -data_shape (ir_edits.h) */
 
 typedef struct options {
     const char *model, *weights;
@@ -257,69 +252,14 @@ static npu_type parse_type(const char *s, size_t len)
     return NPU_TYPE_UNDEFINED;
 }
 
-static void shape_str(const npu_shape *s, char *buf, size_t cap)
-{
-    size_t used = 0;
-    used += (size_t)snprintf(buf + used, cap - used, "[");
-    for (uint32_t k = 0; k < s->rank && used < cap; k++) {
-        if (s->dims[k] == NPU_DIM_DYNAMIC) used += (size_t)snprintf(buf + used, cap - used, "%s?", k ? "," : "");
-        else used += (size_t)snprintf(buf + used, cap - used, "%s%lld", k ? "," : "", (long long)s->dims[k]);
-    }
-    if (used < cap) snprintf(buf + used, cap - used, "]");
-}
-
 /* ---- -shape / -data_shape ------------------------------------------------- */
 
 /* "name[1,3,224,224],other[1,10]" or "[1,3,224,224]". A dim is a number, or
  * '?' / -1 for a dynamic one; ranges (1..8) are refused. 0, or 2 after a message. */
 static int parse_shapes(const char *opt, const char *spec, shape_spec *out, int *n_out)
 {
-    const char *p = spec;
-    *n_out = 0;
-    if (*p == '\0') return fail(2, "%s: empty (expected name[d0,d1,...] or [d0,d1,...])", opt);
-    while (*p) {
-        const char *open = strchr(p, '['), *close = open ? strchr(open, ']') : NULL;
-        if (open == NULL || close == NULL)
-            return fail(2, "%s '%s': expected name[d0,d1,...] or [d0,d1,...]", opt, spec);
-        if (*n_out == MAX_SHAPES) return fail(2, "%s: more than %d shapes", opt, MAX_SHAPES);
-        shape_spec *s = &out[(*n_out)++];
-        memset(s, 0, sizeof *s);
-        s->name = open > p ? p : NULL;
-        s->name_len = (size_t)(open - p);
-        const char *c = open + 1;
-        while (c < close) {
-            while (c < close && *c == ' ') c++;
-            if (s->shape.rank == NPU_MAX_RANK)
-                return fail(2, "%s '%s': more than %d dims", opt, spec, NPU_MAX_RANK);
-            const char *end = c;
-            while (end < close && *end != ',') end++;
-            size_t len = (size_t)(end - c);
-            while (len && c[len - 1] == ' ') len--;
-            if (len == 1 && *c == '?') {
-                s->shape.dims[s->shape.rank++] = NPU_DIM_DYNAMIC;
-            } else if (len == 2 && strncmp(c, "-1", 2) == 0) {
-                s->shape.dims[s->shape.rank++] = NPU_DIM_DYNAMIC;
-            } else {
-                int64_t v = 0;
-                if (len == 0) return fail(2, "%s '%s': an empty dim", opt, spec);
-                for (size_t k = 0; k < len; k++) {
-                    if (c[k] == '.' && k + 1 < len && c[k + 1] == '.')
-                        return fail(2, "%s '%s': dim ranges (%.*s) are not supported: npu runs one shape", opt,
-                                    spec, (int)len, c);
-                    if (c[k] < '0' || c[k] > '9')
-                        return fail(2, "%s '%s': '%.*s' is not a dim (a number, ? or -1)", opt, spec, (int)len, c);
-                    v = v * 10 + (c[k] - '0');
-                    if (v > NPU_IR_MAX_DIM_VALUE) return fail(2, "%s '%s': dim %.*s is too large", opt, spec, (int)len, c);
-                }
-                s->shape.dims[s->shape.rank++] = v;
-            }
-            c = end < close ? end + 1 : end;
-        }
-        p = close + 1;
-        if (*p == ',') p++;
-        else if (*p != '\0') return fail(2, "%s '%s': expected ',' after ']'", opt, spec);
-    }
-    return 0;
+    char why[1024];
+    return tool_parse_shapes(opt, spec, out, MAX_SHAPES, n_out, why, sizeof why) != 0 ? fail(2, "%s", why) : 0;
 }
 
 /* Does `name` name this port: the model's name for it, or (IR) its layer name
@@ -340,76 +280,7 @@ static int port_named(const port *p, const char *name, size_t len)
 
 static int ir_port_named(const npu_ir_io *io, const char *name, size_t len)
 {
-    port p;
-    memset(&p, 0, sizeof p);
-    p.d.name = io->desc.name;
-    p.io = io;
-    return port_named(&p, name, len);
-}
-
-/* -shape on an IR: a new batch (every input's batch axis, npu_ir_set_batch:
- * *batch, 0 for no change) and, where another axis changes, target[i] (rank
- * 0: none), the shape input i is reshaped to (ir_reshape). 0, or the exit code. */
-static int ir_shape_batch(const options *o, const npu_ir *ir, int64_t *batch, npu_shape *target)
-{
-    uint32_t n = npu_ir_input_count(ir);
-    char want[128], have[128];
-    *batch = 0;
-    for (int s = 0; s < o->n_shapes; s++) {
-        const shape_spec *sp = &o->shapes[s];
-        int found = 0;
-        shape_str(&sp->shape, want, sizeof want);
-        for (uint32_t i = 0; i < n; i++) {
-            const npu_ir_io *io = npu_ir_input(ir, i);
-            if (sp->name && !ir_port_named(io, sp->name, sp->name_len)) continue;
-            found = 1;
-            shape_str(&io->desc.shape, have, sizeof have);
-            if (sp->shape.rank != io->desc.shape.rank)
-                return fail(2, "-shape %s: input '%s' has rank %u (%s)", want, io->desc.name, io->desc.shape.rank, have);
-            for (uint32_t a = 0; a < sp->shape.rank; a++) {
-                int64_t w = sp->shape.dims[a], h = io->desc.shape.dims[a];
-                if (w == h) continue;
-                if (w == NPU_DIM_DYNAMIC)
-                    return fail(1, "-shape %s: input '%s' axis %u is %lld in the IR: npu cannot make a static dim dynamic",
-                                want, io->desc.name, a, (long long)h);
-                if (w < 1) return fail(2, "-shape %s: a dim of 0", want);
-                if ((int32_t)a != io->batch_axis) {
-                    target[i] = sp->shape;   /* another axis: reshape this input */
-                    continue;
-                }
-                if (*batch && *batch != w)
-                    return fail(1, "-shape: batches %lld and %lld: npu sets one batch for every input of an IR",
-                                (long long)*batch, (long long)w);
-                *batch = w;
-            }
-        }
-        if (!found) return fail(2, "-shape: the model has no input '%.*s'", (int)sp->name_len, sp->name);
-    }
-    return 0;
-}
-
-static void *aligned_block(size_t bytes, npu_arena *arena);
-
-/* Reshapes input i to target[i] where its rank is not 0, as OpenVINO's
- * Model::reshape does (npu_ir_set_input_shape: a dynamic model made static).
- * The plans take NPU_PREPROCESS_BYTES each from *mem (the caller frees it
- * after closing the IR). */
-static int ir_reshape(npu_ir *ir, npu_context *ctx, const npu_shape *target, void **mem)
-{
-    uint32_t n = npu_ir_input_count(ir), count = 0, i;
-    npu_arena arena;
-    char want[128];
-    for (i = 0; i < n; i++) count += target[i].rank > 0;
-    if (count == 0) return 0;
-    *mem = aligned_block((size_t)count * NPU_PREPROCESS_BYTES, &arena);
-    if (*mem == NULL) return fail(1, "out of memory");
-    for (i = 0; i < n; i++) {
-        if (target[i].rank == 0) continue;
-        shape_str(&target[i], want, sizeof want);
-        if (npu_ir_set_input_shape(ir, &arena, i, &target[i]) != NPU_OK)
-            return fail(1, "-shape %s: input '%s': %s", want, npu_ir_input(ir, i)->desc.name, npu_context_last_error(ctx));
-    }
-    return 0;
+    return tool_ir_io_named(io, name, len);
 }
 
 /* ---- .npy files ------------------------------------------------------------- */
@@ -564,7 +435,7 @@ static int npy_parse(input_file *in, FILE *f)
     in->data_bytes = elems * item;
     if (in->data_bytes != in->size - in->data_offset) {
         char s[128];
-        shape_str(&in->npy_shape, s, sizeof s);
+        tool_shape_str(&in->npy_shape, s, sizeof s);
         free(h);
         return fail(2, "input %s: the .npy header says %s %s (%llu bytes of data), the file holds %llu", path, in->npy_descr,
                     s, (unsigned long long)in->data_bytes, (unsigned long long)(in->size - in->data_offset));
@@ -645,12 +516,12 @@ static int bind_inputs(const options *o, port *ports, uint32_t n, int64_t *data_
     for (int s = 0; s < o->n_data_shapes; s++) {
         const shape_spec *sp = &o->data_shapes[s];
         int found = 0;
-        shape_str(&sp->shape, want, sizeof want);
+        tool_shape_str(&sp->shape, want, sizeof want);
         for (uint32_t i = 0; i < n; i++) {
             const npu_tensor_desc *d = &ports[i].d;
             if (sp->name && !port_named(&ports[i], sp->name, sp->name_len)) continue;
             found = 1;
-            shape_str(&d->shape, have, sizeof have);
+            tool_shape_str(&d->shape, have, sizeof have);
             int fits = sp->shape.rank == d->shape.rank;
             for (uint32_t a = 0; fits && a < sp->shape.rank; a++) {
                 int64_t w = sp->shape.dims[a], h = d->shape.dims[a];
@@ -693,11 +564,11 @@ static int bind_inputs(const options *o, port *ports, uint32_t n, int64_t *data_
         p->data_bytes = dyn ? p->d.bytes * (uint64_t)db : p->d.bytes;
         if (p->file < 0) continue;
         const input_file *in = &o->inputs[p->file];
-        shape_str(&p->data, have, sizeof have);
+        tool_shape_str(&p->data, have, sizeof have);
         if (in->npy) {
             int same = in->npy_shape.rank == p->data.rank;
             for (uint32_t a = 0; same && a < p->data.rank; a++) same = in->npy_shape.dims[a] == p->data.dims[a];
-            shape_str(&in->npy_shape, want, sizeof want);
+            tool_shape_str(&in->npy_shape, want, sizeof want);
             if (in->npy_type != p->d.type || !same)
                 return fail(2, "input %s: input '%s' takes %s %s (.npy '%s'), the file holds '%s' %s", in->path,
                             p->d.name, npu_type_name(p->d.type), have,
@@ -1257,7 +1128,11 @@ int main(int argc, char **argv)
         int64_t batch = o.batch;
         reshape = calloc(npu_ir_input_count(ir) + 1, sizeof *reshape);
         if (reshape == NULL) { rc = fail(1, "out of memory"); goto out; }
-        if (o.n_shapes && (rc = ir_shape_batch(&o, ir, &batch, reshape)) != 0) goto out;
+        char why[NPU_ERROR_MAX + 512];
+        if (o.n_shapes && (rc = tool_ir_shape_targets(ir, o.shapes, o.n_shapes, &batch, reshape, why, sizeof why)) != 0) {
+            rc = fail(rc, "%s", why);
+            goto out;
+        }
         rc = 1;
         if (batch) {
             int64_t original;
@@ -1267,7 +1142,10 @@ int main(int argc, char **argv)
             }
             if (verbose) printf("batch: %lld (the IR declares %lld)\n", (long long)batch, (long long)original);
         }
-        if ((rc = ir_reshape(ir, ctx, reshape, &shape_mem)) != 0) goto out;
+        if ((rc = tool_ir_reshape(ir, ctx, reshape, &shape_mem, why, sizeof why)) != 0) {
+            rc = fail(rc, "%s", why);
+            goto out;
+        }
         rc = 1;
         uint32_t ni = npu_ir_input_count(ir), no = npu_ir_output_count(ir);
         in_ports = calloc(ni ? ni : 1, sizeof *in_ports);
@@ -1281,7 +1159,6 @@ int main(int argc, char **argv)
             p->d = p->io->desc;
         }
         if ((rc = resolve_precisions(&o, in_ports, ni, out_ports, no, in_types, out_types)) != 0) goto out;
-        char why[NPU_ERROR_MAX + 128];
         if (ir_set_precisions(ir, ctx, in_types, ni, out_types, no, &pp_mem, why, sizeof why) != 0) {
             rc = fail(1, "-ip/-op/-iop: %s", why);
             goto out;
@@ -1424,8 +1301,8 @@ int main(int argc, char **argv)
                 for (uint32_t a = 0; same && a < d->shape.rank; a++) same = sp->shape.dims[a] == d->shape.dims[a];
                 if (!same) {
                     char want[128], have[128];
-                    shape_str(&sp->shape, want, sizeof want);
-                    shape_str(&d->shape, have, sizeof have);
+                    tool_shape_str(&sp->shape, want, sizeof want);
+                    tool_shape_str(&d->shape, have, sizeof have);
                     rc = fail(1, "-shape %s: input '%s' of the blob is %s: a blob's shapes are compiled in "
                               "(reshape the IR, or -data_shape for a dynamic batch)", want, d->name, have);
                     goto out;
@@ -1464,16 +1341,16 @@ int main(int argc, char **argv)
         char shape[128];
         for (uint32_t i = 0; i < n_in; i++) {
             const npu_tensor_desc *d = &in_ports[i].d;
-            shape_str(&d->shape, shape, sizeof shape);
+            tool_shape_str(&d->shape, shape, sizeof shape);
             printf("  input  %u '%s' %s %s %s\n", i, d->name, npu_type_name(d->type), shape, d->layout);
         }
         for (uint32_t i = 0; i < n_out; i++) {
             const npu_tensor_desc *d = &out_ports[i].d;
-            shape_str(&d->shape, shape, sizeof shape);
+            tool_shape_str(&d->shape, shape, sizeof shape);
             printf("  output %u '%s' %s %s %s\n", i, d->name, npu_type_name(d->type), shape, d->layout);
         }
         for (uint32_t i = 0; i < n_in; i++) {
-            shape_str(&in_ports[i].data, shape, sizeof shape);
+            tool_shape_str(&in_ports[i].data, shape, sizeof shape);
             if (in_ports[i].file >= 0)
                 printf("data: input '%s' %s from %s\n", in_ports[i].d.name, shape, o.inputs[in_ports[i].file].path);
         }
@@ -1519,7 +1396,7 @@ int main(int argc, char **argv)
             rc = 1;
             if (verbose) {
                 char shape[128];
-                shape_str(&out_ports[i].data, shape, sizeof shape);
+                tool_shape_str(&out_ports[i].data, shape, sizeof shape);
                 printf("wrote %s: output '%s' %s %s, %llu bytes of data\n", out_ports[i].written, out_ports[i].d.name,
                        npu_type_name(out_ports[i].d.type), shape, (unsigned long long)out_ports[i].data_bytes);
             }
@@ -1610,7 +1487,7 @@ int main(int argc, char **argv)
                 const port *p = out ? &out_ports[i] : &in_ports[i];
                 printf("%s{\"name\": ", i ? ", " : "");
                 json_string(p->d.name);
-                shape_str(&p->data, shape, sizeof shape);
+                tool_shape_str(&p->data, shape, sizeof shape);
                 printf(", \"type\": \"%s\", \"shape\": %s, \"layout\": ", npu_type_name(p->d.type), shape);
                 json_string(p->d.layout);
                 printf(", \"%s\": ", out ? "file" : "data");
