@@ -527,6 +527,13 @@ static void test_postprocess_keeps_the_output_names(void **state)
     npu_ir_close(ir);
 }
 
+/* Pieces of the hand-written IRs below. */
+#define XML_RESULT(id, name, dims)                                                                               \
+    "<layer id=\"" id "\" name=\"" name "\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "      \
+    "precision=\"FP32\">" dims "</port></input></layer>"
+#define XML_EDGE(fl, fp, tl, tp) \
+    "<edge from-layer=\"" fl "\" from-port=\"" fp "\" to-layer=\"" tl "\" to-port=\"" tp "\"/>"
+
 /* A producer with two outputs (Split): the chain's end is "<name>.<index>"
  * and the producer keeps its name; the other output is untouched. */
 static const char split_xml[] =
@@ -539,15 +546,13 @@ static const char split_xml[] =
     "<port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>4</dim></port><port id=\"1\" precision=\"I64\"/></input>"
     "<output><port id=\"2\" precision=\"FP32\" names=\"a\"><dim>1</dim><dim>2</dim></port>"
     "<port id=\"3\" precision=\"FP32\" names=\"b\"><dim>1</dim><dim>2</dim></port></output></layer>"
-    "<layer id=\"3\" name=\"a/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
-    "precision=\"FP32\"><dim>1</dim><dim>2</dim></port></input></layer>"
-    "<layer id=\"4\" name=\"b/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
-    "precision=\"FP32\"><dim>1</dim><dim>2</dim></port></input></layer>"
+    XML_RESULT("3", "a/sink_port_0", "<dim>1</dim><dim>2</dim>")
+    XML_RESULT("4", "b/sink_port_0", "<dim>1</dim><dim>2</dim>")
     "</layers><edges>"
-    "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"2\" to-port=\"0\"/>"
-    "<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"1\"/>"
-    "<edge from-layer=\"2\" from-port=\"2\" to-layer=\"3\" to-port=\"0\"/>"
-    "<edge from-layer=\"2\" from-port=\"3\" to-layer=\"4\" to-port=\"0\"/>"
+    XML_EDGE("0", "0", "2", "0")
+    XML_EDGE("1", "0", "2", "1")
+    XML_EDGE("2", "2", "3", "0")
+    XML_EDGE("2", "3", "4", "0")
     "</edges></net>\n";
 
 static void test_postprocess_of_one_output_of_a_split(void **state)
@@ -647,17 +652,14 @@ static const char shared_xml[] =
     "<layer id=\"1\" name=\"relu\" type=\"ReLU\" version=\"opset1\"><input><port id=\"0\" precision=\"FP32\">"
     "<dim>1</dim><dim>4</dim></port></input><output><port id=\"1\" precision=\"FP32\" names=\"y\"><dim>1</dim>"
     "<dim>4</dim></port></output></layer>"
-    "<layer id=\"2\" name=\"y/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
-    "precision=\"FP32\"><dim>1</dim><dim>4</dim></port></input></layer>"
-    "<layer id=\"3\" name=\"y/sink_port_1\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
-    "precision=\"FP32\"><dim>1</dim><dim>4</dim></port></input></layer>"
-    "<layer id=\"4\" name=\"x/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
-    "precision=\"FP32\"><dim>1</dim><dim>4</dim></port></input></layer>"
+    XML_RESULT("2", "y/sink_port_0", "<dim>1</dim><dim>4</dim>")
+    XML_RESULT("3", "y/sink_port_1", "<dim>1</dim><dim>4</dim>")
+    XML_RESULT("4", "x/sink_port_0", "<dim>1</dim><dim>4</dim>")
     "</layers><edges>"
-    "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"0\"/>"
-    "<edge from-layer=\"1\" from-port=\"1\" to-layer=\"2\" to-port=\"0\"/>"
-    "<edge from-layer=\"1\" from-port=\"1\" to-layer=\"3\" to-port=\"0\"/>"
-    "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"4\" to-port=\"0\"/>"
+    XML_EDGE("0", "0", "1", "0")
+    XML_EDGE("1", "1", "2", "0")
+    XML_EDGE("1", "1", "3", "0")
+    XML_EDGE("0", "0", "4", "0")
     "</edges></net>\n";
 
 static void test_postprocess_names_that_cannot_move_are_copied(void **state)
@@ -726,12 +728,11 @@ static const char dyn_xml[] =
     "<port id=\"0\" precision=\"FP32\"><dim>1</dim><dim>2</dim><dim>-1</dim><dim>-1</dim></port><port id=\"1\" "
     "precision=\"FP32\"><dim>1</dim></port></input><output><port id=\"2\" precision=\"FP32\" names=\"y\"><dim>1</dim>"
     "<dim>2</dim><dim>-1</dim><dim>-1</dim></port></output></layer>"
-    "<layer id=\"3\" name=\"y/sink_port_0\" type=\"Result\" version=\"opset1\"><input><port id=\"0\" "
-    "precision=\"FP32\"><dim>1</dim><dim>2</dim><dim>-1</dim><dim>-1</dim></port></input></layer>"
+    XML_RESULT("3", "y/sink_port_0", "<dim>1</dim><dim>2</dim><dim>-1</dim><dim>-1</dim>")
     "</layers><edges>"
-    "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"2\" to-port=\"0\"/>"
-    "<edge from-layer=\"1\" from-port=\"0\" to-layer=\"2\" to-port=\"1\"/>"
-    "<edge from-layer=\"2\" from-port=\"2\" to-layer=\"3\" to-port=\"0\"/>"
+    XML_EDGE("0", "0", "2", "0")
+    XML_EDGE("1", "0", "2", "1")
+    XML_EDGE("2", "2", "3", "0")
     "</edges></net>\n";
 static const float two = 2.0f;
 
