@@ -6958,7 +6958,7 @@ static void npu__pp_commit(npu_ir *ir, npu__pp *p, npu_type type, const npu_shap
     io->element_type = npu__types[type].ov_name;
     io->desc.shape = *shape;
     npu__strlcpy(io->desc.layout, layout, sizeof io->desc.layout);
-    io->desc.bytes = npu__shape_elements_dyn1(shape) * npu_type_size(type);
+    if (npu__mul_u64(npu__shape_elements_dyn1(shape), npu_type_size(type), &io->desc.bytes)) io->desc.bytes = 0;
     io->batch_axis = shape->rank == 0 ? -1 : npu__ir_layout_axis(layout, shape->rank);
     if (io->batch_axis < 0 && shape->rank > 0) io->batch_axis = 0;
     ir->pp_walk = npu__pp_walk;
@@ -6993,11 +6993,18 @@ NPU_API npu_status npu_ir_set_input_shape(npu_ir *ir, npu_arena *arena, uint32_t
     if (shape->rank != p->model.shape.rank)
         return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p,
                             "the shape's rank differs from the input's (npu reshapes, it does not add axes)");
-    for (i = 0; i < shape->rank; i++)
-        if ((shape->dims[i] < 1 || shape->dims[i] > NPU_IR_MAX_DIM_VALUE) &&
-            !(shape->dims[i] == NPU_DIM_DYNAMIC && (int32_t)i == p->model_batch_axis))
+    for (i = 0; i < shape->rank; i++) {
+        if ((int32_t)i == p->model_batch_axis) {
+            /* The batch stays the IR's: npu_ir_set_batch and debatching own it,
+             * and compare the outputs' batch with the one the IR declares. */
+            if (shape->dims[i] != p->model.shape.dims[i])
+                return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p,
+                                    "the batch axis must keep the IR's dim (set the batch with npu_ir_set_batch)");
+        } else if (shape->dims[i] < 1 || shape->dims[i] > NPU_IR_MAX_DIM_VALUE) {
             return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p,
                                 "every dim but the batch must be static, from 1 to NPU_IR_MAX_DIM_VALUE");
+        }
+    }
     p->reshape = 1;
     npu__strlcpy(layout, p->model.layout, sizeof layout);
     npu__pp_commit(ir, p, p->model.type, shape, layout);

@@ -1005,9 +1005,9 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
  * compiler re-infers every other shape. This is how a model with dynamic
  * dims (e.g. [1,3,?,?]) gets the static shapes the NPU needs. `shape` must
  * have the input's rank and static dims from 1 to NPU_IR_MAX_DIM_VALUE, but
- * for the batch axis (npu_ir_io.batch_axis), which may be NPU_DIM_DYNAMIC
- * (debatched as before); a static dim may change too (whether the model
- * allows it is the compiler's to say). npu_ir_input() then reports the new shape. npu_ir_set_batch and
+ * on the batch axis (npu_ir_io.batch_axis), which keeps the IR's dim (static
+ * or NPU_DIM_DYNAMIC): the batch is npu_ir_set_batch's. A static dim may
+ * change too (whether the model allows it is the compiler's to say). npu_ir_input() then reports the new shape. npu_ir_set_batch and
  * PLUGIN debatching still rewrite the batch axis; npu_ir_set_preprocess may
  * follow on the same input (its model tensor is then the new shape).
  * Memory: exactly NPU_PREPROCESS_BYTES from `arena`, which must outlive every

@@ -794,6 +794,10 @@ static void test_reshape_makes_a_dynamic_input_static(void **state)
     assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 0, &bad), NPU_ERR_INVALID_ARGUMENT);
     expect_error("static");
     assert_int_equal(npu_ir_input(ir, 0)->desc.shape.dims[3], NPU_DIM_DYNAMIC);
+    bad = s;
+    bad.dims[0] = 4;   /* the batch is npu_ir_set_batch's */
+    assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 0, &bad), NPU_ERR_INVALID_ARGUMENT);
+    expect_error("batch axis");
     assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 1, &s), NPU_ERR_NOT_FOUND);
     assert_int_equal(npu_ir_set_input_shape(ir, &tu_arena, 0, NULL), NPU_ERR_INVALID_ARGUMENT);
     tu_ok(npu_ir_set_input_shape(ir, &tu_arena, 0, &s), "npu_ir_set_input_shape");
@@ -803,6 +807,26 @@ static void test_reshape_makes_a_dynamic_input_static(void **state)
     assert_int_equal(npu_ir_set_preprocess(ir, &tu_arena, 0, &p), NPU_ERR_STATE);   /* compiled */
     npu_model_destroy(m);
     npu_ir_close(ir);
+    /* reshaped, then batched: PLUGIN debatches it as any batch-1 IR */
+    {
+        enum { B = 3 };
+        static float xb[B * N];
+        ir = dyn_ir();
+        tu_ok(npu_ir_set_layout(ir, 0, 0, "NCHW"), "npu_ir_set_layout");
+        tu_ok(npu_ir_set_layout(ir, 1, 0, "NCHW"), "npu_ir_set_layout");
+        tu_ok(npu_ir_set_input_shape(ir, &tu_arena, 0, &s), "npu_ir_set_input_shape");
+        tu_ok(npu_ir_set_batch(ir, B, NULL), "npu_ir_set_batch");
+        m = compile(ir, NPU_PAYLOAD_WEIGHTS_COPY, NPU_BATCH_PLUGIN);
+        assert_int_equal(npu_model_batch(m), B);
+        assert_true(npu_model_input(m, 0)->shape.dims[0] == B && npu_model_input(m, 0)->shape.dims[3] == W);
+        for (i = 0; i < B * N; i++) xb[i] = (float)(i % 23) - 11.0f;
+        const float *yb = run(m, xb, sizeof xb, &rq);
+        for (i = 0; i < B * N; i++)
+            if (yb[i] != 2.0f * xb[i]) fail_msg("batch: y[%d] = %g, expected %g", i, (double)yb[i], 2.0 * xb[i]);
+        npu_request_destroy(rq);
+        npu_model_destroy(m);
+        npu_ir_close(ir);
+    }
 }
 
 /* A layer name written in '...' with a '"' in it stays well-formed where

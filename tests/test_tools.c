@@ -789,6 +789,17 @@ static void test_run_shapes_and_precisions(void **state)
     read_npy("r/act.npy", "<f4", "(1, 4, 5, 3)", act, sizeof act);
     for (int i = 0; i < 60; i++)
         if (act[i] != (img[i] > 0 ? img[i] : 0.0f)) fail_msg("act[%d] = %g for %g", i, (double)act[i], (double)img[i]);
+    /* a batch with the reshape: the batch goes through npu_ir_set_batch */
+    float img2[2 * 60], act2[2 * 60];
+    for (int i = 0; i < 120; i++) img2[i] = (float)((i * 5) % 9) - 4.0f;
+    write_npy("img2.npy", "<f4", "(2, 4, 5, 3)", img2, sizeof img2);
+    assert_int_equal(run(NULL, "npu-run", "-m %s/relu.xml -shape [2,4,5,3] -i %s/img2.npy -o %s/r2 -n 1", tmp_dir,
+                         tmp_dir, tmp_dir),
+                     0);
+    expect_out("input  0 'img' f32 [2,4,5,3]");
+    read_npy("r2/act.npy", "<f4", "(2, 4, 5, 3)", act2, sizeof act2);
+    for (int i = 0; i < 120; i++)
+        if (act2[i] != (img2[i] > 0 ? img2[i] : 0.0f)) fail_msg("act2[%d] = %g for %g", i, (double)act2[i], (double)img2[i]);
     /* npu-compile -shape writes the static blob, which runs as it is */
     assert_int_equal(run(NULL, "npu-compile", "-m %s/relu.xml -o %s/relu.blob -shape [1,4,5,3] -q", tmp_dir, tmp_dir), 0);
     assert_int_equal(run(NULL, "npu-run", "-m %s/relu.blob -i %s/img.npy -o %s/rb -n 1", tmp_dir, tmp_dir, tmp_dir), 0);

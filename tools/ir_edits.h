@@ -197,7 +197,11 @@ static int tool_ir_shape_targets(const npu_ir *ir, const tool_shape *specs, int 
                                     want, io->desc.name, a, (long long)h);
                 if (w < 1) return tool_why(why, cap, 2, "-shape %s: a dim of 0", want);
                 if ((int32_t)a != io->batch_axis) {
-                    target[i] = sp->shape;   /* another axis: reshape this input */
+                    /* another axis: reshape this input, its batch axis as the IR
+                     * has it (the batch is npu_ir_set_batch's, *batch) */
+                    target[i] = sp->shape;
+                    if (io->batch_axis >= 0 && (uint32_t)io->batch_axis < sp->shape.rank)
+                        target[i].dims[io->batch_axis] = io->desc.shape.dims[io->batch_axis];
                     continue;
                 }
                 if (*batch && *batch != w)

@@ -502,7 +502,7 @@ int main(int argc, char **argv)
     if (batch) {
         int64_t original;
         if (npu_ir_set_batch(ir, batch, &original) != NPU_OK) {
-            rc = report_error(2, "%s %lld: %s", o.batch ? "-b" : "-shape batch", (long long)batch,
+            rc = report_error(o.batch ? 2 : 1, "%s %lld: %s", o.batch ? "-b" : "-shape batch", (long long)batch,
                               npu_context_last_error(ctx));
             goto out;
         }
