@@ -6949,6 +6949,7 @@ static void npu__pp_commit(npu_ir *ir, npu__pp *p, npu_type type, const npu_shap
 {
     npu_ir_io *io = p->output ? &ir->outputs[p->index] : &ir->inputs[p->index];
     npu__pp **tail = &ir->pp;
+    uint64_t elems, size;
     while (*tail != NULL) {   /* a preprocess replaces the input's reshape plan (its model is the new shape) */
         if ((*tail)->reshape && !p->output && (*tail)->index == p->index) *tail = (*tail)->next;
         else tail = &(*tail)->next;
@@ -6958,7 +6959,9 @@ static void npu__pp_commit(npu_ir *ir, npu__pp *p, npu_type type, const npu_shap
     io->element_type = npu__types[type].ov_name;
     io->desc.shape = *shape;
     npu__strlcpy(io->desc.layout, layout, sizeof io->desc.layout);
-    if (npu__mul_u64(npu__shape_elements_dyn1(shape), npu_type_size(type), &io->desc.bytes)) io->desc.bytes = 0;
+    elems = npu__shape_elements_dyn1(shape);
+    size = npu_type_size(type);
+    io->desc.bytes = size != 0 && elems > UINT64_MAX / size ? 0 : elems * size;   /* 0: overflows */
     io->batch_axis = shape->rank == 0 ? -1 : npu__ir_layout_axis(layout, shape->rank);
     if (io->batch_axis < 0 && shape->rank > 0) io->batch_axis = 0;
     ir->pp_walk = npu__pp_walk;
