@@ -9,8 +9,9 @@
  * Everything the loader accepts is also written as payloads A and B (size query,
  * too-small buffer, exact buffer), with and without a batch rewrite; when the
  * input's second byte is odd, after pre- and postprocessing (section 8e: a u8
- * input 0, an f16 output 0), whose payload writes may refuse the IR but must
- * then refuse it the same way every time. */
+ * input 0, an f16 output 0), and when its bit 1 is set after a reshape of input
+ * 0 (every dim but the batch made 2 + its axis): payload writes may then
+ * refuse the IR but must refuse it the same way every time. */
 #include "../../npu.c"
 
 #include <stdlib.h>
@@ -28,7 +29,7 @@ static _Alignas(16) unsigned char fz_arena[1u << 20];
 static _Alignas(16) unsigned char fz_ctx[8192];
 static unsigned char fz_weights[4096];
 static unsigned char fz_out[1u << 20];
-static _Alignas(16) unsigned char fz_pp[2 * NPU_PREPROCESS_BYTES];
+static _Alignas(16) unsigned char fz_pp[3 * NPU_PREPROCESS_BYTES];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -61,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         npu_arena_init(&a, fz_arena, need);
         st = npu_ir_load_memory(&a, ctx, xml, size, fz_weights, bin, &ir);
         if (st == NPU_OK) {
-            int pass, pp = size > 1 && (data[1] & 1);
+            int pass, pp = size > 1 && (data[1] & 3);
             npu_status first = NPU_OK;
             if (a.peak != need) abort();
             if (pp) {
@@ -73,8 +74,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 pre.type = NPU_U8;
                 post.type = NPU_F16;
                 npu_arena_init(&pa, fz_pp, sizeof fz_pp);
-                if (npu_ir_input_count(ir) > 0) (void)npu_ir_set_preprocess(ir, &pa, 0, &pre);
-                if (npu_ir_output_count(ir) > 0) (void)npu_ir_set_postprocess(ir, &pa, 0, &post);
+                if ((data[1] & 2) && npu_ir_input_count(ir) > 0) {
+                    const npu_ir_io *in = npu_ir_input(ir, 0);
+                    npu_shape sh = in->desc.shape;
+                    uint32_t k;
+                    for (k = 0; k < sh.rank && k < NPU_MAX_RANK; k++)
+                        if ((int32_t)k != in->batch_axis) sh.dims[k] = 2 + k;
+                    (void)npu_ir_set_input_shape(ir, &pa, 0, &sh);
+                }
+                if ((data[1] & 1) && npu_ir_input_count(ir) > 0) (void)npu_ir_set_preprocess(ir, &pa, 0, &pre);
+                if ((data[1] & 1) && npu_ir_output_count(ir) > 0) (void)npu_ir_set_postprocess(ir, &pa, 0, &post);
             }
             for (pass = 0; pass < 4; pass++) {
                 npu_payload_options o;
