@@ -6899,12 +6899,10 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
  * </edges>. Reached only from the two entry points: a program that does not
  * call them links none of it. */
 
-/* The reserved words npu_ir_set_input_shape passes (it has no options): also
- * how npu__pp_begin tells that call from a preprocess. */
-static const uint32_t npu__pp_reshape_words[NPU_RESERVED_WORDS] = {0};
-
+/* reshape: npu_ir_set_input_shape's plan, which only another shape clashes
+ * with (a preprocess replaces it, npu__pp_commit). */
 static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32_t index, const uint32_t *reserved,
-                                const char *what, npu__pp **out)
+                                int reshape, const char *what, npu__pp **out)
 {
     const npu__pp *q;
     const npu_ir_io *io;
@@ -6926,7 +6924,7 @@ static npu_status npu__pp_begin(npu_ir *ir, npu_arena *arena, int output, uint32
                          "postprocessing before the first compile",
                          what, output ? "output" : "input", io->desc.name, ir->label);
     for (q = ir->pp; q != NULL; q = q->next)
-        if (q->output == output && q->index == index && !(q->reshape && reserved != npu__pp_reshape_words))
+        if (q->output == output && q->index == index && (reshape || !q->reshape))
             return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: %s '%s' already has %s set", what,
                              output ? "output" : "input", io->desc.name,
                              output ? "postprocessing" : q->reshape ? "a shape" : "preprocessing");
@@ -6984,6 +6982,7 @@ static npu_status npu__pp_fail(npu_ir *ir, npu_arena *arena, size_t mark, npu_st
 NPU_API npu_status npu_ir_set_input_shape(npu_ir *ir, npu_arena *arena, uint32_t input, const npu_shape *shape)
 {
     static const char what[] = "npu_ir_set_input_shape";
+    static const uint32_t no_options[NPU_RESERVED_WORDS] = {0};
     char layout[NPU_LAYOUT_MAX];
     npu__pp *p;
     uint32_t i;
@@ -6991,7 +6990,7 @@ NPU_API npu_status npu_ir_set_input_shape(npu_ir *ir, npu_arena *arena, uint32_t
     npu_status st;
     if (ir == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (shape == NULL) return npu__fail(ir->ctx, NPU_ERR_INVALID_ARGUMENT, "%s: shape is NULL", what);
-    st = npu__pp_begin(ir, arena, 0, input, npu__pp_reshape_words, what, &p);
+    st = npu__pp_begin(ir, arena, 0, input, no_options, 1, what, &p);
     if (st != NPU_OK) return st;
     if (shape->rank != p->model.shape.rank)
         return npu__pp_fail(ir, arena, mark, NPU_ERR_INVALID_ARGUMENT, what, p,
@@ -7023,7 +7022,7 @@ NPU_API npu_status npu_ir_set_preprocess(npu_ir *ir, npu_arena *arena, uint32_t 
     const char *why, *ul;
     npu_type ut;
     size_t mark = arena ? arena->used : 0;
-    npu_status st = npu__pp_begin(ir, arena, 0, input, pp ? pp->reserved : NULL, what, &p);
+    npu_status st = npu__pp_begin(ir, arena, 0, input, pp ? pp->reserved : NULL, 0, what, &p);
     if (st != NPU_OK) return st;
     ut = pp->type == NPU_TYPE_UNDEFINED ? p->model.type : pp->type;
     ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
@@ -7121,7 +7120,7 @@ NPU_API npu_status npu_ir_set_postprocess(npu_ir *ir, npu_arena *arena, uint32_t
     const char *ul, *why;
     npu_type ut;
     size_t mark = arena ? arena->used : 0;
-    npu_status st = npu__pp_begin(ir, arena, 1, output, pp ? pp->reserved : NULL, what, &p);
+    npu_status st = npu__pp_begin(ir, arena, 1, output, pp ? pp->reserved : NULL, 0, what, &p);
     if (st != NPU_OK) return st;
     ut = pp->type == NPU_TYPE_UNDEFINED ? p->model.type : pp->type;
     ul = pp->layout == NULL || pp->layout[0] == '\0' ? p->model.layout : pp->layout;
@@ -7358,7 +7357,9 @@ static void npu__pp_rewrite2(npu__ir_walker *w, const npu__xml_attribute *a, uin
     w->copied = second->value + second->value_len;
 }
 
-/* Letters, digits, '_', '.' and '-' only (an op type, safe in any attribute). */
+/* Letters, digits, '_', '.' and '-' only (an op type, safe in any attribute).
+ * Not npu__xml_name_char: calling it from here changes gcc's inlining of it
+ * in the IR loader (+26 bytes in make size's IR program). */
 static int npu__pp_plain_word(const char *s, size_t n)
 {
     size_t i;

@@ -19,6 +19,19 @@
 #include <string.h>
 #include "npu.h"
 
+/* *mem: a block for n plans of NPU_PREPROCESS_BYTES (npu_ir_set_preprocess,
+ * _set_postprocess, _set_input_shape), *arena over it. 0, or -1 (no memory,
+ * *mem NULL). The caller frees *mem after closing the IR. */
+static int tool_plan_block(uint32_t n, void **mem, npu_arena *arena)
+{
+    if (posix_memalign(mem, NPU_ARENA_ALIGN, (size_t)n * NPU_PREPROCESS_BYTES) != 0) {
+        *mem = NULL;
+        return -1;
+    }
+    npu_arena_init(arena, *mem, (size_t)n * NPU_PREPROCESS_BYTES);
+    return 0;
+}
+
 /* Asks for type in[i] on input i and out[i] on output i (NPU_TYPE_UNDEFINED,
  * or the model's own type: nothing to do). The plans take NPU_PREPROCESS_BYTES
  * each from a block allocated here into *mem (NULL when none is needed), which
@@ -36,12 +49,10 @@ static int ir_set_precisions(npu_ir *ir, npu_context *ctx, const npu_type *in, u
         if (t != NPU_TYPE_UNDEFINED && io != NULL && t != io->desc.type) n++;
     }
     if (n == 0) return 0;
-    if (posix_memalign(mem, NPU_ARENA_ALIGN, (size_t)n * NPU_PREPROCESS_BYTES) != 0) {
-        *mem = NULL;
+    if (tool_plan_block(n, mem, &arena) != 0) {
         snprintf(why, why_cap, "out of memory");
         return -1;
     }
-    npu_arena_init(&arena, *mem, (size_t)n * NPU_PREPROCESS_BYTES);
     for (k = 0; k < n_in + n_out; k++) {
         npu_type t = k < n_in ? in[k] : out[k - n_in];
         const npu_ir_io *io = k < n_in ? npu_ir_input(ir, k) : npu_ir_output(ir, k - n_in);
@@ -227,11 +238,7 @@ static int tool_ir_reshape(npu_ir *ir, npu_context *ctx, const npu_shape *target
     *mem = NULL;
     for (i = 0; i < n; i++) count += target[i].rank > 0;
     if (count == 0) return 0;
-    if (posix_memalign(mem, NPU_ARENA_ALIGN, (size_t)count * NPU_PREPROCESS_BYTES) != 0) {
-        *mem = NULL;
-        return tool_why(why, cap, 1, "out of memory");
-    }
-    npu_arena_init(&arena, *mem, (size_t)count * NPU_PREPROCESS_BYTES);
+    if (tool_plan_block(count, mem, &arena) != 0) return tool_why(why, cap, 1, "out of memory");
     for (i = 0; i < n; i++) {
         if (target[i].rank == 0) continue;
         tool_shape_str(&target[i], want, sizeof want);

@@ -301,24 +301,13 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-static int io_matches(const npu_ir_io *io, const char *name, size_t len)
-{
-    if (strlen(io->desc.name) == len && strncmp(io->desc.name, name, len) == 0) return 1;
-    for (const char *t = io->tensor_names; t && *t;) {   /* "a,b": one of the tensor names */
-        size_t k = strcspn(t, ",");
-        if (k == len && strncmp(t, name, len) == 0) return 1;
-        t += k + (t[k] == ',');
-    }
-    return 0;
-}
-
 /* Finds an input (then output) by name; returns 0 and sets is_output and index. */
 static int find_io(const npu_ir *ir, const char *name, size_t len, int *is_output, uint32_t *index)
 {
     for (int out = 0; out < 2; out++) {
         uint32_t n = out ? npu_ir_output_count(ir) : npu_ir_input_count(ir);
         for (uint32_t i = 0; i < n; i++)
-            if (io_matches(out ? npu_ir_output(ir, i) : npu_ir_input(ir, i), name, len)) {
+            if (tool_ir_io_named(out ? npu_ir_output(ir, i) : npu_ir_input(ir, i), name, len)) {
                 *is_output = out;
                 *index = i;
                 return 0;

@@ -267,20 +267,7 @@ static int parse_shapes(const char *opt, const char *spec, shape_spec *out, int 
 static int port_named(const port *p, const char *name, size_t len)
 {
     if (strlen(p->d.name) == len && strncmp(p->d.name, name, len) == 0) return 1;
-    if (p->io == NULL) return 0;
-    if (strlen(p->io->desc.name) == len && strncmp(p->io->desc.name, name, len) == 0) return 1;
-    for (const char *t = p->io->tensor_names; t && *t;) {
-        size_t n = strcspn(t, ",");
-        if (n == len && strncmp(t, name, len) == 0) return 1;
-        t += n;
-        if (*t == ',') t++;
-    }
-    return 0;
-}
-
-static int ir_port_named(const npu_ir_io *io, const char *name, size_t len)
-{
-    return tool_ir_io_named(io, name, len);
+    return p->io != NULL && tool_ir_io_named(p->io, name, len);
 }
 
 /* ---- .npy files ------------------------------------------------------------- */
@@ -797,7 +784,7 @@ static int apply_layouts(npu_ir *ir, npu_context *ctx, const char *spec)
                 uint32_t n = out ? npu_ir_output_count(ir) : npu_ir_input_count(ir);
                 for (uint32_t i = 0; i < n; i++) {
                     const npu_ir_io *io = out ? npu_ir_output(ir, i) : npu_ir_input(ir, i);
-                    if (name_len > 0 && !ir_port_named(io, p, name_len)) continue;
+                    if (name_len > 0 && !tool_ir_io_named(io, p, name_len)) continue;
                     found = 1;
                     if (npu_ir_set_layout(ir, out, i, layout) != NPU_OK)
                         return fail(2, "-layout: %s", npu_context_last_error(ctx));
