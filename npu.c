@@ -4818,7 +4818,7 @@ static void npu__xml_trim(const char *s, size_t *b, size_t *e)
 static int npu__xml_starts(const npu__xml *x, size_t p, const char *lit)
 {
     size_t k = strlen(lit);
-    return p <= x->n && x->n - p >= k && memcmp(x->s + p, lit, k) == 0;
+    return p + k <= x->n && memcmp(x->s + p, lit, k) == 0;   /* p <= x->n: no overflow */
 }
 
 /* A code point the XML 1.0 Char production allows: tab, LF, CR, and from
@@ -4866,11 +4866,12 @@ static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
         }
         for (; q < n && s[q] != ';'; q++) {
             uint32_t d = (uint32_t)(unsigned char)s[q] - '0';
-            if (d > 9) {                /* a hex digit in either case ('A' | 0x20 is 'a') */
-                d = (uint32_t)((unsigned char)s[q] | 0x20) - 'a' + 10;
-                if (base == 10 || d < 10 || d > 15) return 0;
-            }
-            if (v > 0x10FFFFu) return 0;
+            /* a hex digit in either case ('A' | 0x20 is 'a'); anything else
+             * comes out >= 16 (below 'a' it wraps around) */
+            if (d > 9) d = (uint32_t)((unsigned char)s[q] | 0x20) - 'a' + 10;
+            if (d >= base) return 0;
+            /* at most 8 digits: v stays below 2^32 (checked against
+             * 0x10FFFF by npu__xml_char_ok below) */
             v = v * base + d;
             if (++digits > 8) return 0;
         }
@@ -4879,12 +4880,13 @@ static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
         *cp = v;
         return q + 1 - p;
     }
-    for (i = 0; i < NPU__COUNT_OF(named); i++) {
-        size_t k = strlen(named[i]) - 1;
-        if (n - q >= k && memcmp(s + q, named[i], k) == 0) {
-            *cp = (uint32_t)(unsigned char)named[i][k];
-            return k + 1;
-        }
+    for (i = 0; i < NPU__COUNT_OF(named); i++) {   /* matched through its ';': the character follows */
+        size_t k = 0;
+        while (q + k < n && s[q + k] == named[i][k])
+            if (named[i][k++] == ';') {
+                *cp = (uint32_t)(unsigned char)named[i][k];
+                return k + 1;
+            }
     }
     return 0;
 }
@@ -4999,10 +5001,11 @@ static int npu__xml_attr_next(const npu__xml *x, size_t *it, size_t end, npu__xm
     return 1;
 }
 
+/* Whether [p, p+len) is lit. A validated name or value holds no NUL byte, so
+ * strncmp compares all len bytes. */
 static int npu__xml_eq(const npu__xml *x, size_t p, size_t len, const char *lit)
 {
-    size_t k = strlen(lit);
-    return len == k && memcmp(x->s + p, lit, k) == 0;
+    return strncmp(x->s + p, lit, len) == 0 && lit[len] == '\0';
 }
 
 /* Compares an attribute value, with its entities and character references
@@ -5109,13 +5112,8 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
 static size_t npu__xml_find(const npu__xml *x, size_t p, const char *lit)
 {
     size_t k = strlen(lit);
-    while (p < x->n && x->n - p >= k) {
-        const char *hit = (const char *)memchr(x->s + p, lit[0], x->n - p - k + 1);
-        if (hit == NULL) return SIZE_MAX;
-        p = (size_t)(hit - x->s);
-        if (memcmp(x->s + p, lit, k) == 0) return p;
-        p++;
-    }
+    for (; p + k <= x->n; p++)   /* p <= x->n: no overflow */
+        if (x->s[p] == lit[0] && memcmp(x->s + p, lit, k) == 0) return p;
     return SIZE_MAX;
 }
 
@@ -6356,7 +6354,7 @@ static int npu__ir_port_cmp(const void *pa, const void *pb)
     return 0;
 }
 
-static void npu__swap_bytes(unsigned char *a, unsigned char *b, size_t size)
+NPU__NOINLINE static void npu__swap_bytes(unsigned char *a, unsigned char *b, size_t size)
 {
     while (size-- > 0) {
         unsigned char t = *a;
@@ -6365,29 +6363,27 @@ static void npu__swap_bytes(unsigned char *a, unsigned char *b, size_t size)
     }
 }
 
-/* Moves element `root` down into the max-heap b[0..n). */
-static void npu__sift_down(unsigned char *b, size_t root, size_t n, size_t size,
-                           int (*cmp)(const void *, const void *))
-{
-    for (;;) {
-        size_t child = 2 * root + 1;
-        if (child >= n) return;
-        if (child + 1 < n && cmp(b + child * size, b + (child + 1) * size) < 0) child++;
-        if (cmp(b + root * size, b + child * size) >= 0) return;
-        npu__swap_bytes(b + root * size, b + child * size, size);
-        root = child;
-    }
-}
-
-/* In-place heap sort: libc qsort may allocate. */
+/* In-place heap sort (libc qsort may allocate), as one loop over k from
+ * n + n/2 - 1 down to 1: while k >= n it builds the max-heap, sifting element
+ * k - n down into b[0..n); then it moves the maximum b[0] to b[k] and sifts
+ * the new root down into b[0..k). */
 static void npu__heapsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
     unsigned char *b = (unsigned char *)base;
-    size_t i;
-    for (i = n / 2; i-- > 0;) npu__sift_down(b, i, n, size, cmp);
-    for (i = n; i-- > 1;) {
-        npu__swap_bytes(b, b + i * size, size);
-        npu__sift_down(b, 0, i, size, cmp);
+    size_t k = n + n / 2;
+    while (k-- > 1) {
+        size_t root = k - n, end = n, child;
+        if (k < n) {
+            npu__swap_bytes(b, b + k * size, size);
+            root = 0;
+            end = k;
+        }
+        while ((child = 2 * root + 1) < end) {
+            if (child + 1 < end && cmp(b + child * size, b + (child + 1) * size) < 0) child++;
+            if (cmp(b + root * size, b + child * size) >= 0) break;
+            npu__swap_bytes(b + root * size, b + child * size, size);
+            root = child;
+        }
     }
 }
 
