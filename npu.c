@@ -5142,10 +5142,8 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             const char *lt = (const char *)memchr(s + p, '<', x->n - p);
             size_t e = lt ? (size_t)(lt - s) : x->n;
             if (x->depth == 0) {
-                size_t i;
-                for (i = p; i < e; i++)
-                    if (!npu__xml_space(s[i]))
-                        return npu__xml_fail(x, i, NPU_ERR_PARSE, "text outside the root element");
+                size_t i = npu__xml_skip_space(s, p, e);
+                if (i < e) return npu__xml_fail(x, i, NPU_ERR_PARSE, "text outside the root element");
                 x->pos = e;
                 continue;
             }
@@ -5153,43 +5151,38 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             ce = next = e;
             raw = 0;
             text = 1;
-        } else if ((c1 = p + 1 < x->n ? s[p + 1] : '\0') == '/') {
-            size_t nlen, q;
-            nlen = npu__xml_name(x, p + 2, "an element name", &st);
+        } else if ((c1 = p + 1 < x->n ? s[p + 1] : '\0') != '!' && c1 != '?') {   /* a start or end tag */
+            size_t end_tag = c1 == '/', nlen = npu__xml_name(x, p + 1 + end_tag, "an element name", &st);
             if (nlen == 0) return st;
-            if (x->depth == 0)
-                return npu__xml_fail(x, p, NPU_ERR_PARSE, "end tag </%.*s> without a start tag", (int)nlen,
-                                     s + p + 2);
-            if (nlen != x->cold->stack_len[x->depth - 1] ||
-                memcmp(s + p + 2, s + x->cold->stack_name[x->depth - 1], nlen) != 0)
-                return npu__xml_fail(x, p, NPU_ERR_PARSE, "end tag </%.*s> does not match <%.*s>", (int)nlen,
-                                     s + p + 2, (int)x->cold->stack_len[x->depth - 1],
-                                     s + x->cold->stack_name[x->depth - 1]);
-            q = p + 2 + nlen;
-            q = npu__xml_skip_space(s, q, x->n);
-            if (q >= x->n || s[q] != '>')
-                return npu__xml_fail(x, q, NPU_ERR_PARSE, "malformed end tag </%.*s>", (int)nlen, s + p + 2);
-            x->depth--;
-            if (x->depth == 0) x->root_closed = 1;
-            x->pos = q + 1;
-            t->kind = NPU__XML_END_TAG;
             t->begin = p;
-            t->end = q + 1;
-            t->name = p + 1 + 1;
+            t->name = p + 1 + end_tag;
             t->name_len = nlen;
-            return NPU_OK;
-        } else if (c1 != '!' && c1 != '?') {   /* start tag */
-            size_t nlen = npu__xml_name(x, p + 1, "an element name", &st);
-            if (nlen == 0) return st;
+            if (end_tag) {
+                size_t q, open_len;
+                const char *open_name;   /* the open element's */
+                if (x->depth == 0)
+                    return npu__xml_fail(x, p, NPU_ERR_PARSE, "end tag </%.*s> without a start tag", (int)nlen,
+                                         s + p + 2);
+                open_name = s + x->cold->stack_name[x->depth - 1];
+                open_len = x->cold->stack_len[x->depth - 1];
+                if (nlen != open_len || memcmp(s + p + 2, open_name, nlen) != 0)
+                    return npu__xml_fail(x, p, NPU_ERR_PARSE, "end tag </%.*s> does not match <%.*s>", (int)nlen,
+                                         s + p + 2, (int)open_len, open_name);
+                q = npu__xml_skip_space(s, p + 2 + nlen, x->n);
+                if (q >= x->n || s[q] != '>')
+                    return npu__xml_fail(x, q, NPU_ERR_PARSE, "malformed end tag </%.*s>", (int)nlen, s + p + 2);
+                x->depth--;
+                if (x->depth == 0) x->root_closed = 1;
+                x->pos = t->end = q + 1;
+                t->kind = NPU__XML_END_TAG;
+                return NPU_OK;
+            }
             if (x->depth == 0 && x->root_closed)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "a second root element <%.*s>", (int)nlen, s + p + 1);
             if (x->depth >= NPU_IR_MAX_DEPTH)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "elements nested deeper than NPU_IR_MAX_DEPTH (%d)",
                                      NPU_IR_MAX_DEPTH);
             t->kind = NPU__XML_START_TAG;
-            t->begin = p;
-            t->name = p + 1;
-            t->name_len = nlen;
             t->attrs = p + 1 + nlen;
             st = npu__xml_scan_attrs(x, t);
             if (st != NPU_OK) return st;
