@@ -4891,19 +4891,23 @@ static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
     return 0;
 }
 
-/* Checks character data in [b, e): valid UTF-8, no control characters, valid
- * entities; in attribute values also no '<'; in text no "]]>". */
-static npu_status npu__xml_check_chars(const npu__xml *x, size_t b, size_t e, int in_attr,
-                                       int allow_amp_raw)
+/* What npu__xml_check_chars checks: comments, processing instructions and
+ * CDATA (raw: '&' and "]]>" allowed), text, or an attribute value. */
+enum { NPU__XC_RAW, NPU__XC_TEXT, NPU__XC_ATTR };
+
+/* Checks character data in [b, e): valid UTF-8, no control characters; in
+ * text and attribute values valid entities; in attribute values also no '<';
+ * in text no "]]>". */
+static npu_status npu__xml_check_chars(const npu__xml *x, size_t b, size_t e, int mode)
 {
     size_t i = b;
     while (i < e) {
         unsigned char c = (unsigned char)x->s[i];
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        if (!npu__xml_char_ok(c))   /* below 0x80 (and any lead byte): a control character */
             return npu__xml_fail(x, i, NPU_ERR_PARSE, "control character 0x%02x is not allowed", c);
-        if (c == '<' && in_attr)
+        if (c == '<' && mode == NPU__XC_ATTR)
             return npu__xml_fail(x, i, NPU_ERR_PARSE, "'<' inside an attribute value");
-        if (c == '&' && !allow_amp_raw) {
+        if (c == '&' && mode != NPU__XC_RAW) {
             uint32_t cp;
             size_t k = npu__xml_entity(x->s, i, e, &cp);
             if (k == 0)
@@ -4912,7 +4916,8 @@ static npu_status npu__xml_check_chars(const npu__xml *x, size_t b, size_t e, in
             i += k;
             continue;
         }
-        if (c == ']' && !in_attr && !allow_amp_raw && e - i >= 3 && x->s[i + 1] == ']' && x->s[i + 2] == '>')
+        /* text ends before a '<': "]]>" at i lies within it */
+        if (c == ']' && mode == NPU__XC_TEXT && npu__xml_starts(x, i, "]]>"))
             return npu__xml_fail(x, i, NPU_ERR_PARSE, "']]>' outside a CDATA section");
         if (c >= 0x80) {
             size_t k = npu__utf8_len(x->s, i, e);
@@ -5091,7 +5096,7 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
             return npu__xml_fail(x, v, NPU_ERR_PARSE,
                                  "attribute '%.*s': value of %zu bytes exceeds NPU_IR_MAX_ATTR_VALUE (%d)",
                                  (int)nlen, s + name, p - v, NPU_IR_MAX_ATTR_VALUE);
-        st = npu__xml_check_chars(x, v, p, 1, 0);
+        st = npu__xml_check_chars(x, v, p, NPU__XC_ATTR);
         if (st != NPU_OK) return st;
         p++;
         if (++count > NPU_IR_MAX_ATTRS)
@@ -5126,7 +5131,7 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
          * [cb, ce) are checked (raw: '&' and "]]>" allowed), the scanner
          * resumes at next; text and CDATA are tokens */
         size_t p = x->pos, cb, ce, next;
-        int raw = 1, text = 0;
+        int mode = NPU__XC_RAW, text = 0;
         char c1;
         memset(t, 0, sizeof *t);
         if (p >= x->n) {
@@ -5149,7 +5154,7 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             }
             cb = p;
             ce = next = e;
-            raw = 0;
+            mode = NPU__XC_TEXT;
             text = 1;
         } else if ((c1 = p + 1 < x->n ? s[p + 1] : '\0') != '!' && c1 != '?') {   /* a start or end tag */
             size_t end_tag = c1 == '/', nlen = npu__xml_name(x, p + 1 + end_tag, "an element name", &st);
@@ -5223,7 +5228,7 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
                 return npu__xml_fail(x, ce, NPU_ERR_PARSE, "'--' inside a comment");
             next = ce + 3;
         }
-        st = npu__xml_check_chars(x, cb, ce, 0, raw);
+        st = npu__xml_check_chars(x, cb, ce, mode);
         if (st != NPU_OK) return st;
         x->pos = next;
         if (text) {
@@ -6431,12 +6436,14 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
                              "edge from-layer %lu from-port %lu: layer '%.*s' has no output port %lu%s",
                              (unsigned long)v[0], (unsigned long)v[1], (int)(from->name_len > 80 ? 80 : from->name_len),
                              w->x.s + from->name, (unsigned long)v[1], in_body);
+#ifndef NPU_NO_MESSAGES   /* a warning only: NPU_NO_MESSAGES has no warnings to look up for */
     if (npu__ir_find_port(ir, scope, v[2], v[3], 0) == NULL) {
-        NPU__MSG_ONLY(unsigned long line = npu__xml_line(&w->x, t->begin);)
+        unsigned long line = npu__xml_line(&w->x, t->begin);
         npu__log(w->x.ctx, NPU_LOG_WARN, "%s line %lu: edge to-layer %lu to-port %lu: layer '%.*s' has no input port %lu",
                  w->x.label, line, (unsigned long)v[2], (unsigned long)v[3],
                  (int)(to->name_len > 80 ? 80 : to->name_len), w->x.s + to->name, (unsigned long)v[3]);
     }
+#endif
     to->edges_in++;
     if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_listed[NPU__LI_OUT]) {
         npu_ir_io *out = &ir->outputs[to->io];
@@ -6457,7 +6464,7 @@ static void npu__ir_walk_init(npu__ir_walker *w, int mode, npu_context *ctx, con
     w->x.ctx = ctx;
     w->x.label = label;
     w->x.cold = &w->xcold;
-    if (n >= 3 && memcmp(xml, "\xEF\xBB\xBF", 3) == 0) w->x.pos = w->x.start = 3;  /* byte order mark */
+    if (npu__xml_starts(&w->x, 0, "\xEF\xBB\xBF")) w->x.pos = w->x.start = 3;  /* byte order mark */
 }
 
 /* The parts of an IR's arena block, in order: the object and its persistent
