@@ -4829,17 +4829,15 @@ static int npu__xml_char_ok(uint32_t cp)
            cp <= 0x10FFFFu;
 }
 
-/* Length of the UTF-8 sequence at s[i] (1..4), 0 if invalid (a bad lead or
- * continuation byte, overlong, or not an XML character). */
+/* Length of the UTF-8 sequence at s[i] >= 0x80 (2..4), 0 if invalid (a bad
+ * lead or continuation byte, overlong, or not an XML character). */
 static size_t npu__utf8_len(const char *str, size_t i, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     unsigned c = s[i];
-    size_t len, k;
+    size_t len = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4, k;
     uint32_t cp;
-    if (c < 0x80) return 1;
-    len = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
-    if (len == 0 || n - i < len) return 0;
+    if (c - 0xC2u > 0xF4u - 0xC2u || n - i < len) return 0;   /* leads are 0xC2..0xF4 */
     cp = c & (0x7Fu >> len);   /* the lead byte's payload bits */
     for (k = 1; k < len; k++) {
         if ((s[i + k] & 0xC0u) != 0x80u) return 0;
@@ -6467,6 +6465,12 @@ static void npu__ir_walk_init(npu__ir_walker *w, int mode, npu_context *ctx, con
     if (npu__xml_starts(&w->x, 0, "\xEF\xBB\xBF")) w->x.pos = w->x.start = 3;  /* byte order mark */
 }
 
+/* A walker over a loaded IR's own XML (its fill, edge and write passes). */
+static void npu__ir_walk_init_ir(npu__ir_walker *w, int mode, npu_ir *ir)
+{
+    npu__ir_walk_init(w, mode, ir->ctx, ir->label, ir->xml, ir->xml_len, ir);
+}
+
 /* The parts of an IR's arena block, in order: the object and its persistent
  * tables (up to NPU__IRP_LAYERS), then the temporary tables. */
 enum { NPU__IRP_IR = 0, NPU__IRP_INPUTS, NPU__IRP_OUTPUTS, NPU__IRP_CONSTS, NPU__IRP_STATES, NPU__IRP_POOL,
@@ -6554,7 +6558,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->arena_bytes = off[NPU__IRP_LAYERS];
 
     wp = ir->walk;
-    npu__ir_walk_init(wp, NPU__W_FILL, ctx, ir->label, xml, xml_len, ir);
+    npu__ir_walk_init_ir(wp, NPU__W_FILL, ir);
     wp->have_bin = 1;
     st = npu__ir_walk_run(wp);
     /* the counts before scopes (uint32_t: no padding) as the counting pass found them */
@@ -6578,7 +6582,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         }
     }
     if (st == NPU_OK) {
-        npu__ir_walk_init(wp, NPU__W_EDGES, ctx, ir->label, xml, xml_len, ir);
+        npu__ir_walk_init_ir(wp, NPU__W_EDGES, ir);
         st = npu__ir_walk_run(wp);
     }
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
@@ -6589,13 +6593,11 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
     }
-    if (st != NPU_OK) {
-        npu_arena_rewind(arena, mark);
-        return st;
-    }
+    /* kept: the IR and its persistent tables, or nothing */
+    npu_arena_rewind(arena, mark + (st == NPU_OK ? off[NPU__IRP_LAYERS] : 0));
+    if (st != NPU_OK) return st;
     ir->layers = NULL;
     ir->ports = NULL;
-    npu_arena_rewind(arena, mark + off[NPU__IRP_LAYERS]);
     *out = ir;
     return NPU_OK;
 }
@@ -6863,7 +6865,7 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     npu__payload_mark_xml(&p);
     while (atomic_flag_test_and_set_explicit(&mir->walk_lock, memory_order_acquire)) sched_yield();
     w = mir->walk;
-    npu__ir_walk_init(w, NPU__W_WRITE, ir->ctx, ir->label, ir->xml, ir->xml_len, mir);
+    npu__ir_walk_init_ir(w, NPU__W_WRITE, mir);
     w->have_bin = 1;
     w->sink = &sink;
     w->layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
