@@ -6744,15 +6744,15 @@ NPU_API uint32_t npu_ir_output_count(const npu_ir *ir) { return ir ? ir->n_liste
 NPU_API uint32_t npu_ir_const_count(const npu_ir *ir) { return ir ? ir->n_listed[NPU__LI_CONST] : 0; }
 NPU_API uint32_t npu_ir_state_count(const npu_ir *ir) { return ir ? ir->n_states : 0; }
 
-NPU_API const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index)
+/* Input or output `index` of ir, NULL if there is none. */
+NPU__NOINLINE static const npu_ir_io *npu__ir_io(const npu_ir *ir, int output, uint32_t index)
 {
-    return ir && index < ir->n_listed[NPU__LI_IN] ? &ir->inputs[index] : NULL;
+    if (ir == NULL || index >= ir->n_listed[output ? NPU__LI_OUT : NPU__LI_IN]) return NULL;
+    return output ? &ir->outputs[index] : &ir->inputs[index];
 }
 
-NPU_API const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index)
-{
-    return ir && index < ir->n_listed[NPU__LI_OUT] ? &ir->outputs[index] : NULL;
-}
+NPU_API const npu_ir_io *npu_ir_input(const npu_ir *ir, uint32_t index) { return npu__ir_io(ir, 0, index); }
+NPU_API const npu_ir_io *npu_ir_output(const npu_ir *ir, uint32_t index) { return npu__ir_io(ir, 1, index); }
 
 NPU_API const npu_ir_const *npu_ir_const_at(const npu_ir *ir, uint32_t index)
 {
@@ -6790,7 +6790,7 @@ NPU_API npu_status npu_ir_set_layout(npu_ir *ir, int is_output, uint32_t index, 
 NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original_batch)
 {
     uint32_t i;
-    int found = 0, dynamic = 0;
+    int dynamic = 0;
     int64_t n = 0;
     const char *first = NULL;
     if (ir == NULL) return NPU_ERR_INVALID_ARGUMENT;
@@ -6801,7 +6801,6 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
         int64_t d;
         if (io->batch_axis < 0 || (uint32_t)io->batch_axis >= io->desc.shape.rank) continue;
         d = io->desc.shape.dims[io->batch_axis];
-        found = 1;
         if (d < 0) {
             dynamic = 1;
             continue;
@@ -6816,7 +6815,8 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
             n = d;
         }
     }
-    if (!found) return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: no input has a batch axis", ir->label);
+    if (first == NULL && !dynamic)   /* no input has a static or a dynamic batch */
+        return npu__fail(ir->ctx, NPU_ERR_NOT_FOUND, "%s: no input has a batch axis", ir->label);
     ir->batch = batch;
     if (original_batch) *original_batch = dynamic ? NPU_DIM_DYNAMIC : n;
     return NPU_OK;
@@ -7530,26 +7530,28 @@ static uint32_t npu__isrc_count(const void *src, int what)
     return what == 0 ? npu_ir_input_count(ir) : what == 1 ? npu_ir_output_count(ir) : npu_ir_state_count(ir);
 }
 
-static npu_status npu__isrc_input(const void *src, uint32_t i, npu_tensor_desc *out)
+NPU__NOINLINE static npu_status npu__isrc_desc(const void *src, int output, uint32_t i, npu_tensor_desc *out)
 {
-    const npu_ir_io *io = npu_ir_input((const npu_ir *)src, i);
+    const npu_ir_io *io = npu__ir_io((const npu_ir *)src, output, i);
     if (io == NULL) return NPU_ERR_NOT_FOUND;
     *out = io->desc;
     return NPU_OK;
 }
 
+static npu_status npu__isrc_input(const void *src, uint32_t i, npu_tensor_desc *out)
+{
+    return npu__isrc_desc(src, 0, i, out);
+}
+
 static npu_status npu__isrc_output(const void *src, uint32_t i, npu_tensor_desc *out)
 {
-    const npu_ir_io *io = npu_ir_output((const npu_ir *)src, i);
-    if (io == NULL) return NPU_ERR_NOT_FOUND;
-    *out = io->desc;
-    return NPU_OK;
+    return npu__isrc_desc(src, 1, i, out);
 }
 
 /* The axis npu_ir_set_batch rewrites (npu_ir_io.batch_axis). */
 static uint32_t npu__isrc_batch_axis(const void *src, int output, uint32_t i, const npu_tensor_desc *d)
 {
-    const npu_ir_io *io = output ? npu_ir_output((const npu_ir *)src, i) : npu_ir_input((const npu_ir *)src, i);
+    const npu_ir_io *io = npu__ir_io((const npu_ir *)src, output, i);
     NPU__UNUSED(d);
     return io == NULL || io->batch_axis < 0 ? 0u : (uint32_t)io->batch_axis;
 }
