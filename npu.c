@@ -6679,6 +6679,7 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
     void *xml_map = NULL, *bin_map = NULL;
     size_t xml_len = 0, bin_len = 0, mark;
     int missing = 0;
+    npu_ir *ir;
     npu_status st;
     if (out != NULL) *out = NULL;
     if (arena == NULL || xml_path == NULL || out == NULL)
@@ -6708,10 +6709,11 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
         npu__ir_unmap(xml_map, xml_len, bin_map, bin_len);
         return st;
     }
-    (*out)->xml_map = xml_map;
-    (*out)->xml_map_len = xml_len;
-    (*out)->bin_map = bin_map;
-    (*out)->bin_map_len = bin_len;
+    ir = *out;
+    ir->xml_map = xml_map;
+    ir->xml_map_len = xml_len;
+    ir->bin_map = bin_map;
+    ir->bin_map_len = bin_len;
     return NPU_OK;
 }
 
@@ -6865,9 +6867,13 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     w->compiler_version = o.compiler_version;
     w->batch = ir->batch;
     mir->payload_written = 1;
-    st = ir->pp_walk != NULL ? ir->pp_walk(w, NPU__PPE_BEGIN, NULL, 0) : NPU_OK;
-    if (st == NPU_OK) st = npu__ir_walk_run(w);
-    if (st == NPU_OK && ir->pp_walk != NULL) st = ir->pp_walk(w, NPU__PPE_DONE, NULL, 0);
+    if (ir->pp_walk == NULL) {
+        st = npu__ir_walk_run(w);
+    } else {
+        st = ir->pp_walk(w, NPU__PPE_BEGIN, NULL, 0);
+        if (st == NPU_OK) st = npu__ir_walk_run(w);
+        if (st == NPU_OK) st = ir->pp_walk(w, NPU__PPE_DONE, NULL, 0);
+    }
     atomic_flag_clear_explicit(&mir->walk_lock, memory_order_release);
     if (st != NPU_OK) return st;
     npu__payload_end_xml(&p);
