@@ -4978,49 +4978,30 @@ static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_s
     return q - p;
 }
 
-/* An attribute of a start tag: its name and its raw value (between the quotes). */
+/* Attribute iteration over a validated start tag. */
 typedef struct npu__xml_attribute {
     size_t name, name_len, value, value_len;
 } npu__xml_attribute;
 
-/* Reads the attribute at p: a name, '=' and a quoted value, with whitespace
- * allowed around the '='; its closing quote is at a->value + a->value_len.
- * (The scan of a start tag checks the value; lookups read a validated tag
- * again.) */
-static npu_status npu__xml_attr_read(const npu__xml *x, size_t p, npu__xml_attribute *a)
+static int npu__xml_attr_next(const npu__xml *x, size_t *it, size_t end, npu__xml_attribute *a)
 {
-    const char *s = x->s, *close;
-    npu_status st;
-    size_t nlen = npu__xml_name(x, p, "an attribute name", &st);
-    if (nlen == 0) return st;
+    size_t p = *it;
+    const char *s = x->s;
+    p = npu__xml_skip_space(s, p, end);
+    if (p >= end || s[p] == '/' || s[p] == '>') return 0;
     a->name = p;
-    a->name_len = nlen;
-    p = npu__xml_skip_space(s, p + nlen, x->n);
-    if (p >= x->n || s[p] != '=')
-        return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s' has no '=' and value", (int)nlen, s + a->name);
-    p = npu__xml_skip_space(s, p + 1, x->n);
-    if (p >= x->n || (s[p] != '"' && s[p] != '\''))
-        return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s': value is not quoted", (int)nlen, s + a->name);
-    a->value = p + 1;
-    close = (const char *)memchr(s + a->value, s[p], x->n - a->value);
-    if (close == NULL)
-        return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s': unterminated value (end of file)", (int)nlen,
-                             s + a->name);
-    a->value_len = (size_t)(close - s) - a->value;
-    return NPU_OK;
-}
-
-/* Finds the attribute called [name, name+len) among the validated
- * attributes in [p, end) of a start tag: 1 and *a if there is one. */
-static int npu__xml_attr_find(const npu__xml *x, size_t p, size_t end, const char *name, size_t len,
-                              npu__xml_attribute *a)
-{
-    for (;;) {
-        p = npu__xml_skip_space(x->s, p, end);
-        if (p >= end || npu__xml_attr_read(x, p, a) != NPU_OK) return 0;
-        if (a->name_len == len && memcmp(x->s + a->name, name, len) == 0) return 1;
-        p = a->value + a->value_len + 1;
+    while (p < end && !npu__xml_space(s[p]) && s[p] != '=') p++;
+    a->name_len = p - a->name;
+    while (p < end && s[p] != '"' && s[p] != '\'') p++;
+    if (p >= end) return 0;
+    {
+        char q = s[p++];
+        a->value = p;
+        while (p < end && s[p] != q) p++;
+        a->value_len = p - a->value;
     }
+    *it = p + 1;
+    return 1;
 }
 
 /* Whether [p, p+len) is lit. A validated name or value holds no NUL byte, so
@@ -5051,7 +5032,10 @@ static int npu__xml_val_eq(const npu__xml *x, size_t p, size_t len, const char *
 
 static int npu__xml_attr(const npu__xml *x, const npu__xml_token *t, const char *name, npu__xml_attribute *out)
 {
-    return npu__xml_attr_find(x, t->attrs, t->attrs_end, name, strlen(name), out);
+    size_t it = t->attrs;
+    while (npu__xml_attr_next(x, &it, t->attrs_end, out))
+        if (npu__xml_eq(x, out->name, out->name_len, name)) return 1;
+    return 0;
 }
 
 /* Whether t has attribute `name` with the (decoded) value lit. */
@@ -5070,8 +5054,8 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
     size_t p = t->attrs, first = p;
     npu_status st;
     for (;;) {
-        size_t ws = p;
-        npu__xml_attribute a, dup;
+        size_t ws = p, name, nlen, v;
+        char q;
         p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file inside a tag");
         if (s[p] == '>' || (s[p] == '/' && p + 1 < x->n && s[p + 1] == '>')) {
@@ -5084,21 +5068,46 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
             return npu__xml_fail(x, p, NPU_ERR_PARSE, "'/' not followed by '>' in a tag");
         }
         if (ws == p) return npu__xml_fail(x, p, NPU_ERR_PARSE, "missing whitespace before an attribute");
-        st = npu__xml_attr_read(x, p, &a);
-        if (st != NPU_OK) return st;
-        if (a.value_len > NPU_IR_MAX_ATTR_VALUE)
-            return npu__xml_fail(x, a.value, NPU_ERR_PARSE,
+        name = p;
+        nlen = npu__xml_name(x, p, "an attribute name", &st);
+        if (nlen == 0) return st;
+        p += nlen;
+        p = npu__xml_skip_space(s, p, x->n);
+        if (p >= x->n || s[p] != '=')
+            return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s' has no '=' and value",
+                                 (int)nlen, s + name);
+        p++;
+        p = npu__xml_skip_space(s, p, x->n);
+        if (p >= x->n || (s[p] != '"' && s[p] != '\''))
+            return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s': value is not quoted",
+                                 (int)nlen, s + name);
+        q = s[p++];
+        v = p;
+        {
+            const char *close = (const char *)memchr(s + p, q, x->n - p);
+            if (close == NULL)
+                return npu__xml_fail(x, v - 1, NPU_ERR_PARSE,
+                                     "attribute '%.*s': unterminated value (end of file)", (int)nlen, s + name);
+            p = (size_t)(close - s);
+        }
+        if (p - v > NPU_IR_MAX_ATTR_VALUE)
+            return npu__xml_fail(x, v, NPU_ERR_PARSE,
                                  "attribute '%.*s': value of %zu bytes exceeds NPU_IR_MAX_ATTR_VALUE (%d)",
-                                 (int)a.name_len, s + a.name, a.value_len, NPU_IR_MAX_ATTR_VALUE);
-        st = npu__xml_check_chars(x, a.value, a.value + a.value_len, NPU__XC_ATTR);
+                                 (int)nlen, s + name, p - v, NPU_IR_MAX_ATTR_VALUE);
+        st = npu__xml_check_chars(x, v, p, NPU__XC_ATTR);
         if (st != NPU_OK) return st;
+        p++;
         if (++count > NPU_IR_MAX_ATTRS)
-            return npu__xml_fail(x, a.name, NPU_ERR_PARSE, "more than NPU_IR_MAX_ATTRS (%d) attributes",
+            return npu__xml_fail(x, name, NPU_ERR_PARSE, "more than NPU_IR_MAX_ATTRS (%d) attributes",
                                  NPU_IR_MAX_ATTRS);
-        if (npu__xml_attr_find(x, first, a.name, s + a.name, a.name_len, &dup))   /* unique names */
-            return npu__xml_fail(x, a.name, NPU_ERR_PARSE, "duplicate attribute '%.*s'", (int)a.name_len,
-                                 s + a.name);
-        p = a.value + a.value_len + 1;
+        {   /* unique names */
+            size_t it = first;
+            npu__xml_attribute a;
+            while (npu__xml_attr_next(x, &it, name, &a))
+                if (a.name_len == nlen && memcmp(s + a.name, s + name, nlen) == 0)
+                    return npu__xml_fail(x, name, NPU_ERR_PARSE, "duplicate attribute '%.*s'",
+                                         (int)nlen, s + name);
+        }
     }
 }
 
