@@ -7537,12 +7537,12 @@ static void npu__pp_key(const npu_ir *ir, npu__sink *s)
 
 static const char *npu__isrc_label(const void *src) { return ((const npu_ir *)src)->label; }
 
-static uint32_t npu__isrc_ir_version(const void *src) { return npu_ir_version((const npu_ir *)src); }
+static uint32_t npu__isrc_ir_version(const void *src) { return ((const npu_ir *)src)->version; }
 
 static uint32_t npu__isrc_count(const void *src, int what)
 {
     const npu_ir *ir = (const npu_ir *)src;
-    return what == 0 ? npu_ir_input_count(ir) : what == 1 ? npu_ir_output_count(ir) : npu_ir_state_count(ir);
+    return what == 0 ? ir->n_listed[NPU__LI_IN] : what == 1 ? ir->n_listed[NPU__LI_OUT] : ir->n_states;
 }
 
 NPU__NOINLINE static npu_status npu__isrc_desc(const void *src, int output, uint32_t i, npu_tensor_desc *out)
