@@ -4898,32 +4898,27 @@ enum { NPU__XC_RAW, NPU__XC_TEXT, NPU__XC_ATTR };
  * in text no "]]>". */
 static npu_status npu__xml_check_chars(const npu__xml *x, size_t b, size_t e, int mode)
 {
-    size_t i = b;
-    while (i < e) {
+    size_t i = b, k;
+    for (; i < e; i += k) {
         unsigned char c = (unsigned char)x->s[i];
+        uint32_t cp;
+        k = 1;
         if (!npu__xml_char_ok(c))   /* below 0x80 (and any lead byte): a control character */
             return npu__xml_fail(x, i, NPU_ERR_PARSE, "control character 0x%02x is not allowed", c);
         if (c == '<' && mode == NPU__XC_ATTR)
             return npu__xml_fail(x, i, NPU_ERR_PARSE, "'<' inside an attribute value");
-        if (c == '&' && mode != NPU__XC_RAW) {
-            uint32_t cp;
-            size_t k = npu__xml_entity(x->s, i, e, &cp);
-            if (k == 0)
-                return npu__xml_fail(x, i, NPU_ERR_PARSE,
-                                     "invalid entity (only &lt; &gt; &amp; &quot; &apos; and &#...; are allowed)");
-            i += k;
-            continue;
-        }
         /* text ends before a '<': "]]>" at i lies within it */
         if (c == ']' && mode == NPU__XC_TEXT && npu__xml_starts(x, i, "]]>"))
             return npu__xml_fail(x, i, NPU_ERR_PARSE, "']]>' outside a CDATA section");
-        if (c >= 0x80) {
-            size_t k = npu__utf8_len(x->s, i, e);
+        if (c == '&' && mode != NPU__XC_RAW) {
+            k = npu__xml_entity(x->s, i, e, &cp);
+            if (k == 0)
+                return npu__xml_fail(x, i, NPU_ERR_PARSE,
+                                     "invalid entity (only &lt; &gt; &amp; &quot; &apos; and &#...; are allowed)");
+        } else if (c >= 0x80) {
+            k = npu__utf8_len(x->s, i, e);
             if (k == 0) return npu__xml_fail(x, i, NPU_ERR_PARSE, "invalid UTF-8 byte 0x%02x", c);
-            i += k;
-            continue;
         }
-        i++;
     }
     return NPU_OK;
 }
@@ -5015,19 +5010,13 @@ static int npu__xml_eq(const npu__xml *x, size_t p, size_t len, const char *lit)
  * decoded as libxml2 decodes them (type="Con&#115;t" is "Const"), to lit. */
 static int npu__xml_val_eq(const npu__xml *x, size_t p, size_t len, const char *lit)
 {
-    size_t i = p, e = p + len, j = 0;
-    while (i < e) {
-        uint32_t cp = (unsigned char)x->s[i];
-        size_t k = 1;
-        if (x->s[i] == '&') {
-            k = npu__xml_entity(x->s, i, e, &cp);
-            if (k == 0) return 0;
-        }
-        if (lit[j] == '\0' || cp != (unsigned char)lit[j]) return 0;
-        i += k;
-        j++;
+    size_t e = p + len, k;
+    for (; p < e; p += k, lit++) {
+        uint32_t cp = (unsigned char)x->s[p];
+        k = cp == '&' ? npu__xml_entity(x->s, p, e, &cp) : 1;
+        if (k == 0 || *lit == '\0' || cp != (unsigned char)*lit) return 0;
     }
-    return lit[j] == '\0';
+    return *lit == '\0';
 }
 
 static int npu__xml_attr(const npu__xml *x, const npu__xml_token *t, const char *name, npu__xml_attribute *out)
@@ -6846,8 +6835,8 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     npu_status st;
     uint32_t i;
     if (ir == NULL || size == NULL) return NPU_ERR_INVALID_ARGUMENT;
-    memset(&o, 0, sizeof o);
     if (opts != NULL) o = *opts;
+    else memset(&o, 0, sizeof o);
     if (ir->xml == NULL) return npu__fail(ir->ctx, NPU_ERR_STATE, "%s: the IR was closed", ir->label);
     if (npu__check_reserved(ir->ctx, o.reserved, "npu_ir_write_payload: payload options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;
