@@ -5121,13 +5121,14 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
         int mode = NPU__XC_RAW, text = 0;
         char c1;
         memset(t, 0, sizeof *t);
+        t->begin = p;   /* whatever token comes, it begins here */
         if (p >= x->n) {
             if (x->depth > 0)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file: <%.*s> is not closed",
                                      (int)x->cold->stack_len[x->depth - 1], s + x->cold->stack_name[x->depth - 1]);
             if (!x->root_closed) return npu__xml_fail(x, p, NPU_ERR_PARSE, "no root element");
             t->kind = NPU__XML_EOF;
-            t->begin = t->end = p;
+            t->end = p;
             return NPU_OK;
         }
         if (s[p] != '<') {
@@ -5146,7 +5147,6 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
         } else if ((c1 = p + 1 < x->n ? s[p + 1] : '\0') != '!' && c1 != '?') {   /* a start or end tag */
             size_t end_tag = c1 == '/', nlen = npu__xml_name(x, p + 1 + end_tag, "an element name", &st);
             if (nlen == 0) return st;
-            t->begin = p;
             t->name = p + 1 + end_tag;
             t->name_len = nlen;
             if (end_tag) {
@@ -5220,7 +5220,6 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
         x->pos = next;
         if (text) {
             t->kind = NPU__XML_TEXT;
-            t->begin = p;
             t->end = next;
             t->text = cb;
             t->text_end = ce;
