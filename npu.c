@@ -5050,7 +5050,7 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
         if (s[p] == '>' || (s[p] == '/' && p + 1 < x->n && s[p + 1] == '>')) {
             t->self_closing = s[p] == '/';
             t->attrs_end = p;
-            t->end = p + (t->self_closing ? 2u : 1u);
+            t->end = p + 1 + (size_t)t->self_closing;   /* after the '>' */
             return NPU_OK;
         }
         if (s[p] == '/') {
@@ -5179,13 +5179,12 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             st = npu__xml_scan_attrs(x, t);
             if (st != NPU_OK) return st;
             x->pos = t->end;
-            if (t->self_closing) {
-                if (x->depth == 0) x->root_closed = 1;
-            } else {
+            if (!t->self_closing) {
                 x->cold->stack_name[x->depth] = t->name;
                 x->cold->stack_len[x->depth] = nlen;
                 x->depth++;
             }
+            if (x->depth == 0) x->root_closed = 1;   /* <root/> */
             return NPU_OK;
         } else if (c1 == '?') {
             size_t nlen, q;
@@ -6804,14 +6803,14 @@ NPU_API npu_status npu_ir_set_batch(npu_ir *ir, int64_t batch, int64_t *original
             dynamic = 1;
             continue;
         }
-        if (first != NULL && d != n)
+        if (first == NULL) {
+            first = io->desc.name;
+            n = d;
+        } else if (d != n) {
             return npu__fail(ir->ctx, NPU_ERR_SHAPE,
                              "%s: inputs declare different batches: '%s' has %lld on axis %ld, '%s' has %lld",
                              ir->label, first, (long long)n, (long)ir->inputs[i].batch_axis, io->desc.name,
                              (long long)d);
-        if (first == NULL) {
-            first = io->desc.name;
-            n = d;
         }
     }
     if (first == NULL && !dynamic)   /* no input has a static or a dynamic batch */
