@@ -12317,7 +12317,8 @@ NPU_API npu_status npu_request_state_reset(npu_request *req, uint32_t index)
 #ifndef NPU_NO_LEVEL_ZERO
 
 #ifndef NPU_NO_CACHE   /* 14a-14b */
-static int npu__digest_equal(const npu__digest *x, const npu__digest *y)
+/* (The white-box tests' comparison: npu__cache_verify compares words.) */
+static NPU__MAYBE_UNUSED int npu__digest_equal(const npu__digest *x, const npu__digest *y)
 {
     return x->h[0] == y->h[0] && x->h[1] == y->h[1];
 }
@@ -12638,20 +12639,31 @@ static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const
 #define npu__cache_warn(ctx, level, status, ...) (NPU__UNUSED(ctx), (status))
 #endif
 
+/* The header's numbers, bytes [8, 64) as seven little-endian words (the
+ * table above): format version | header size << 32, the key, the check
+ * digest, the payload size, compiler version | npu version << 32. One layout
+ * for the writer (npu__cache_header) and the reader (npu__cache_verify). */
+#define NPU__CACHE_WORDS 7u
+static void npu__cache_words(uint64_t *w, const npu__cache_fields *f, uint64_t payload_size)
+{
+    w[0] = NPU__CACHE_FORMAT | (uint64_t)NPU__CACHE_HEADER << 32;
+    w[1] = f->key.h[0];
+    w[2] = f->key.h[1];
+    w[3] = f->check.h[0];
+    w[4] = f->check.h[1];
+    w[5] = payload_size;
+    w[6] = f->compiler_version | (uint64_t)f->npu_version << 32;
+}
+
 static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
                               uint64_t payload_size)
 {
+    uint64_t w[NPU__CACHE_WORDS];
+    unsigned i;
     memset(hdr, 0, NPU__CACHE_HEADER);
     memcpy(hdr, NPU__CACHE_MAGIC, 8);
-    npu__le_put(hdr + 8, NPU__CACHE_FORMAT, 4);
-    npu__le_put(hdr + 12, NPU__CACHE_HEADER, 4);
-    npu__le_put(hdr + NPU__CACHE_OFF_KEY, f->key.h[0], 8);
-    npu__le_put(hdr + NPU__CACHE_OFF_KEY + 8, f->key.h[1], 8);
-    npu__le_put(hdr + NPU__CACHE_OFF_CHECK, f->check.h[0], 8);
-    npu__le_put(hdr + NPU__CACHE_OFF_CHECK + 8, f->check.h[1], 8);
-    npu__le_put(hdr + NPU__CACHE_OFF_PAYLOAD, payload_size, 8);
-    npu__le_put(hdr + NPU__CACHE_OFF_COMPILER, f->compiler_version, 4);
-    npu__le_put(hdr + NPU__CACHE_OFF_NPUVER, f->npu_version, 4);
+    npu__cache_words(w, f, payload_size);
+    for (i = 0; i < NPU__CACHE_WORDS; i++) npu__le_put(hdr + 8 + 8 * i, w[i], 8);
     memcpy(hdr + NPU__CACHE_OFF_PLATFORM, f->platform, strnlen(f->platform, NPU__CACHE_PLATFORM_MAX - 1));
     memcpy(hdr + NPU__CACHE_OFF_DESCRIPTOR, f->descriptor,
            strnlen(f->descriptor, NPU__CACHE_DESCRIPTOR_MAX - 1));
@@ -12975,10 +12987,9 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
                                     const npu__cache_fields *expected, char *reason,
                                     size_t reason_cap)
 {
-    npu__cache_fields got;
+    uint64_t got[NPU__CACHE_WORDS], want[NPU__CACHE_WORDS];
     npu__nh128 sum;
     npu__digest digest;
-    uint64_t payload_size;
     npu_status status = NPU_ERR_FORMAT;
     size_t i;
     if (size < NPU__CACHE_HEADER) {
@@ -12986,38 +12997,32 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
                  NPU__CACHE_HEADER);
         return NPU_ERR_FORMAT;
     }
-    payload_size = npu__le_get(p + NPU__CACHE_OFF_PAYLOAD, 8);
-    memset(&got, 0, sizeof got);
-    got.key.h[0] = npu__le_get(p + NPU__CACHE_OFF_KEY, 8);
-    got.key.h[1] = npu__le_get(p + NPU__CACHE_OFF_KEY + 8, 8);
-    got.check.h[0] = npu__le_get(p + NPU__CACHE_OFF_CHECK, 8);
-    got.check.h[1] = npu__le_get(p + NPU__CACHE_OFF_CHECK + 8, 8);
-    got.compiler_version = (uint32_t)npu__le_get(p + NPU__CACHE_OFF_COMPILER, 4);
-    got.npu_version = (uint32_t)npu__le_get(p + NPU__CACHE_OFF_NPUVER, 4);
+    npu__cache_words(want, expected, (uint64_t)size - NPU__CACHE_HEADER);
+    for (i = 0; i < NPU__CACHE_WORDS; i++) got[i] = npu__le_get(p + 8 + 8 * i, 8);
     if (memcmp(p, NPU__CACHE_MAGIC, 8) != 0) {
         npu__textf(reason, reason_cap, "not a cache entry (bad magic)");
-    } else if (npu__le_get(p + 8, 4) != NPU__CACHE_FORMAT) {
+    } else if ((uint32_t)got[0] != (uint32_t)want[0]) {
         npu__textf(reason, reason_cap, "format version %u, this library reads %u",
-                 (unsigned)npu__le_get(p + 8, 4), NPU__CACHE_FORMAT);
-    } else if (npu__le_get(p + 12, 4) != NPU__CACHE_HEADER) {
+                 (unsigned)(uint32_t)got[0], NPU__CACHE_FORMAT);
+    } else if (got[0] != want[0]) {
         npu__textf(reason, reason_cap, "header size %u, expected %u",
-                 (unsigned)npu__le_get(p + 12, 4), NPU__CACHE_HEADER);
-    } else if (payload_size != (uint64_t)size - NPU__CACHE_HEADER) {
+                 (unsigned)(got[0] >> 32), NPU__CACHE_HEADER);
+    } else if (got[5] != want[5]) {
         npu__textf(reason, reason_cap,
                  "payload size %llu does not match the file (%zu bytes after the header): "
                  "truncated or extended",
-                 (unsigned long long)payload_size, size - NPU__CACHE_HEADER);
-    } else if (!npu__digest_equal(&got.key, &expected->key)) {
+                 (unsigned long long)got[5], size - NPU__CACHE_HEADER);
+    } else if (got[1] != want[1] || got[2] != want[2]) {
         npu__textf(reason, reason_cap, "key in the entry differs from its file name");
-    } else if (!npu__digest_equal(&got.check, &expected->check)) {
+    } else if (got[3] != want[3] || got[4] != want[4]) {
         npu__textf(reason, reason_cap,
                  "check digest differs: another model with the same key");
-    } else if (got.compiler_version != expected->compiler_version) {
+    } else if ((uint32_t)got[6] != (uint32_t)want[6]) {
         npu__textf(reason, reason_cap, "compiler version 0x%08x, expected 0x%08x",
-                 (unsigned)got.compiler_version, (unsigned)expected->compiler_version);
-    } else if (got.npu_version != expected->npu_version) {
+                 (unsigned)(uint32_t)got[6], (unsigned)expected->compiler_version);
+    } else if (got[6] != want[6]) {
         npu__textf(reason, reason_cap, "written by npu 0x%06x, this is 0x%06x",
-                 (unsigned)got.npu_version, (unsigned)expected->npu_version);
+                 (unsigned)(got[6] >> 32), (unsigned)expected->npu_version);
     } else if (strnlen(expected->platform, NPU__CACHE_PLATFORM_MAX) >= NPU__CACHE_PLATFORM_MAX ||
                strncmp((const char *)p + NPU__CACHE_OFF_PLATFORM, expected->platform,
                        NPU__CACHE_PLATFORM_MAX) != 0) {
@@ -13259,6 +13264,11 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     size_t flags_at;
     int has_n;
     npu_status st;
+    /* "name=value" numbers after the flags: the key's text, unchanged */
+    static const char *const num_names[7] = {"\npayload_layout=", " weights_threshold=", "\nbatch_rule=",
+                                             " batch_mode=", " original=", " compiled=", " ir_batch="};
+    uint64_t num[7];
+    uint32_t n_num;
 
     npu__cache_key_init(&k);
     st = npu__key_model(&k, src, d->ctx);
@@ -13278,21 +13288,18 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     /* With the layout, the threshold decides the payload's size (recorded in
      * the entry for the hit's arena check); ir_batch only for a source that
      * rewrites its batch. */
-    npu__sink_str(&s, "\npayload_layout=");
-    npu__sink_u64_dec(&s, (uint64_t)layout);
-    npu__sink_str(&s, " weights_threshold=");
-    npu__sink_u64_dec(&s, o != NULL ? (uint64_t)o->weights_threshold_bytes : 0u);
-    npu__sink_str(&s, "\nbatch_rule=");
-    npu__sink_u64_dec(&s, (uint64_t)NPU__BATCH_RULE);
-    npu__sink_str(&s, " batch_mode=");
-    npu__sink_u64_dec(&s, (uint64_t)form->mode);
-    npu__sink_str(&s, " original=");
-    npu__sink_i64_dec(&s, form->original);
-    npu__sink_str(&s, " compiled=");
-    npu__sink_i64_dec(&s, form->compiled);
-    if (src->ops->batch_rewrite != NULL) {
-        npu__sink_str(&s, " ir_batch=");
-        npu__sink_i64_dec(&s, src->ops->batch_rewrite(src->src));
+    num[0] = (uint64_t)layout;
+    num[1] = o != NULL ? o->weights_threshold_bytes : 0u;
+    num[2] = NPU__BATCH_RULE;
+    num[3] = (uint64_t)form->mode;
+    num[4] = (uint64_t)form->original;
+    num[5] = (uint64_t)form->compiled;
+    n_num = src->ops->batch_rewrite != NULL ? 7 : 6;
+    if (n_num == 7) num[6] = (uint64_t)src->ops->batch_rewrite(src->src);
+    for (i = 0; i < n_num; i++) {   /* the first four unsigned, the rest signed */
+        npu__sink_str(&s, num_names[i]);
+        if (i < 4) npu__sink_u64_dec(&s, num[i]);
+        else npu__sink_i64_dec(&s, (int64_t)num[i]);
     }
     npu__sink_str(&s, "\nlayouts=");
     n_in = src->ops->count(src->src, 0);
