@@ -12757,8 +12757,7 @@ typedef struct npu__cache_writer {
     size_t buffered;
     unsigned char buffer[8192];  /* coalesces small feeds (metadata fields) */
     char temp_path[NPU__CACHE_PATH_MAX];
-    char final_path[NPU__CACHE_PATH_MAX];
-    char dir[NPU__CACHE_PATH_MAX];
+    char final_path[NPU__CACHE_PATH_MAX];   /* <dir>/<32 hex>.npucache */
     char reason[NPU_CACHE_NOTE_MAX];  /* why the entry was not stored */
 } npu__cache_writer;
 
@@ -12803,20 +12802,16 @@ static void npu__cache_writer_feed(void *state, const void *bytes, size_t n)
     if (w->fd < 0 || w->error != 0 || n == 0) return;
     npu__nh128_update(&w->sum, bytes, n);
     w->payload_size += (uint64_t)n;
-    if (w->buffered + n <= sizeof w->buffer) {
-        memcpy(w->buffer + w->buffered, bytes, n);
-        w->buffered += n;
-        return;
-    }
-    npu__cache_writer_flush(w);
-    if (w->error == 0) {
-        if (n < sizeof w->buffer) {
-            memcpy(w->buffer, bytes, n);
-            w->buffered = n;
-        } else {
-            w->error = npu__write_all(w->fd, bytes, n, -1);
+    if (n > sizeof w->buffer - w->buffered) {
+        npu__cache_writer_flush(w);
+        if (n >= sizeof w->buffer) {   /* straight from the caller's bytes */
+            if (w->error == 0) w->error = npu__write_all(w->fd, bytes, n, -1);
+            return;
         }
     }
+    /* (after a failed flush the bytes land in the buffer and go nowhere) */
+    memcpy(w->buffer + w->buffered, bytes, n);
+    w->buffered += n;
 }
 
 /* Closes and removes the temp file; the final entry is untouched. */
@@ -12849,8 +12844,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or fields");
     w->fields = *fields;
     npu__nh128_init(&w->sum, NPU__SEED_CHECKSUM);
-    if (npu__strlcpy(w->dir, dir, sizeof w->dir) >= sizeof w->dir ||
-        npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
+    if (npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
         goto too_long;
     npu__cache_clean_temp(NULL, dir, NPU__CACHE_TEMP_AGE, NULL);
     npu__digest_hex(&fields->key, hex);
@@ -12881,9 +12875,10 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
         return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create a file in '%s': %s; continuing without "
                                       "storing the compiled model", dir, strerror(err));
     /* The header is written last (its sizes and checksum come at the end):
-     * zeros for now, from the buffer, idle until data comes. */
+     * zeros for now, the first bytes of the buffer (written with the
+     * payload's first bytes; not part of its checksum or size). */
     memset(w->buffer, 0, NPU__CACHE_HEADER);
-    w->error = npu__write_all(w->fd, w->buffer, NPU__CACHE_HEADER, -1);
+    w->buffered = NPU__CACHE_HEADER;
     return NPU_OK;
 too_long:   /* the entry's or the temp file's path (one message for both) */
     return npu__cache_writer_warn(w, NPU_ERR_LIMIT, "directory path '%.64s...' is too long; not storing", dir);
@@ -12900,7 +12895,6 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     const char *step = "write";
     if (w->fd < 0) return NPU_ERR_IO;
     npu__cache_writer_flush(w);
-    memset(hdr, 0, NPU__CACHE_HEADER);
     err = w->error;
     if (err == 0) {
         npu__cache_header(hdr, &w->fields, w->payload_size);
@@ -12919,12 +12913,11 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
         if (close(fd) != 0) {
             err = errno;
             step = "close";
-            unlink(w->temp_path);
         } else if (rename(w->temp_path, w->final_path) != 0) {
             err = errno;
             step = "rename";
-            unlink(w->temp_path);
         }
+        if (err != 0) unlink(w->temp_path);
     }
     NPU__MSG_UNUSED(step);
     if (err != 0) {
@@ -12935,7 +12928,8 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     /* Make the rename durable. Failing here loses at most this entry after a
      * crash; the directory is never torn. */
     if ((err = npu__fsync_dir_of(w->final_path)) != 0)
-        npu__log(w->ctx, NPU_LOG_WARN, "model cache: fsync of directory '%s': %s", w->dir, strerror(err));
+        npu__log(w->ctx, NPU_LOG_WARN, "model cache: fsync of directory '%.*s': %s",   /* the path less "/<hex><suffix>" */
+                 (int)(strlen(w->final_path) - 1 - 32 - (sizeof NPU__CACHE_SUFFIX - 1)), w->final_path, strerror(err));
     npu__log(w->ctx, NPU_LOG_INFO, "model cache: stored '%s' (%llu bytes)", w->final_path,
              (unsigned long long)w->payload_size);
     return NPU_OK;
