@@ -8078,10 +8078,41 @@ static uint64_t npu__fmix64(uint64_t x)
 /* `stripes` whole stripes from p. restrict: the input (read through
  * unsigned char, which may alias anything) is not the lanes, so the compiler
  * keeps the lanes in registers for the loop instead of storing and reloading
- * them for every stripe (a third of the speed). */
-static void npu__nh128_stripes(uint64_t *restrict lane, const unsigned char *restrict p, size_t stripes)
+ * them for every stripe (a third of the speed).
+ * With y (not NULL): the round on two lane sets at once, `lane` and y (the
+ * cache key's two digests, section 14a): eight independent multiply chains in
+ * flight, each word loaded once for both digests. From memory that loop must
+ * prefetch: the hardware prefetcher alone leaves it at 2 GB/s (two 8 KiB
+ * passes, the first from memory: 3), 2 KiB ahead it reaches 8. (A prefetch
+ * never faults, past the end either.) */
+static void npu__nh128_stripes(uint64_t *restrict lane, uint64_t *restrict y, const unsigned char *restrict p,
+                               size_t stripes)
 {
     unsigned i;
+    if (y != NULL) {
+        uint64_t x0 = lane[0], x1 = lane[1], x2 = lane[2], x3 = lane[3], y0 = y[0], y1 = y[1], y2 = y[2],
+                 y3 = y[3], w;
+        for (; stripes-- > 0; p += 32) {
+#if defined(__GNUC__) || defined(__clang__)
+            __builtin_prefetch(p + 2048);
+#endif
+            w = npu__load64(p);
+            x0 = npu__rotl64(x0 + w, 31) * NPU__H_P1;
+            y0 = npu__rotl64(y0 + w, 31) * NPU__H_P1;
+            w = npu__load64(p + 8);
+            x1 = npu__rotl64(x1 + w, 31) * NPU__H_P1;
+            y1 = npu__rotl64(y1 + w, 31) * NPU__H_P1;
+            w = npu__load64(p + 16);
+            x2 = npu__rotl64(x2 + w, 31) * NPU__H_P1;
+            y2 = npu__rotl64(y2 + w, 31) * NPU__H_P1;
+            w = npu__load64(p + 24);
+            x3 = npu__rotl64(x3 + w, 31) * NPU__H_P1;
+            y3 = npu__rotl64(y3 + w, 31) * NPU__H_P1;
+        }
+        lane[0] = x0, lane[1] = x1, lane[2] = x2, lane[3] = x3;
+        y[0] = y0, y[1] = y1, y[2] = y2, y[3] = y3;
+        return;
+    }
     for (; stripes-- > 0; p += 32)
 #if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__) && (__GNUC__ >= 8 || defined(__clang__))
 #pragma GCC unroll 4
@@ -8097,7 +8128,10 @@ static void npu__nh128_init(npu__nh128 *h, uint64_t seed)
     h->stripe_len = 0;
 }
 
-static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
+/* Feeds n bytes to h and, with y (not NULL), to the lane set y in the same
+ * pass; y shares h's partial stripe and byte count (the cache key's second
+ * digest). */
+static void npu__nh128_feed(npu__nh128 *h, uint64_t *y, const void *bytes, size_t n)
 {
     const unsigned char *p = (const unsigned char *)bytes;
     h->total += (uint64_t)n;
@@ -8109,16 +8143,23 @@ static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
         p += k;
         n -= k;
         if (h->stripe_len < 32) return;
-        npu__nh128_stripes(h->lane, h->stripe, 1);
+        npu__nh128_stripes(h->lane, y, h->stripe, 1);
         h->stripe_len = 0;
     }
-    npu__nh128_stripes(h->lane, p, n / 32);
-    p += n / 32 * 32;
-    n %= 32;
+    if (n >= 32) {   /* (a small piece goes straight to the stripe) */
+        npu__nh128_stripes(h->lane, y, p, n / 32);
+        p += n / 32 * 32;
+        n %= 32;
+    }
     if (n > 0) {
         memcpy(h->stripe, p, n);
         h->stripe_len = n;
     }
+}
+
+static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
+{
+    npu__nh128_feed(h, NULL, bytes, n);
 }
 
 /* Does not modify h: a digest may be taken mid-stream. */
@@ -8131,7 +8172,7 @@ static npu__digest npu__nh128_final(const npu__nh128 *h)
     if (h->stripe_len > 0) {
         unsigned char last[32] = {0};
         memcpy(last, h->stripe, h->stripe_len);
-        npu__nh128_stripes(lane, last, 1);
+        npu__nh128_stripes(lane, NULL, last, 1);
     }
     a = npu__fmix64(h->total ^ NPU__H_P2);
     b = npu__fmix64(h->total + NPU__H_P3);
@@ -12356,77 +12397,21 @@ typedef enum npu__key_tag {
                                  structure format follows (one per kind) */
 } npu__key_tag;
 
+/* Both digests see the same bytes, so they share the partial stripe and the
+ * byte count: `key` is a whole NH128 state, `check` only its own lanes
+ * (fed in the same pass, npu__nh128_feed). */
 typedef struct npu__cache_key {
     npu__nh128 key;
-    npu__nh128 check;
+    uint64_t check[4];
     uint64_t field_bytes;    /* bytes of the field being streamed */
-    size_t buffered;         /* bytes in buf, not yet in key and check */
-    unsigned char buf[256];  /* the structure arrives in small pieces (XML
-                                tokens): gathered here, hashed in blocks */
 } npu__cache_key;
 
 static void npu__cache_key_init(npu__cache_key *k)
 {
+    npu__nh128_init(&k->key, NPU__SEED_CHECK);
+    memcpy(k->check, k->key.lane, sizeof k->check);
     npu__nh128_init(&k->key, NPU__SEED_KEY);
-    npu__nh128_init(&k->check, NPU__SEED_CHECK);
     k->field_bytes = 0;
-    k->buffered = 0;
-}
-
-/* NH128's round (section 9b) on two lane sets at once: eight independent
- * multiply chains in flight, each word loaded once for both digests. From
- * memory the loop must prefetch: the hardware prefetcher alone leaves it at
- * 2 GB/s (two 8 KiB passes, the first from memory: 3), 2 KiB ahead it reaches
- * 8. (A prefetch never faults, past the end either.) */
-static void npu__cache_key_stripes(uint64_t *restrict x, uint64_t *restrict y, const unsigned char *restrict p,
-                                   size_t stripes)
-{
-    uint64_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], y0 = y[0], y1 = y[1], y2 = y[2], y3 = y[3], w;
-    for (; stripes-- > 0; p += 32) {
-#if defined(__GNUC__) || defined(__clang__)
-        __builtin_prefetch(p + 2048);
-#endif
-        w = npu__load64(p);
-        x0 = npu__rotl64(x0 + w, 31) * NPU__H_P1;
-        y0 = npu__rotl64(y0 + w, 31) * NPU__H_P1;
-        w = npu__load64(p + 8);
-        x1 = npu__rotl64(x1 + w, 31) * NPU__H_P1;
-        y1 = npu__rotl64(y1 + w, 31) * NPU__H_P1;
-        w = npu__load64(p + 16);
-        x2 = npu__rotl64(x2 + w, 31) * NPU__H_P1;
-        y2 = npu__rotl64(y2 + w, 31) * NPU__H_P1;
-        w = npu__load64(p + 24);
-        x3 = npu__rotl64(x3 + w, 31) * NPU__H_P1;
-        y3 = npu__rotl64(y3 + w, 31) * NPU__H_P1;
-    }
-    x[0] = x0, x[1] = x1, x[2] = x2, x[3] = x3;
-    y[0] = y0, y[1] = y1, y[2] = y2, y[3] = y3;
-}
-
-/* Both digests take the bytes in one pass (they always hold the same partial
- * stripe: they are fed the same bytes). The same digests as two
- * npu__nh128_update calls. */
-static void npu__cache_key_hash(npu__cache_key *k, const unsigned char *p, size_t n)
-{
-    size_t head = k->key.stripe_len > 0 ? 32 - k->key.stripe_len : 0, bulk;
-    if (head > n) head = n;
-    npu__nh128_update(&k->key, p, head);
-    npu__nh128_update(&k->check, p, head);
-    p += head;
-    n -= head;
-    bulk = n / 32;   /* n > 0 here only with an empty partial stripe */
-    npu__cache_key_stripes(k->key.lane, k->check.lane, p, bulk);
-    k->key.total += (uint64_t)bulk * 32u;
-    k->check.total += (uint64_t)bulk * 32u;
-    p += bulk * 32;
-    npu__nh128_update(&k->key, p, n % 32);
-    npu__nh128_update(&k->check, p, n % 32);
-}
-
-static void npu__cache_key_flush(npu__cache_key *k)
-{
-    npu__cache_key_hash(k, k->buf, k->buffered);
-    k->buffered = 0;
 }
 
 /* Sink feed: the bytes of the field opened by npu__cache_key_begin. The
@@ -12435,15 +12420,7 @@ static void npu__cache_key_feed(void *state, const void *bytes, size_t n)
 {
     npu__cache_key *k = (npu__cache_key *)state;
     k->field_bytes += (uint64_t)n;
-    if (n > sizeof k->buf - k->buffered) {
-        npu__cache_key_flush(k);
-        if (n >= sizeof k->buf) {
-            npu__cache_key_hash(k, (const unsigned char *)bytes, n);
-            return;
-        }
-    }
-    if (n > 0) memcpy(k->buf + k->buffered, bytes, n);
-    k->buffered += n;
+    npu__nh128_feed(&k->key, k->check, bytes, n);
 }
 
 static void npu__cache_key_begin(npu__cache_key *k, npu__key_tag tag)
@@ -12459,7 +12436,6 @@ static void npu__cache_key_end(npu__cache_key *k)
     unsigned char t[8];
     npu__le_put(t, k->field_bytes, 8);
     npu__cache_key_feed(k, t, 8);
-    npu__cache_key_flush(k);
     k->field_bytes = 0;
 }
 
@@ -12478,11 +12454,13 @@ static void npu__cache_key_u32(npu__cache_key *k, npu__key_tag tag, uint32_t v)
     npu__cache_key_field(k, tag, t, 4);
 }
 
-/* After the last field (npu__cache_key_end leaves nothing buffered). */
+/* After the last field: the check digest is the key's state with its lanes. */
 static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu__digest *check)
 {
+    npu__nh128 c = k->key;
+    memcpy(c.lane, k->check, sizeof c.lane);
     *key = npu__nh128_final(&k->key);
-    *check = npu__nh128_final(&k->check);
+    *check = npu__nh128_final(&c);
 }
 
 /* ---- 14b. Cache directory ------------------------------------------------
