@@ -13395,17 +13395,20 @@ NPU__NOINLINE static npu_status npu__cache_import(npu_device *d, npu_arena *aren
 /* Opens the entry of `fields`. A small entry is read into the top of the
  * arena (nothing mapped); once the entry says what a compile needs, a copy
  * that lies inside that need is dropped and the entry mapped instead, so that
- * the import has all of the need below it. *need: the compile's need, from
- * the payload size the entry records (what npu__plain_size would compute:
- * the key covers every input of it), 0 on a miss. The path is arena scratch,
- * handed back before the return. */
+ * the import has all of the need below it. *end: where the compile's need
+ * ends in the arena, from the payload size the entry records (what
+ * npu__plain_size would compute: the key covers every input of it). A need
+ * beyond the arena's capacity is a miss, NPU_ERR_ARENA_TOO_SMALL: the miss
+ * path checks what a compile needs itself, so an arena too small gets the
+ * compile's error, and an entry that claims too much (crafted: the checksum
+ * caught anything else) cannot fail a compile that fits; it is replaced. The
+ * path is arena scratch, handed back before the return. */
 static npu_status npu__cache_lookup(npu_device *d, npu_arena *arena, const char *dir, const npu__cache_fields *fields,
-                                    npu__cache_mapping *map, size_t *need)
+                                    npu__cache_mapping *map, size_t *end)
 {
-    size_t pmark = arena->used, end, room;
+    size_t pmark = arena->used, room, need;
     char *path = (char *)npu__alloc(arena, NULL, NPU__CACHE_PATH_MAX, "cache entry path");
     npu_status st;
-    *need = 0;
     if (path == NULL) {
         memset(map, 0, sizeof *map);
         npu__textf(map->reason, sizeof map->reason, "no arena room for the entry's path");
@@ -13414,14 +13417,18 @@ static npu_status npu__cache_lookup(npu_device *d, npu_arena *arena, const char 
     room = arena->used;
     st = npu__cache_open_into(d->ctx, dir, fields, map, path, arena->base + room, arena->capacity - room);
     if (st == NPU_OK) {
-        *need = npu__plain_need(map->compile_payload, fields->flags_len, fields->n_args);
-        if (*need == 0 || npu__add_size(pmark, *need, &end)) {
+        need = npu__plain_need(map->compile_payload, fields->flags_len, fields->n_args);
+        if (need == 0 || npu__add_size(pmark, need, end)) {
             npu__cache_close(map);
             npu__textf(map->reason, sizeof map->reason, "the entry's compile payload size %llu is out of range",
                        (unsigned long long)map->compile_payload);
             st = npu__cache_warn(d->ctx, NPU_LOG_WARN, NPU_ERR_FORMAT, "miss: %s", map->reason);
-        } else if (map->read_at != NULL && end <= arena->capacity &&
-                   (size_t)(map->read_at - arena->base) < NPU_ARENA_ROUND(end)) {
+        } else if (*end > arena->capacity) {
+            npu__cache_close(map);
+            npu__textf(map->reason, sizeof map->reason,
+                       "the entry's compile needs %zu bytes of arena, more than is left", need);
+            st = NPU_ERR_ARENA_TOO_SMALL;
+        } else if (map->read_at != NULL && (size_t)(map->read_at - arena->base) < NPU_ARENA_ROUND(*end)) {
             npu__cache_close(map);   /* in the need's way: mapped instead */
             st = npu__cache_open_into(d->ctx, dir, fields, map, path, NULL, 0);
         }
@@ -13451,17 +13458,7 @@ NPU__NOINLINE static npu_status npu__cache_compile(npu_device *d, npu_arena *are
     *out = NULL;
     st = npu__cache_fields_for(d, src, o, form, &fields);
     if (st != NPU_OK) return st;   /* the model itself is unusable (graph error, closed IR) */
-    st = npu__cache_lookup(d, arena, o->cache_dir, &fields, &map, &need);
-    if (st == NPU_OK && (npu__add_size(arena->used, need, &end) || end > arena->capacity)) {
-        /* The miss path checks what a compile needs itself: an arena too
-         * small gets the compile's error, and an entry that claims too much
-         * (crafted: the checksum caught anything else) cannot fail a compile
-         * that fits; it is replaced. */
-        npu__cache_close(&map);
-        npu__textf(map.reason, sizeof map.reason, "the entry's compile needs %zu bytes of arena, more than is left",
-                   need);
-        st = NPU_ERR_ARENA_TOO_SMALL;
-    }
+    st = npu__cache_lookup(d, arena, o->cache_dir, &fields, &map, &end);
     if (st == NPU_OK) {
         if (end > arena->peak) arena->peak = end;
         st = npu__cache_import(d, arena, o, &map, &m);
