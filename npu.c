@@ -7700,6 +7700,20 @@ static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
 #define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
 #endif
 
+/* The offset of the first non-zero byte of p[from .. end), or end: a word at
+ * a time (zero in any byte order), then the byte that differs. (The zero
+ * padding of metadata tails and of cache entry headers: up to 4 KiB.) */
+static size_t npu__nonzero_at(const unsigned char *p, size_t from, size_t end)
+{
+    uint64_t w;
+    for (; end - from >= 8; from += 8) {
+        memcpy(&w, p + from, sizeof w);
+        if (w != 0) break;
+    }
+    while (from < end && p[from] == 0) from++;
+    return from;
+}
+
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
 static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
 {
@@ -7854,19 +7868,11 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         out->batch_size = -1;
         c.pos += NPU__META_DYN_MARK_LEN;
     }
-    /* up to 4 KiB of it: a word at a time (zero in any byte order), then
-     * the byte that differs */
-    for (; c.end - c.pos >= 8; c.pos += 8) {
-        uint64_t w;
-        memcpy(&w, c.data + c.pos, sizeof w);
-        if (w != 0) break;
-    }
-    for (; c.pos < c.end; c.pos++) {
-        if (c.data[c.pos] != 0) {
-            return npu__meta_fail(&c, "non-zero byte 0x%02x at offset %zu after the last field (only zero "
-                     "padding may follow)",
-                     (unsigned)c.data[c.pos], c.pos);
-        }
+    c.pos = npu__nonzero_at(c.data, c.pos, c.end);
+    if (c.pos < c.end) {
+        return npu__meta_fail(&c, "non-zero byte 0x%02x at offset %zu after the last field (only zero "
+                 "padding may follow)",
+                 (unsigned)c.data[c.pos], c.pos);
     }
     return NPU_OK;
 }
@@ -8120,10 +8126,16 @@ static void npu__nh128_stripes(uint64_t *restrict lane, uint64_t *restrict y, co
         for (i = 0; i < 4; i++) lane[i] = npu__rotl64(lane[i] + npu__load64(p + 8 * i), 31) * NPU__H_P1;
 }
 
-static void npu__nh128_init(npu__nh128 *h, uint64_t seed)
+/* The four lanes of a new state. */
+static void npu__nh128_lanes(uint64_t *lane, uint64_t seed)
 {
     unsigned i;
-    for (i = 0; i < 4; i++) h->lane[i] = npu__fmix64(seed + (uint64_t)(i + 1) * NPU__H_P4);
+    for (i = 0; i < 4; i++) lane[i] = npu__fmix64(seed + (uint64_t)(i + 1) * NPU__H_P4);
+}
+
+static void npu__nh128_init(npu__nh128 *h, uint64_t seed)
+{
+    npu__nh128_lanes(h->lane, seed);
     h->total = 0;
     h->stripe_len = 0;
 }
@@ -8162,13 +8174,15 @@ static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
     npu__nh128_feed(h, NULL, bytes, n);
 }
 
-/* Does not modify h: a digest may be taken mid-stream. */
-static npu__digest npu__nh128_final(const npu__nh128 *h)
+/* The digest of h's bytes with the lanes `lanes` (h's own, or a second set
+ * fed with them: npu__nh128_feed). Does not modify h: a digest may be taken
+ * mid-stream. */
+static npu__digest npu__nh128_digest(const npu__nh128 *h, const uint64_t *lanes)
 {
     uint64_t lane[4], a, b;
     npu__digest d;
     unsigned i;
-    memcpy(lane, h->lane, sizeof lane);
+    memcpy(lane, lanes, sizeof lane);
     if (h->stripe_len > 0) {
         unsigned char last[32] = {0};
         memcpy(last, h->stripe, h->stripe_len);
@@ -8185,6 +8199,11 @@ static npu__digest npu__nh128_final(const npu__nh128 *h)
     d.h[0] = npu__fmix64(a);
     d.h[1] = npu__fmix64(b);
     return d;
+}
+
+static npu__digest npu__nh128_final(const npu__nh128 *h)
+{
+    return npu__nh128_digest(h, h->lane);
 }
 
 /* npu__bytes_fn feeding one constant into the hash. */
@@ -12408,9 +12427,8 @@ typedef struct npu__cache_key {
 
 static void npu__cache_key_init(npu__cache_key *k)
 {
-    npu__nh128_init(&k->key, NPU__SEED_CHECK);
-    memcpy(k->check, k->key.lane, sizeof k->check);
     npu__nh128_init(&k->key, NPU__SEED_KEY);
+    npu__nh128_lanes(k->check, NPU__SEED_CHECK);
     k->field_bytes = 0;
 }
 
@@ -12457,10 +12475,8 @@ static void npu__cache_key_u32(npu__cache_key *k, npu__key_tag tag, uint32_t v)
 /* After the last field: the check digest is the key's state with its lanes. */
 static void npu__cache_key_final(const npu__cache_key *k, npu__digest *key, npu__digest *check)
 {
-    npu__nh128 c = k->key;
-    memcpy(c.lane, k->check, sizeof c.lane);
     *key = npu__nh128_final(&k->key);
-    *check = npu__nh128_final(&c);
+    *check = npu__nh128_digest(&k->key, k->check);
 }
 
 /* ---- 14b. Cache directory ------------------------------------------------
@@ -13004,9 +13020,7 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
                        NPU__CACHE_DESCRIPTOR_MAX) != 0) {
         npu__textf(reason, reason_cap, "descriptor differs");
     } else {
-        /* the zero padding, a word at a time, then the byte that differs */
-        for (i = NPU__CACHE_FIELDS_END; i + 8 <= NPU__CACHE_HEADER && npu__load64(p + i) == 0; i += 8) {}
-        for (; i < NPU__CACHE_HEADER && p[i] == 0; i++) {}
+        i = npu__nonzero_at(p, NPU__CACHE_FIELDS_END, NPU__CACHE_HEADER);   /* the zero padding */
         if (i < NPU__CACHE_HEADER) {
             npu__textf(reason, reason_cap, "non-zero byte at header offset %zu", i);
         } else {
