@@ -7910,9 +7910,12 @@ static NPU__L0_ONLY npu_status npu__meta_read(npu_context *ctx, const unsigned c
     return NPU_OK;
 }
 
-static NPU__L0_ONLY void npu__sink_zeros(npu__sink *s, size_t n)
+/* Zero bytes up to the next multiple of NPU__META_ALIGN of `used` (none
+ * when it is one). */
+static NPU__L0_ONLY void npu__sink_pad(npu__sink *s, size_t used)
 {
     static const unsigned char zeros[256] = {0};
+    size_t n = (NPU__META_ALIGN - used % NPU__META_ALIGN) % NPU__META_ALIGN;
     while (n > 0) {
         size_t k = n < sizeof zeros ? n : sizeof zeros;
         npu__sink_put(s, zeros, k);
@@ -7936,7 +7939,7 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     if (meta->version >> 16 == NPU__META_MAJOR && (meta->version & 0xffffu) <= NPU__META_MINOR_NEWEST)
         version = meta->version;
     minor = version & 0xffffu;
-    if (s->len % NPU__META_ALIGN != 0) npu__sink_zeros(s, NPU__META_ALIGN - s->len % NPU__META_ALIGN);
+    npu__sink_pad(s, s->len);
     data_size = s->len;
     npu__sink_le(s, version, 4);
     for (i = 0; i < 3; i++) npu__sink_le(s, meta->ov_version[i], 2);
@@ -7973,7 +7976,7 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
         /* <= 2.3 writers pad so that fields + size + magic fill whole pages. */
         size_t used = s->len - data_size + (dyn_mark ? NPU__META_DYN_MARK_LEN : 0u) + 8u + NPU__META_MAGIC_LEN;
         if (dyn_mark) npu__sink_put(s, NPU__META_DYN_MARK, NPU__META_DYN_MARK_LEN);
-        if (used % NPU__META_ALIGN != 0) npu__sink_zeros(s, NPU__META_ALIGN - used % NPU__META_ALIGN);
+        npu__sink_pad(s, used);
     }
     npu__sink_le(s, data_size, 8);
     npu__sink_put(s, NPU__META_MAGIC, NPU__META_MAGIC_LEN);
