@@ -12444,20 +12444,24 @@ static void npu__cache_key_feed(void *state, const void *bytes, size_t n)
     npu__nh128_feed(&k->key, k->check, bytes, n);
 }
 
+/* A field's frame: v as `bytes` little-endian bytes (the u32 tag before the
+ * field, the u64 byte count after it); the count starts afresh. */
+static void npu__cache_key_frame(npu__cache_key *k, uint64_t v, unsigned bytes)
+{
+    unsigned char t[8];
+    npu__le_put(t, v, bytes);
+    npu__cache_key_feed(k, t, bytes);
+    k->field_bytes = 0;
+}
+
 static void npu__cache_key_begin(npu__cache_key *k, npu__key_tag tag)
 {
-    unsigned char t[4];
-    npu__le_put(t, (uint64_t)tag, 4);
-    npu__cache_key_feed(k, t, 4);
-    k->field_bytes = 0;
+    npu__cache_key_frame(k, (uint64_t)tag, 4);
 }
 
 static void npu__cache_key_end(npu__cache_key *k)
 {
-    unsigned char t[8];
-    npu__le_put(t, k->field_bytes, 8);
-    npu__cache_key_feed(k, t, 8);
-    k->field_bytes = 0;
+    npu__cache_key_frame(k, k->field_bytes, 8);
 }
 
 static void npu__cache_key_field(npu__cache_key *k, npu__key_tag tag, const void *bytes,
