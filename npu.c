@@ -13184,10 +13184,11 @@ static npu_status npu__cache_open(npu_context *ctx, const char *dir, const npu__
  * npu__form_compile) and 14a-14b (keys, entries). */
 #if !defined(NPU_NO_LEVEL_ZERO) && !defined(NPU_NO_CACHE)
 
-/* A sink that feeds the key (for fields written with the sink helpers). */
-static void npu__key_sink(npu__sink *s, npu__cache_key *k)
+/* A sink that feeds the key (for fields written with the sink helpers), and
+ * also writes dst[0 .. cap) when dst is not NULL. */
+static void npu__key_sink(npu__sink *s, npu__cache_key *k, void *dst, size_t cap)
 {
-    npu__sink_init(s, NULL, 0);
+    npu__sink_init(s, dst, cap);
     s->feed = npu__cache_key_feed;
     s->feed_state = k;
 }
@@ -13212,15 +13213,14 @@ static void npu__key_constant(void *state, const void *data, uint64_t bytes)
 /* Source kind, structure and constants. A graph: a binary walk of its nodes
  * (npu__gsrc_structure, section 7), then every constant's bytes; an IR: its
  * XML text and its .bin. */
-static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src, npu_context *ctx)
+/* s: a sink feeding k (npu__key_sink). */
+static npu_status npu__key_model(npu__cache_key *k, npu__sink *s, const npu__model_src *src, npu_context *ctx)
 {
-    npu__sink s;
     npu__key_consts c;
     npu_status st;
-    npu__key_sink(&s, k);
     npu__cache_key_field(k, NPU__KEY_SOURCE, src->ops->kind, strlen(src->ops->kind));
     npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
-    st = src->ops->structure(src->src, &s);
+    st = src->ops->structure(src->src, s);
     if (st != NPU_OK) return st;
     npu__cache_key_end(k);
     c.k = k;
@@ -13230,16 +13230,14 @@ static npu_status npu__key_model(npu__cache_key *k, const npu__model_src *src, n
     return NPU_OK;
 }
 
-/* "<platform name>/0x<device id, 4 hex digits at least>" (no printf on a hit) */
-static void npu__device_platform(const npu_device *d, char *buf, size_t cap)
+/* "<platform name>/0x<device id, 4 hex digits at least>" (no printf on a
+ * hit; at most 18 bytes) */
+static void npu__device_platform(const npu_device *d, npu__sink *s)
 {
-    npu__sink s;
     uint32_t id = d->props.deviceId;
-    npu__sink_init(&s, buf, cap - 1);
-    npu__sink_str(&s, npu__platform_name(id));
-    npu__sink_str(&s, id < 0x10 ? "/0x000" : id < 0x100 ? "/0x00" : id < 0x1000 ? "/0x0" : "/0x");
-    npu__sink_u64_hex(&s, id);
-    npu__text_end(&s, buf, cap);
+    npu__sink_str(s, npu__platform_name(id));
+    npu__sink_str(s, id < 0x10 ? "/0x000" : id < 0x100 ? "/0x00" : id < 0x1000 ? "/0x0" : "/0x");
+    npu__sink_u64_hex(s, id);
 }
 
 /* Everything that decides the blob, hashed into f. */
@@ -13264,14 +13262,14 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     uint32_t n_num;
 
     npu__cache_key_init(&k);
-    st = npu__key_model(&k, src, d->ctx);
+    npu__key_sink(&s, &k, NULL, 0);
+    st = npu__key_model(&k, &s, src, d->ctx);
     if (st != NPU_OK) return st;
     /* The build flags the compile would pass (npu__plain), checked and
      * written straight into the key: no copy in the arena. */
     npu__src_lists(src, o, &in, &outl, &n_args);
     layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
     in.layout_b = layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
-    npu__key_sink(&s, &k);
     npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
     npu__sink_str(&s, "flags=");
     flags_at = s.len;
@@ -13304,10 +13302,13 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     }
     npu__cache_key_end(&k);
     npu__cache_key_u32(&k, NPU__KEY_COMPILER, d->compiler_version);
-    /* The texts go straight into *f (no copies on the stack). */
+    /* The texts go straight into *f (no copies on the stack); the platform
+     * into the key at the same time (it fits its field: the same bytes). */
     memset(f, 0, sizeof *f);
-    npu__device_platform(d, f->platform, sizeof f->platform);
-    npu__cache_key_field(&k, NPU__KEY_PLATFORM, f->platform, strlen(f->platform));
+    npu__cache_key_begin(&k, NPU__KEY_PLATFORM);
+    npu__key_sink(&s, &k, f->platform, sizeof f->platform - 1);
+    npu__device_platform(d, &s);
+    npu__cache_key_end(&k);
     npu__cache_key_u32(&k, NPU__KEY_NPU_VERSION, (uint32_t)NPU_VERSION);
     npu__cache_key_final(&k, &f->key, &f->check);
     f->compiler_version = d->compiler_version;
