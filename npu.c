@@ -7720,8 +7720,7 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     uint64_t n_in = npu__meta_take(c, 8, "nInputLayouts"), n_out = npu__meta_take(c, 8, "nOutputLayouts"), len;
     uint32_t i, total;
     if (c->st != NPU_OK) return c->st;
-    if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS ||
-        n_in + n_out > NPU__META_MAX_LAYOUTS) {
+    if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS - n_in) {
         return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of %u",
                               (unsigned long long)n_in, (unsigned long long)n_out,
                               (unsigned)NPU__META_MAX_LAYOUTS);
@@ -12671,14 +12670,13 @@ static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
     npu__le_put(hdr + NPU__CACHE_OFF_COMPILE_PAYLOAD, f->compile_payload, 8);
 }
 
-/* Finishes the checksum over (payload already hashed, then the header fields)
- * and stores it in the header. */
-static npu__digest npu__cache_checksum(const npu__nh128 *payload_sum, const unsigned char *hdr)
+/* Finishes the checksum: feeds the header fields to `sum` (the payload
+ * already hashed; its last use) and returns the digest. */
+static npu__digest npu__cache_checksum(npu__nh128 *sum, const unsigned char *hdr)
 {
-    npu__nh128 h = *payload_sum;
-    npu__nh128_update(&h, hdr, NPU__CACHE_OFF_CHECKSUM);
-    npu__nh128_update(&h, hdr + NPU__CACHE_OFF_COMPILE_PAYLOAD, NPU__CACHE_FIELDS_END - NPU__CACHE_OFF_COMPILE_PAYLOAD);
-    return npu__nh128_final(&h);
+    npu__nh128_update(sum, hdr, NPU__CACHE_OFF_CHECKSUM);
+    npu__nh128_update(sum, hdr + NPU__CACHE_OFF_COMPILE_PAYLOAD, NPU__CACHE_FIELDS_END - NPU__CACHE_OFF_COMPILE_PAYLOAD);
+    return npu__nh128_final(sum);
 }
 
 /* write() (offset < 0) or pwrite() all of it, through short writes and EINTR.
@@ -12853,10 +12851,9 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     for (attempt = 0; attempt < 8; attempt++) {
         unsigned long long ns = (unsigned long long)ts.tv_sec * 1000000000ull +
                                 (unsigned long long)ts.tv_nsec + attempt;
-        n = snprintf(w->temp_path, sizeof w->temp_path, "%s/%s%s-%ld-%llx-%lx%s", dir,
-                     NPU__CACHE_TEMP_PREFIX,
-                     hex, (long)getpid(), ns, (unsigned long)((uintptr_t)w >> 4 & 0xfffffu),
-                     NPU__CACHE_TEMP_SUFFIX);
+        n = snprintf(w->temp_path, sizeof w->temp_path,
+                     "%s/" NPU__CACHE_TEMP_PREFIX "%s-%ld-%llx-%lx" NPU__CACHE_TEMP_SUFFIX, dir, hex,
+                     (long)getpid(), ns, (unsigned long)((uintptr_t)w >> 4 & 0xfffffu));
         if (n < 0 || (size_t)n >= sizeof w->temp_path) goto too_long;
         /* 0666: the kernel applies the umask. */
         w->fd = open(w->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
