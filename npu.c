@@ -7753,6 +7753,11 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     return NPU_OK;
 }
 
+/* Field j in file order: those of 2.0 (the OpenVINO version), then those of
+ * 2.f (j - 2); a number of npu__meta_width[j] bytes (2.3: the layouts). */
+#define NPU__META_FIELDS (NPU__META_MINOR_NEWEST + 3)
+static const unsigned char npu__meta_width[NPU__META_FIELDS] = {2, 2, 2, 8, 8, 0, 4, 1, 8, 1};
+
 /* Parses every field it knows; refuses nothing that is well-formed. */
 static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, size_t size,
                                   npu__blob_meta *out, npu__meta_extra *extra)
@@ -7800,11 +7805,8 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     out->version = c.version;
     out->blob_size = (uint64_t)data_size;
 
-    /* Field j in file order: those of 2.0 (the OpenVINO version), then those
-     * of 2.f; a number of width[j] bytes (2.3: the layouts). */
-    for (j = 0; j < NPU__META_MINOR_NEWEST + 3; j++) {
-        static const unsigned char width[NPU__META_MINOR_NEWEST + 3] = {2, 2, 2, 8, 8, 0, 4, 1, 8, 1};
-        static const char *const names[NPU__META_MINOR_NEWEST + 3] = {
+    for (j = 0; j < NPU__META_FIELDS; j++) {   /* (npu__meta_width) */
+        static const char *const names[NPU__META_FIELDS] = {
             "OpenVINO major", "OpenVINO minor", "OpenVINO patch", "numberOfInits", "batchSize", "",
             "compilerVersion", "isEncryptedBlob", "compatibility descriptor length", "blobType"};
         f = j < 3 ? 0 : j - 2;   /* the version's minor */
@@ -7814,7 +7816,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
             if (st != NPU_OK) return st;
             continue;
         }
-        v = npu__meta_take(&c, width[j], names[j]);
+        v = npu__meta_take(&c, npu__meta_width[j], names[j]);
         if (f == 0) {
             out->ov_version[j] = (uint16_t)v;
         } else if (f == 1) { /* init schedules of a weights-separated blob */
@@ -7929,10 +7931,8 @@ static NPU__L0_ONLY void npu__sink_pad(npu__sink *s, size_t used)
  * 2.1 init count, 2.5 encryption flag and 2.6 descriptor are always empty. */
 static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *meta)
 {
-    /* The bytes of the field group of version 2.f (f != 3: one number). */
-    static const unsigned char width[NPU__META_MINOR_NEWEST + 1] = {0, 8, 8, 0, 4, 1, 8, 1};
     uint32_t version = NPU__META_MAJOR << 16 | NPU__META_MINOR_NEWEST;
-    uint32_t minor, n_in, n_out, i, f;
+    uint32_t minor, n_in, n_out, i, f, j;
     size_t data_size;
     int dyn_mark;
     if (meta->version >> 16 == NPU__META_MAJOR && (meta->version & 0xffffu) <= NPU__META_MINOR_NEWEST)
@@ -7941,18 +7941,19 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     npu__sink_pad(s, s->len);
     data_size = s->len;
     npu__sink_le(s, version, 4);
-    for (i = 0; i < 3; i++) npu__sink_le(s, meta->ov_version[i], 2);
     dyn_mark = minor >= 2 && minor <= 3 && meta->batch_size < 0;
-    for (f = 1; f <= minor; f++) {
-        /* 2.1 numberOfInits 0, 2.2 batchSize, 2.4 compilerVersion, 2.5
-         * isEncryptedBlob 0, 2.6 an empty compatibility descriptor, 2.7
-         * blobType */
+    for (j = 0; j < minor + 3; j++) {   /* field j as npu__meta_parse numbers them */
+        f = j < 3 ? 0 : j - 2;
+        /* 2.0 the OpenVINO version, 2.1 numberOfInits 0, 2.2 batchSize, 2.4
+         * compilerVersion, 2.5 isEncryptedBlob 0, 2.6 an empty compatibility
+         * descriptor, 2.7 blobType */
         if (f != 3) {
-            npu__sink_le(s, f == 2   ? (dyn_mark ? 0u : (uint64_t)meta->batch_size)
+            npu__sink_le(s, f == 0   ? meta->ov_version[j]
+                            : f == 2 ? (dyn_mark ? 0u : (uint64_t)meta->batch_size)
                             : f == 4 ? meta->compiler_version
                             : f == 7 ? meta->blob_type
                                      : 0u,
-                         width[f]);
+                         npu__meta_width[j]);
             continue;
         }
         n_in = meta->n_input_layouts < NPU__META_MAX_LAYOUTS ? meta->n_input_layouts
