@@ -12426,6 +12426,7 @@ typedef struct npu__cache_key {
     npu__nh128 key;
     uint64_t check[4];
     uint64_t field_bytes;    /* bytes of the field being streamed */
+    int overflow;            /* a constant too large to hash (npu__key_constant) */
 } npu__cache_key;
 
 static void npu__cache_key_init(npu__cache_key *k)
@@ -12433,6 +12434,7 @@ static void npu__cache_key_init(npu__cache_key *k)
     npu__nh128_init(&k->key, NPU__SEED_KEY);
     npu__nh128_lanes(k->check, NPU__SEED_CHECK);
     k->field_bytes = 0;
+    k->overflow = 0;
 }
 
 /* Sink feed: the bytes of the field opened by npu__cache_key_begin. The
@@ -12608,10 +12610,8 @@ static void npu__cache_fields_init(npu__cache_fields *f, const npu__cache_key *k
  * nibble first); hex must hold 33 bytes. */
 static void npu__digest_hex(const npu__digest *d, char *hex)
 {
-    static const char digits[] = "0123456789abcdef";
-    unsigned i, j;
-    for (i = 0; i < 2; i++)
-        for (j = 0; j < 16; j++) hex[i * 16 + j] = digits[(d->h[i] >> (60 - 4 * j)) & 0xfu];
+    unsigned i;
+    for (i = 0; i < 32; i++) hex[i] = "0123456789abcdef"[(d->h[i / 16] >> (60 - 4 * (i % 16))) & 0xfu];
     hex[32] = '\0';
 }
 
@@ -13191,21 +13191,16 @@ static void npu__key_sink(npu__sink *s, npu__cache_key *k, void *dst, size_t cap
     s->feed_state = k;
 }
 
-/* The bytes of one constant as a key field (npu__bytes_fn). A constant
- * larger than memory cannot be hashed: *overflow (the key state's flag). */
-typedef struct npu__key_consts {
-    npu__cache_key *k;
-    int overflow;
-} npu__key_consts;
-
+/* The bytes of one constant as a key field (npu__bytes_fn; state: the key).
+ * A constant larger than memory cannot be hashed: the key's overflow flag. */
 static void npu__key_constant(void *state, const void *data, uint64_t bytes)
 {
-    npu__key_consts *c = (npu__key_consts *)state;
+    npu__cache_key *k = (npu__cache_key *)state;
     if (bytes > SIZE_MAX) {
-        c->overflow = 1;
+        k->overflow = 1;
         return;
     }
-    npu__cache_key_field(c->k, NPU__KEY_CONSTANT, data, (size_t)bytes);
+    npu__cache_key_field(k, NPU__KEY_CONSTANT, data, (size_t)bytes);
 }
 
 /* Source kind, structure and constants. A graph: a binary walk of its nodes
@@ -13214,17 +13209,14 @@ static void npu__key_constant(void *state, const void *data, uint64_t bytes)
 /* s: a sink feeding k (npu__key_sink). */
 static npu_status npu__key_model(npu__cache_key *k, npu__sink *s, const npu__model_src *src, npu_context *ctx)
 {
-    npu__key_consts c;
     npu_status st;
     npu__cache_key_field(k, NPU__KEY_SOURCE, src->ops->kind, strlen(src->ops->kind));
     npu__cache_key_begin(k, NPU__KEY_STRUCTURE);
     st = src->ops->structure(src->src, s);
     if (st != NPU_OK) return st;
     npu__cache_key_end(k);
-    c.k = k;
-    c.overflow = 0;
-    src->ops->constants(src->src, npu__key_constant, &c);
-    if (c.overflow) return npu__fail(ctx, NPU_ERR_OVERFLOW, "model cache key: constant too large");
+    src->ops->constants(src->src, npu__key_constant, k);
+    if (k->overflow) return npu__fail(ctx, NPU_ERR_OVERFLOW, "model cache key: constant too large");
     return NPU_OK;
 }
 
