@@ -12751,7 +12751,7 @@ typedef struct npu__cache_writer {
     npu_context *ctx;
     int fd;                      /* -1 when not open */
     int error;                   /* errno of the first failed write, 0 if none */
-    npu__cache_fields fields;
+    const npu__cache_fields *fields;   /* the caller's, until _finish */
     npu__nh128 sum;              /* checksum over the payload so far */
     uint64_t payload_size;
     size_t buffered;
@@ -12825,7 +12825,7 @@ static void npu__cache_writer_abort(npu__cache_writer *w)
 }
 
 /* Opens a temp file for the entry of `fields` in `dir` (created if missing,
- * one level). Errors (logged as warnings, ctx error untouched): NPU_ERR_IO
+ * one level); `fields` must stay valid until _finish. Errors (logged as warnings, ctx error untouched): NPU_ERR_IO
  * (unwritable, missing or not a directory), NPU_ERR_LIMIT (path too long). */
 static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx, const char *dir,
                                           const npu__cache_fields *fields)
@@ -12842,7 +12842,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     w->reason[0] = '\0';
     if (dir == NULL || fields == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or fields");
-    w->fields = *fields;
+    w->fields = fields;
     npu__nh128_init(&w->sum, NPU__SEED_CHECKSUM);
     if (npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
         goto too_long;
@@ -12896,7 +12896,7 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     npu__cache_writer_flush(w);
     err = w->error;
     if (err == 0) {
-        npu__cache_header(hdr, &w->fields, w->payload_size);
+        npu__cache_header(hdr, w->fields, w->payload_size);
         sum = npu__cache_checksum(&w->sum, hdr);
         npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM, sum.h[0], 8);
         npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM + 8, sum.h[1], 8);
