@@ -12582,11 +12582,11 @@ typedef struct npu__cache_fields {
     npu__digest check;
     uint32_t compiler_version;
     uint32_t npu_version;
-    char platform[NPU__CACHE_PLATFORM_MAX];     /* cut to 63 bytes */
-    char descriptor[NPU__CACHE_DESCRIPTOR_MAX]; /* cut to 127 bytes */
     uint64_t compile_payload;  /* stored: the compile's payload bytes (set on a miss) */
     size_t flags_len;          /* not stored: the build flags' length, and */
     uint32_t n_args;           /* the argument count (npu__plain_need's inputs) */
+    char platform[NPU__CACHE_PLATFORM_MAX];     /* cut to 63 bytes */
+    char descriptor[NPU__CACHE_DESCRIPTOR_MAX]; /* cut to 127 bytes */
 } npu__cache_fields;
 
 /* (The compile path fills the fields itself, npu__cache_fields_for; this
