@@ -12780,11 +12780,11 @@ static int npu__mkdir_parents(const char *dir, char *buf, size_t cap)
     size_t i, n = npu__strlcpy(buf, dir, cap);
     if (n >= cap) return ENAMETOOLONG;
     for (i = 1; i <= n; i++) {
-        if (i < n && buf[i] != '/') continue;
-        if (i < n && buf[i - 1] == '/') continue;   /* "a//b" */
+        char c = buf[i];   /* '/' or the NUL at n */
+        if (i < n && (c != '/' || buf[i - 1] == '/')) continue;   /* "a//b": once */
         buf[i] = '\0';
         if (mkdir(buf, 0777) != 0 && errno != EEXIST) return errno;
-        if (i < n) buf[i] = '/';
+        buf[i] = c;
     }
     return 0;
 }
