@@ -343,7 +343,7 @@ static unsigned npu__remove_orphans_at(int dir_fd, const char *prefix)
     while ((e = readdir(d)) != NULL) {
         struct stat st;
         if (strncmp(e->d_name, prefix, pre) != 0 || !npu__temp_owner_dead(e->d_name + pre)) continue;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
         if (unlinkat(dirfd(d), e->d_name, 0) == 0) count++;
     }
     closedir(d);
@@ -12713,12 +12713,14 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
     struct dirent *e;
     time_t now = time(NULL);
     unsigned count = 0;
+    int fd;
     if (removed != NULL) *removed = 0;
     if (dir == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: directory is NULL");
     d = opendir(dir);
     if (d == NULL)
         return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "cannot read directory '%s': %s",
                                dir, strerror(errno));
+    fd = dirfd(d);
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
         struct stat st;
@@ -12726,13 +12728,13 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
         if (len < pre + suf || memcmp(e->d_name, NPU__CACHE_TEMP_PREFIX, pre) != 0 ||
             memcmp(e->d_name + len - suf, NPU__CACHE_TEMP_SUFFIX, suf) != 0)
             continue;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
         /* <prefix><32 hex>-<pid>-...: a dead writer's file goes at once. */
         if (max_age_seconds > 0 && now - st.st_mtime < (time_t)max_age_seconds &&
             !(len > pre + 33 && e->d_name[pre + 32] == '-' && npu__temp_owner_dead(e->d_name + pre + 33)))
             continue;
-        if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
+        if (unlinkat(fd, e->d_name, 0) == 0) {
             count++;
             npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
                      e->d_name);
@@ -12902,25 +12904,23 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
         npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM + 8, sum.h[1], 8);
         err = npu__write_all(w->fd, hdr, NPU__CACHE_FIELDS_END, 0);
     }
-    if (err == 0 && fsync(w->fd) != 0) {
-        err = errno;
-        step = "fsync";
-    }
     if (err == 0) {
         int fd = w->fd;
-        w->fd = -1;
-        if (close(fd) != 0) {
-            err = errno;
-            step = "close";
-        } else if (rename(w->temp_path, w->final_path) != 0) {
-            err = errno;
-            step = "rename";
+        if (fsync(fd) != 0) {
+            step = "fsync";
+        } else {
+            w->fd = -1;   /* closed, whatever close says */
+            step = close(fd) != 0                              ? "close"
+                   : rename(w->temp_path, w->final_path) != 0 ? "rename"
+                                                               : NULL;
         }
-        if (err != 0) unlink(w->temp_path);
+        if (step != NULL) err = errno;   /* of the call that failed */
     }
-    NPU__MSG_UNUSED(step);
     if (err != 0) {
-        npu__cache_writer_abort(w);
+        /* the temp file goes (closed first when still open) */
+        if (w->fd >= 0) close(w->fd);
+        w->fd = -1;
+        unlink(w->temp_path);
         return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot store '%s' (%s: %s); continuing without it",
                                       w->final_path, step, strerror(err));
     }
