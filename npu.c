@@ -7974,9 +7974,8 @@ static NPU__L0_ONLY void npu__meta_write(npu__sink *s, const npu__blob_meta *met
     }
     if (minor <= 3) {
         /* <= 2.3 writers pad so that fields + size + magic fill whole pages. */
-        size_t used = s->len - data_size + (dyn_mark ? NPU__META_DYN_MARK_LEN : 0u) + 8u + NPU__META_MAGIC_LEN;
         if (dyn_mark) npu__sink_put(s, NPU__META_DYN_MARK, NPU__META_DYN_MARK_LEN);
-        npu__sink_pad(s, used);
+        npu__sink_pad(s, s->len - data_size + NPU__META_TRAILER);
     }
     npu__sink_le(s, data_size, 8);
     npu__sink_put(s, NPU__META_MAGIC, NPU__META_MAGIC_LEN);
@@ -12680,14 +12679,13 @@ static npu__digest npu__cache_checksum(npu__nh128 *sum, const unsigned char *hdr
     return npu__nh128_final(sum);
 }
 
-/* write() (offset < 0) or pwrite() all of it, through short writes and EINTR.
- * Returns 0 or an errno. */
-static int npu__write_all(int fd, const void *data, size_t n, off_t offset)
+/* write() all of it, through short writes and EINTR (in pieces of at most
+ * 1 GiB). Returns 0 or an errno. */
+static int npu__write_all(int fd, const void *data, size_t n)
 {
     const unsigned char *p = (const unsigned char *)data;
     while (n > 0) {
-        size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
-        ssize_t w = offset < 0 ? write(fd, p, chunk) : pwrite(fd, p, chunk, offset);
+        ssize_t w = write(fd, p, n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n);
         if (w < 0) {
             if (errno == EINTR) continue;
             return errno;
@@ -12695,7 +12693,6 @@ static int npu__write_all(int fd, const void *data, size_t n, off_t offset)
         if (w == 0) return EIO;
         p += (size_t)w;
         n -= (size_t)w;
-        if (offset >= 0) offset += (off_t)w;
     }
     return 0;
 }
@@ -12793,7 +12790,7 @@ static int npu__mkdir_parents(const char *dir, char *buf, size_t cap)
 
 static void npu__cache_writer_flush(npu__cache_writer *w)
 {
-    if (w->buffered > 0 && w->error == 0) w->error = npu__write_all(w->fd, w->buffer, w->buffered, -1);
+    if (w->buffered > 0 && w->error == 0) w->error = npu__write_all(w->fd, w->buffer, w->buffered);
     w->buffered = 0;
 }
 
@@ -12807,7 +12804,7 @@ static void npu__cache_writer_feed(void *state, const void *bytes, size_t n)
     if (n > sizeof w->buffer - w->buffered) {
         npu__cache_writer_flush(w);
         if (n >= sizeof w->buffer) {   /* straight from the caller's bytes */
-            if (w->error == 0) w->error = npu__write_all(w->fd, bytes, n, -1);
+            if (w->error == 0) w->error = npu__write_all(w->fd, bytes, n);
             return;
         }
     }
@@ -12902,7 +12899,8 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
         sum = npu__cache_checksum(&w->sum, hdr);
         npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM, sum.h[0], 8);
         npu__le_put(hdr + NPU__CACHE_OFF_CHECKSUM + 8, sum.h[1], 8);
-        err = npu__write_all(w->fd, hdr, NPU__CACHE_FIELDS_END, 0);
+        /* over the zeros at the start of the file */
+        err = lseek(w->fd, 0, SEEK_SET) != 0 ? errno : npu__write_all(w->fd, hdr, NPU__CACHE_FIELDS_END);
     }
     if (err == 0) {
         int fd = w->fd;
