@@ -9531,7 +9531,10 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3};
     static const char *const fns[3] = {"pfnGetArgumentProperties", "pfnGetArgumentProperties2",
                                        "pfnGetArgumentProperties3"};
+    static const char *const state_prefix[2] = {NPU__READ_VALUE_PREFIX, NPU__ASSIGN_PREFIX};
+    static const uint8_t state_len[2] = {sizeof NPU__READ_VALUE_PREFIX - 1, sizeof NPU__ASSIGN_PREFIX - 1};
     const char *display;
+    uint32_t out;
     npu_type t;
     ze_result_t r;
 
@@ -9543,14 +9546,19 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fns[pv - 1], r);
     p->name[sizeof p->name - 1] = '\0';
     npu__strlcpy(a->ze_name, p->name, sizeof a->ze_name);
-    a->kind = p->type == 1 ? NPU__ARG_OUTPUT : NPU__ARG_INPUT;
-    if (strncmp(p->name, NPU__READ_VALUE_PREFIX, sizeof NPU__READ_VALUE_PREFIX - 1) == 0 && p->type == 0)
-        a->kind = NPU__ARG_STATE_IN;
-    else if (strncmp(p->name, NPU__ASSIGN_PREFIX, sizeof NPU__ASSIGN_PREFIX - 1) == 0 && p->type == 1)
-        a->kind = NPU__ARG_STATE_OUT;
-    else if (strncmp(p->name, "vpux_", 5) == 0)
+    /* An input (type 0) named read_value_<id> or an output (type 1) named
+     * assign_<id> is a state's half, shown as <id>; any other "vpux_" name is
+     * the driver's own. */
+    out = p->type == 1;
+    a->kind = out ? NPU__ARG_OUTPUT : NPU__ARG_INPUT;
+    display = p->name;
+    if (p->type <= 1 && strncmp(p->name, state_prefix[out], state_len[out]) == 0) {
+        a->kind = NPU__ARG_STATE_IN + out;
+        display = p->name + state_len[out];
+    } else if (strncmp(p->name, "vpux_", 5) == 0) {
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: argument %u '%s' is a driver-internal "
                          "argument this runtime does not handle", (unsigned)index, p->name);
+    }
 
     /* Metadata (ext >= 1.6, as OpenVINO), not for state arguments. */
     if (d->caps.arg_metadata && a->kind < NPU__ARG_STATE_IN) {
@@ -9599,12 +9607,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     a->batch_axis = 0;
 
     /* Caller-facing name: the first tensor name, else the friendly name, else
-     * the driver's argument name. States: the variable id. */
-    display = p->name;
-    if (a->kind == NPU__ARG_STATE_IN) {
-        display = p->name + sizeof NPU__READ_VALUE_PREFIX - 1;
-    } else if (a->kind == NPU__ARG_STATE_OUT) {
-        display = p->name + sizeof NPU__ASSIGN_PREFIX - 1;
+     * the driver's argument name. States: the variable id (set above). */
+    if (a->kind >= NPU__ARG_STATE_IN) {
+        /* (display is the variable id already) */
     } else if (pv == 3 && p->associated_tensor_names_count > 0) {
         p->associated_tensor_names[0][255] = '\0';
         display = p->associated_tensor_names[0];
@@ -9704,7 +9709,9 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
                          "(first: '%s')", (unsigned)(n - k), i < n ? m->args[i].name : "?");
     }
 
-    /* Initialization. */
+    /* Initialization: the stages the graph asks for (before graph extension
+     * 1.8, through a command list only). */
+    gp.initStageRequired = NPU__ZE_GRAPH_STAGE_COMMAND_LIST_INITIALIZE;
     if (d->caps.graph_init) {
         memset(&gp, 0, sizeof gp);
         gp.stype = NPU__ZE_STYPE_GRAPH_PROPERTIES_2;
@@ -9714,14 +9721,8 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
             r = d->g->pfnGraphInitialize(m->graph);
             if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGraphInitialize", r);
         }
-        if (gp.initStageRequired & NPU__ZE_GRAPH_STAGE_COMMAND_LIST_INITIALIZE) {
-            st = npu__graph_init_cmdlist(m);
-            if (st != NPU_OK) return st;
-        }
-    } else {
-        st = npu__graph_init_cmdlist(m);
-        if (st != NPU_OK) return st;
     }
+    if (gp.initStageRequired & NPU__ZE_GRAPH_STAGE_COMMAND_LIST_INITIALIZE) return npu__graph_init_cmdlist(m);
     return NPU_OK;
 }
 
