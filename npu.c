@@ -11032,9 +11032,10 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n = 0;
     NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
-    char why_axis[192] = "", why_missing[224] = "", why_dynamic[160] = "";   /* the longest texts: 154, 120, 120 */
+    char why_axis[192], why_missing[224], why_dynamic[160];   /* the longest texts: 154, 120, 120 */
     npu_tensor_desc d;
 
+    why_axis[0] = why_missing[0] = why_dynamic[0] = '\0';   /* (no need to clear the rest) */
     memset(p, 0, sizeof *p);
     p->n = 1;
     n_in = s->ops->count(s->src, 0);
@@ -13610,6 +13611,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     int64_t saved = 0;
     char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
     char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
+    const char *prefix;     /* of why: the step of PLUGIN that failed */
     npu_status st;
 
     if (out != NULL) *out = NULL;
@@ -13621,6 +13623,8 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     as_is.original = plan.n;
     as_is.compiled = 0;
     npu__batch_text(plan.n, b, sizeof b);
+    /* Each way but a PLUGIN that succeeds ends in the model as it is (below),
+     * with its reason. */
     if (plan.no_layout) {
         /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
         if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
@@ -13628,56 +13632,56 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
         npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
                  "batch mode %s: %s; the model is compiled as it is (not debatched)",
                  mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
-        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
-            /* the compile's message, cut to 300 bytes, then why npu left the batch */
-            npu__fail_cut(d->ctx, 300);
-            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, src->ops->layout_fix);
-            return npu__fail_end(d->ctx, st);
-        }
-        return st;
-    }
-    if (!plan.batched) {
+    } else if (!plan.batched) {
         npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    if (mode == NPU_BATCH_COMPILER) {
+    } else if (mode == NPU_BATCH_COMPILER) {
         npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    } else {
+        if (!plan.plugin_ok) {
+            if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+            /* why is plan.why */
+        } else {
+            st = npu__src_batch_one(src, &saved);
+            if (st != NPU_OK) {
+                prefix = "setting batch 1 failed: ";
+                st = NPU_ERR_UNSUPPORTED;
+            } else {
+                plugin.mode = NPU_BATCH_PLUGIN;
+                plugin.original = plan.n;
+                plugin.compiled = 1;
+                npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at "
+                         "batch 1, debatched into %s command lists (PLUGIN)", b,
+                         plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+                st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
+                npu__src_batch_restore(src, d->ctx, saved);
+                if (st == NPU_OK) {
+                    npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s "
+                             "command lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
+                             plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+                    return NPU_OK;
+                }
+                if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
+                prefix = "the batch-1 model: ";
+            }
+            npu__why_with_error(why, sizeof plan.why, prefix, d->ctx);
+            /* PLUGIN fails with st; AUTO falls back to the model as it is */
+            if (mode == NPU_BATCH_PLUGIN)
+                return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b,
+                                 why);
+        }
+        /* one copy of the AUTO fallback for the three reasons (why) */
+        npu__auto_fallback(d->ctx, &plan, why);
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, why);
     }
-    if (!plan.plugin_ok) {
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        goto fallback;   /* why is plan.why */
+    st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    if (st == NPU_ERR_COMPILE && plan.no_layout && strstr(plan.why, "dynamic dim") != NULL) {
+        /* the compile's message, cut to 300 bytes, then why npu left the batch */
+        npu__fail_cut(d->ctx, 300);
+        npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, src->ops->layout_fix);
+        return npu__fail_end(d->ctx, st);
     }
-    st = npu__src_batch_one(src, &saved);
-    if (st != NPU_OK) {
-        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
-        st = NPU_ERR_UNSUPPORTED;
-        goto refused;
-    }
-    plugin.mode = NPU_BATCH_PLUGIN;
-    plugin.original = plan.n;
-    plugin.compiled = 1;
-    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
-             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
-    npu__src_batch_restore(src, d->ctx, saved);
-    if (st == NPU_OK) {
-        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
-                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
-                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-        return NPU_OK;
-    }
-    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
-refused:   /* PLUGIN fails with st; AUTO falls back to the model as it is */
-    if (mode == NPU_BATCH_PLUGIN)
-        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
-fallback:  /* one copy of the AUTO fallback for the three reasons (why) */
-    npu__auto_fallback(d->ctx, &plan, why);
-    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
-             b, why);
-    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    return st;
 }
 
 static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
