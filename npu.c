@@ -9984,18 +9984,6 @@ static int npu__io_desc(const npu__io_list *l, uint32_t i, npu_tensor_desc *d)
     return l->get != NULL && i < l->count && l->get(l->src, i, d) == NPU_OK;
 }
 
-/* Opens I/O list `kind` ("input"/"output"): --inputs_precisions=" and the
- * like, after a space unless it is the first thing written (*at: 0 nothing
- * written yet, 1 a list written, 2 inside --config). */
-static void npu__flags_io_open(npu__sink *s, const char *kind, int layouts, int *at)
-{
-    if (*at != 0) npu__sink_str(s, " ");
-    *at = 1;
-    npu__sink_str(s, "--");
-    npu__sink_str(s, kind);
-    npu__sink_str(s, layouts ? "s_layouts=\"" : "s_precisions=\"");
-}
-
 /* Why `name` cannot be written into the build flags by name, or NULL. The
  * compiler splits the flags into sections at "--inputs_precisions",
  * "--config" and the like, takes a list between the first and the last '"',
@@ -10059,13 +10047,13 @@ static npu_status npu__extra_config_check(const npu_device *d, const char *cfg)
     return NPU_OK;
 }
 
-/* Opens the next --config key (--config itself before the first; see
- * npu__flags_io_open for *at). */
-static void npu__cfg_open(npu__sink *s, int *at)
+/* Opens the next --config key (--config itself before the first: *in_config
+ * 0; the four I/O lists are always written before it). */
+static void npu__cfg_open(npu__sink *s, int *in_config)
 {
-    if (*at != 2) npu__sink_str(s, *at == 0 ? "--config" : " --config");
+    if (!*in_config) npu__sink_str(s, " --config");
     npu__sink_str(s, " ");
-    *at = 2;
+    *in_config = 1;
 }
 
 /* Whether --config key `which` goes to this compiler: asked through
@@ -10074,7 +10062,7 @@ static void npu__cfg_open(npu__sink *s, int *at)
  * writing pass. This is OpenVINO's rule: unsupported options are removed,
  * never sent (an unknown key fails the whole compile). When it goes, writes
  * its start, KEY="; the caller writes the value and the closing '"'. */
-static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int *at)
+static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int *in_config)
 {
     static const uint32_t since[5] = {0, 0, NPU__ZE_VERSION(7, 21), NPU__ZE_VERSION(5, 4), NPU__ZE_VERSION(5, 7)};
     char key[64];
@@ -10087,7 +10075,7 @@ static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int
                      (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
         return 0;
     }
-    npu__cfg_open(s, at);
+    npu__cfg_open(s, in_config);
     npu__sink_str(s, key);
     npu__sink_str(s, "=\"");
     return 1;
@@ -10111,17 +10099,20 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
                                        "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH", "YES", "",
                                        "optimization-level="};
     static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, 1, UINT32_MAX, 3};
-    int at = 0, k;
+    /* The four I/O lists' openings (the first starts the flags). */
+    static const char *const list_open[4] = {"--inputs_precisions=\"", " --inputs_layouts=\"",
+                                             " --outputs_precisions=\"", " --outputs_layouts=\""};
+    int in_config = 0, k;
     for (k = 0; k < 4; k++) {
         const npu__io_list *l = k < 2 ? in : outl;
-        const char *kind = k < 2 ? "input" : "output";
+        NPU__MSG_ONLY(const char *kind = k < 2 ? "input" : "output";)
         int layouts = k & 1;
         /* A caller-made payload has no descriptions: its layout list stays
          * empty and only overridden precisions are listed. The compiler
          * requires all four lists, even empty (vcl_common.cpp
          * prepareBuildFlags: "Mandatory ioInfo options are missing!"). */
         uint32_t i, n = l->get ? l->count : l->n_overrides, written = 0;
-        npu__flags_io_open(s, kind, layouts, &at);
+        npu__sink_str(s, list_open[k]);
         for (i = 0; i < n; i++) {
             npu_tensor_desc desc;
             npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
@@ -10166,7 +10157,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
         npu__sink_str(s, "\"");
     }
     if (in->layout_b && d->serializer_key != NPU__SER_NONE) {
-        npu__cfg_open(s, &at);
+        npu__cfg_open(s, &in_config);
         npu__sink_str(s, d->serializer_key == NPU__SER_USE_BASE ? "NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
                                                                 : "NPU_MODEL_SERIALIZER_VERSION=\"NO_WEIGHTS_COPY\"");
     }
@@ -10179,7 +10170,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
         /* each one's text (read only when its value is in range) */
         const uint32_t at_text[5] = {v[0], 3 + v[1] + (d->caps.legacy_priority ? 4u : 0u), 11, 12, 13};
         for (k = 0; k < 5; k++) {
-            if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &at)) continue;
+            if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &in_config)) continue;
             npu__sink_str(s, text[at_text[k]]);
             if (k >= NPU__CFG_TILES) npu__sink_u64_dec(s, v[k] - (k == NPU__CFG_MODE_PARAMS));
             npu__sink_str(s, "\"");
@@ -10190,7 +10181,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
             npu_status st = npu__extra_config_check(d, o->extra_config);
             if (st != NPU_OK) return st;
         }
-        npu__cfg_open(s, &at);
+        npu__cfg_open(s, &in_config);
         npu__sink_str(s, o->extra_config);
     }
     return NPU_OK;
