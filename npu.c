@@ -9566,8 +9566,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
         md->stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA;
         r = d->g->pfnGraphGetArgumentMetadata(m->graph, index, md);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGraphGetArgumentMetadata", r);
+        /* (of the tensor names only the first is read) */
         md->friendly_name[sizeof md->friendly_name - 1] = '\0';
-        for (k = 0; k < 32; k++) md->tensor_names[k][255] = '\0';
+        md->tensor_names[0][255] = '\0';
         have_md = 1;
     }
 
@@ -10991,8 +10992,8 @@ static void npu__sink_batch(npu__sink *s, int64_t n)
         npu__sink_i64_dec(s, n);
 }
 
-/* npu__sink_batch into buf (cap >= 24: exact). */
-static void npu__batch_text(int64_t n, char *buf, size_t cap)
+/* npu__sink_batch into buf (cap >= 24: exact); for messages only. */
+static NPU__MAYBE_UNUSED void npu__batch_text(int64_t n, char *buf, size_t cap)
 {
     npu__sink s;
     npu__sink_init(&s, buf, cap - 1);
@@ -13552,12 +13553,11 @@ static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, c
 static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
 {
     NPU__MSG_UNUSED(s);
-    char b[24];
-    NPU__MSG_ONLY(int layout = strstr(p->why, "layout naming N") != NULL;)
+    NPU__MSG_ONLY(char b[24]; int layout = strstr(p->why, "layout naming N") != NULL;)
     if (p->no_layout)
         return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
                          p->why, s->ops->layout_fix);
-    npu__batch_text(p->n, b, sizeof b);
+    NPU__MSG_ONLY(npu__batch_text(p->n, b, sizeof b);)
     return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
                      p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
 }
@@ -13565,8 +13565,8 @@ static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s,
 static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
 {
     NPU__MSG_UNUSED(why);
-    char b[24];
-    npu__batch_text(p->n, b, sizeof b);
+    NPU__MSG_UNUSED(p);
+    NPU__MSG_ONLY(char b[24]; npu__batch_text(p->n, b, sizeof b);)
     npu__log(ctx, NPU_LOG_INFO,
              "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
              "(COMPILER)",
@@ -13586,12 +13586,16 @@ static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const np
     return st;
 }
 
+#ifndef NPU_NO_MESSAGES
 /* why = prefix + the context's last error (cut to fit). */
 static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
 {
     size_t n = npu__strlcpy(why, prefix, cap);
     if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
 }
+#else
+#define npu__why_with_error(why, cap, prefix, ctx) NPU__UNUSED(prefix)   /* why: for the messages only */
+#endif
 
 static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                    const npu_compile_options *o, npu_model **out)
@@ -13600,7 +13604,8 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu__batch_plan plan;
     npu__form as_is, plugin;
     int64_t saved = 0;
-    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
+    NPU__MSG_ONLY(char b[24];)   /* the batch, for the messages */
+    char reason[NPU_BATCH_REASON_MAX];   /* the info's batch_reason */
     char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
     const char *prefix;     /* of why: the step of PLUGIN that failed */
     npu_status st;
@@ -13613,7 +13618,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
     as_is.original = plan.n;
     as_is.compiled = 0;
-    npu__batch_text(plan.n, b, sizeof b);
+    NPU__MSG_ONLY(npu__batch_text(plan.n, b, sizeof b);)
     /* Each way but a PLUGIN that succeeds ends in the model as it is (below),
      * with its reason. */
     if (plan.no_layout) {
