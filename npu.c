@@ -10380,9 +10380,10 @@ NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, 
  * only where the compiler has a serializer option to be told so (checked at
  * device open), and never for IR v10 (OpenVINO's
  * determineModelSerializerVersion forces the copying layout below IR 11);
- * otherwise A, with the reason logged unless quiet. */
-static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compile_options *o, uint32_t ir_version,
-                                           int quiet)
+ * otherwise A, with the reason logged unless quiet. (Not inlined: gcc copied
+ * it into each caller, once per o NULL or not.) */
+NPU__NOINLINE static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compile_options *o,
+                                                         uint32_t ir_version, int quiet)
 {
     npu_payload_layout want = (o != NULL && o->payload_layout != NPU_PAYLOAD_DEFAULT) ? o->payload_layout
                                                                                       : NPU_PAYLOAD_NO_WEIGHTS_COPY;
