@@ -10275,33 +10275,34 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
                                const npu__model_src *src, npu_model **out)
 {
     npu__create_args c;
+    int driver_cache = 1;   /* the driver's compile cache may serve this compile */
     memset(&c, 0, sizeof c);
     c.format = NPU__ZE_GRAPH_FORMAT_NGRAPH_LITE;
     c.input = payload;
     c.size = size;
     c.flags_text = flags;
-    /* Our cache replaces the driver's (OpenVINO does the same with CACHE_DIR). */
-    c.flags = (o != NULL && (o->disable_driver_cache || o->cache_dir != NULL)) ? NPU__ZE_GRAPH_FLAG_DISABLE_CACHING
-                                                                                : 0u;
-    if (layout_b && c.flags == 0) {
-        if (src != NULL && d->caps.input_hash) {
-            c.has_hash = 1;
-            c.hash = npu__input_hash(payload, size, flags, src);
-        } else {
-            c.flags = NPU__ZE_GRAPH_FLAG_DISABLE_CACHING;
-            npu__log(d->ctx, NPU_LOG_DEBUG, "compile: layout B %s: the driver's compile cache is disabled",
-                     src == NULL ? "payload of unknown weights" : "before graph extension 1.14");
-        }
-    }
     c.transient_mark = mark;
     if (o != NULL) {
+        /* Our cache replaces the driver's (OpenVINO does the same with CACHE_DIR). */
+        driver_cache = !o->disable_driver_cache && o->cache_dir == NULL;
         c.priority = o->priority;
         c.turbo = o->turbo;
         c.profiled = o->profiled_requests;
         c.workload = (uint32_t)o->workload_type;
-        if (c.profiled) c.flags |= NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
+        if (c.profiled) c.flags = NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
         if (c.profiled || c.workload) c.controls = npu__model_controls;
     }
+    if (layout_b && driver_cache) {
+        if (src != NULL && d->caps.input_hash) {
+            c.has_hash = 1;
+            c.hash = npu__input_hash(payload, size, flags, src);
+        } else {
+            driver_cache = 0;
+            npu__log(d->ctx, NPU_LOG_DEBUG, "compile: layout B %s: the driver's compile cache is disabled",
+                     src == NULL ? "payload of unknown weights" : "before graph extension 1.14");
+        }
+    }
+    if (!driver_cache) c.flags |= NPU__ZE_GRAPH_FLAG_DISABLE_CACHING;
     return npu__model_create(d, arena, &c, out);
 }
 
