@@ -9976,15 +9976,6 @@ typedef struct npu__io_list {
     int converts;         /* inputs list only: the payload converts the overrides */
 } npu__io_list;
 
-/* Description i of list l into *d, zeroed first (name "" while it has none):
- * 1 when l has descriptions and i is one it can give, else 0. */
-static int npu__io_desc(const npu__io_list *l, uint32_t i, npu_tensor_desc *d)
-{
-    memset(d, 0, sizeof *d);
-    d->name = "";
-    return l->get != NULL && i < l->count && l->get(l->src, i, d) == NPU_OK;
-}
-
 /* Why `name` cannot be written into the build flags by name, or NULL. The
  * compiler splits the flags into sections at "--inputs_precisions",
  * "--config" and the like, takes a list between the first and the last '"',
@@ -10117,10 +10108,13 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
         for (i = 0; i < n; i++) {
             npu_tensor_desc desc;
             npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
-            int have = npu__io_desc(l, i, &desc);
             const char *why;
+            /* description i (zeroed, name "", for a payload's list): one the
+             * list cannot give is left out */
+            memset(&desc, 0, sizeof desc);
+            desc.name = "";
             if (l->get) {
-                if (!have) continue;
+                if (l->get(l->src, i, &desc) != NPU_OK) continue;
                 if (!npu__type_valid(t)) t = desc.type;
             }
             if (!layouts && !npu__type_valid(t)) continue;
