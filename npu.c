@@ -10922,13 +10922,13 @@ static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_s
     void *payload;
     uint64_t t0;
     npu_status st;
+    npu__src_lists(src, o, &in, &outl, &n_args);
     memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), arena == NULL);
+    po.layout = npu__pick_layout(d, o, in.ir_version, arena == NULL);
     po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
     po.compiler_version = d->compiler_version;
     st = npu__src_payload(src, &po, o, NULL, 0, &psize);
     if (st != NPU_OK) return st;
-    npu__src_lists(src, o, &in, &outl, &n_args);
     in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     if (arena == NULL) {
         npu__sink_init(&s, NULL, 0);
