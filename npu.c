@@ -11030,20 +11030,39 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     n_out = s->ops->count(s->src, 1);
     n_states = s->ops->count(s->src, 2);
     if (s->ops->batch_rewrite != NULL) rewrite = s->ops->batch_rewrite(s->src);
-    for (i = 0; i < n_in; i++) {
+    /* The inputs, then the outputs (i >= n_in). An input's reasons are kept
+     * apart (the first of each kind); an output's go to p->why, where the
+     * first failing output's stays (unless the inputs' batches differ). */
+    for (i = 0; i < n_in + n_out; i++) {
+        int output = i >= n_in;
+        NPU__MSG_ONLY(const char *kind = output ? "output" : "input";)
+        char *why_n = output ? p->why : why_missing, *why_ax = output ? p->why : why_axis;
+        size_t cap_n = output ? sizeof p->why : sizeof why_missing, cap_ax = output ? sizeof p->why : sizeof why_axis;
         int64_t v, decl;
-        if (npu__src_io(s, 0, i, &d, &axis, &has_n) != NPU_OK) continue;
+        if (npu__src_io(s, output, output ? i - n_in : i, &d, &axis, &has_n) != NPU_OK) continue;
         if (!has_n) {
-            if (why_missing[0] == '\0')
-                npu__textf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
+            if (why_n[0] == '\0')
+                npu__textf(why_n, cap_n, "%s '%.60s' has no layout naming N%s%s%s", kind, d.name,
                          d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
-            for (k = 0; k < d.shape.rank && why_dynamic[0] == '\0'; k++)
+            for (k = 0; !output && k < d.shape.rank && why_dynamic[0] == '\0'; k++)
                 if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
                     npu__textf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
                              "no layout naming N", d.name, (unsigned)k);
             continue;
         }
+        if (axis != 0 && why_ax[0] == '\0')
+            npu__textf(why_ax, cap_ax, "%s '%.60s' has its batch on axis %u (layout %s); debatching needs the "
+                     "outermost axis", kind, d.name, (unsigned)axis, d.layout);
         decl = d.shape.dims[axis];
+        if (output) {
+            /* (its batch compared with the first input's) */
+            if (decl != declared && p->why[0] == '\0') {
+                NPU__MSG_ONLY(npu__batch_text(decl, b, sizeof b); npu__batch_text(declared, a, sizeof a);)
+                npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name,
+                         b, a);
+            }
+            continue;
+        }
         v = rewrite > 0 ? rewrite : decl;
         if (!found) {
             found = 1;
@@ -11057,10 +11076,6 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
                      a, d.name, b);
         }
         if (shown == 1 && v != 1) shown = v;
-        if (axis != 0 && why_axis[0] == '\0')
-            npu__textf(why_axis, sizeof why_axis,
-                     "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
-                     (unsigned)axis, d.layout);
     }
     if (!found) {
         p->no_layout = 1;
@@ -11072,6 +11087,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     p->batched = mismatch || n != 1;
     if (!p->batched) {
         p->n = 1;
+        p->why[0] = '\0';   /* (an output's reason does not matter) */
         return;
     }
     if (mismatch) return;
@@ -11087,26 +11103,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         npu__strlcpy(p->why, why_axis, sizeof p->why);
         return;
     }
-    for (i = 0; i < n_out; i++) {
-        if (npu__src_io(s, 1, i, &d, &axis, &has_n) != NPU_OK) continue;
-        if (!has_n) {
-            npu__textf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
-                     d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
-            return;
-        }
-        if (axis != 0) {
-            npu__textf(p->why, sizeof p->why,
-                     "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
-                     d.name, (unsigned)axis, d.layout);
-            return;
-        }
-        if (d.shape.dims[0] != declared) {
-            NPU__MSG_ONLY(npu__batch_text(d.shape.dims[0], b, sizeof b); npu__batch_text(declared, a, sizeof a);)
-            npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
-            return;
-        }
-    }
-    p->plugin_ok = 1;
+    p->plugin_ok = p->why[0] == '\0';   /* no output's reason */
 }
 
 /* Sets the source to batch 1 for PLUGIN (*saved: what to restore). */
