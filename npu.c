@@ -9728,11 +9728,9 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
 }
 
 typedef struct npu__create_args {
-    uint32_t format;
-    const void *input;
-    size_t size;
-    const char *flags_text;   /* NULL for NATIVE */
-    uint32_t flags;
+    /* The driver's descriptor: format, inputSize, pInput, pBuildFlags (NULL
+     * for NATIVE) and flags; npu__graph_create sets stype and pNext. */
+    npu__ze_graph_desc_2 desc;
     npu_priority priority;
     int turbo;
     size_t transient_mark;    /* rewind here after create (payload/flags in arena) */
@@ -9793,13 +9791,9 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     int native;
 
     *graph = NULL;
-    memset(&desc2, 0, sizeof desc2);
+    desc2 = c->desc;
     desc2.stype = NPU__ZE_STYPE_GRAPH_DESC_2;
-    desc2.format = c->format;
-    desc2.inputSize = c->size;
-    desc2.pInput = (const uint8_t *)c->input;
-    desc2.pBuildFlags = c->flags_text;
-    desc2.flags = c->flags;
+    desc2.pNext = NULL;
     if (c->has_hash) {
         memset(&ih, 0, sizeof ih);
         ih.stype = NPU__ZE_STYPE_GRAPH_INPUT_HASH;
@@ -9828,7 +9822,7 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     *graph = NULL;
     /* an import (a blob): FORMAT or DRIVER; a compile: COMPILE, and the
      * build log even when empty */
-    native = c->format == NPU__ZE_GRAPH_FORMAT_NATIVE;
+    native = c->desc.format == NPU__ZE_GRAPH_FORMAT_NATIVE;
     st = !native ? NPU_ERR_COMPILE : r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
     npu__fail_begin(ctx, st, native ? "import: %s failed: ze_result_t 0x%08x"
                                     : "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
@@ -10271,10 +10265,10 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
     npu__create_args c;
     int driver_cache = 1;   /* the driver's compile cache may serve this compile */
     memset(&c, 0, sizeof c);
-    c.format = NPU__ZE_GRAPH_FORMAT_NGRAPH_LITE;
-    c.input = payload;
-    c.size = size;
-    c.flags_text = flags;
+    c.desc.format = NPU__ZE_GRAPH_FORMAT_NGRAPH_LITE;
+    c.desc.pInput = (const uint8_t *)payload;
+    c.desc.inputSize = size;
+    c.desc.pBuildFlags = flags;
     c.transient_mark = mark;
     if (o != NULL) {
         /* Our cache replaces the driver's (OpenVINO does the same with CACHE_DIR). */
@@ -10283,7 +10277,7 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
         c.turbo = o->turbo;
         c.profiled = o->profiled_requests;
         c.workload = (uint32_t)o->workload_type;
-        if (c.profiled) c.flags = NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
+        if (c.profiled) c.desc.flags = NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
         if (c.profiled || c.workload) c.controls = npu__model_controls;
     }
     if (layout_b && driver_cache) {
@@ -10296,7 +10290,7 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
                      src == NULL ? "payload of unknown weights" : "before graph extension 1.14");
         }
     }
-    if (!driver_cache) c.flags |= NPU__ZE_GRAPH_FLAG_DISABLE_CACHING;
+    if (!driver_cache) c.desc.flags |= NPU__ZE_GRAPH_FLAG_DISABLE_CACHING;
     return npu__model_create(d, arena, &c, out);
 }
 
@@ -10458,9 +10452,9 @@ static npu_status npu__import_prepare(npu_device *d, const void *blob, size_t si
     if (st != NPU_OK) return st;   /* FORMAT (malformed tail) or UNSUPPORTED (encrypted, ...) */
     /* The parser guarantees 0 < meta->blob_size <= size. */
     memset(c, 0, sizeof *c);
-    c->format = NPU__ZE_GRAPH_FORMAT_NATIVE;
-    c->input = blob;
-    c->size = (size_t)meta->blob_size;
+    c->desc.format = NPU__ZE_GRAPH_FORMAT_NATIVE;
+    c->desc.pInput = (const uint8_t *)blob;
+    c->desc.inputSize = (size_t)meta->blob_size;
     c->priority = opts ? opts->priority : NPU_PRIORITY_DEFAULT;
     c->turbo = opts ? opts->turbo : 0;
     return NPU_OK;
@@ -10482,9 +10476,9 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     if (st != NPU_OK) return st;
     c.transient_mark = arena->used;
     if (persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
-        (c.size % 4096u) == 0)
-        c.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
-    *persistent = (c.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
+        (c.desc.inputSize % 4096u) == 0)
+        c.desc.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
+    *persistent = (c.desc.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
     st = npu__model_create(d, arena, &c, &m);
     if (st != NPU_OK) return st;
     {
