@@ -9638,7 +9638,7 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
 {
     npu_device *d = m->dev;
     npu__ze_graph_properties_2 gp;
-    uint32_t i, j, n, k;
+    uint32_t i, j, n, k, kind;
     npu_status st;
     ze_result_t r;
 
@@ -9669,40 +9669,42 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         npu_arena_rewind(arena, smark);
         if (st != NPU_OK) return st;
     }
-    /* order: inputs, outputs, then (in, out) per state. */
-    k = 0;
-    for (j = NPU__ARG_INPUT; j <= NPU__ARG_OUTPUT; j++) {
-        for (i = 0; i < n; i++)
-            if (m->args[i].kind == j) m->order[k++] = i;
-        if (j == NPU__ARG_INPUT) m->n_inputs = k;
-    }
-    m->n_outputs = k - m->n_inputs;
-    /* The argument table comes from the blob: names may repeat and counts may
+    /* order: inputs, outputs, then (in, out) per state: one pass per kind.
+     * The argument table comes from the blob: names may repeat and counts may
      * not match. Every state input pairs with exactly one assign output of its
      * name, no name is used by two state inputs, and no slot past n is written.
      * (pair is UINT32_MAX from npu__model_read_arg.) */
-    for (i = 0; i < n; i++) {
-        npu__arg *in = &m->args[i];
-        if (in->kind != NPU__ARG_STATE_IN) continue;
-        j = npu__find_arg(m, NPU__ARG_STATE_IN, in->name, i);
-        if (j < i)
-            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
-                             "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
-        j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
-        if (j == n)
-            return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
-                             in->name, NPU__ASSIGN_PREFIX, in->name);
-        if (m->args[j].pair != UINT32_MAX || k + 2 > n)
-            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': assign output %u is paired twice",
-                             in->name, (unsigned)j);
-        if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
-            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
-                             in->name);
-        in->pair = j;
-        m->args[j].pair = i;
-        m->order[k++] = i;
-        m->order[k++] = j;
-        m->n_states++;
+    k = 0;
+    for (kind = NPU__ARG_INPUT; kind <= NPU__ARG_STATE_IN; kind++) {
+        for (i = 0; i < n; i++) {
+            npu__arg *in = &m->args[i];
+            if (in->kind != kind) continue;
+            if (kind != NPU__ARG_STATE_IN) {
+                m->order[k++] = i;
+                continue;
+            }
+            j = npu__find_arg(m, NPU__ARG_STATE_IN, in->name, i);
+            if (j < i)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
+                                 "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
+            j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
+            if (j == n)
+                return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
+                                 in->name, NPU__ASSIGN_PREFIX, in->name);
+            if (m->args[j].pair != UINT32_MAX || k + 2 > n)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': assign output %u is paired twice",
+                                 in->name, (unsigned)j);
+            if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
+                                 in->name);
+            in->pair = j;
+            m->args[j].pair = i;
+            m->order[k++] = i;
+            m->order[k++] = j;
+            m->n_states++;
+        }
+        if (kind == NPU__ARG_INPUT) m->n_inputs = k;
+        if (kind == NPU__ARG_OUTPUT) m->n_outputs = k - m->n_inputs;
     }
     if (k != n) {
         for (i = 0; i < n && !(m->args[i].kind == NPU__ARG_STATE_OUT && m->args[i].pair == UINT32_MAX); i++) {}
