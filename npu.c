@@ -10904,10 +10904,10 @@ static size_t npu__plain_need(uint64_t psize, size_t flags_len, uint32_t n_args)
  * compile and for the cache (section 14, which stores the payload's size,
  * *payload_bytes if not NULL; npu__pick_layout logs nothing then). Else the
  * compile: payload and build flags transiently in the arena, then the model
- * into *out; *compile_ns gets the time of the driver call. The caller has
- * checked the arguments. */
+ * into *out, its info.compile_ns the time of the driver call. The caller
+ * has checked the arguments. */
 static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_src *src, const npu_compile_options *o,
-                             size_t *bytes, uint64_t *payload_bytes, uint64_t *compile_ns, npu_model **out)
+                             size_t *bytes, uint64_t *payload_bytes, npu_model **out)
 {
     npu_payload_options po;
     npu__io_list in, outl;
@@ -10947,16 +10947,17 @@ static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_s
              po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
     t0 = npu__now_ns();
     st = npu__compile(d, arena, payload, psize, flags, o, mark, in.layout_b, src, out);
-    *compile_ns = npu__now_ns() - t0;
-    if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
-    return st;
+    if (st != NPU_OK) return st;
+    (*out)->info.compile_ns = npu__now_ns() - t0;
+    npu__model_source_layouts(*out, &in, &outl);
+    return NPU_OK;
 }
 
 /* npu__plain's size query (section 14's name for it). */
 static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
                                   size_t *bytes, uint64_t *payload_bytes)
 {
-    return npu__plain(d, NULL, src, o, bytes, payload_bytes, NULL, NULL);
+    return npu__plain(d, NULL, src, o, bytes, payload_bytes, NULL);
 }
 
 /* What analysing the model's inputs and outputs found. */
@@ -11120,13 +11121,12 @@ static void npu__src_batch_restore(const npu__model_src *s, npu_context *ctx, in
 static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                     const npu_compile_options *o, const npu__form *form, npu_model **out)
 {
-    uint64_t compile_ns = 0;
     npu_status st;
     npu_model *m = NULL;
     size_t mark = arena->used;
 
     *out = NULL;
-    st = npu__plain(d, arena, src, o, NULL, NULL, &compile_ns, &m);
+    st = npu__plain(d, arena, src, o, NULL, NULL, &m);   /* (with info.compile_ns) */
     if (st != NPU_OK) return st;
     if (form->mode == NPU_BATCH_PLUGIN) {
         st = form->original > (int64_t)NPU__MAX_BATCH
@@ -11141,7 +11141,6 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
     }
     m->info.batch_mode = form->mode;
     m->info.original_batch = form->original;
-    m->info.compile_ns = compile_ns;
     *out = m;
     return NPU_OK;
 }
