@@ -9586,7 +9586,10 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
                                        NPU__ZE_STYPE_GRAPH_ARGUMENT_PROPERTIES_3};
     static const char *const fns[3] = {"pfnGetArgumentProperties", "pfnGetArgumentProperties2",
                                        "pfnGetArgumentProperties3"};
+    static const char *const state_prefix[2] = {NPU__READ_VALUE_PREFIX, NPU__ASSIGN_PREFIX};
+    static const uint8_t state_len[2] = {sizeof NPU__READ_VALUE_PREFIX - 1, sizeof NPU__ASSIGN_PREFIX - 1};
     const char *display;
+    uint32_t out;
     npu_type t;
     ze_result_t r;
 
@@ -9598,14 +9601,19 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, fns[pv - 1], r);
     p->name[sizeof p->name - 1] = '\0';
     npu__strlcpy(a->ze_name, p->name, sizeof a->ze_name);
-    a->kind = p->type == 1 ? NPU__ARG_OUTPUT : NPU__ARG_INPUT;
-    if (strncmp(p->name, NPU__READ_VALUE_PREFIX, sizeof NPU__READ_VALUE_PREFIX - 1) == 0 && p->type == 0)
-        a->kind = NPU__ARG_STATE_IN;
-    else if (strncmp(p->name, NPU__ASSIGN_PREFIX, sizeof NPU__ASSIGN_PREFIX - 1) == 0 && p->type == 1)
-        a->kind = NPU__ARG_STATE_OUT;
-    else if (strncmp(p->name, "vpux_", 5) == 0)
+    /* An input (type 0) named read_value_<id> or an output (type 1) named
+     * assign_<id> is a state's half, shown as <id>; any other "vpux_" name is
+     * the driver's own. */
+    out = p->type == 1;
+    a->kind = out ? NPU__ARG_OUTPUT : NPU__ARG_INPUT;
+    display = p->name;
+    if (p->type <= 1 && strncmp(p->name, state_prefix[out], state_len[out]) == 0) {
+        a->kind = NPU__ARG_STATE_IN + out;
+        display = p->name + state_len[out];
+    } else if (strncmp(p->name, "vpux_", 5) == 0) {
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: argument %u '%s' is a driver-internal "
                          "argument this runtime does not handle", (unsigned)index, p->name);
+    }
 
     /* Metadata (ext >= 1.6, as OpenVINO), not for state arguments. */
     if (d->caps.arg_metadata && a->kind < NPU__ARG_STATE_IN) {
@@ -9613,8 +9621,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
         md->stype = NPU__ZE_STYPE_GRAPH_ARGUMENT_METADATA;
         r = d->g->pfnGraphGetArgumentMetadata(m->graph, index, md);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGraphGetArgumentMetadata", r);
+        /* (of the tensor names only the first is read) */
         md->friendly_name[sizeof md->friendly_name - 1] = '\0';
-        for (k = 0; k < 32; k++) md->tensor_names[k][255] = '\0';
+        md->tensor_names[0][255] = '\0';
         have_md = 1;
     }
 
@@ -9654,12 +9663,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     a->batch_axis = 0;
 
     /* Caller-facing name: the first tensor name, else the friendly name, else
-     * the driver's argument name. States: the variable id. */
-    display = p->name;
-    if (a->kind == NPU__ARG_STATE_IN) {
-        display = p->name + sizeof NPU__READ_VALUE_PREFIX - 1;
-    } else if (a->kind == NPU__ARG_STATE_OUT) {
-        display = p->name + sizeof NPU__ASSIGN_PREFIX - 1;
+     * the driver's argument name. States: the variable id (set above). */
+    if (a->kind >= NPU__ARG_STATE_IN) {
+        /* (display is the variable id already) */
     } else if (pv == 3 && p->associated_tensor_names_count > 0) {
         p->associated_tensor_names[0][255] = '\0';
         display = p->associated_tensor_names[0];
@@ -9687,7 +9693,7 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
 {
     npu_device *d = m->dev;
     npu__ze_graph_properties_2 gp;
-    uint32_t i, j, n, k;
+    uint32_t i, j, n, k, kind;
     npu_status st;
     ze_result_t r;
 
@@ -9718,40 +9724,42 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
         npu_arena_rewind(arena, smark);
         if (st != NPU_OK) return st;
     }
-    /* order: inputs, outputs, then (in, out) per state. */
-    k = 0;
-    for (j = NPU__ARG_INPUT; j <= NPU__ARG_OUTPUT; j++) {
-        for (i = 0; i < n; i++)
-            if (m->args[i].kind == j) m->order[k++] = i;
-        if (j == NPU__ARG_INPUT) m->n_inputs = k;
-    }
-    m->n_outputs = k - m->n_inputs;
-    /* The argument table comes from the blob: names may repeat and counts may
+    /* order: inputs, outputs, then (in, out) per state: one pass per kind.
+     * The argument table comes from the blob: names may repeat and counts may
      * not match. Every state input pairs with exactly one assign output of its
      * name, no name is used by two state inputs, and no slot past n is written.
      * (pair is UINT32_MAX from npu__model_read_arg.) */
-    for (i = 0; i < n; i++) {
-        npu__arg *in = &m->args[i];
-        if (in->kind != NPU__ARG_STATE_IN) continue;
-        j = npu__find_arg(m, NPU__ARG_STATE_IN, in->name, i);
-        if (j < i)
-            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
-                             "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
-        j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
-        if (j == n)
-            return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
-                             in->name, NPU__ASSIGN_PREFIX, in->name);
-        if (m->args[j].pair != UINT32_MAX || k + 2 > n)
-            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': assign output %u is paired twice",
-                             in->name, (unsigned)j);
-        if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
-            return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
-                             in->name);
-        in->pair = j;
-        m->args[j].pair = i;
-        m->order[k++] = i;
-        m->order[k++] = j;
-        m->n_states++;
+    k = 0;
+    for (kind = NPU__ARG_INPUT; kind <= NPU__ARG_STATE_IN; kind++) {
+        for (i = 0; i < n; i++) {
+            npu__arg *in = &m->args[i];
+            if (in->kind != kind) continue;
+            if (kind != NPU__ARG_STATE_IN) {
+                m->order[k++] = i;
+                continue;
+            }
+            j = npu__find_arg(m, NPU__ARG_STATE_IN, in->name, i);
+            if (j < i)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
+                                 "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
+            j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
+            if (j == n)
+                return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
+                                 in->name, NPU__ASSIGN_PREFIX, in->name);
+            if (m->args[j].pair != UINT32_MAX || k + 2 > n)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': assign output %u is paired twice",
+                                 in->name, (unsigned)j);
+            if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
+                                 in->name);
+            in->pair = j;
+            m->args[j].pair = i;
+            m->order[k++] = i;
+            m->order[k++] = j;
+            m->n_states++;
+        }
+        if (kind == NPU__ARG_INPUT) m->n_inputs = k;
+        if (kind == NPU__ARG_OUTPUT) m->n_outputs = k - m->n_inputs;
     }
     if (k != n) {
         for (i = 0; i < n && !(m->args[i].kind == NPU__ARG_STATE_OUT && m->args[i].pair == UINT32_MAX); i++) {}
@@ -9759,7 +9767,9 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
                          "(first: '%s')", (unsigned)(n - k), i < n ? m->args[i].name : "?");
     }
 
-    /* Initialization. */
+    /* Initialization: the stages the graph asks for (before graph extension
+     * 1.8, through a command list only). */
+    gp.initStageRequired = NPU__ZE_GRAPH_STAGE_COMMAND_LIST_INITIALIZE;
     if (d->caps.graph_init) {
         memset(&gp, 0, sizeof gp);
         gp.stype = NPU__ZE_STYPE_GRAPH_PROPERTIES_2;
@@ -9769,23 +9779,15 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
             r = d->g->pfnGraphInitialize(m->graph);
             if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(m->ctx, "pfnGraphInitialize", r);
         }
-        if (gp.initStageRequired & NPU__ZE_GRAPH_STAGE_COMMAND_LIST_INITIALIZE) {
-            st = npu__graph_init_cmdlist(m);
-            if (st != NPU_OK) return st;
-        }
-    } else {
-        st = npu__graph_init_cmdlist(m);
-        if (st != NPU_OK) return st;
     }
+    if (gp.initStageRequired & NPU__ZE_GRAPH_STAGE_COMMAND_LIST_INITIALIZE) return npu__graph_init_cmdlist(m);
     return NPU_OK;
 }
 
 typedef struct npu__create_args {
-    uint32_t format;
-    const void *input;
-    size_t size;
-    const char *flags_text;   /* NULL for NATIVE */
-    uint32_t flags;
+    /* The driver's descriptor: format, inputSize, pInput, pBuildFlags (NULL
+     * for NATIVE) and flags; npu__graph_create sets stype and pNext. */
+    npu__ze_graph_desc_2 desc;
     npu_priority priority;
     int turbo;
     size_t transient_mark;    /* rewind here after create (payload/flags in arena) */
@@ -9846,13 +9848,9 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     int native;
 
     *graph = NULL;
-    memset(&desc2, 0, sizeof desc2);
+    desc2 = c->desc;
     desc2.stype = NPU__ZE_STYPE_GRAPH_DESC_2;
-    desc2.format = c->format;
-    desc2.inputSize = c->size;
-    desc2.pInput = (const uint8_t *)c->input;
-    desc2.pBuildFlags = c->flags_text;
-    desc2.flags = c->flags;
+    desc2.pNext = NULL;
     if (c->has_hash) {
         memset(&ih, 0, sizeof ih);
         ih.stype = NPU__ZE_STYPE_GRAPH_INPUT_HASH;
@@ -9881,7 +9879,7 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     *graph = NULL;
     /* an import (a blob): FORMAT or DRIVER; a compile: COMPILE, and the
      * build log even when empty */
-    native = c->format == NPU__ZE_GRAPH_FORMAT_NATIVE;
+    native = c->desc.format == NPU__ZE_GRAPH_FORMAT_NATIVE;
     st = !native ? NPU_ERR_COMPILE : r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
     npu__fail_begin(ctx, st, native ? "import: %s failed: ze_result_t 0x%08x"
                                     : "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
@@ -10029,27 +10027,6 @@ typedef struct npu__io_list {
     int converts;         /* inputs list only: the payload converts the overrides */
 } npu__io_list;
 
-/* Description i of list l into *d, zeroed first (name "" while it has none):
- * 1 when l has descriptions and i is one it can give, else 0. */
-static int npu__io_desc(const npu__io_list *l, uint32_t i, npu_tensor_desc *d)
-{
-    memset(d, 0, sizeof *d);
-    d->name = "";
-    return l->get != NULL && i < l->count && l->get(l->src, i, d) == NPU_OK;
-}
-
-/* Opens I/O list `kind` ("input"/"output"): --inputs_precisions=" and the
- * like, after a space unless it is the first thing written (*at: 0 nothing
- * written yet, 1 a list written, 2 inside --config). */
-static void npu__flags_io_open(npu__sink *s, const char *kind, int layouts, int *at)
-{
-    if (*at != 0) npu__sink_str(s, " ");
-    *at = 1;
-    npu__sink_str(s, "--");
-    npu__sink_str(s, kind);
-    npu__sink_str(s, layouts ? "s_layouts=\"" : "s_precisions=\"");
-}
-
 /* Why `name` cannot be written into the build flags by name, or NULL. The
  * compiler splits the flags into sections at "--inputs_precisions",
  * "--config" and the like, takes a list between the first and the last '"',
@@ -10113,13 +10090,13 @@ static npu_status npu__extra_config_check(const npu_device *d, const char *cfg)
     return NPU_OK;
 }
 
-/* Opens the next --config key (--config itself before the first; see
- * npu__flags_io_open for *at). */
-static void npu__cfg_open(npu__sink *s, int *at)
+/* Opens the next --config key (--config itself before the first: *in_config
+ * 0; the four I/O lists are always written before it). */
+static void npu__cfg_open(npu__sink *s, int *in_config)
 {
-    if (*at != 2) npu__sink_str(s, *at == 0 ? "--config" : " --config");
+    if (!*in_config) npu__sink_str(s, " --config");
     npu__sink_str(s, " ");
-    *at = 2;
+    *in_config = 1;
 }
 
 /* Whether --config key `which` goes to this compiler: asked through
@@ -10128,7 +10105,7 @@ static void npu__cfg_open(npu__sink *s, int *at)
  * writing pass. This is OpenVINO's rule: unsupported options are removed,
  * never sent (an unknown key fails the whole compile). When it goes, writes
  * its start, KEY="; the caller writes the value and the closing '"'. */
-static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int *at)
+static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int *in_config)
 {
     static const uint32_t since[5] = {0, 0, NPU__ZE_VERSION(7, 21), NPU__ZE_VERSION(5, 4), NPU__ZE_VERSION(5, 7)};
     char key[64];
@@ -10141,7 +10118,7 @@ static int npu__cfg_begin(npu__sink *s, const npu_device *d, uint32_t which, int
                      (unsigned)(d->compiler_version >> 16), (unsigned)(d->compiler_version & 0xffffu), key);
         return 0;
     }
-    npu__cfg_open(s, at);
+    npu__cfg_open(s, in_config);
     npu__sink_str(s, key);
     npu__sink_str(s, "=\"");
     return 1;
@@ -10165,24 +10142,30 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
                                        "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH", "YES", "",
                                        "optimization-level="};
     static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, 1, UINT32_MAX, 3};
-    int at = 0, k;
+    /* The four I/O lists' openings (the first starts the flags). */
+    static const char *const list_open[4] = {"--inputs_precisions=\"", " --inputs_layouts=\"",
+                                             " --outputs_precisions=\"", " --outputs_layouts=\""};
+    int in_config = 0, k;
     for (k = 0; k < 4; k++) {
         const npu__io_list *l = k < 2 ? in : outl;
-        const char *kind = k < 2 ? "input" : "output";
+        NPU__MSG_ONLY(const char *kind = k < 2 ? "input" : "output";)
         int layouts = k & 1;
         /* A caller-made payload has no descriptions: its layout list stays
          * empty and only overridden precisions are listed. The compiler
          * requires all four lists, even empty (vcl_common.cpp
          * prepareBuildFlags: "Mandatory ioInfo options are missing!"). */
         uint32_t i, n = l->get ? l->count : l->n_overrides, written = 0;
-        npu__flags_io_open(s, kind, layouts, &at);
+        npu__sink_str(s, list_open[k]);
         for (i = 0; i < n; i++) {
             npu_tensor_desc desc;
             npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
-            int have = npu__io_desc(l, i, &desc);
             const char *why;
+            /* description i (zeroed, name "", for a payload's list): one the
+             * list cannot give is left out */
+            memset(&desc, 0, sizeof desc);
+            desc.name = "";
             if (l->get) {
-                if (!have) continue;
+                if (l->get(l->src, i, &desc) != NPU_OK) continue;
                 if (!npu__type_valid(t)) t = desc.type;
             }
             if (!layouts && !npu__type_valid(t)) continue;
@@ -10220,7 +10203,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
         npu__sink_str(s, "\"");
     }
     if (in->layout_b && d->serializer_key != NPU__SER_NONE) {
-        npu__cfg_open(s, &at);
+        npu__cfg_open(s, &in_config);
         npu__sink_str(s, d->serializer_key == NPU__SER_USE_BASE ? "NPU_USE_BASE_MODEL_SERIALIZER=\"NO\""
                                                                 : "NPU_MODEL_SERIALIZER_VERSION=\"NO_WEIGHTS_COPY\"");
     }
@@ -10233,7 +10216,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
         /* each one's text (read only when its value is in range) */
         const uint32_t at_text[5] = {v[0], 3 + v[1] + (d->caps.legacy_priority ? 4u : 0u), 11, 12, 13};
         for (k = 0; k < 5; k++) {
-            if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &at)) continue;
+            if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &in_config)) continue;
             npu__sink_str(s, text[at_text[k]]);
             if (k >= NPU__CFG_TILES) npu__sink_u64_dec(s, v[k] - (k == NPU__CFG_MODE_PARAMS));
             npu__sink_str(s, "\"");
@@ -10244,7 +10227,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
             npu_status st = npu__extra_config_check(d, o->extra_config);
             if (st != NPU_OK) return st;
         }
-        npu__cfg_open(s, &at);
+        npu__cfg_open(s, &in_config);
         npu__sink_str(s, o->extra_config);
     }
     return NPU_OK;
@@ -10337,33 +10320,34 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
                                const npu__model_src *src, npu_model **out)
 {
     npu__create_args c;
+    int driver_cache = 1;   /* the driver's compile cache may serve this compile */
     memset(&c, 0, sizeof c);
-    c.format = NPU__ZE_GRAPH_FORMAT_NGRAPH_LITE;
-    c.input = payload;
-    c.size = size;
-    c.flags_text = flags;
-    /* Our cache replaces the driver's (OpenVINO does the same with CACHE_DIR). */
-    c.flags = (o != NULL && (o->disable_driver_cache || o->cache_dir != NULL)) ? NPU__ZE_GRAPH_FLAG_DISABLE_CACHING
-                                                                                : 0u;
-    if (layout_b && c.flags == 0) {
-        if (src != NULL && d->caps.input_hash) {
-            c.has_hash = 1;
-            c.hash = npu__input_hash(payload, size, flags, src);
-        } else {
-            c.flags = NPU__ZE_GRAPH_FLAG_DISABLE_CACHING;
-            npu__log(d->ctx, NPU_LOG_DEBUG, "compile: layout B %s: the driver's compile cache is disabled",
-                     src == NULL ? "payload of unknown weights" : "before graph extension 1.14");
-        }
-    }
+    c.desc.format = NPU__ZE_GRAPH_FORMAT_NGRAPH_LITE;
+    c.desc.pInput = (const uint8_t *)payload;
+    c.desc.inputSize = size;
+    c.desc.pBuildFlags = flags;
     c.transient_mark = mark;
     if (o != NULL) {
+        /* Our cache replaces the driver's (OpenVINO does the same with CACHE_DIR). */
+        driver_cache = !o->disable_driver_cache && o->cache_dir == NULL;
         c.priority = o->priority;
         c.turbo = o->turbo;
         c.profiled = o->profiled_requests;
         c.workload = (uint32_t)o->workload_type;
-        if (c.profiled) c.flags |= NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
+        if (c.profiled) c.desc.flags = NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
         if (c.profiled || c.workload) c.controls = npu__model_controls;
     }
+    if (layout_b && driver_cache) {
+        if (src != NULL && d->caps.input_hash) {
+            c.has_hash = 1;
+            c.hash = npu__input_hash(payload, size, flags, src);
+        } else {
+            driver_cache = 0;
+            npu__log(d->ctx, NPU_LOG_DEBUG, "compile: layout B %s: the driver's compile cache is disabled",
+                     src == NULL ? "payload of unknown weights" : "before graph extension 1.14");
+        }
+    }
+    if (!driver_cache) c.desc.flags |= NPU__ZE_GRAPH_FLAG_DISABLE_CACHING;
     return npu__model_create(d, arena, &c, out);
 }
 
@@ -10442,9 +10426,10 @@ NPU_API npu_status npu_model_compile_payload(npu_device *dev, npu_arena *arena, 
  * only where the compiler has a serializer option to be told so (checked at
  * device open), and never for IR v10 (OpenVINO's
  * determineModelSerializerVersion forces the copying layout below IR 11);
- * otherwise A, with the reason logged unless quiet. */
-static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compile_options *o, uint32_t ir_version,
-                                           int quiet)
+ * otherwise A, with the reason logged unless quiet. (Not inlined: gcc copied
+ * it into each caller, once per o NULL or not.) */
+NPU__NOINLINE static npu_payload_layout npu__pick_layout(const npu_device *d, const npu_compile_options *o,
+                                                         uint32_t ir_version, int quiet)
 {
     npu_payload_layout want = (o != NULL && o->payload_layout != NPU_PAYLOAD_DEFAULT) ? o->payload_layout
                                                                                       : NPU_PAYLOAD_NO_WEIGHTS_COPY;
@@ -10524,9 +10509,9 @@ static npu_status npu__import_prepare(npu_device *d, const void *blob, size_t si
     if (st != NPU_OK) return st;   /* FORMAT (malformed tail) or UNSUPPORTED (encrypted, ...) */
     /* The parser guarantees 0 < meta->blob_size <= size. */
     memset(c, 0, sizeof *c);
-    c->format = NPU__ZE_GRAPH_FORMAT_NATIVE;
-    c->input = blob;
-    c->size = (size_t)meta->blob_size;
+    c->desc.format = NPU__ZE_GRAPH_FORMAT_NATIVE;
+    c->desc.pInput = (const uint8_t *)blob;
+    c->desc.inputSize = (size_t)meta->blob_size;
     c->priority = opts ? opts->priority : NPU_PRIORITY_DEFAULT;
     c->turbo = opts ? opts->turbo : 0;
     return NPU_OK;
@@ -10548,9 +10533,9 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     if (st != NPU_OK) return st;
     c.transient_mark = arena->used;
     if (persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
-        (c.size % 4096u) == 0)
-        c.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
-    *persistent = (c.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
+        (c.desc.inputSize % 4096u) == 0)
+        c.desc.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
+    *persistent = (c.desc.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
     st = npu__model_create(d, arena, &c, &m);
     if (st != NPU_OK) return st;
     {
@@ -10974,10 +10959,10 @@ static size_t npu__plain_need(uint64_t psize, size_t flags_len, uint32_t n_args)
  * compile and for the cache (section 14, which stores the payload's size,
  * *payload_bytes if not NULL; npu__pick_layout logs nothing then). Else the
  * compile: payload and build flags transiently in the arena, then the model
- * into *out; *compile_ns gets the time of the driver call. The caller has
- * checked the arguments. */
+ * into *out, its info.compile_ns the time of the driver call. The caller
+ * has checked the arguments. */
 static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_src *src, const npu_compile_options *o,
-                             size_t *bytes, uint64_t *payload_bytes, uint64_t *compile_ns, npu_model **out)
+                             size_t *bytes, uint64_t *payload_bytes, npu_model **out)
 {
     npu_payload_options po;
     npu__io_list in, outl;
@@ -10988,13 +10973,13 @@ static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_s
     void *payload;
     uint64_t t0;
     npu_status st;
+    npu__src_lists(src, o, &in, &outl, &n_args);
     memset(&po, 0, sizeof po);
-    po.layout = npu__pick_layout(d, o, npu__src_ir_version(src), arena == NULL);
+    po.layout = npu__pick_layout(d, o, in.ir_version, arena == NULL);
     po.weights_threshold_bytes = o ? o->weights_threshold_bytes : 0;
     po.compiler_version = d->compiler_version;
     st = npu__src_payload(src, &po, o, NULL, 0, &psize);
     if (st != NPU_OK) return st;
-    npu__src_lists(src, o, &in, &outl, &n_args);
     in.layout_b = po.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     if (arena == NULL) {
         npu__sink_init(&s, NULL, 0);
@@ -11017,16 +11002,17 @@ static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_s
              po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
     t0 = npu__now_ns();
     st = npu__compile(d, arena, payload, psize, flags, o, mark, in.layout_b, src, out);
-    *compile_ns = npu__now_ns() - t0;
-    if (st == NPU_OK) npu__model_source_layouts(*out, &in, &outl);
-    return st;
+    if (st != NPU_OK) return st;
+    (*out)->info.compile_ns = npu__now_ns() - t0;
+    npu__model_source_layouts(*out, &in, &outl);
+    return NPU_OK;
 }
 
 /* npu__plain's size query (section 14's name for it). */
 static npu_status npu__plain_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
                                   size_t *bytes, uint64_t *payload_bytes)
 {
-    return npu__plain(d, NULL, src, o, bytes, payload_bytes, NULL, NULL);
+    return npu__plain(d, NULL, src, o, bytes, payload_bytes, NULL);
 }
 
 /* What analysing the model's inputs and outputs found. */
@@ -11054,8 +11040,8 @@ static void npu__sink_batch(npu__sink *s, int64_t n)
         npu__sink_i64_dec(s, n);
 }
 
-/* npu__sink_batch into buf (cap >= 24: exact). */
-static void npu__batch_text(int64_t n, char *buf, size_t cap)
+/* npu__sink_batch into buf (cap >= 24: exact); for messages only. */
+static NPU__MAYBE_UNUSED void npu__batch_text(int64_t n, char *buf, size_t cap)
 {
     npu__sink s;
     npu__sink_init(&s, buf, cap - 1);
@@ -11086,29 +11072,49 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n = 0;
     NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
-    char why_axis[192] = "", why_missing[224] = "", why_dynamic[160] = "";   /* the longest texts: 154, 120, 120 */
+    char why_axis[192], why_missing[224], why_dynamic[160];   /* the longest texts: 154, 120, 120 */
     npu_tensor_desc d;
 
+    why_axis[0] = why_missing[0] = why_dynamic[0] = '\0';   /* (no need to clear the rest) */
     memset(p, 0, sizeof *p);
     p->n = 1;
     n_in = s->ops->count(s->src, 0);
     n_out = s->ops->count(s->src, 1);
     n_states = s->ops->count(s->src, 2);
     if (s->ops->batch_rewrite != NULL) rewrite = s->ops->batch_rewrite(s->src);
-    for (i = 0; i < n_in; i++) {
+    /* The inputs, then the outputs (i >= n_in). An input's reasons are kept
+     * apart (the first of each kind); an output's go to p->why, where the
+     * first failing output's stays (unless the inputs' batches differ). */
+    for (i = 0; i < n_in + n_out; i++) {
+        int output = i >= n_in;
+        NPU__MSG_ONLY(const char *kind = output ? "output" : "input";)
+        char *why_n = output ? p->why : why_missing, *why_ax = output ? p->why : why_axis;
+        size_t cap_n = output ? sizeof p->why : sizeof why_missing, cap_ax = output ? sizeof p->why : sizeof why_axis;
         int64_t v, decl;
-        if (npu__src_io(s, 0, i, &d, &axis, &has_n) != NPU_OK) continue;
+        if (npu__src_io(s, output, output ? i - n_in : i, &d, &axis, &has_n) != NPU_OK) continue;
         if (!has_n) {
-            if (why_missing[0] == '\0')
-                npu__textf(why_missing, sizeof why_missing, "input '%.60s' has no layout naming N%s%s%s", d.name,
+            if (why_n[0] == '\0')
+                npu__textf(why_n, cap_n, "%s '%.60s' has no layout naming N%s%s%s", kind, d.name,
                          d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
-            for (k = 0; k < d.shape.rank && why_dynamic[0] == '\0'; k++)
+            for (k = 0; !output && k < d.shape.rank && why_dynamic[0] == '\0'; k++)
                 if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
                     npu__textf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
                              "no layout naming N", d.name, (unsigned)k);
             continue;
         }
+        if (axis != 0 && why_ax[0] == '\0')
+            npu__textf(why_ax, cap_ax, "%s '%.60s' has its batch on axis %u (layout %s); debatching needs the "
+                     "outermost axis", kind, d.name, (unsigned)axis, d.layout);
         decl = d.shape.dims[axis];
+        if (output) {
+            /* (its batch compared with the first input's) */
+            if (decl != declared && p->why[0] == '\0') {
+                NPU__MSG_ONLY(npu__batch_text(decl, b, sizeof b); npu__batch_text(declared, a, sizeof a);)
+                npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name,
+                         b, a);
+            }
+            continue;
+        }
         v = rewrite > 0 ? rewrite : decl;
         if (!found) {
             found = 1;
@@ -11122,10 +11128,6 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
                      a, d.name, b);
         }
         if (shown == 1 && v != 1) shown = v;
-        if (axis != 0 && why_axis[0] == '\0')
-            npu__textf(why_axis, sizeof why_axis,
-                     "input '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis", d.name,
-                     (unsigned)axis, d.layout);
     }
     if (!found) {
         p->no_layout = 1;
@@ -11137,6 +11139,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     p->batched = mismatch || n != 1;
     if (!p->batched) {
         p->n = 1;
+        p->why[0] = '\0';   /* (an output's reason does not matter) */
         return;
     }
     if (mismatch) return;
@@ -11152,26 +11155,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         npu__strlcpy(p->why, why_axis, sizeof p->why);
         return;
     }
-    for (i = 0; i < n_out; i++) {
-        if (npu__src_io(s, 1, i, &d, &axis, &has_n) != NPU_OK) continue;
-        if (!has_n) {
-            npu__textf(p->why, sizeof p->why, "output '%.60s' has no layout naming N%s%s%s", d.name,
-                     d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
-            return;
-        }
-        if (axis != 0) {
-            npu__textf(p->why, sizeof p->why,
-                     "output '%.60s' has its batch on axis %u (layout %s); debatching needs the outermost axis",
-                     d.name, (unsigned)axis, d.layout);
-            return;
-        }
-        if (d.shape.dims[0] != declared) {
-            NPU__MSG_ONLY(npu__batch_text(d.shape.dims[0], b, sizeof b); npu__batch_text(declared, a, sizeof a);)
-            npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name, b, a);
-            return;
-        }
-    }
-    p->plugin_ok = 1;
+    p->plugin_ok = p->why[0] == '\0';   /* no output's reason */
 }
 
 /* Sets the source to batch 1 for PLUGIN (*saved: what to restore). */
@@ -11192,13 +11176,12 @@ static void npu__src_batch_restore(const npu__model_src *s, npu_context *ctx, in
 static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                     const npu_compile_options *o, const npu__form *form, npu_model **out)
 {
-    uint64_t compile_ns = 0;
     npu_status st;
     npu_model *m = NULL;
     size_t mark = arena->used;
 
     *out = NULL;
-    st = npu__plain(d, arena, src, o, NULL, NULL, &compile_ns, &m);
+    st = npu__plain(d, arena, src, o, NULL, NULL, &m);   /* (with info.compile_ns) */
     if (st != NPU_OK) return st;
     if (form->mode == NPU_BATCH_PLUGIN) {
         st = form->original > (int64_t)NPU__MAX_BATCH
@@ -11213,7 +11196,6 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
     }
     m->info.batch_mode = form->mode;
     m->info.original_batch = form->original;
-    m->info.compile_ns = compile_ns;
     *out = m;
     return NPU_OK;
 }
@@ -13538,12 +13520,11 @@ static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, c
 static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
 {
     NPU__MSG_UNUSED(s);
-    char b[24];
-    NPU__MSG_ONLY(int layout = strstr(p->why, "layout naming N") != NULL;)
+    NPU__MSG_ONLY(char b[24]; int layout = strstr(p->why, "layout naming N") != NULL;)
     if (p->no_layout)
         return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
                          p->why, s->ops->layout_fix);
-    npu__batch_text(p->n, b, sizeof b);
+    NPU__MSG_ONLY(npu__batch_text(p->n, b, sizeof b);)
     return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
                      p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
 }
@@ -13551,8 +13532,8 @@ static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s,
 static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
 {
     NPU__MSG_UNUSED(why);
-    char b[24];
-    npu__batch_text(p->n, b, sizeof b);
+    NPU__MSG_UNUSED(p);
+    NPU__MSG_ONLY(char b[24]; npu__batch_text(p->n, b, sizeof b);)
     npu__log(ctx, NPU_LOG_INFO,
              "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
              "(COMPILER)",
@@ -13572,12 +13553,16 @@ static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const np
     return st;
 }
 
+#ifndef NPU_NO_MESSAGES
 /* why = prefix + the context's last error (cut to fit). */
 static void npu__why_with_error(char *why, size_t cap, const char *prefix, const npu_context *ctx)
 {
     size_t n = npu__strlcpy(why, prefix, cap);
     if (n < cap) npu_context_copy_error(ctx, why + n, cap - n);
 }
+#else
+#define npu__why_with_error(why, cap, prefix, ctx) NPU__UNUSED(prefix)   /* why: for the messages only */
+#endif
 
 static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                    const npu_compile_options *o, npu_model **out)
@@ -13586,8 +13571,10 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu__batch_plan plan;
     npu__form as_is, plugin;
     int64_t saved = 0;
-    char b[24], reason[NPU_BATCH_REASON_MAX];   /* reason: the info's batch_reason */
+    NPU__MSG_ONLY(char b[24];)   /* the batch, for the messages */
+    char reason[NPU_BATCH_REASON_MAX];   /* the info's batch_reason */
     char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
+    const char *prefix;     /* of why: the step of PLUGIN that failed */
     npu_status st;
 
     if (out != NULL) *out = NULL;
@@ -13598,7 +13585,9 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
     as_is.original = plan.n;
     as_is.compiled = 0;
-    npu__batch_text(plan.n, b, sizeof b);
+    NPU__MSG_ONLY(npu__batch_text(plan.n, b, sizeof b);)
+    /* Each way but a PLUGIN that succeeds ends in the model as it is (below),
+     * with its reason. */
     if (plan.no_layout) {
         /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
         if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
@@ -13606,56 +13595,56 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
         npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
                  "batch mode %s: %s; the model is compiled as it is (not debatched)",
                  mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
-        st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-        if (st == NPU_ERR_COMPILE && strstr(plan.why, "dynamic dim") != NULL) {
-            /* the compile's message, cut to 300 bytes, then why npu left the batch */
-            npu__fail_cut(d->ctx, 300);
-            npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, src->ops->layout_fix);
-            return npu__fail_end(d->ctx, st);
-        }
-        return st;
-    }
-    if (!plan.batched) {
+    } else if (!plan.batched) {
         npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
-    }
-    if (mode == NPU_BATCH_COMPILER) {
+    } else if (mode == NPU_BATCH_COMPILER) {
         npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
-        return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    } else {
+        if (!plan.plugin_ok) {
+            if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+            /* why is plan.why */
+        } else {
+            st = npu__src_batch_one(src, &saved);
+            if (st != NPU_OK) {
+                prefix = "setting batch 1 failed: ";
+                st = NPU_ERR_UNSUPPORTED;
+            } else {
+                plugin.mode = NPU_BATCH_PLUGIN;
+                plugin.original = plan.n;
+                plugin.compiled = 1;
+                npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at "
+                         "batch 1, debatched into %s command lists (PLUGIN)", b,
+                         plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+                st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
+                npu__src_batch_restore(src, d->ctx, saved);
+                if (st == NPU_OK) {
+                    npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s "
+                             "command lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
+                             plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+                    return NPU_OK;
+                }
+                if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
+                prefix = "the batch-1 model: ";
+            }
+            npu__why_with_error(why, sizeof plan.why, prefix, d->ctx);
+            /* PLUGIN fails with st; AUTO falls back to the model as it is */
+            if (mode == NPU_BATCH_PLUGIN)
+                return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b,
+                                 why);
+        }
+        /* one copy of the AUTO fallback for the three reasons (why) */
+        npu__auto_fallback(d->ctx, &plan, why);
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
+                 "(COMPILER)", b, why);
     }
-    if (!plan.plugin_ok) {
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        goto fallback;   /* why is plan.why */
+    st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    if (st == NPU_ERR_COMPILE && plan.no_layout && strstr(plan.why, "dynamic dim") != NULL) {
+        /* the compile's message, cut to 300 bytes, then why npu left the batch */
+        npu__fail_cut(d->ctx, 300);
+        npu__fail_more(d->ctx, " (npu did not debatch the model: %.150s; %s)", plan.why, src->ops->layout_fix);
+        return npu__fail_end(d->ctx, st);
     }
-    st = npu__src_batch_one(src, &saved);
-    if (st != NPU_OK) {
-        npu__why_with_error(why, sizeof plan.why, "setting batch 1 failed: ", d->ctx);
-        st = NPU_ERR_UNSUPPORTED;
-        goto refused;
-    }
-    plugin.mode = NPU_BATCH_PLUGIN;
-    plugin.original = plan.n;
-    plugin.compiled = 1;
-    npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at batch 1, "
-             "debatched into %s command lists (PLUGIN)", b, plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-    st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
-    npu__src_batch_restore(src, d->ctx, saved);
-    if (st == NPU_OK) {
-        npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s command "
-                 "lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
-                 plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
-        return NPU_OK;
-    }
-    if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
-    npu__why_with_error(why, sizeof plan.why, "the batch-1 model: ", d->ctx);
-refused:   /* PLUGIN fails with st; AUTO falls back to the model as it is */
-    if (mode == NPU_BATCH_PLUGIN)
-        return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b, why);
-fallback:  /* one copy of the AUTO fallback for the three reasons (why) */
-    npu__auto_fallback(d->ctx, &plan, why);
-    npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is (COMPILER)",
-             b, why);
-    return npu__compile_decided(d, arena, src, o, &as_is, reason, out);
+    return st;
 }
 
 static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
