@@ -9008,7 +9008,7 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
 {
     npu_context *ctx = d->ctx;
     ze_driver_handle_t drivers[NPU__MAX_DRIVERS];
-    uint32_t n = 0, i, pass;
+    uint32_t n = 0, k;
     ze_result_t r;
     npu_status st;
 
@@ -9029,34 +9029,34 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGet", r);
         if (n > asked) n = asked;   /* the count written back is hostile too */
     }
-    /* Pass 0: Intel's NPU driver by UUID. Pass 1: any driver with a VPU device
-     * and the graph extension. */
-    for (pass = 0; pass < 2; pass++) {
-        for (i = 0; i < n; i++) {
-            /* The candidate's properties go straight to the device (the
-             * chosen driver's stay; a failed open discards the device). */
-            ze_driver_properties_t *dp = &d->driver_props;
-            ze_device_handle_t dev = NULL;
-            int intel;
-            memset(dp, 0, sizeof *dp);
-            dp->stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
-            r = zeDriverGetProperties(drivers[i], dp);
-            if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetProperties", r);
-            intel = memcmp(dp->uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
-            if (intel != (pass == 0)) continue;
-            st = npu__probe_device(ctx, drivers[i], pass == 1, &dev);
-            if (st != NPU_OK) return st;
-            if (dev == NULL) continue;
-            st = npu__probe_extensions(d, drivers[i], ext_name);
-            if (st != NPU_OK) return st;
-            if (d->ext_version == 0) continue;
-            d->driver = drivers[i];
-            d->device = dev;
-            d->is_simulated = !intel;
-            d->host_import = d->ext_flags & NPU__EXT_MEMMAP;
-            if (d->ext_version > NPU__ZE_GRAPH_EXT_MAX) d->ext_version = NPU__ZE_GRAPH_EXT_MAX;
-            return NPU_OK;
-        }
+    /* Step k < n (pass 0): Intel's NPU driver by UUID, driver k. Step k >= n
+     * (pass 1): any driver with a VPU device and the graph extension, driver
+     * k - n. */
+    for (k = 0; k < 2 * n; k++) {
+        /* The candidate's properties go straight to the device (the chosen
+         * driver's stay; a failed open discards the device). */
+        ze_driver_properties_t *dp = &d->driver_props;
+        ze_device_handle_t dev = NULL;
+        int pass = k >= n, intel;
+        ze_driver_handle_t drv = drivers[pass ? k - n : k];
+        memset(dp, 0, sizeof *dp);
+        dp->stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES;
+        r = zeDriverGetProperties(drv, dp);
+        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetProperties", r);
+        intel = memcmp(dp->uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
+        if (intel == pass) continue;
+        st = npu__probe_device(ctx, drv, pass, &dev);
+        if (st != NPU_OK) return st;
+        if (dev == NULL) continue;
+        st = npu__probe_extensions(d, drv, ext_name);
+        if (st != NPU_OK) return st;
+        if (d->ext_version == 0) continue;
+        d->driver = drv;
+        d->device = dev;
+        d->is_simulated = !intel;
+        d->host_import = d->ext_flags & NPU__EXT_MEMMAP;
+        if (d->ext_version > NPU__ZE_GRAPH_EXT_MAX) d->ext_version = NPU__ZE_GRAPH_EXT_MAX;
+        return NPU_OK;
     }
     return npu__fail(ctx, NPU_ERR_NO_DEVICE,
                      "no NPU: %u Level Zero driver(s) found, none is Intel's NPU driver (UUID "
