@@ -5278,7 +5278,9 @@ static size_t npu__xml_decode(const char *s, size_t n, char *out)
 /* ---- 8b. The IR walker ---------------------------------------------------- */
 /* One walk over the XML per job: COUNT (sizes for the arena, all checks that
  * need no tables), FILL (tables), EDGES (edge checks against the sorted layer
- * and port tables, outputs' producers) and WRITE (stream the payload XML). */
+ * and port tables, outputs' producers) and WRITE (stream the payload XML).
+ * Every mode runs the same checks (EDGES repeats COUNT's: one code path, at
+ * the cost of some time); a mode only adds its own work. */
 
 /* Index into npu__types (section 4), or -1. by_precision: match the port
  * precision, which also has the spellings BOOLEAN and U1. */
@@ -5811,10 +5813,6 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
 {
     if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
-    if (w->mode == NPU__W_EDGES) {   /* only the scope numbering matters */
-        w->lstack[w->ldepth++].scope = w->scope_stack[w->scope_depth];
-        return NPU_OK;
-    }
     return npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);
 }
 
@@ -6148,10 +6146,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         role = npu__ir_walk_role(w, w->role[depth - 1], t);
     }
     w->role[depth] = role;
-    if (w->mode == NPU__W_EDGES) {
-        /* the edge checks: only layers (for their scopes), bodies and edges */
-        if (role != NPU__ROLE_LAYER && role != NPU__ROLE_BODY && role != NPU__ROLE_EDGE) return NPU_OK;
-    } else if (npu__xml_eq(x, t->name, t->name_len, "attribute")) {
+    if (npu__xml_eq(x, t->name, t->name_len, "attribute")) {
         /* Constants by pointer: only npu forms the address, from memory it
          * mapped or was handed; a file's own (mp/ms or any other spelling)
          * would have the compiler read wherever it points. */
@@ -6245,22 +6240,20 @@ static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
     npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
     npu_status st = NPU_OK;
     if (l->kind == NPU__KIND_REPLACED) w->copied = end;   /* 8e wrote it anew */
-    else if (w->mode != NPU__W_EDGES) {
-        if (l->kind == NPU__KIND_CONSTANT) st = npu__ir_walk_const_check(w, l);
-        else if ((l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0) st = npu__ir_walk_io_end(w, l);
-        else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
-            st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
-                               l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
-        else if (l->kind == NPU__KIND_READ_VALUE && l->n_in == 0 && w->mode == NPU__W_WRITE &&
-                 w->compiler_version < NPU__VERSION_7_0)
-            /* The 2024 compiler (6.x) takes a ReadValue only with its init
-             * input (IE.cpp parseNode); the graph writer adds a zero Const, the
-             * IR rewrite cannot. */
-            st = npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED,
-                               "ReadValue without an init input: compiler %u.%u (before 7.0) requires one; give "
-                               "it an initial value (e.g. a zero Const)",
-                               (unsigned)(w->compiler_version >> 16), (unsigned)(w->compiler_version & 0xffffu));
-    }
+    else if (l->kind == NPU__KIND_CONSTANT) st = npu__ir_walk_const_check(w, l);
+    else if ((l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0) st = npu__ir_walk_io_end(w, l);
+    else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
+        st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
+                           l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
+    else if (l->kind == NPU__KIND_READ_VALUE && l->n_in == 0 && w->mode == NPU__W_WRITE &&
+             w->compiler_version < NPU__VERSION_7_0)
+        /* The 2024 compiler (6.x) takes a ReadValue only with its init
+         * input (IE.cpp parseNode); the graph writer adds a zero Const, the
+         * IR rewrite cannot. */
+        st = npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED,
+                           "ReadValue without an init input: compiler %u.%u (before 7.0) requires one; give "
+                           "it an initial value (e.g. a zero Const)",
+                           (unsigned)(w->compiler_version >> 16), (unsigned)(w->compiler_version & 0xffffu));
     if (st != NPU_OK) return st;
     w->ldepth--;
     npu__ir_walk_set_where(w);
@@ -6271,11 +6264,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__x
 {
     unsigned depth = w->x.depth;   /* the scanner already popped the element */
     unsigned char role = w->role[depth];
-    if (w->mode == NPU__W_EDGES) {
-        if (role == NPU__ROLE_LAYER) w->ldepth--;
-        else if (role == NPU__ROLE_BODY) w->scope_depth--;
-        return NPU_OK;
-    }
     switch (role) {
     case NPU__ROLE_LAYER: return npu__ir_walk_layer_end(w, t->end);
     case NPU__ROLE_DATA: npu__ir_walk_data_end(w, t->end, l); break;
@@ -6326,8 +6314,7 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
             if (st == NPU_OK && t.self_closing && role == NPU__ROLE_LAYER) st = npu__ir_walk_end(w, &t, l);
         } else if (t.kind == NPU__XML_END_TAG) {
             st = npu__ir_walk_end(w, &t, l);
-        } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM &&
-                   w->mode != NPU__W_EDGES) {
+        } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM) {
             st = npu__ir_walk_dim_text(w, &t, l);
         }
         if (st != NPU_OK) return st;
