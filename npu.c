@@ -5302,15 +5302,17 @@ enum { NPU__KIND_OTHER = 0, NPU__KIND_PARAMETER, NPU__KIND_CONSTANT, NPU__KIND_R
        NPU__KIND_REPLACED /* WRITE: a layer preprocessing (8e) wrote anew; its text is skipped */ };
 _Static_assert(NPU__KIND_PARAMETER - 1 == NPU__LI_IN && NPU__KIND_CONSTANT - 1 == NPU__LI_CONST &&
                    NPU__KIND_RESULT - 1 == NPU__LI_OUT, "a listed layer's table is n_listed[kind - 1]");
-/* Where a payload write calls preprocessing (8e, npu_ir.pp_walk). */
-enum { NPU__PPE_BEGIN = 0, NPU__PPE_LAYER, NPU__PPE_EDGE, NPU__PPE_LAYERS_END, NPU__PPE_EDGES_END, NPU__PPE_DONE,
-       NPU__PPE_PORT };
-
 enum {
     NPU__ROLE_OTHER = 0, NPU__ROLE_NET, NPU__ROLE_LAYERS, NPU__ROLE_LAYER, NPU__ROLE_DATA, NPU__ROLE_LAYER_RT_INFO, NPU__ROLE_INPUT,
     NPU__ROLE_OUTPUT, NPU__ROLE_PORT, NPU__ROLE_DIM, NPU__ROLE_PORT_RT_INFO, NPU__ROLE_PORT_RT_INFO_ATTR, NPU__ROLE_BODY, NPU__ROLE_EDGES,
     NPU__ROLE_EDGE, NPU__ROLE_NET_RT_INFO, NPU__ROLE_NET_RT_INFO_ITEM
 };
+/* Where a payload write calls preprocessing (8e, npu_ir.pp_walk): at the start
+ * of a top-level <layer>, <port> or <edge> and the end of the top-level
+ * <layers> and <edges>, whose event is their role; before and after the walk. */
+enum { NPU__PPE_BEGIN = NPU__ROLE_OTHER, NPU__PPE_DONE = NPU__ROLE_NET, NPU__PPE_LAYER = NPU__ROLE_LAYER,
+       NPU__PPE_PORT = NPU__ROLE_PORT, NPU__PPE_EDGE = NPU__ROLE_EDGE, NPU__PPE_LAYERS_END = NPU__ROLE_LAYERS,
+       NPU__PPE_EDGES_END = NPU__ROLE_EDGES };
 
 enum { NPU__W_COUNT = 0, NPU__W_FILL, NPU__W_EDGES, NPU__W_WRITE };
 
@@ -6275,11 +6277,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__x
                                  NPU_IR_MAX_DIMS);
         break;
     case NPU__ROLE_BODY: w->scope_depth--; break;
-    case NPU__ROLE_LAYERS:
-    case NPU__ROLE_EDGES:
-        if (w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL && w->scope_depth == 0)
-            return w->ir->pp_walk(w, role == NPU__ROLE_LAYERS ? NPU__PPE_LAYERS_END : NPU__PPE_EDGES_END, t, 0);
-        break;
     case NPU__ROLE_NET_RT_INFO:
     case NPU__ROLE_NET: npu__ir_walk_emit_net_rt(w, t->begin, role == NPU__ROLE_NET); break;
     default: break;
@@ -6294,29 +6291,31 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
     npu_status st;
     for (;;) {
         npu__ir_open_layer *l;
+        unsigned role = 0, pp = 0;   /* pp: the roles whose tag here is a preprocessing event */
         st = npu__xml_next(&w->x, &t);
         if (st != NPU_OK) return st;
         if (t.kind == NPU__XML_EOF) break;
         l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
         if (t.kind == NPU__XML_START_TAG) {
-            unsigned char role;
             st = npu__ir_walk_start(w, &t, l);
             role = w->role[t.self_closing ? w->x.depth : w->x.depth - 1];
-            /* WRITE: preprocessing (8e) sees every top-level layer, port and
-             * edge (called here, not from npu__ir_walk_start: a shallower stack) */
-            if (st == NPU_OK && (role == NPU__ROLE_LAYER || role == NPU__ROLE_EDGE || role == NPU__ROLE_PORT) &&
-                w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL && w->scope_stack[w->scope_depth] == 0)
-                st = w->ir->pp_walk(w, role == NPU__ROLE_LAYER  ? NPU__PPE_LAYER
-                                       : role == NPU__ROLE_EDGE ? NPU__PPE_EDGE
-                                                                : NPU__PPE_PORT,
-                                    &t, 0);
-            /* <layer/>: its end too (w->role[w->x.depth] is its role) */
-            if (st == NPU_OK && t.self_closing && role == NPU__ROLE_LAYER) st = npu__ir_walk_end(w, &t, l);
+            pp = 1u << NPU__ROLE_LAYER | 1u << NPU__ROLE_EDGE | 1u << NPU__ROLE_PORT;
         } else if (t.kind == NPU__XML_END_TAG) {
+            role = w->role[w->x.depth];
             st = npu__ir_walk_end(w, &t, l);
+            pp = 1u << NPU__ROLE_LAYERS | 1u << NPU__ROLE_EDGES;
         } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM) {
             st = npu__ir_walk_dim_text(w, &t, l);
         }
+        /* WRITE: preprocessing (8e) sees every top-level layer, port and
+         * edge, and the ends of <layers> and <edges> (called here, not from
+         * the handlers: a shallower stack) */
+        if (st == NPU_OK && (pp >> role & 1u) && w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL &&
+            w->scope_depth == 0)
+            st = w->ir->pp_walk(w, (int)role, &t, 0);
+        /* <layer/>: its end too (w->role[w->x.depth] is its role) */
+        if (st == NPU_OK && t.kind == NPU__XML_START_TAG && t.self_closing && role == NPU__ROLE_LAYER)
+            st = npu__ir_walk_end(w, &t, l);
         if (st != NPU_OK) return st;
     }
     if (w->mode == NPU__W_WRITE) npu__ir_walk_emit_upto(w, w->x.n);
