@@ -6123,11 +6123,11 @@ NPU__NOINLINE static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos,
     return 1;
 }
 
-/* l: the innermost open layer, or NULL. */
-NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
+/* l: the innermost open layer, or NULL; depth: the element's. */
+NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l,
+                                                   unsigned depth)
 {
     npu__xml *x = &w->x;
-    unsigned depth = t->self_closing ? x->depth : x->depth - 1;  /* depth of this element */
     unsigned char role;
     npu_status st = NPU_OK;
     if (depth == 0) {
@@ -6262,10 +6262,10 @@ static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
     return NPU_OK;
 }
 
-NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
+/* role: the element's (w->role[w->x.depth]: the scanner already popped it). */
+NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l,
+                                                 unsigned role)
 {
-    unsigned depth = w->x.depth;   /* the scanner already popped the element */
-    unsigned char role = w->role[depth];
     switch (role) {
     case NPU__ROLE_LAYER: return npu__ir_walk_layer_end(w, t->end);
     case NPU__ROLE_DATA: npu__ir_walk_data_end(w, t->end, l); break;
@@ -6297,12 +6297,13 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
         if (t.kind == NPU__XML_EOF) break;
         l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
         if (t.kind == NPU__XML_START_TAG) {
-            st = npu__ir_walk_start(w, &t, l);
-            role = w->role[t.self_closing ? w->x.depth : w->x.depth - 1];
+            unsigned depth = t.self_closing ? w->x.depth : w->x.depth - 1;
+            st = npu__ir_walk_start(w, &t, l, depth);
+            role = w->role[depth];
             pp = 1u << NPU__ROLE_LAYER | 1u << NPU__ROLE_EDGE | 1u << NPU__ROLE_PORT;
         } else if (t.kind == NPU__XML_END_TAG) {
             role = w->role[w->x.depth];
-            st = npu__ir_walk_end(w, &t, l);
+            st = npu__ir_walk_end(w, &t, l, role);
             pp = 1u << NPU__ROLE_LAYERS | 1u << NPU__ROLE_EDGES;
         } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM) {
             st = npu__ir_walk_dim_text(w, &t, l);
@@ -6315,7 +6316,7 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
             st = w->ir->pp_walk(w, (int)role, &t, 0);
         /* <layer/>: its end too (w->role[w->x.depth] is its role) */
         if (st == NPU_OK && t.kind == NPU__XML_START_TAG && t.self_closing && role == NPU__ROLE_LAYER)
-            st = npu__ir_walk_end(w, &t, l);
+            st = npu__ir_walk_end(w, &t, l, role);
         if (st != NPU_OK) return st;
     }
     if (w->mode == NPU__W_WRITE) npu__ir_walk_emit_upto(w, w->x.n);
