@@ -5282,17 +5282,18 @@ static size_t npu__xml_decode(const char *s, size_t n, char *out)
  * Every mode runs the same checks (EDGES repeats COUNT's: one code path, at
  * the cost of some time); a mode only adds its own work. */
 
-/* Index into npu__types (section 4), or -1. by_precision: match the port
- * precision, which also has the spellings BOOLEAN and U1. */
-static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
+/* Index into npu__types (section 4) of attribute value a, or -1.
+ * by_precision: match the port precision, which also has the spellings
+ * BOOLEAN and U1 (alias, after the table's rows). */
+static int npu__ir_elem_find(const npu__xml *x, const npu__xml_attribute *a, int by_precision)
 {
+    static const struct { char name[8]; unsigned char elem; } alias[] = {{"BOOLEAN", NPU_BOOL}, {"U1", NPU__ELEM_U1}};
+    const size_t nt = NPU__COUNT_OF(npu__types);
     size_t i;
-    for (i = 0; i < NPU__COUNT_OF(npu__types); i++) {
-        const char *name = by_precision ? npu__types[i].ov_precision : npu__types[i].ov_name;
-        if (strlen(name) == n && memcmp(name, s, n) == 0) return (int)i;
-    }
-    if (by_precision && n == 7 && memcmp(s, "BOOLEAN", 7) == 0) return NPU_BOOL;
-    if (by_precision && n == 2 && memcmp(s, "U1", 2) == 0) return NPU__ELEM_U1;
+    for (i = 0; i < nt + (by_precision ? NPU__COUNT_OF(alias) : 0); i++)
+        if (npu__xml_eq(x, a->value, a->value_len,
+                        i >= nt ? alias[i - nt].name : by_precision ? npu__types[i].ov_precision : npu__types[i].ov_name))
+            return i >= nt ? alias[i - nt].elem : (int)i;
     return -1;
 }
 
@@ -5856,7 +5857,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
     l->data_pos = t->begin;
     if (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) {
         if (npu__xml_attr(&w->x, t, "element_type", &a)) {
-            l->elem = npu__ir_elem_find(w->x.s + a.value, a.value_len, 0);
+            l->elem = npu__ir_elem_find(&w->x, &a, 0);
             if (l->elem < 0)
                 return npu__xml_fail(&w->x, a.value, NPU_ERR_UNSUPPORTED, "unknown element_type \"%.*s\"",
                                      (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
@@ -6019,7 +6020,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
     w->port_rank = 0;
     w->port_elem = 0;
     if (npu__xml_attr(&w->x, t, "precision", &a)) {
-        int e = npu__ir_elem_find(w->x.s + a.value, a.value_len, 1);
+        int e = npu__ir_elem_find(&w->x, &a, 1);
         w->port_elem = e < 0 ? 0 : e;
     }
     /* the first output of a Parameter or a Const, the first input of a Result */
