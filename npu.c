@@ -5320,7 +5320,7 @@ enum { NPU__W_COUNT = 0, NPU__W_FILL, NPU__W_EDGES, NPU__W_WRITE };
 /* Private parts of the loaded object. */
 typedef struct npu__ir_const {
     npu_ir_const pub;
-    uint32_t has_rt_info;        /* the layer has its own <rt_info> child */
+    unsigned char has_rt_info;   /* the layer has its own <rt_info> child */
 } npu__ir_const;
 
 typedef struct npu__ir_layer_rec {  /* temporary: for the edge checks */
@@ -5393,23 +5393,21 @@ _Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the co
 typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays last (short offsets) */
     size_t pos, name, name_len;
     uint32_t id, scope, kind, index;
-    int has_data, has_rt, rt_done, data_done;
-    int elem;                       /* from <data element_type>, -1 none */
-    int shape_given, shape_dynrank;
-    uint32_t shape_rank;
-    int elems_dynamic, elems_overflow;
-    uint32_t n_in, n_out;           /* ports seen */
-    /* the I/O port: Parameter's first output, Result's first input */
-    int io_port_seen;
-    uint32_t io_rank;
-    int io_elem;
-    uint32_t io_names;              /* pool offset + 1 */
     uint64_t offset, size;
     uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
     size_t data_pos;
-    /* WRITE */
-    int copy_to_blob;
-    uint64_t blob_offset;
+    uint64_t blob_offset;           /* WRITE */
+    int elem;                       /* from <data element_type>, -1 none */
+    uint32_t shape_rank;
+    uint32_t n_in, n_out;           /* ports seen */
+    /* the I/O port: Parameter's first output, Result's first input */
+    uint32_t io_rank;
+    int io_elem;
+    uint32_t io_names;              /* pool offset + 1 */
+    /* flags (bytes: a store of 1 is shorter) */
+    unsigned char has_data, has_rt, rt_done, data_done, shape_given, shape_dynrank, elems_dynamic, elems_overflow;
+    unsigned char io_port_seen;
+    unsigned char copy_to_blob;     /* WRITE */
     npu_shape shape;                /* first NPU_MAX_RANK dims */
     npu_shape io_shape;
     char layout[NPU_LAYOUT_MAX];
@@ -5798,7 +5796,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         const npu__ir_const *k = &ir->consts[l->index];
         l->offset = k->pub.offset;
         l->size = k->pub.size;
-        l->has_rt = (int)k->has_rt_info;
+        l->has_rt = k->has_rt_info;
         l->copy_to_blob = w->layout_b && k->pub.size < w->threshold;
         if (l->copy_to_blob) {
             l->blob_offset = w->blob_running;
@@ -5944,7 +5942,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
         k->pub.offset = l->offset;
         k->pub.size = l->size;
         k->pub.data = w->ir->bin != NULL ? (const void *)(w->ir->bin + l->offset) : NULL;
-        k->has_rt_info = (uint32_t)l->has_rt;
+        k->has_rt_info = l->has_rt;
     }
     return NPU_OK;
 }
