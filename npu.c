@@ -5416,24 +5416,25 @@ typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays las
 /* The fields used most come first (short offsets: smaller code), the arrays last. */
 typedef struct npu__ir_walker {
     npu__xml x;
-    int mode;
-    unsigned ldepth, scope_depth;
-    int have_bin;                   /* bin size known (not a size query) */
     npu_ir *ir;                     /* FILL, EDGES, WRITE */
     npu__sink *sink;                /* WRITE */
     size_t copied;                  /* WRITE */
+    int mode;
+    unsigned ldepth, scope_depth;
     /* the open port */
     uint32_t port_dir, port_id, port_rank;
-    int port_elem, port_is_io;
-    int dim_has_text;
+    int port_elem;
+    /* flags (bytes: a store of 1 is shorter) */
+    unsigned char port_is_io, dim_has_text;
+    unsigned char have_bin;         /* bin size known (not a size query) */
+    unsigned char layout_b;         /* WRITE */
+    unsigned char net_rt_done;      /* WRITE: the net rt_info entries are written */
+    unsigned char net_rt_has;       /* WRITE: bit 0 is_new_api, bit 1 use_indices...
+                                       already YES in the file's net rt_info */
     npu__ir_counts c;               /* running counts */
     /* WRITE */
-    int layout_b;
     uint64_t threshold, blob_running;
     int64_t batch;
-    int net_rt_done;              /* WRITE: the net rt_info entries are written */
-    int net_rt_has;               /* WRITE: bit 0 is_new_api, bit 1 use_indices...
-                                     already YES in the file's net rt_info */
     uint32_t compiler_version;    /* WRITE: the payload's compiler */
     const char *wpa_ptr, *wpa_size;
     unsigned char role[NPU_IR_MAX_DEPTH + 1];
@@ -6217,9 +6218,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         /* A file's own entry stays if it is already YES, else ours replaces
          * it (one value per key); ours are added at </rt_info>. */
         if (w->mode == NPU__W_WRITE && !w->net_rt_done && t->self_closing) {
-            int bit = npu__xml_eq(x, t->name, t->name_len, "is_new_api")                    ? 1
-                      : npu__xml_eq(x, t->name, t->name_len, "use_indices_for_io_metadata") ? 2
-                                                                                             : 0;
+            unsigned char bit = npu__xml_eq(x, t->name, t->name_len, "is_new_api")                    ? 1
+                                : npu__xml_eq(x, t->name, t->name_len, "use_indices_for_io_metadata") ? 2
+                                                                                                       : 0;
             npu__xml_attribute a;
             if (bit == 0) break;
             if (npu__xml_attr(x, t, "value", &a) && npu__xml_eq(x, a.value, a.value_len, "YES")) {
