@@ -5400,16 +5400,14 @@ typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays las
     int elem;                       /* from <data element_type>, -1 none */
     uint32_t shape_rank;
     uint32_t n_in, n_out;           /* ports seen */
-    /* the I/O port: Parameter's first output, Result's first input */
-    uint32_t io_rank;
+    /* the I/O port: Parameter's or Const's first output, Result's first input */
     int io_elem;
     uint32_t io_names;              /* pool offset + 1 */
     /* flags (bytes: a store of 1 is shorter) */
     unsigned char has_data, has_rt, rt_done, data_done, shape_given, shape_dynrank, elems_dynamic, elems_overflow;
     unsigned char io_port_seen;
     unsigned char copy_to_blob;     /* WRITE */
-    npu_shape shape;                /* first NPU_MAX_RANK dims */
-    npu_shape io_shape;
+    npu_shape shape;                /* first NPU_MAX_RANK dims: of the shape attribute, else the I/O port */
     char layout[NPU_LAYOUT_MAX];
 } npu__ir_open_layer;
 
@@ -5541,9 +5539,9 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
 {
     const char *s = w->x.s + a->value;
     size_t n = a->value_len, i = 0, start = 0, e = n;
-    l->shape_given = 1;
+    l->shape_given = 1;             /* (the I/O port's dims, if it came first, give way) */
     l->shape_rank = 0;
-    l->shape.rank = 0;
+    memset(&l->shape, 0, sizeof l->shape);
     l->elems = 1;
     npu__xml_trim(s, &i, &e);
     if (i == e) return NPU_OK;   /* "": a scalar */
@@ -5909,15 +5907,13 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
     if (!l->has_data) return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Const without a <data> element");
     e = &npu__types[l->elem];
     if (!l->shape_given) {
-        /* no shape attribute: the output port's dims */
-        l->shape_rank = l->io_rank;
-        l->shape = l->io_shape;
-        l->elems = npu_shape_elements(&l->io_shape);
-        if (l->io_rank > NPU_MAX_RANK) l->elems_overflow = 1;
-        if (l->elems == 0 && l->io_rank <= NPU_MAX_RANK) {
+        /* no shape attribute: the output port's dims (npu__ir_walk_port_end) */
+        l->elems = npu_shape_elements(&l->shape);
+        if (l->shape_rank > NPU_MAX_RANK) l->elems_overflow = 1;
+        if (l->elems == 0 && l->shape_rank <= NPU_MAX_RANK) {
             uint32_t i;
-            for (i = 0; i < l->io_shape.rank; i++)
-                if (l->io_shape.dims[i] < 0) l->elems_dynamic = 1;
+            for (i = 0; i < l->shape.rank; i++)
+                if (l->shape.dims[i] < 0) l->elems_dynamic = 1;
         }
     }
     if (l->elems_dynamic || l->shape_dynrank)
@@ -5964,21 +5960,16 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
     npu_ir_io *io;
     int elem, axis;
     NPU__MSG_ONLY(const char *what = l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result";)
+    /* the shape: of the shape attribute, else of the I/O port (npu__ir_walk_port_end) */
     if (l->kind == NPU__KIND_PARAMETER) {
-        if (!l->shape_given) {
-            if (!l->io_port_seen)
-                return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without a shape or an output port");
-            l->shape_rank = l->io_rank;
-            l->shape = l->io_shape;
-        }
+        if (!l->shape_given && !l->io_port_seen)
+            return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without a shape or an output port");
         elem = l->elem >= 0 ? l->elem : l->io_elem;
         if (elem < 0)
             return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without an element_type");
     } else {
         if (!l->io_port_seen)
             return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Result without an input port");
-        l->shape_rank = l->io_rank;
-        l->shape = l->io_shape;
         elem = l->io_elem;   /* may be -1: taken from the producer after the edges */
     }
     if (l->shape_dynrank)
@@ -6062,7 +6053,7 @@ static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token 
     if (npu__ir_dim(s, n, &d) != 1)
         return npu__xml_fail(&w->x, t->text, NPU_ERR_PARSE,
                              "<dim>%.*s</dim>: expected a number <= 2^40, -1 or ?", (int)(n > 40 ? 40 : n), s);
-    if (w->port_is_io && w->port_rank < NPU_MAX_RANK) l->io_shape.dims[w->port_rank] = d;
+    if (w->port_is_io && !l->shape_given && w->port_rank < NPU_MAX_RANK) l->shape.dims[w->port_rank] = d;
     if (w->port_is_io && npu__ir_walk_batch_axis(w, l) == (int)w->port_rank)
         npu__ir_walk_put_num(w, t->text, t->text_end, (uint64_t)w->batch);
     return NPU_OK;
@@ -6072,8 +6063,10 @@ NPU__NOINLINE static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_
 {
     if (!w->port_is_io) return;
     l->io_port_seen = 1;
-    l->io_rank = w->port_rank;
-    l->io_shape.rank = w->port_rank < NPU_MAX_RANK ? w->port_rank : NPU_MAX_RANK;
+    if (!l->shape_given) {   /* no shape attribute (so far): the layer's shape is the port's */
+        l->shape_rank = w->port_rank;
+        l->shape.rank = w->port_rank < NPU_MAX_RANK ? w->port_rank : NPU_MAX_RANK;
+    }
     l->io_elem = w->port_elem > 0 ? w->port_elem : -1;
 }
 
