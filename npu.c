@@ -5353,7 +5353,7 @@ struct npu_ir {
     npu__ir_const *consts;
     npu_ir_state *states;
     char *pool;
-    size_t pool_cap, pool_used;
+    size_t pool_cap;                /* (FILL fills it up to the walker's count, c.pool) */
     int64_t batch;
     size_t arena_bytes;
     /* temporary tables (valid during loading only) */
@@ -5654,21 +5654,20 @@ NPU__NOINLINE static npu_status npu__ir_changed(const npu__xml *x)
     return npu__fail(x->ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", x->label);
 }
 
-static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n, uint32_t *off_plus1,
-                                       const char **str)
+/* Adds the decoded text [p, p+n) to the string pool: its size to the count;
+ * FILL: the string, at the count so far (*off_plus1: its offset + 1). */
+static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n, uint32_t *off_plus1)
 {
-    size_t len = npu__xml_decode(w->x.s + p, n, NULL);
-    if (npu__add_size(w->c.pool, len + 1, &w->c.pool))
+    size_t at = w->c.pool, len = npu__xml_decode(w->x.s + p, n, NULL);
+    if (npu__add_size(at, len + 1, &w->c.pool))
         return npu__xml_fail(&w->x, p, NPU_ERR_OVERFLOW, "string pool overflows");
     if (w->mode == NPU__W_FILL) {
         npu_ir *ir = w->ir;
-        if (ir->pool_used + len + 1 > ir->pool_cap || ir->pool_used >= UINT32_MAX)
+        if (w->c.pool > ir->pool_cap || at >= UINT32_MAX)
             return npu__ir_changed(&w->x);
-        npu__xml_decode(w->x.s + p, n, ir->pool + ir->pool_used);
-        ir->pool[ir->pool_used + len] = '\0';
-        if (off_plus1) *off_plus1 = (uint32_t)(ir->pool_used + 1);
-        if (str) *str = ir->pool + ir->pool_used;
-        ir->pool_used += len + 1;
+        npu__xml_decode(w->x.s + p, n, ir->pool + at);
+        ir->pool[at + len] = '\0';
+        *off_plus1 = (uint32_t)(at + 1);
     }
     return NPU_OK;
 }
@@ -5735,8 +5734,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     npu_ir *ir = w->ir;
     int mode = w->mode, is_io;
     uint64_t v;
-    const char *name = "";
-    uint32_t kind;
+    uint32_t kind, name = 0;        /* FILL: the name's pool offset + 1 */
     memset(l, 0, sizeof *l);
     l->pos = t->begin;
     l->elem = -1;
@@ -5785,12 +5783,12 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         if (mode != NPU__W_COUNT && l->index >= ir->n_listed[kind - 1])
             return npu__ir_changed(&w->x);
         if (mode <= NPU__W_FILL) {
-            npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
+            npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, &name);
             if (st != NPU_OK) return st;
         }
     }
     if (mode == NPU__W_FILL && (kind == NPU__KIND_CONSTANT || is_io)) {
-        npu__ir_walk_fill_entry(w, l, name);
+        npu__ir_walk_fill_entry(w, l, ir->pool + name - 1);
     } else if (mode == NPU__W_WRITE && kind == NPU__KIND_CONSTANT) {
         const npu__ir_const *k = &ir->consts[l->index];
         l->offset = k->pub.offset;
@@ -5822,10 +5820,11 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
 static npu_status npu__ir_walk_add_variable(npu__ir_walker *w, const npu__ir_open_layer *l, const npu__xml_attribute *a)
 {
     npu_ir *ir = w->ir;
-    const char *id = NULL;
-    uint32_t i;
-    npu_status st = npu__ir_walk_pool_string(w, a->value, a->value_len, NULL, &id);
+    const char *id;
+    uint32_t i, off = 0;
+    npu_status st = npu__ir_walk_pool_string(w, a->value, a->value_len, &off);
     if (st != NPU_OK || w->mode != NPU__W_FILL) return st;
+    id = ir->pool + off - 1;
     for (i = 0; i < ir->n_states && strcmp(ir->states[i].variable_id, id) != 0; i++) continue;
     if (i == ir->n_states) {
         if (ir->n_states >= ir->n_var_layers) return npu__ir_changed(&w->x);
@@ -6018,7 +6017,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
                              : l->kind == NPU__KIND_RESULT && l->n_in == 0;
     if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
         w->mode <= NPU__W_FILL) {
-        st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names, NULL);
+        st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names);
         if (st != NPU_OK) return st;
     }
     if (w->port_is_io) l->io_names = names;
