@@ -5492,25 +5492,26 @@ NPU__NOINLINE static int npu__ir_dim_dynamic(const char *s, size_t n)
 
 /* One dimension token: N, -1, ?, or a bounded A..B (dynamic; either bound may
  * be empty, B may be ? or -1). Returns 1 ok (value or NPU_DIM_DYNAMIC), 2 for
- * "..." (dynamic rank), 0 invalid. */
-static int npu__ir_dim(const char *s, size_t n, int64_t *out)
+ * "..." (dynamic rank), 0 invalid, -1 for nothing but spaces. The token is
+ * [*b, *e) of s, trimmed in place. */
+static int npu__ir_dim(const char *s, size_t *b, size_t *e, int64_t *out)
 {
     const uint64_t max = (uint64_t)NPU_IR_MAX_DIM_VALUE;
-    size_t i = 0, e = n, k;
+    size_t n, k;
     uint64_t v;
-    npu__xml_trim(s, &i, &e);
-    s += i;
-    n = e - i;
-    if (n == 3 && memcmp(s, "...", 3) == 0) return 2;
+    npu__xml_trim(s, b, e);
+    s += *b;
+    n = *e - *b;
+    if (n == 0) return -1;
     *out = NPU_DIM_DYNAMIC;
     if (npu__ir_dim_dynamic(s, n)) return 1;
-    for (k = 0; k + 1 < n; k++) {
-        if (s[k] == '.' && s[k + 1] == '.') {
-            const char *hi = s + k + 2;
-            size_t hi_len = n - k - 2;
-            if (k > 0 && !npu__ir_u64(s, k, max, &v)) return 0;
-            return hi_len == 0 || npu__ir_dim_dynamic(hi, hi_len) || npu__ir_u64(hi, hi_len, max, &v);
-        }
+    for (k = 0; k + 1 < n && !(s[k] == '.' && s[k + 1] == '.'); k++) continue;
+    if (k + 1 < n) {   /* "..." or A..B */
+        const char *hi = s + k + 2;
+        size_t hi_len = n - k - 2;
+        if (k == 0 && hi_len == 1 && hi[0] == '.') return 2;
+        return (k == 0 || npu__ir_u64(s, k, max, &v)) &&
+               (hi_len == 0 || npu__ir_dim_dynamic(hi, hi_len) || npu__ir_u64(hi, hi_len, max, &v));
     }
     if (!npu__ir_u64(s, n, max, &v)) return 0;
     *out = (int64_t)v;
@@ -5547,13 +5548,14 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
     if (i == e) return NPU_OK;   /* "": a scalar */
     for (i = 0; i <= n; i++) {
         int64_t d;
+        size_t tb = start, te = i;   /* the token, trimmed */
         int r;
         if (i < n && s[i] != ',') continue;
-        r = npu__ir_dim(s + start, i - start, &d);
+        r = npu__ir_dim(s, &tb, &te, &d);
         if (r == 2) {
             l->shape_dynrank = 1;
             l->elems_dynamic = 1;
-        } else if (r == 0) {
+        } else if (r <= 0) {
             return npu__xml_fail(&w->x, a->value + start, NPU_ERR_PARSE,
                                  "shape \"%.*s\": invalid dimension (expected N <= 2^40, ?, -1 or A..B)",
                                  (int)(n > 100 ? 100 : n), s);
@@ -5562,11 +5564,8 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
                 return npu__xml_fail(&w->x, a->value, NPU_ERR_PARSE,
                                      "shape has more than NPU_IR_MAX_DIMS (%d) dims", NPU_IR_MAX_DIMS);
             if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape_rank] = d;
-            if (l->shape_rank == (uint32_t)batch_axis) {   /* WRITE: the batch rewrite */
-                size_t tb = start, te = i;
-                npu__xml_trim(s, &tb, &te);
+            if (l->shape_rank == (uint32_t)batch_axis)   /* WRITE: the batch rewrite */
                 npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
-            }
             l->shape_rank++;
             if (d < 0) l->elems_dynamic = 1;
             else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
@@ -6042,14 +6041,14 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
 static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     int64_t d;
-    const char *s = w->x.s + t->text;
-    size_t n = t->text_end - t->text, i = 0, e = n;
-    npu__xml_trim(s, &i, &e);
-    if (i == e) return NPU_OK;   /* whitespace around the value */
+    size_t b = t->text, e = t->text_end;
+    int r = npu__ir_dim(w->x.s, &b, &e, &d);
+    NPU__MSG_ONLY(const char *s = w->x.s + t->text; size_t n = t->text_end - t->text;)
+    if (r < 0) return NPU_OK;   /* whitespace around the value */
     if (w->dim_has_text)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<dim> holds more than one value");
     w->dim_has_text = 1;
-    if (npu__ir_dim(s, n, &d) != 1)
+    if (r != 1)
         return npu__xml_fail(&w->x, t->text, NPU_ERR_PARSE,
                              "<dim>%.*s</dim>: expected a number <= 2^40, -1 or ?", (int)(n > 40 ? 40 : n), s);
     if (w->port_is_io && !l->shape_given && w->port_rank < NPU_MAX_RANK) l->shape.dims[w->port_rank] = d;
