@@ -5425,7 +5425,7 @@ typedef struct npu__ir_walker {
     /* flags (bytes: a store of 1 is shorter) */
     unsigned char port_is_io, dim_has_text;
     unsigned char have_bin;         /* bin size known (not a size query) */
-    unsigned char layout_b;         /* WRITE */
+    unsigned char layout_b;         /* WRITE (0 in the other modes) */
     unsigned char net_rt_done;      /* WRITE: the net rt_info entries are written */
     unsigned char net_rt_has;       /* WRITE: bit 0 is_new_api, bit 1 use_indices...
                                        already YES in the file's net rt_info */
@@ -5653,11 +5653,14 @@ NPU__NOINLINE static npu_status npu__ir_changed(const npu__xml *x)
     return npu__fail(x->ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", x->label);
 }
 
-/* Adds the decoded text [p, p+n) to the string pool: its size to the count;
- * FILL: the string, at the count so far (*off_plus1: its offset + 1). */
+/* COUNT and FILL: adds the decoded text [p, p+n) to the string pool: its
+ * size to the count; FILL: the string, at the count so far (*off_plus1: its
+ * offset + 1). */
 static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n, uint32_t *off_plus1)
 {
-    size_t at = w->c.pool, len = npu__xml_decode(w->x.s + p, n, NULL);
+    size_t at = w->c.pool, len;
+    if (w->mode > NPU__W_FILL) return NPU_OK;
+    len = npu__xml_decode(w->x.s + p, n, NULL);
     if (npu__add_size(at, len + 1, &w->c.pool))
         return npu__xml_fail(&w->x, p, NPU_ERR_OVERFLOW, "string pool overflows");
     if (w->mode == NPU__W_FILL) {
@@ -5781,10 +5784,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         l->index = w->c.listed[kind - 1]++;   /* NPU__LI_ order is NPU__KIND_ order */
         if (mode != NPU__W_COUNT && l->index >= ir->n_listed[kind - 1])
             return npu__ir_changed(&w->x);
-        if (mode <= NPU__W_FILL) {
-            npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, &name);
-            if (st != NPU_OK) return st;
-        }
+        npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, &name);
+        if (st != NPU_OK) return st;
     }
     if (mode == NPU__W_FILL && (kind == NPU__KIND_CONSTANT || is_io)) {
         npu__ir_walk_fill_entry(w, l, ir->pool + name - 1);
@@ -5873,7 +5874,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric offset attribute");
         if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
-        if (w->mode == NPU__W_WRITE && w->layout_b) {
+        if (w->layout_b) {
             npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->copy_to_blob ? l->blob_offset : 0);
         }
     }
@@ -5881,10 +5882,8 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
         if (!npu__xml_attr(&w->x, t, "variable_id", &a))
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "%s without a variable_id",
                                  l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
-        if (w->mode <= NPU__W_FILL) {
-            st = npu__ir_walk_add_variable(w, l, &a);
-            if (st != NPU_OK) return st;
-        }
+        st = npu__ir_walk_add_variable(w, l, &a);
+        if (st != NPU_OK) return st;
     }
     return NPU_OK;
 }
@@ -6014,8 +6013,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
     /* the first output of a Parameter or a Const, the first input of a Result */
     w->port_is_io = dir == 1 ? (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) && l->n_out == 0
                              : l->kind == NPU__KIND_RESULT && l->n_in == 0;
-    if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
-        w->mode <= NPU__W_FILL) {
+    if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a)) {
         st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names);
         if (st != NPU_OK) return st;
     }
