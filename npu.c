@@ -5403,6 +5403,7 @@ typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays las
     /* the I/O port: Parameter's or Const's first output, Result's first input */
     int io_elem;
     uint32_t io_names;              /* pool offset + 1 */
+    uint32_t name_off;              /* FILL, listed layers: the name's pool offset + 1 */
     /* flags (bytes: a store of 1 is shorter) */
     unsigned char has_data, has_rt, rt_done, data_done, shape_given, shape_dynrank, elems_dynamic, elems_overflow;
     unsigned char io_port_seen;
@@ -5710,24 +5711,6 @@ NPU__NOINLINE static npu_ir_io *npu__ir_io_of(const npu_ir *ir, const npu__ir_op
     return l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
 }
 
-/* FILL: a listed layer's entry (Const, or a top-level Parameter or Result). */
-static void npu__ir_walk_fill_entry(npu__ir_walker *w, const npu__ir_open_layer *l, const char *name)
-{
-    npu_ir *ir = w->ir;
-    if (l->kind == NPU__KIND_CONSTANT) {
-        npu_ir_const *k = &ir->consts[l->index].pub;
-        k->layer_id = l->id;
-        k->graph = l->scope;
-        k->name = name;
-    } else {
-        npu_ir_io *io = npu__ir_io_of(ir, l);
-        io->layer_id = l->id;
-        io->desc.name = name;
-        io->tensor_names = "";
-        ir->layers[w->c.layers - 1].io = l->index;
-    }
-}
-
 /* l: the next free entry of w->lstack (its address taken once, by the caller). */
 NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
@@ -5736,7 +5719,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     npu_ir *ir = w->ir;
     int mode = w->mode, is_io;
     uint64_t v;
-    uint32_t kind, name = 0;        /* FILL: the name's pool offset + 1 */
+    uint32_t kind;
     memset(l, 0, sizeof *l);
     l->pos = t->begin;
     l->elem = -1;
@@ -5765,6 +5748,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
                              (unsigned)NPU_IR_MAX_LAYERS);
+    is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
     if (mode == NPU__W_FILL) {
         npu__ir_layer_rec *r;
         if (w->c.layers >= ir->n_layers)
@@ -5773,23 +5757,20 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         r->scope = l->scope;
         r->id = l->id;
         r->kind = kind;
-        r->io = UINT32_MAX;
+        r->io = is_io ? w->c.listed[kind - 1] : UINT32_MAX;   /* (its index, below) */
         r->pos = l->pos;
         r->name = l->name;
         r->name_len = (uint32_t)l->name_len;
     }
     w->c.layers++;
-    is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
     if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
         l->index = w->c.listed[kind - 1]++;   /* NPU__LI_ order is NPU__KIND_ order */
         if (mode != NPU__W_COUNT && l->index >= ir->n_listed[kind - 1])
             return npu__ir_changed(&w->x);
-        npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, &name);
+        npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, &l->name_off);
         if (st != NPU_OK) return st;
     }
-    if (mode == NPU__W_FILL && (kind == NPU__KIND_CONSTANT || is_io)) {
-        npu__ir_walk_fill_entry(w, l, ir->pool + name - 1);
-    } else if (mode == NPU__W_WRITE && kind == NPU__KIND_CONSTANT) {
+    if (mode == NPU__W_WRITE && kind == NPU__KIND_CONSTANT) {
         const npu__ir_const *k = &ir->consts[l->index];
         l->offset = k->pub.offset;
         l->size = k->pub.size;
@@ -5932,6 +5913,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
                              w->have_bin && w->ir->bin == NULL ? "; no .bin" : "");
     if (w->mode == NPU__W_FILL) {
         npu__ir_const *k = &w->ir->consts[l->index];
+        k->pub.layer_id = l->id;
+        k->pub.graph = l->scope;
+        k->pub.name = w->ir->pool + l->name_off - 1;
         k->pub.element_type = e->ov_name;
         k->pub.offset = l->offset;
         k->pub.size = l->size;
@@ -5985,12 +5969,14 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
     io = npu__ir_io_of(w->ir, l);
+    io->layer_id = l->id;
+    io->desc.name = w->ir->pool + l->name_off - 1;
     io->desc.shape = l->shape;
     io->desc.shape.rank = l->shape_rank;
     npu__ir_io_set_elem(io, elem < 0 ? 0 : elem);
     npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
     io->batch_axis = axis;
-    if (l->io_names) io->tensor_names = w->ir->pool + l->io_names - 1;
+    io->tensor_names = l->io_names ? w->ir->pool + l->io_names - 1 : "";
     return NPU_OK;
 }
 
