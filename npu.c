@@ -6212,7 +6212,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
     return st;
 }
 
-static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
+NPU__NOINLINE static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
 {
     npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
     npu_status st = NPU_OK;
