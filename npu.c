@@ -5705,12 +5705,6 @@ NPU__NOINLINE static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const 
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
-/* The entry of a top-level Parameter or Result. */
-NPU__NOINLINE static npu_ir_io *npu__ir_io_of(const npu_ir *ir, const npu__ir_open_layer *l)
-{
-    return l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
-}
-
 /* l: the next free entry of w->lstack (its address taken once, by the caller). */
 NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
@@ -5968,7 +5962,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
         axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
-    io = npu__ir_io_of(w->ir, l);
+    io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
     io->layer_id = l->id;
     io->desc.name = w->ir->pool + l->name_off - 1;
     io->desc.shape = l->shape;
