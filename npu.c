@@ -5619,12 +5619,12 @@ static int npu__ir_layout_convert(const char *s, size_t n, char out[NPU_LAYOUT_M
  * scalars) or -2 when the layout does not fit. */
 static int npu__ir_layout_axis(const char *layout, uint32_t rank)
 {
-    size_t n = strlen(layout), i;
+    size_t i;
     int ell = -1, nidx = -1;
     uint32_t letters = 0, before_n = 0, after_n = 0;
-    for (i = 0; i < n; i++) {
-        if (layout[i] == '.') {
-            if (ell >= 0 || n - i < 3 || layout[i + 1] != '.' || layout[i + 2] != '.') return -2;
+    for (i = 0; layout[i] != '\0'; i++) {
+        if (layout[i] == '.') {   /* (the terminator stops a short "..") */
+            if (ell >= 0 || layout[i + 1] != '.' || layout[i + 2] != '.') return -2;
             ell = (int)letters;
             i += 2;
             continue;
@@ -5635,7 +5635,7 @@ static int npu__ir_layout_axis(const char *layout, uint32_t rank)
         }
         letters++;
     }
-    if (n > 0) {
+    if (layout[0] != '\0') {
         if (ell < 0 && letters != rank) return -2;
         if (ell >= 0 && letters > rank) return -2;
     }
