@@ -6131,7 +6131,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         break;
     case NPU__ROLE_DATA:
         st = npu__ir_walk_data(w, t, l);
-        if (st == NPU_OK && t->self_closing) npu__ir_walk_data_end(w, t->end, l);
         break;
     case NPU__ROLE_LAYER_RT_INFO:
         if (l->rt_done) break;
@@ -6149,7 +6148,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         break;
     case NPU__ROLE_PORT:
         st = npu__ir_walk_port_start(w, t, l, w->role[depth - 1] == NPU__ROLE_OUTPUT ? 1u : 0u);
-        if (st == NPU_OK && t->self_closing) npu__ir_walk_port_end(w, l);
         break;
     case NPU__ROLE_DIM:
         if (t->self_closing) return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "empty <dim/>");
@@ -6172,7 +6170,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         if (w->c.scopes >= UINT32_MAX - 1u)
             return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "too many <body> elements");
         w->scope_stack[++w->scope_depth] = ++w->c.scopes;
-        if (t->self_closing) w->scope_depth--;
         break;
     case NPU__ROLE_EDGE:
         st = npu__ir_walk_edge(w, t);
@@ -6283,8 +6280,8 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
         if (st == NPU_OK && (pp >> role & 1u) && w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL &&
             w->scope_depth == 0)
             st = w->ir->pp_walk(w, (int)role, &t, 0);
-        /* <layer/>: its end too (w->role[w->x.depth] is its role) */
-        if (st == NPU_OK && t.kind == NPU__XML_START_TAG && t.self_closing && role == NPU__ROLE_LAYER)
+        /* <x/>: its end too (but <net/>'s: no net rt_info written before it) */
+        if (st == NPU_OK && t.kind == NPU__XML_START_TAG && t.self_closing && role != NPU__ROLE_NET)
             st = npu__ir_walk_end(w, &t, l, role);
         if (st != NPU_OK) return st;
     }
