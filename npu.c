@@ -5991,8 +5991,9 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
         w->port_elem = e < 0 ? 0 : e;
     }
     /* the first output of a Parameter or a Const, the first input of a Result */
-    w->port_is_io = dir == 1 ? (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) && l->n_out == 0
-                             : l->kind == NPU__KIND_RESULT && l->n_in == 0;
+    w->port_is_io =
+        (dir == 1 ? l->n_out : l->n_in) == 0 &&
+        ((dir == 1 ? 1u << NPU__KIND_PARAMETER | 1u << NPU__KIND_CONSTANT : 1u << NPU__KIND_RESULT) >> l->kind & 1u);
     if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a)) {
         st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names);
         if (st != NPU_OK) return st;
