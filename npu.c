@@ -5564,7 +5564,7 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
             if (l->shape_rank >= NPU_IR_MAX_DIMS)
                 return npu__xml_fail(&w->x, a->value, NPU_ERR_PARSE,
                                      "shape has more than NPU_IR_MAX_DIMS (%d) dims", NPU_IR_MAX_DIMS);
-            if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape_rank] = d;
+            if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape.rank++] = d;   /* (the first NPU_MAX_RANK) */
             if (l->shape_rank == (uint32_t)batch_axis)   /* WRITE: the batch rewrite */
                 npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
             l->shape_rank++;
@@ -5573,7 +5573,6 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
         }
         start = i + 1;
     }
-    l->shape.rank = l->shape_rank < NPU_MAX_RANK ? l->shape_rank : NPU_MAX_RANK;
     return NPU_OK;
 }
 
