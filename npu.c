@@ -6029,7 +6029,7 @@ static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token 
     if (r != 1)
         return npu__xml_fail(&w->x, t->text, NPU_ERR_PARSE,
                              "<dim>%.*s</dim>: expected a number <= 2^40, -1 or ?", (int)(n > 40 ? 40 : n), s);
-    if (w->port_is_io && !l->shape_given && w->port_rank < NPU_MAX_RANK) l->shape.dims[w->port_rank] = d;
+    if (w->port_is_io && !l->shape_given && w->port_rank < NPU_MAX_RANK) l->shape.dims[l->shape.rank++] = d;
     if (w->port_is_io && npu__ir_walk_batch_axis(w, l) == (int)w->port_rank)
         npu__ir_walk_put_num(w, t->text, t->text_end, (uint64_t)w->batch);
     return NPU_OK;
@@ -6039,10 +6039,9 @@ NPU__NOINLINE static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_
 {
     if (!w->port_is_io) return;
     l->io_port_seen = 1;
-    if (!l->shape_given) {   /* no shape attribute (so far): the layer's shape is the port's */
-        l->shape_rank = w->port_rank;
-        l->shape.rank = w->port_rank < NPU_MAX_RANK ? w->port_rank : NPU_MAX_RANK;
-    }
+    /* no shape attribute (so far): the layer's shape is the port's (its
+     * first NPU_MAX_RANK dims are in l->shape already) */
+    if (!l->shape_given) l->shape_rank = w->port_rank;
     l->io_elem = w->port_elem > 0 ? w->port_elem : -1;
 }
 
