@@ -5423,6 +5423,7 @@ typedef struct npu__ir_walker {
     /* the open port */
     uint32_t port_dir, port_id, port_rank;
     int port_elem;
+    uint32_t port_names;            /* pool offset + 1 (FILL), else 0 */
     /* flags (bytes: a store of 1 is shorter) */
     unsigned char port_is_io, dim_has_text;
     unsigned char have_bin;         /* bin size known (not a size query) */
@@ -5977,7 +5978,6 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
 {
     npu__xml_attribute a;
     uint64_t v;
-    uint32_t names = 0;
     npu_status st;
     if (npu__ir_attr_num(&w->x, t, "id", UINT32_MAX - 1u, &v, &a) <= 0)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<port> without a numeric id");
@@ -5985,6 +5985,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
     w->port_id = (uint32_t)v;
     w->port_rank = 0;
     w->port_elem = 0;
+    w->port_names = 0;
     if (npu__xml_attr(&w->x, t, "precision", &a)) {
         int e = npu__ir_elem_find(&w->x, &a, 1);
         w->port_elem = e < 0 ? 0 : e;
@@ -5994,10 +5995,9 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
         (dir == 1 ? l->n_out : l->n_in) == 0 &&
         ((dir == 1 ? 1u << NPU__KIND_PARAMETER | 1u << NPU__KIND_CONSTANT : 1u << NPU__KIND_RESULT) >> l->kind & 1u);
     if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a)) {
-        st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names);
+        st = npu__ir_walk_pool_string(w, a.value, a.value_len, &w->port_names);
         if (st != NPU_OK) return st;
     }
-    if (w->port_is_io) l->io_names = names;
     if (dir == 1) l->n_out++;
     else l->n_in++;
     if (w->mode == NPU__W_FILL) {
@@ -6010,7 +6010,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
         p->id = w->port_id;
         p->dir = dir;
         p->elem = (uint32_t)w->port_elem;
-        p->names = names;
+        p->names = w->port_names;
     }
     w->c.ports++;
     return NPU_OK;
@@ -6042,6 +6042,7 @@ NPU__NOINLINE static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_
     /* no shape attribute (so far): the layer's shape is the port's (its
      * first NPU_MAX_RANK dims are in l->shape already) */
     if (!l->shape_given) l->shape_rank = w->port_rank;
+    l->io_names = w->port_names;
     l->io_elem = w->port_elem > 0 ? w->port_elem : -1;
 }
 
