@@ -5405,7 +5405,7 @@ typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays las
     uint32_t io_names;              /* pool offset + 1 */
     uint32_t name_off;              /* FILL, listed layers: the name's pool offset + 1 */
     /* flags (bytes: a store of 1 is shorter) */
-    unsigned char has_data, has_rt, rt_done, data_done, shape_given, shape_dynrank, elems_dynamic, elems_overflow;
+    unsigned char has_data, has_rt, rt_done, shape_given, shape_dynrank, elems_dynamic, elems_overflow;
     unsigned char io_port_seen;
     unsigned char copy_to_blob;     /* WRITE */
     npu_shape shape;                /* first NPU_MAX_RANK dims: of the shape attribute, else the I/O port */
@@ -5865,9 +5865,8 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
 
 /* After the <data> element of a Const: add the pointer attribute when the
  * layer has no <rt_info> of its own. */
-static void npu__ir_walk_data_end(npu__ir_walker *w, size_t end, npu__ir_open_layer *l)
+static void npu__ir_walk_data_end(npu__ir_walker *w, size_t end, const npu__ir_open_layer *l)
 {
-    l->data_done = 1;
     if (npu__ir_walk_by_pointer(w, l) && !l->has_rt) npu__ir_walk_emit_rt_wpa(w, end, l);
 }
 
