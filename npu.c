@@ -5396,7 +5396,7 @@ typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays las
     uint64_t offset, size;
     uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
     size_t data_pos;
-    uint64_t blob_offset;           /* WRITE */
+    uint64_t blob_offset;           /* WRITE: in the payload's blob (0 unless copy_to_blob) */
     int elem;                       /* from <data element_type>, -1 none */
     uint32_t shape_rank;
     uint32_t n_in, n_out;           /* ports seen */
@@ -5850,7 +5850,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
         if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
         if (w->layout_b) {
-            npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->copy_to_blob ? l->blob_offset : 0);
+            npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->blob_offset);
         }
     }
     if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
