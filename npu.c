@@ -5964,8 +5964,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
     io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
     io->layer_id = l->id;
     io->desc.name = w->ir->pool + l->name_off - 1;
-    io->desc.shape = l->shape;
-    io->desc.shape.rank = l->shape_rank;
+    io->desc.shape = l->shape;   /* (its rank is shape_rank: at most NPU_MAX_RANK here) */
     npu__ir_io_set_elem(io, elem < 0 ? 0 : elem);
     npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
     io->batch_axis = axis;
