@@ -5290,10 +5290,10 @@ static int npu__ir_elem_find(const npu__xml *x, const npu__xml_attribute *a, int
     static const struct { char name[8]; unsigned char elem; } alias[] = {{"BOOLEAN", NPU_BOOL}, {"U1", NPU__ELEM_U1}};
     const size_t nt = NPU__COUNT_OF(npu__types);
     size_t i;
-    for (i = 0; i < nt + (by_precision ? NPU__COUNT_OF(alias) : 0); i++)
-        if (npu__xml_eq(x, a->value, a->value_len,
-                        i >= nt ? alias[i - nt].name : by_precision ? npu__types[i].ov_precision : npu__types[i].ov_name))
-            return i >= nt ? alias[i - nt].elem : (int)i;
+    for (i = 0; i < nt + (by_precision ? NPU__COUNT_OF(alias) : 0); i++) {
+        const char *name = i >= nt ? alias[i - nt].name : by_precision ? npu__types[i].ov_precision : npu__types[i].ov_name;
+        if (npu__xml_eq(x, a->value, a->value_len, name)) return i >= nt ? alias[i - nt].elem : (int)i;
+    }
     return -1;
 }
 
@@ -6207,7 +6207,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t
     npu_status st = NPU_OK;
     if (l->kind == NPU__KIND_REPLACED) w->copied = end;   /* 8e wrote it anew */
     else if (l->kind == NPU__KIND_CONSTANT) st = npu__ir_walk_const_check(w, l);
-    else if ((l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0) st = npu__ir_walk_io_end(w, l);
+    else if ((l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0)
+        st = npu__ir_walk_io_end(w, l);
     else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
         st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
                            l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
