@@ -5879,13 +5879,12 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
     e = &npu__types[l->elem];
     if (!l->shape_given) {
         /* no shape attribute: the output port's dims (npu__ir_walk_port_end) */
-        l->elems = npu_shape_elements(&l->shape);
+        uint32_t i;
+        l->elems = npu_shape_elements(&l->shape);   /* (0 for a dynamic dim) */
         if (l->shape_rank > NPU_MAX_RANK) l->elems_overflow = 1;
-        if (l->elems == 0 && l->shape_rank <= NPU_MAX_RANK) {
-            uint32_t i;
+        else
             for (i = 0; i < l->shape.rank; i++)
                 if (l->shape.dims[i] < 0) l->elems_dynamic = 1;
-        }
     }
     if (l->elems_dynamic || l->shape_dynrank)
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE, "Const with a dynamic shape");
