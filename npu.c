@@ -5259,19 +5259,22 @@ static size_t npu__xml_decode(const char *s, size_t n, char *out)
 /* ---- 8b. The IR walker ---------------------------------------------------- */
 /* One walk over the XML per job: COUNT (sizes for the arena, all checks that
  * need no tables), FILL (tables), EDGES (edge checks against the sorted layer
- * and port tables, outputs' producers) and WRITE (stream the payload XML). */
+ * and port tables, outputs' producers) and WRITE (stream the payload XML).
+ * Every mode runs the same checks (EDGES repeats COUNT's: one code path, at
+ * the cost of some time); a mode only adds its own work. */
 
-/* Index into npu__types (section 4), or -1. by_precision: match the port
- * precision, which also has the spellings BOOLEAN and U1. */
-static int npu__ir_elem_find(const char *s, size_t n, int by_precision)
+/* Index into npu__types (section 4) of attribute value a, or -1.
+ * by_precision: match the port precision, which also has the spellings
+ * BOOLEAN and U1 (alias, after the table's rows). */
+static int npu__ir_elem_find(const npu__xml *x, const npu__xml_attribute *a, int by_precision)
 {
+    static const struct { char name[8]; unsigned char elem; } alias[] = {{"BOOLEAN", NPU_BOOL}, {"U1", NPU__ELEM_U1}};
+    const size_t nt = NPU__COUNT_OF(npu__types);
     size_t i;
-    for (i = 0; i < NPU__COUNT_OF(npu__types); i++) {
-        const char *name = by_precision ? npu__types[i].ov_precision : npu__types[i].ov_name;
-        if (strlen(name) == n && memcmp(name, s, n) == 0) return (int)i;
+    for (i = 0; i < nt + (by_precision ? NPU__COUNT_OF(alias) : 0); i++) {
+        const char *name = i >= nt ? alias[i - nt].name : by_precision ? npu__types[i].ov_precision : npu__types[i].ov_name;
+        if (npu__xml_eq(x, a->value, a->value_len, name)) return i >= nt ? alias[i - nt].elem : (int)i;
     }
-    if (by_precision && n == 7 && memcmp(s, "BOOLEAN", 7) == 0) return NPU_BOOL;
-    if (by_precision && n == 2 && memcmp(s, "U1", 2) == 0) return NPU__ELEM_U1;
     return -1;
 }
 
@@ -5281,22 +5284,24 @@ enum { NPU__KIND_OTHER = 0, NPU__KIND_PARAMETER, NPU__KIND_CONSTANT, NPU__KIND_R
        NPU__KIND_REPLACED /* WRITE: a layer preprocessing (8e) wrote anew; its text is skipped */ };
 _Static_assert(NPU__KIND_PARAMETER - 1 == NPU__LI_IN && NPU__KIND_CONSTANT - 1 == NPU__LI_CONST &&
                    NPU__KIND_RESULT - 1 == NPU__LI_OUT, "a listed layer's table is n_listed[kind - 1]");
-/* Where a payload write calls preprocessing (8e, npu_ir.pp_walk). */
-enum { NPU__PPE_BEGIN = 0, NPU__PPE_LAYER, NPU__PPE_EDGE, NPU__PPE_LAYERS_END, NPU__PPE_EDGES_END, NPU__PPE_DONE,
-       NPU__PPE_PORT };
-
 enum {
     NPU__ROLE_OTHER = 0, NPU__ROLE_NET, NPU__ROLE_LAYERS, NPU__ROLE_LAYER, NPU__ROLE_DATA, NPU__ROLE_LAYER_RT_INFO, NPU__ROLE_INPUT,
     NPU__ROLE_OUTPUT, NPU__ROLE_PORT, NPU__ROLE_DIM, NPU__ROLE_PORT_RT_INFO, NPU__ROLE_PORT_RT_INFO_ATTR, NPU__ROLE_BODY, NPU__ROLE_EDGES,
     NPU__ROLE_EDGE, NPU__ROLE_NET_RT_INFO, NPU__ROLE_NET_RT_INFO_ITEM
 };
+/* Where a payload write calls preprocessing (8e, npu_ir.pp_walk): at the start
+ * of a top-level <layer>, <port> or <edge> and the end of the top-level
+ * <layers> and <edges>, whose event is their role; before and after the walk. */
+enum { NPU__PPE_BEGIN = NPU__ROLE_OTHER, NPU__PPE_DONE = NPU__ROLE_NET, NPU__PPE_LAYER = NPU__ROLE_LAYER,
+       NPU__PPE_PORT = NPU__ROLE_PORT, NPU__PPE_EDGE = NPU__ROLE_EDGE, NPU__PPE_LAYERS_END = NPU__ROLE_LAYERS,
+       NPU__PPE_EDGES_END = NPU__ROLE_EDGES };
 
 enum { NPU__W_COUNT = 0, NPU__W_FILL, NPU__W_EDGES, NPU__W_WRITE };
 
 /* Private parts of the loaded object. */
 typedef struct npu__ir_const {
     npu_ir_const pub;
-    uint32_t has_rt_info;        /* the layer has its own <rt_info> child */
+    unsigned char has_rt_info;   /* the layer has its own <rt_info> child */
 } npu__ir_const;
 
 typedef struct npu__ir_layer_rec {  /* temporary: for the edge checks */
@@ -5329,7 +5334,7 @@ struct npu_ir {
     npu__ir_const *consts;
     npu_ir_state *states;
     char *pool;
-    size_t pool_cap, pool_used;
+    size_t pool_cap;                /* (FILL fills it up to the walker's count, c.pool) */
     int64_t batch;
     size_t arena_bytes;
     /* temporary tables (valid during loading only) */
@@ -5369,49 +5374,48 @@ _Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the co
 typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays last (short offsets) */
     size_t pos, name, name_len;
     uint32_t id, scope, kind, index;
-    int has_data, has_rt, rt_done, data_done;
-    int elem;                       /* from <data element_type>, -1 none */
-    int shape_given, shape_dynrank;
-    uint32_t shape_rank;
-    int elems_dynamic, elems_overflow;
-    uint32_t n_in, n_out;           /* ports seen */
-    /* the I/O port: Parameter's first output, Result's first input */
-    int io_port_seen;
-    uint32_t io_rank;
-    int io_elem;
-    uint32_t io_names;              /* pool offset + 1 */
     uint64_t offset, size;
     uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
     size_t data_pos;
-    /* WRITE */
-    int copy_to_blob;
-    uint64_t blob_offset;
-    npu_shape shape;                /* first NPU_MAX_RANK dims */
-    npu_shape io_shape;
+    uint64_t blob_offset;           /* WRITE: in the payload's blob (0 unless copy_to_blob) */
+    int elem;                       /* from <data element_type>, -1 none */
+    uint32_t shape_rank;
+    uint32_t n_in, n_out;           /* ports seen */
+    /* the I/O port: Parameter's or Const's first output, Result's first input */
+    int io_elem;
+    uint32_t io_names;              /* pool offset + 1 */
+    uint32_t name_off;              /* FILL, listed layers: the name's pool offset + 1 */
+    /* flags (bytes: a store of 1 is shorter) */
+    unsigned char has_data, has_rt, rt_done, shape_given, shape_dynrank, elems_dynamic, elems_overflow;
+    unsigned char io_port_seen;
+    unsigned char copy_to_blob;     /* WRITE */
+    npu_shape shape;                /* first NPU_MAX_RANK dims: of the shape attribute, else the I/O port */
     char layout[NPU_LAYOUT_MAX];
 } npu__ir_open_layer;
 
 /* The fields used most come first (short offsets: smaller code), the arrays last. */
 typedef struct npu__ir_walker {
     npu__xml x;
-    int mode;
-    unsigned ldepth, scope_depth;
-    int have_bin;                   /* bin size known (not a size query) */
     npu_ir *ir;                     /* FILL, EDGES, WRITE */
     npu__sink *sink;                /* WRITE */
     size_t copied;                  /* WRITE */
+    int mode;
+    unsigned ldepth, scope_depth;
     /* the open port */
     uint32_t port_dir, port_id, port_rank;
-    int port_elem, port_is_io;
-    int dim_has_text;
+    int port_elem;
+    uint32_t port_names;            /* pool offset + 1 (FILL), else 0 */
+    /* flags (bytes: a store of 1 is shorter) */
+    unsigned char port_is_io, dim_has_text;
+    unsigned char have_bin;         /* bin size known (not a size query) */
+    unsigned char layout_b;         /* WRITE (0 in the other modes) */
+    unsigned char net_rt_done;      /* WRITE: the net rt_info entries are written */
+    unsigned char net_rt_has;       /* WRITE: bit 0 is_new_api, bit 1 use_indices...
+                                       already YES in the file's net rt_info */
     npu__ir_counts c;               /* running counts */
     /* WRITE */
-    int layout_b;
     uint64_t threshold, blob_running;
     int64_t batch;
-    int net_rt_done;              /* WRITE: the net rt_info entries are written */
-    int net_rt_has;               /* WRITE: bit 0 is_new_api, bit 1 use_indices...
-                                     already YES in the file's net rt_info */
     uint32_t compiler_version;    /* WRITE: the payload's compiler */
     const char *wpa_ptr, *wpa_size;
     unsigned char role[NPU_IR_MAX_DEPTH + 1];
@@ -5471,25 +5475,26 @@ NPU__NOINLINE static int npu__ir_dim_dynamic(const char *s, size_t n)
 
 /* One dimension token: N, -1, ?, or a bounded A..B (dynamic; either bound may
  * be empty, B may be ? or -1). Returns 1 ok (value or NPU_DIM_DYNAMIC), 2 for
- * "..." (dynamic rank), 0 invalid. */
-static int npu__ir_dim(const char *s, size_t n, int64_t *out)
+ * "..." (dynamic rank), 0 invalid, -1 for nothing but spaces. The token is
+ * [*b, *e) of s, trimmed in place. */
+static int npu__ir_dim(const char *s, size_t *b, size_t *e, int64_t *out)
 {
     const uint64_t max = (uint64_t)NPU_IR_MAX_DIM_VALUE;
-    size_t i = 0, e = n, k;
+    size_t n, k;
     uint64_t v;
-    npu__xml_trim(s, &i, &e);
-    s += i;
-    n = e - i;
-    if (n == 3 && memcmp(s, "...", 3) == 0) return 2;
+    npu__xml_trim(s, b, e);
+    s += *b;
+    n = *e - *b;
+    if (n == 0) return -1;
     *out = NPU_DIM_DYNAMIC;
     if (npu__ir_dim_dynamic(s, n)) return 1;
-    for (k = 0; k + 1 < n; k++) {
-        if (s[k] == '.' && s[k + 1] == '.') {
-            const char *hi = s + k + 2;
-            size_t hi_len = n - k - 2;
-            if (k > 0 && !npu__ir_u64(s, k, max, &v)) return 0;
-            return hi_len == 0 || npu__ir_dim_dynamic(hi, hi_len) || npu__ir_u64(hi, hi_len, max, &v);
-        }
+    for (k = 0; k + 1 < n && !(s[k] == '.' && s[k + 1] == '.'); k++) continue;
+    if (k + 1 < n) {   /* "..." or A..B */
+        const char *hi = s + k + 2;
+        size_t hi_len = n - k - 2;
+        if (k == 0 && hi_len == 1 && hi[0] == '.') return 2;
+        return (k == 0 || npu__ir_u64(s, k, max, &v)) &&
+               (hi_len == 0 || npu__ir_dim_dynamic(hi, hi_len) || npu__ir_u64(hi, hi_len, max, &v));
     }
     if (!npu__ir_u64(s, n, max, &v)) return 0;
     *out = (int64_t)v;
@@ -5518,21 +5523,22 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
 {
     const char *s = w->x.s + a->value;
     size_t n = a->value_len, i = 0, start = 0, e = n;
-    l->shape_given = 1;
+    l->shape_given = 1;             /* (the I/O port's dims, if it came first, give way) */
     l->shape_rank = 0;
-    l->shape.rank = 0;
+    memset(&l->shape, 0, sizeof l->shape);
     l->elems = 1;
     npu__xml_trim(s, &i, &e);
     if (i == e) return NPU_OK;   /* "": a scalar */
     for (i = 0; i <= n; i++) {
         int64_t d;
+        size_t tb = start, te = i;   /* the token, trimmed */
         int r;
         if (i < n && s[i] != ',') continue;
-        r = npu__ir_dim(s + start, i - start, &d);
+        r = npu__ir_dim(s, &tb, &te, &d);
         if (r == 2) {
             l->shape_dynrank = 1;
             l->elems_dynamic = 1;
-        } else if (r == 0) {
+        } else if (r <= 0) {
             return npu__xml_fail(&w->x, a->value + start, NPU_ERR_PARSE,
                                  "shape \"%.*s\": invalid dimension (expected N <= 2^40, ?, -1 or A..B)",
                                  (int)(n > 100 ? 100 : n), s);
@@ -5540,19 +5546,15 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
             if (l->shape_rank >= NPU_IR_MAX_DIMS)
                 return npu__xml_fail(&w->x, a->value, NPU_ERR_PARSE,
                                      "shape has more than NPU_IR_MAX_DIMS (%d) dims", NPU_IR_MAX_DIMS);
-            if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape_rank] = d;
-            if (l->shape_rank == (uint32_t)batch_axis) {   /* WRITE: the batch rewrite */
-                size_t tb = start, te = i;
-                npu__xml_trim(s, &tb, &te);
+            if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape.rank++] = d;   /* (the first NPU_MAX_RANK) */
+            if (l->shape_rank == (uint32_t)batch_axis)   /* WRITE: the batch rewrite */
                 npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
-            }
             l->shape_rank++;
             if (d < 0) l->elems_dynamic = 1;
             else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
         }
         start = i + 1;
     }
-    l->shape.rank = l->shape_rank < NPU_MAX_RANK ? l->shape_rank : NPU_MAX_RANK;
     return NPU_OK;
 }
 
@@ -5598,12 +5600,12 @@ static int npu__ir_layout_convert(const char *s, size_t n, char out[NPU_LAYOUT_M
  * scalars) or -2 when the layout does not fit. */
 static int npu__ir_layout_axis(const char *layout, uint32_t rank)
 {
-    size_t n = strlen(layout), i;
+    size_t i;
     int ell = -1, nidx = -1;
     uint32_t letters = 0, before_n = 0, after_n = 0;
-    for (i = 0; i < n; i++) {
-        if (layout[i] == '.') {
-            if (ell >= 0 || n - i < 3 || layout[i + 1] != '.' || layout[i + 2] != '.') return -2;
+    for (i = 0; layout[i] != '\0'; i++) {
+        if (layout[i] == '.') {   /* (the terminator stops a short "..") */
+            if (ell >= 0 || layout[i + 1] != '.' || layout[i + 2] != '.') return -2;
             ell = (int)letters;
             i += 2;
             continue;
@@ -5614,7 +5616,7 @@ static int npu__ir_layout_axis(const char *layout, uint32_t rank)
         }
         letters++;
     }
-    if (n > 0) {
+    if (layout[0] != '\0') {
         if (ell < 0 && letters != rank) return -2;
         if (ell >= 0 && letters > rank) return -2;
     }
@@ -5633,21 +5635,23 @@ NPU__NOINLINE static npu_status npu__ir_changed(const npu__xml *x)
     return npu__fail(x->ctx, NPU_ERR_STATE, "%s: the XML changed while it was being loaded", x->label);
 }
 
-static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n, uint32_t *off_plus1,
-                                       const char **str)
+/* COUNT and FILL: adds the decoded text [p, p+n) to the string pool: its
+ * size to the count; FILL: the string, at the count so far (*off_plus1: its
+ * offset + 1). */
+static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n, uint32_t *off_plus1)
 {
-    size_t len = npu__xml_decode(w->x.s + p, n, NULL);
-    if (npu__add_size(w->c.pool, len + 1, &w->c.pool))
+    size_t at = w->c.pool, len;
+    if (w->mode > NPU__W_FILL) return NPU_OK;
+    len = npu__xml_decode(w->x.s + p, n, NULL);
+    if (npu__add_size(at, len + 1, &w->c.pool))
         return npu__xml_fail(&w->x, p, NPU_ERR_OVERFLOW, "string pool overflows");
     if (w->mode == NPU__W_FILL) {
         npu_ir *ir = w->ir;
-        if (ir->pool_used + len + 1 > ir->pool_cap || ir->pool_used >= UINT32_MAX)
+        if (w->c.pool > ir->pool_cap || at >= UINT32_MAX)
             return npu__ir_changed(&w->x);
-        npu__xml_decode(w->x.s + p, n, ir->pool + ir->pool_used);
-        ir->pool[ir->pool_used + len] = '\0';
-        if (off_plus1) *off_plus1 = (uint32_t)(ir->pool_used + 1);
-        if (str) *str = ir->pool + ir->pool_used;
-        ir->pool_used += len + 1;
+        npu__xml_decode(w->x.s + p, n, ir->pool + at);
+        ir->pool[at + len] = '\0';
+        *off_plus1 = (uint32_t)(at + 1);
     }
     return NPU_OK;
 }
@@ -5682,30 +5686,6 @@ NPU__NOINLINE static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const 
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
-/* The entry of a top-level Parameter or Result. */
-NPU__NOINLINE static npu_ir_io *npu__ir_io_of(const npu_ir *ir, const npu__ir_open_layer *l)
-{
-    return l->kind == NPU__KIND_PARAMETER ? &ir->inputs[l->index] : &ir->outputs[l->index];
-}
-
-/* FILL: a listed layer's entry (Const, or a top-level Parameter or Result). */
-static void npu__ir_walk_fill_entry(npu__ir_walker *w, const npu__ir_open_layer *l, const char *name)
-{
-    npu_ir *ir = w->ir;
-    if (l->kind == NPU__KIND_CONSTANT) {
-        npu_ir_const *k = &ir->consts[l->index].pub;
-        k->layer_id = l->id;
-        k->graph = l->scope;
-        k->name = name;
-    } else {
-        npu_ir_io *io = npu__ir_io_of(ir, l);
-        io->layer_id = l->id;
-        io->desc.name = name;
-        io->tensor_names = "";
-        ir->layers[w->c.layers - 1].io = l->index;
-    }
-}
-
 /* l: the next free entry of w->lstack (its address taken once, by the caller). */
 NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
@@ -5714,7 +5694,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     npu_ir *ir = w->ir;
     int mode = w->mode, is_io;
     uint64_t v;
-    const char *name = "";
     uint32_t kind;
     memset(l, 0, sizeof *l);
     l->pos = t->begin;
@@ -5744,6 +5723,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
                              (unsigned)NPU_IR_MAX_LAYERS);
+    is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
     if (mode == NPU__W_FILL) {
         npu__ir_layer_rec *r;
         if (w->c.layers >= ir->n_layers)
@@ -5752,29 +5732,24 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         r->scope = l->scope;
         r->id = l->id;
         r->kind = kind;
-        r->io = UINT32_MAX;
+        r->io = is_io ? w->c.listed[kind - 1] : UINT32_MAX;   /* (its index, below) */
         r->pos = l->pos;
         r->name = l->name;
         r->name_len = (uint32_t)l->name_len;
     }
     w->c.layers++;
-    is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
     if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
         l->index = w->c.listed[kind - 1]++;   /* NPU__LI_ order is NPU__KIND_ order */
         if (mode != NPU__W_COUNT && l->index >= ir->n_listed[kind - 1])
             return npu__ir_changed(&w->x);
-        if (mode <= NPU__W_FILL) {
-            npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, NULL, &name);
-            if (st != NPU_OK) return st;
-        }
+        npu_status st = npu__ir_walk_pool_string(w, l->name, l->name_len, &l->name_off);
+        if (st != NPU_OK) return st;
     }
-    if (mode == NPU__W_FILL && (kind == NPU__KIND_CONSTANT || is_io)) {
-        npu__ir_walk_fill_entry(w, l, name);
-    } else if (mode == NPU__W_WRITE && kind == NPU__KIND_CONSTANT) {
+    if (mode == NPU__W_WRITE && kind == NPU__KIND_CONSTANT) {
         const npu__ir_const *k = &ir->consts[l->index];
         l->offset = k->pub.offset;
         l->size = k->pub.size;
-        l->has_rt = (int)k->has_rt_info;
+        l->has_rt = k->has_rt_info;
         l->copy_to_blob = w->layout_b && k->pub.size < w->threshold;
         if (l->copy_to_blob) {
             l->blob_offset = w->blob_running;
@@ -5792,10 +5767,6 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
 {
     if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
-    if (w->mode == NPU__W_EDGES) {   /* only the scope numbering matters */
-        w->lstack[w->ldepth++].scope = w->scope_stack[w->scope_depth];
-        return NPU_OK;
-    }
     return npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);
 }
 
@@ -5805,10 +5776,11 @@ static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_tok
 static npu_status npu__ir_walk_add_variable(npu__ir_walker *w, const npu__ir_open_layer *l, const npu__xml_attribute *a)
 {
     npu_ir *ir = w->ir;
-    const char *id = NULL;
-    uint32_t i;
-    npu_status st = npu__ir_walk_pool_string(w, a->value, a->value_len, NULL, &id);
+    const char *id;
+    uint32_t i, off = 0;
+    npu_status st = npu__ir_walk_pool_string(w, a->value, a->value_len, &off);
     if (st != NPU_OK || w->mode != NPU__W_FILL) return st;
+    id = ir->pool + off - 1;
     for (i = 0; i < ir->n_states && strcmp(ir->states[i].variable_id, id) != 0; i++) continue;
     if (i == ir->n_states) {
         if (ir->n_states >= ir->n_var_layers) return npu__ir_changed(&w->x);
@@ -5837,7 +5809,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
     l->data_pos = t->begin;
     if (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) {
         if (npu__xml_attr(&w->x, t, "element_type", &a)) {
-            l->elem = npu__ir_elem_find(w->x.s + a.value, a.value_len, 0);
+            l->elem = npu__ir_elem_find(&w->x, &a, 0);
             if (l->elem < 0)
                 return npu__xml_fail(&w->x, a.value, NPU_ERR_UNSUPPORTED, "unknown element_type \"%.*s\"",
                                      (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
@@ -5858,27 +5830,24 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric offset attribute");
         if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
-        if (w->mode == NPU__W_WRITE && w->layout_b) {
-            npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->copy_to_blob ? l->blob_offset : 0);
+        if (w->layout_b) {
+            npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->blob_offset);
         }
     }
     if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
         if (!npu__xml_attr(&w->x, t, "variable_id", &a))
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "%s without a variable_id",
                                  l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
-        if (w->mode <= NPU__W_FILL) {
-            st = npu__ir_walk_add_variable(w, l, &a);
-            if (st != NPU_OK) return st;
-        }
+        st = npu__ir_walk_add_variable(w, l, &a);
+        if (st != NPU_OK) return st;
     }
     return NPU_OK;
 }
 
 /* After the <data> element of a Const: add the pointer attribute when the
  * layer has no <rt_info> of its own. */
-static void npu__ir_walk_data_end(npu__ir_walker *w, size_t end, npu__ir_open_layer *l)
+static void npu__ir_walk_data_end(npu__ir_walker *w, size_t end, const npu__ir_open_layer *l)
 {
-    l->data_done = 1;
     if (npu__ir_walk_by_pointer(w, l) && !l->has_rt) npu__ir_walk_emit_rt_wpa(w, end, l);
 }
 
@@ -5890,16 +5859,13 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
     if (!l->has_data) return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Const without a <data> element");
     e = &npu__types[l->elem];
     if (!l->shape_given) {
-        /* no shape attribute: the output port's dims */
-        l->shape_rank = l->io_rank;
-        l->shape = l->io_shape;
-        l->elems = npu_shape_elements(&l->io_shape);
-        if (l->io_rank > NPU_MAX_RANK) l->elems_overflow = 1;
-        if (l->elems == 0 && l->io_rank <= NPU_MAX_RANK) {
-            uint32_t i;
-            for (i = 0; i < l->io_shape.rank; i++)
-                if (l->io_shape.dims[i] < 0) l->elems_dynamic = 1;
-        }
+        /* no shape attribute: the output port's dims (npu__ir_walk_port_end) */
+        uint32_t i;
+        l->elems = npu_shape_elements(&l->shape);   /* (0 for a dynamic dim) */
+        if (l->shape_rank > NPU_MAX_RANK) l->elems_overflow = 1;
+        else
+            for (i = 0; i < l->shape.rank; i++)
+                if (l->shape.dims[i] < 0) l->elems_dynamic = 1;
     }
     if (l->elems_dynamic || l->shape_dynrank)
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE, "Const with a dynamic shape");
@@ -5920,11 +5886,14 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
                              w->have_bin && w->ir->bin == NULL ? "; no .bin" : "");
     if (w->mode == NPU__W_FILL) {
         npu__ir_const *k = &w->ir->consts[l->index];
+        k->pub.layer_id = l->id;
+        k->pub.graph = l->scope;
+        k->pub.name = w->ir->pool + l->name_off - 1;
         k->pub.element_type = e->ov_name;
         k->pub.offset = l->offset;
         k->pub.size = l->size;
         k->pub.data = w->ir->bin != NULL ? (const void *)(w->ir->bin + l->offset) : NULL;
-        k->has_rt_info = (uint32_t)l->has_rt;
+        k->has_rt_info = l->has_rt;
     }
     return NPU_OK;
 }
@@ -5945,21 +5914,16 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
     npu_ir_io *io;
     int elem, axis;
     NPU__MSG_ONLY(const char *what = l->kind == NPU__KIND_PARAMETER ? "Parameter" : "Result";)
+    /* the shape: of the shape attribute, else of the I/O port (npu__ir_walk_port_end) */
     if (l->kind == NPU__KIND_PARAMETER) {
-        if (!l->shape_given) {
-            if (!l->io_port_seen)
-                return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without a shape or an output port");
-            l->shape_rank = l->io_rank;
-            l->shape = l->io_shape;
-        }
+        if (!l->shape_given && !l->io_port_seen)
+            return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without a shape or an output port");
         elem = l->elem >= 0 ? l->elem : l->io_elem;
         if (elem < 0)
             return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Parameter without an element_type");
     } else {
         if (!l->io_port_seen)
             return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Result without an input port");
-        l->shape_rank = l->io_rank;
-        l->shape = l->io_shape;
         elem = l->io_elem;   /* may be -1: taken from the producer after the edges */
     }
     if (l->shape_dynrank)
@@ -5977,13 +5941,14 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
         axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
-    io = npu__ir_io_of(w->ir, l);
-    io->desc.shape = l->shape;
-    io->desc.shape.rank = l->shape_rank;
+    io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
+    io->layer_id = l->id;
+    io->desc.name = w->ir->pool + l->name_off - 1;
+    io->desc.shape = l->shape;   /* (its rank is shape_rank: at most NPU_MAX_RANK here) */
     npu__ir_io_set_elem(io, elem < 0 ? 0 : elem);
     npu__strlcpy(io->desc.layout, l->layout, sizeof io->desc.layout);
     io->batch_axis = axis;
-    if (l->io_names) io->tensor_names = w->ir->pool + l->io_names - 1;
+    io->tensor_names = l->io_names ? w->ir->pool + l->io_names - 1 : "";
     return NPU_OK;
 }
 
@@ -5991,7 +5956,6 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
 {
     npu__xml_attribute a;
     uint64_t v;
-    uint32_t names = 0;
     npu_status st;
     if (npu__ir_attr_num(&w->x, t, "id", UINT32_MAX - 1u, &v, &a) <= 0)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<port> without a numeric id");
@@ -5999,19 +5963,19 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
     w->port_id = (uint32_t)v;
     w->port_rank = 0;
     w->port_elem = 0;
+    w->port_names = 0;
     if (npu__xml_attr(&w->x, t, "precision", &a)) {
-        int e = npu__ir_elem_find(w->x.s + a.value, a.value_len, 1);
+        int e = npu__ir_elem_find(&w->x, &a, 1);
         w->port_elem = e < 0 ? 0 : e;
     }
     /* the first output of a Parameter or a Const, the first input of a Result */
-    w->port_is_io = dir == 1 ? (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) && l->n_out == 0
-                             : l->kind == NPU__KIND_RESULT && l->n_in == 0;
-    if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a) &&
-        w->mode <= NPU__W_FILL) {
-        st = npu__ir_walk_pool_string(w, a.value, a.value_len, &names, NULL);
+    w->port_is_io =
+        (dir == 1 ? l->n_out : l->n_in) == 0 &&
+        ((dir == 1 ? 1u << NPU__KIND_PARAMETER | 1u << NPU__KIND_CONSTANT : 1u << NPU__KIND_RESULT) >> l->kind & 1u);
+    if (dir == 1 && l->scope == 0 && npu__xml_attr(&w->x, t, "names", &a)) {
+        st = npu__ir_walk_pool_string(w, a.value, a.value_len, &w->port_names);
         if (st != NPU_OK) return st;
     }
-    if (w->port_is_io) l->io_names = names;
     if (dir == 1) l->n_out++;
     else l->n_in++;
     if (w->mode == NPU__W_FILL) {
@@ -6024,7 +5988,7 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
         p->id = w->port_id;
         p->dir = dir;
         p->elem = (uint32_t)w->port_elem;
-        p->names = names;
+        p->names = w->port_names;
     }
     w->c.ports++;
     return NPU_OK;
@@ -6033,17 +5997,17 @@ static npu_status npu__ir_walk_port_start(npu__ir_walker *w, const npu__xml_toke
 static npu_status npu__ir_walk_dim_text(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
     int64_t d;
-    const char *s = w->x.s + t->text;
-    size_t n = t->text_end - t->text, i = 0, e = n;
-    npu__xml_trim(s, &i, &e);
-    if (i == e) return NPU_OK;   /* whitespace around the value */
+    size_t b = t->text, e = t->text_end;
+    int r = npu__ir_dim(w->x.s, &b, &e, &d);
+    NPU__MSG_ONLY(const char *s = w->x.s + t->text; size_t n = t->text_end - t->text;)
+    if (r < 0) return NPU_OK;   /* whitespace around the value */
     if (w->dim_has_text)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<dim> holds more than one value");
     w->dim_has_text = 1;
-    if (npu__ir_dim(s, n, &d) != 1)
+    if (r != 1)
         return npu__xml_fail(&w->x, t->text, NPU_ERR_PARSE,
                              "<dim>%.*s</dim>: expected a number <= 2^40, -1 or ?", (int)(n > 40 ? 40 : n), s);
-    if (w->port_is_io && w->port_rank < NPU_MAX_RANK) l->io_shape.dims[w->port_rank] = d;
+    if (w->port_is_io && !l->shape_given && w->port_rank < NPU_MAX_RANK) l->shape.dims[l->shape.rank++] = d;
     if (w->port_is_io && npu__ir_walk_batch_axis(w, l) == (int)w->port_rank)
         npu__ir_walk_put_num(w, t->text, t->text_end, (uint64_t)w->batch);
     return NPU_OK;
@@ -6053,8 +6017,10 @@ NPU__NOINLINE static void npu__ir_walk_port_end(npu__ir_walker *w, npu__ir_open_
 {
     if (!w->port_is_io) return;
     l->io_port_seen = 1;
-    l->io_rank = w->port_rank;
-    l->io_shape.rank = w->port_rank < NPU_MAX_RANK ? w->port_rank : NPU_MAX_RANK;
+    /* no shape attribute (so far): the layer's shape is the port's (its
+     * first NPU_MAX_RANK dims are in l->shape already) */
+    if (!l->shape_given) l->shape_rank = w->port_rank;
+    l->io_names = w->port_names;
     l->io_elem = w->port_elem > 0 ? w->port_elem : -1;
 }
 
@@ -6104,11 +6070,11 @@ NPU__NOINLINE static int npu__ir_walk_emit_net_rt(npu__ir_walker *w, size_t pos,
     return 1;
 }
 
-/* l: the innermost open layer, or NULL. */
-NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
+/* l: the innermost open layer, or NULL; depth: the element's. */
+NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l,
+                                                   unsigned depth)
 {
     npu__xml *x = &w->x;
-    unsigned depth = t->self_closing ? x->depth : x->depth - 1;  /* depth of this element */
     unsigned char role;
     npu_status st = NPU_OK;
     if (depth == 0) {
@@ -6129,10 +6095,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         role = npu__ir_walk_role(w, w->role[depth - 1], t);
     }
     w->role[depth] = role;
-    if (w->mode == NPU__W_EDGES) {
-        /* the edge checks: only layers (for their scopes), bodies and edges */
-        if (role != NPU__ROLE_LAYER && role != NPU__ROLE_BODY && role != NPU__ROLE_EDGE) return NPU_OK;
-    } else if (npu__xml_eq(x, t->name, t->name_len, "attribute")) {
+    if (npu__xml_eq(x, t->name, t->name_len, "attribute")) {
         /* Constants by pointer: only npu forms the address, from memory it
          * mapped or was handed; a file's own (mp/ms or any other spelling)
          * would have the compiler read wherever it points. */
@@ -6146,7 +6109,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         break;
     case NPU__ROLE_DATA:
         st = npu__ir_walk_data(w, t, l);
-        if (st == NPU_OK && t->self_closing) npu__ir_walk_data_end(w, t->end, l);
         break;
     case NPU__ROLE_LAYER_RT_INFO:
         if (l->rt_done) break;
@@ -6164,7 +6126,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         break;
     case NPU__ROLE_PORT:
         st = npu__ir_walk_port_start(w, t, l, w->role[depth - 1] == NPU__ROLE_OUTPUT ? 1u : 0u);
-        if (st == NPU_OK && t->self_closing) npu__ir_walk_port_end(w, l);
         break;
     case NPU__ROLE_DIM:
         if (t->self_closing) return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "empty <dim/>");
@@ -6187,7 +6148,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         if (w->c.scopes >= UINT32_MAX - 1u)
             return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "too many <body> elements");
         w->scope_stack[++w->scope_depth] = ++w->c.scopes;
-        if (t->self_closing) w->scope_depth--;
         break;
     case NPU__ROLE_EDGE:
         st = npu__ir_walk_edge(w, t);
@@ -6202,9 +6162,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         /* A file's own entry stays if it is already YES, else ours replaces
          * it (one value per key); ours are added at </rt_info>. */
         if (w->mode == NPU__W_WRITE && !w->net_rt_done && t->self_closing) {
-            int bit = npu__xml_eq(x, t->name, t->name_len, "is_new_api")                    ? 1
-                      : npu__xml_eq(x, t->name, t->name_len, "use_indices_for_io_metadata") ? 2
-                                                                                             : 0;
+            unsigned char bit = npu__xml_eq(x, t->name, t->name_len, "is_new_api")                    ? 1
+                                : npu__xml_eq(x, t->name, t->name_len, "use_indices_for_io_metadata") ? 2
+                                                                                                       : 0;
             npu__xml_attribute a;
             if (bit == 0) break;
             if (npu__xml_attr(x, t, "value", &a) && npu__xml_eq(x, a.value, a.value_len, "YES")) {
@@ -6221,42 +6181,36 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
     return st;
 }
 
-static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
+NPU__NOINLINE static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t end)
 {
     npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
     npu_status st = NPU_OK;
     if (l->kind == NPU__KIND_REPLACED) w->copied = end;   /* 8e wrote it anew */
-    else if (w->mode != NPU__W_EDGES) {
-        if (l->kind == NPU__KIND_CONSTANT) st = npu__ir_walk_const_check(w, l);
-        else if ((l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0) st = npu__ir_walk_io_end(w, l);
-        else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
-            st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
-                               l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
-        else if (l->kind == NPU__KIND_READ_VALUE && l->n_in == 0 && w->mode == NPU__W_WRITE &&
-                 w->compiler_version < NPU__VERSION_7_0)
-            /* The 2024 compiler (6.x) takes a ReadValue only with its init
-             * input (IE.cpp parseNode); the graph writer adds a zero Const, the
-             * IR rewrite cannot. */
-            st = npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED,
-                               "ReadValue without an init input: compiler %u.%u (before 7.0) requires one; give "
-                               "it an initial value (e.g. a zero Const)",
-                               (unsigned)(w->compiler_version >> 16), (unsigned)(w->compiler_version & 0xffffu));
-    }
+    else if (l->kind == NPU__KIND_CONSTANT) st = npu__ir_walk_const_check(w, l);
+    else if ((l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_RESULT) && l->scope == 0)
+        st = npu__ir_walk_io_end(w, l);
+    else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
+        st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
+                           l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
+    else if (l->kind == NPU__KIND_READ_VALUE && l->n_in == 0 && w->mode == NPU__W_WRITE &&
+             w->compiler_version < NPU__VERSION_7_0)
+        /* The 2024 compiler (6.x) takes a ReadValue only with its init
+         * input (IE.cpp parseNode); the graph writer adds a zero Const, the
+         * IR rewrite cannot. */
+        st = npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED,
+                           "ReadValue without an init input: compiler %u.%u (before 7.0) requires one; give "
+                           "it an initial value (e.g. a zero Const)",
+                           (unsigned)(w->compiler_version >> 16), (unsigned)(w->compiler_version & 0xffffu));
     if (st != NPU_OK) return st;
     w->ldepth--;
     npu__ir_walk_set_where(w);
     return NPU_OK;
 }
 
-NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
+/* role: the element's (w->role[w->x.depth]: the scanner already popped it). */
+NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l,
+                                                 unsigned role)
 {
-    unsigned depth = w->x.depth;   /* the scanner already popped the element */
-    unsigned char role = w->role[depth];
-    if (w->mode == NPU__W_EDGES) {
-        if (role == NPU__ROLE_LAYER) w->ldepth--;
-        else if (role == NPU__ROLE_BODY) w->scope_depth--;
-        return NPU_OK;
-    }
     switch (role) {
     case NPU__ROLE_LAYER: return npu__ir_walk_layer_end(w, t->end);
     case NPU__ROLE_DATA: npu__ir_walk_data_end(w, t->end, l); break;
@@ -6268,11 +6222,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__x
                                  NPU_IR_MAX_DIMS);
         break;
     case NPU__ROLE_BODY: w->scope_depth--; break;
-    case NPU__ROLE_LAYERS:
-    case NPU__ROLE_EDGES:
-        if (w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL && w->scope_depth == 0)
-            return w->ir->pp_walk(w, role == NPU__ROLE_LAYERS ? NPU__PPE_LAYERS_END : NPU__PPE_EDGES_END, t, 0);
-        break;
     case NPU__ROLE_NET_RT_INFO:
     case NPU__ROLE_NET: npu__ir_walk_emit_net_rt(w, t->begin, role == NPU__ROLE_NET); break;
     default: break;
@@ -6287,30 +6236,32 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
     npu_status st;
     for (;;) {
         npu__ir_open_layer *l;
+        unsigned role = 0, pp = 0;   /* pp: the roles whose tag here is a preprocessing event */
         st = npu__xml_next(&w->x, &t);
         if (st != NPU_OK) return st;
         if (t.kind == NPU__XML_EOF) break;
         l = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;
         if (t.kind == NPU__XML_START_TAG) {
-            unsigned char role;
-            st = npu__ir_walk_start(w, &t, l);
-            role = w->role[t.self_closing ? w->x.depth : w->x.depth - 1];
-            /* WRITE: preprocessing (8e) sees every top-level layer, port and
-             * edge (called here, not from npu__ir_walk_start: a shallower stack) */
-            if (st == NPU_OK && (role == NPU__ROLE_LAYER || role == NPU__ROLE_EDGE || role == NPU__ROLE_PORT) &&
-                w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL && w->scope_stack[w->scope_depth] == 0)
-                st = w->ir->pp_walk(w, role == NPU__ROLE_LAYER  ? NPU__PPE_LAYER
-                                       : role == NPU__ROLE_EDGE ? NPU__PPE_EDGE
-                                                                : NPU__PPE_PORT,
-                                    &t, 0);
-            /* <layer/>: its end too (w->role[w->x.depth] is its role) */
-            if (st == NPU_OK && t.self_closing && role == NPU__ROLE_LAYER) st = npu__ir_walk_end(w, &t, l);
+            unsigned depth = t.self_closing ? w->x.depth : w->x.depth - 1;
+            st = npu__ir_walk_start(w, &t, l, depth);
+            role = w->role[depth];
+            pp = 1u << NPU__ROLE_LAYER | 1u << NPU__ROLE_EDGE | 1u << NPU__ROLE_PORT;
         } else if (t.kind == NPU__XML_END_TAG) {
-            st = npu__ir_walk_end(w, &t, l);
-        } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM &&
-                   w->mode != NPU__W_EDGES) {
+            role = w->role[w->x.depth];
+            st = npu__ir_walk_end(w, &t, l, role);
+            pp = 1u << NPU__ROLE_LAYERS | 1u << NPU__ROLE_EDGES;
+        } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM) {
             st = npu__ir_walk_dim_text(w, &t, l);
         }
+        /* WRITE: preprocessing (8e) sees every top-level layer, port and
+         * edge, and the ends of <layers> and <edges> (called here, not from
+         * the handlers: a shallower stack) */
+        if (st == NPU_OK && (pp >> role & 1u) && w->mode == NPU__W_WRITE && w->ir->pp_walk != NULL &&
+            w->scope_depth == 0)
+            st = w->ir->pp_walk(w, (int)role, &t, 0);
+        /* <x/>: its end too (but <net/>'s: no net rt_info written before it) */
+        if (st == NPU_OK && t.kind == NPU__XML_START_TAG && t.self_closing && role != NPU__ROLE_NET)
+            st = npu__ir_walk_end(w, &t, l, role);
         if (st != NPU_OK) return st;
     }
     if (w->mode == NPU__W_WRITE) npu__ir_walk_emit_upto(w, w->x.n);
