@@ -5859,13 +5859,17 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
     if (!l->has_data) return npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "Const without a <data> element");
     e = &npu__types[l->elem];
     if (!l->shape_given) {
-        /* no shape attribute: the output port's dims (npu__ir_walk_port_end) */
+        /* no shape attribute: the output port's dims (npu__ir_walk_port_end),
+         * their product checked as the shape attribute's is (npu_shape_elements
+         * would give 0 for an overflow, which a size="0" would match) */
         uint32_t i;
-        l->elems = npu_shape_elements(&l->shape);   /* (0 for a dynamic dim) */
+        l->elems = 1;
         if (l->shape_rank > NPU_MAX_RANK) l->elems_overflow = 1;
         else
-            for (i = 0; i < l->shape.rank; i++)
+            for (i = 0; i < l->shape.rank; i++) {
                 if (l->shape.dims[i] < 0) l->elems_dynamic = 1;
+                else if (npu__mul_u64(l->elems, (uint64_t)l->shape.dims[i], &l->elems)) l->elems_overflow = 1;
+            }
     }
     if (l->elems_dynamic || l->shape_dynrank)
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE, "Const with a dynamic shape");

@@ -315,6 +315,20 @@ static void test_sub_byte_consts_are_packed(void **state)
               "element_type=\"u4\" shape=\"1099511627776,1099511627776\" offset=\"0\" size=\"2\"");
     expect(a, NPU_ERR_PARSE, "overflows");
     free(a);
+    {   /* no shape attribute: the output port's dims count, and overflow the same */
+        char *b = subst(base, "element_type=\"f32\" shape=\"1,4\" offset=\"0\" size=\"16\"",
+                        "element_type=\"f32\" offset=\"0\" size=\"0\"");
+        a = subst(b, "<dim>1</dim><dim>4</dim></port></output></layer>\n<layer id=\"2\"",
+                  "<dim>1099511627776</dim><dim>1099511627776</dim><dim>1099511627776</dim></port></output>"
+                  "</layer>\n<layer id=\"2\"");
+        expect(a, NPU_ERR_PARSE, "overflows");
+        free(a);
+        a = subst(b, "<dim>1</dim><dim>4</dim></port></output></layer>\n<layer id=\"2\"",
+                  "<dim>1</dim><dim>0</dim></port></output></layer>\n<layer id=\"2\"");
+        assert_int_equal(load(a, strlen(a), 16), NPU_OK);   /* an empty Const is fine */
+        free(a);
+        free(b);
+    }
 }
 
 static void test_body_edges_refer_to_body_layers(void **state)
