@@ -4864,9 +4864,10 @@ static size_t npu__xml_entity(const char *s, size_t p, size_t n, uint32_t *cp)
         }
         for (; q < n && s[q] != ';'; q++) {
             uint32_t d = (uint32_t)(unsigned char)s[q] - '0';
-            /* a hex digit in either case ('A' | 0x20 is 'a'); anything else
-             * comes out >= 16 (below 'a' it wraps around) */
-            if (d > 9) d = (uint32_t)((unsigned char)s[q] | 0x20) - 'a' + 10;
+            if (d > 9) {   /* a hex letter in either case ('A' | 0x20 is 'a'), else 16 */
+                d = (uint32_t)((unsigned char)s[q] | 0x20) - 'a';
+                d = d < 6 ? d + 10 : 16;
+            }
             if (d >= base) return 0;
             /* at most 8 digits: v stays below 2^32 (checked against
              * 0x10FFFF by npu__xml_char_ok below) */

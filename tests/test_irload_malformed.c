@@ -143,6 +143,11 @@ static const struct {
     {"element_type=\"f32\" shape=\"1,4\" offset", "element_type=\"f32\" shape=\"?,4\" offset", NPU_ERR_PARSE, "dynamic shape"},
     {"name=\"x\"", "name=\"a&foo;b\"", NPU_ERR_PARSE, "invalid entity"},
     {"name=\"x\"", "name=\"a&#0;b\"", NPU_ERR_PARSE, "invalid entity"},
+    {"name=\"x\"", "name=\"a&#6@;b\"", NPU_ERR_PARSE, "invalid entity"},   /* '@' | 0x20 is 'a' - 1 */
+    {"name=\"x\"", "name=\"a&#@;b\"", NPU_ERR_PARSE, "invalid entity"},
+    {"name=\"x\"", "name=\"a&#x4`;b\"", NPU_ERR_PARSE, "invalid entity"},
+    {"name=\"x\"", "name=\"a&#xg;b\"", NPU_ERR_PARSE, "invalid entity"},
+    {"name=\"x\"", "name=\"a&#a;b\"", NPU_ERR_PARSE, "invalid entity"},
     {"name=\"x\"", "name=\"a<b\"", NPU_ERR_PARSE, "'<' inside an attribute value"},
     {"name=\"x\"", "name=\"\x01\"", NPU_ERR_PARSE, "control character 0x01"},
     {"name=\"x\"", "name=\"\xff\"", NPU_ERR_PARSE, "invalid UTF-8"},
@@ -261,7 +266,7 @@ static void test_short_weights_are_a_format_error(void **state)
 
 static void test_valid_xml_features_are_accepted(void **state)
 {
-    char *a = subst(base, "name=\"x\"", "name = 'a&amp;b&#65;&#x42;&lt;&gt;&quot;&apos;\xc3\xa9'");
+    char *a = subst(base, "name=\"x\"", "name = 'a&amp;b&#65;&#x42;&#x4a;&#x4A;&#x6F;&lt;&gt;&quot;&apos;\xc3\xa9'");
     char *b = subst(a, "<layers>", "<layers><!-- a comment --><?pi some data?>\n<unknown><![CDATA[<x>]]></unknown>");
     char *c = subst(b, "<dim>4</dim>", "<dim><![CDATA[4]]></dim>");
     char *d = (char *)malloc(strlen(c) + 4);
@@ -272,7 +277,7 @@ static void test_valid_xml_features_are_accepted(void **state)
     strcpy(d + 3, c);
     assert_int_equal(npu_arena_init(&ar, arena_mem, sizeof arena_mem), NPU_OK);
     if (npu_ir_load_memory(&ar, ctx, d, strlen(d), weights, 16, &ir) != NPU_OK) fail_msg("%s", npu_context_last_error(ctx));
-    assert_string_equal(npu_ir_input(ir, 0)->desc.name, "a&bAB<>\"'\xc3\xa9");
+    assert_string_equal(npu_ir_input(ir, 0)->desc.name, "a&bABJJo<>\"'\xc3\xa9");
     assert_int_equal(npu_ir_input(ir, 0)->desc.shape.dims[1], 4);
     {   /* layout A reproduces the text exactly */
         npu_payload_options o = {.layout = NPU_PAYLOAD_WEIGHTS_COPY, .weights_threshold_bytes = 0, .compiler_version = 1};
