@@ -5368,6 +5368,12 @@ typedef struct npu__ir_counts {
 } npu__ir_counts;
 _Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the counts a load compares: no padding");
 
+/* Open layers and <body> scopes: no check needed. A <layer> is a child of
+ * <layers>, whose parent is <net> (the root) or a <body>, a child of a
+ * <layer>: each nested layer and body is 3 elements deeper than its parent,
+ * the first layer at depth 2, the first body at 3 (root 0). The scanner
+ * refuses depths of NPU_IR_MAX_DEPTH and more, so there are at most
+ * NPU_IR_MAX_DEPTH / 3 of either open, fewer than this. */
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
 
@@ -5763,13 +5769,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     return NPU_OK;
 }
 
-static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_token *t)
-{
-    if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
-    return npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);
-}
-
 /* Counts ReadValue/Assign layers per variable. The id is decoded into the pool
  * for every layer (as the counting pass sized it); a repeated id's copy stays
  * unused. */
@@ -6109,7 +6108,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
     }
     switch (role) {
     case NPU__ROLE_LAYER:
-        st = npu__ir_walk_layer_start(w, t);
+        st = npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);   /* (NPU__IR_MAX_LAYER_NEST) */
         break;
     case NPU__ROLE_DATA:
         st = npu__ir_walk_data(w, t, l);
@@ -6147,11 +6146,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         }
         break;
     case NPU__ROLE_BODY:
-        if (w->scope_depth >= NPU__IR_MAX_LAYER_NEST)
-            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "<body> nested too deeply");
         if (w->c.scopes >= UINT32_MAX - 1u)
             return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "too many <body> elements");
-        w->scope_stack[++w->scope_depth] = ++w->c.scopes;
+        w->scope_stack[++w->scope_depth] = ++w->c.scopes;   /* (NPU__IR_MAX_LAYER_NEST) */
         break;
     case NPU__ROLE_EDGE:
         st = npu__ir_walk_edge(w, t);
