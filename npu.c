@@ -5376,6 +5376,9 @@ _Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the co
  * NPU_IR_MAX_DEPTH / 3 of either open, fewer than this. */
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
+/* The <body> count (w->c.scopes, a uint32_t) needs no check either: each
+ * <body/> takes 7 bytes of the XML, at most NPU_IR_MAX_XML_BYTES. */
+_Static_assert(NPU_IR_MAX_XML_BYTES / 7 < UINT32_MAX - 1u, "the <body> count fits uint32_t");
 
 typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays last (short offsets) */
     size_t pos, name, name_len;
@@ -6146,8 +6149,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         }
         break;
     case NPU__ROLE_BODY:
-        if (w->c.scopes >= UINT32_MAX - 1u)
-            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "too many <body> elements");
+        /* (the count needs no check: at most NPU_IR_MAX_XML_BYTES / 7, asserted above) */
         w->scope_stack[++w->scope_depth] = ++w->c.scopes;   /* (NPU__IR_MAX_LAYER_NEST) */
         break;
     case NPU__ROLE_EDGE:
