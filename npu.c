@@ -5379,6 +5379,7 @@ _Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the co
 /* The <body> count (w->c.scopes, a uint32_t) needs no check either: each
  * <body/> takes 7 bytes of the XML, at most NPU_IR_MAX_XML_BYTES. */
 _Static_assert(NPU_IR_MAX_XML_BYTES / 7 < UINT32_MAX - 1u, "the <body> count fits uint32_t");
+_Static_assert(NPU_IR_MAX_XML_BYTES < UINT32_MAX, "a string pool offset + 1 fits uint32_t");
 
 typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays last (short offsets) */
     size_t pos, name, name_len;
@@ -5652,11 +5653,14 @@ static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n
     size_t at = w->c.pool, len;
     if (w->mode > NPU__W_FILL) return NPU_OK;
     len = npu__xml_decode(w->x.s + p, n, NULL);
-    if (npu__add_size(at, len + 1, &w->c.pool))
-        return npu__xml_fail(&w->x, p, NPU_ERR_OVERFLOW, "string pool overflows");
+    /* No overflow: each string pooled is the value of a different attribute
+     * (its closing quote stands for the NUL) or the empty name of a layer
+     * without one (its '<' for the NUL), and decoding never lengthens text,
+     * so the pool is at most the XML's NPU_IR_MAX_XML_BYTES (2^30). */
+    w->c.pool = at + len + 1;
     if (w->mode == NPU__W_FILL) {
         npu_ir *ir = w->ir;
-        if (w->c.pool > ir->pool_cap || at >= UINT32_MAX)
+        if (w->c.pool > ir->pool_cap)
             return npu__ir_changed(&w->x);
         npu__xml_decode(w->x.s + p, n, ir->pool + at);
         ir->pool[at + len] = '\0';
