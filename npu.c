@@ -6388,7 +6388,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
     }
 #endif
     to->edges_in++;
-    if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_listed[NPU__LI_OUT]) {
+    if (to->kind == NPU__KIND_RESULT && scope == 0) {   /* (to->io: an output's index, which FILL checked) */
         npu_ir_io *out = &ir->outputs[to->io];
         if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
         if (out->element_type == npu__types[0].ov_name && fp->elem > 0) npu__ir_io_set_elem(out, (int)fp->elem);
