@@ -6493,7 +6493,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->xml = xml;
     ir->xml_len = xml_len;
     ir->bin = (const unsigned char *)bin;
-    ir->bin_size = bin != NULL ? bin_size : 0;
+    ir->bin_size = bin_size;   /* (0 without weights: both callers) */
     npu__strlcpy(ir->label, label, sizeof ir->label);
     ir->version = c.version;
     memcpy(ir->n_listed, c.listed, sizeof ir->n_listed);
