@@ -6257,7 +6257,7 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
             role = w->role[w->x.depth];
             st = npu__ir_walk_end(w, &t, l, role);
             pp = 1u << NPU__ROLE_LAYERS | 1u << NPU__ROLE_EDGES;
-        } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM) {
+        } else if (t.kind == NPU__XML_TEXT && w->role[w->x.depth - 1] == NPU__ROLE_DIM) {   /* (text: depth >= 1) */
             st = npu__ir_walk_dim_text(w, &t, l);
         }
         /* WRITE: preprocessing (8e) sees every top-level layer, port and
