@@ -5417,7 +5417,6 @@ typedef struct npu__ir_walker {
     uint32_t port_names;            /* pool offset + 1 (FILL), else 0 */
     /* flags (bytes: a store of 1 is shorter) */
     unsigned char port_is_io, dim_has_text;
-    unsigned char have_bin;         /* bin size known (not a size query) */
     unsigned char layout_b;         /* WRITE (0 in the other modes) */
     unsigned char net_rt_done;      /* WRITE: the net rt_info entries are written */
     unsigned char net_rt_has;       /* WRITE: bit 0 is_new_api, bit 1 use_indices...
@@ -5887,13 +5886,14 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
                              "Const size %llu does not match its shape %s%s of %s (%llu bytes)",
                              (unsigned long long)l->size, npu__shape_str(&l->shape, shape, sizeof shape),
                              l->shape_rank > NPU_MAX_RANK ? "..." : "", e->ov_name, (unsigned long long)bytes);
-    if (npu__add_u64(l->offset, l->size, &end) || (w->have_bin && end > w->ir->bin_size))
+    /* (a size query, without w->ir, does not know the weights) */
+    if (npu__add_u64(l->offset, l->size, &end) || (w->ir != NULL && end > w->ir->bin_size))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_FORMAT,
                              "Const bytes [%llu, %llu + %llu) lie beyond the end of the weights (%llu bytes%s)",
                              (unsigned long long)l->offset, (unsigned long long)l->offset,
                              (unsigned long long)l->size,
-                             (unsigned long long)(w->have_bin ? w->ir->bin_size : 0),
-                             w->have_bin && w->ir->bin == NULL ? "; no .bin" : "");
+                             (unsigned long long)(w->ir != NULL ? w->ir->bin_size : 0),
+                             w->ir != NULL && w->ir->bin == NULL ? "; no .bin" : "");
     if (w->mode == NPU__W_FILL) {
         npu__ir_const *k = &w->ir->consts[l->index];
         k->pub.layer_id = l->id;
@@ -6504,7 +6504,6 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
 
     wp = ir->walk;
     npu__ir_walk_init_ir(wp, NPU__W_FILL, ir);
-    wp->have_bin = 1;
     st = npu__ir_walk_run(wp);
     /* the counts before scopes (uint32_t: no padding) as the counting pass found them */
     if (st == NPU_OK && memcmp(&wp->c, &c, offsetof(npu__ir_counts, scopes)) != 0)
@@ -6813,7 +6812,6 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     while (atomic_flag_test_and_set_explicit(&mir->walk_lock, memory_order_acquire)) sched_yield();
     w = mir->walk;
     npu__ir_walk_init_ir(w, NPU__W_WRITE, mir);
-    w->have_bin = 1;
     w->sink = &sink;
     w->layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     w->threshold = o.weights_threshold_bytes;
