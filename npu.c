@@ -5948,7 +5948,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
                  w->x.label, (int)(l->name_len > 80 ? 80 : l->name_len), w->x.s + l->name, l->layout,
                  (unsigned long)l->shape_rank);
         l->layout[0] = '\0';
-        axis = npu__ir_layout_axis(l->layout, l->shape_rank);
+        axis = l->shape_rank ? 0 : -1;   /* npu__ir_layout_axis("", rank) */
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
     io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
