@@ -4715,10 +4715,10 @@ enum { NPU__XML_EOF = 0, NPU__XML_START_TAG, NPU__XML_END_TAG, NPU__XML_TEXT };
 
 typedef struct npu__xml_token {
     int kind;
+    int self_closing;           /* START: <x/> */
     size_t begin, end;          /* the whole token */
     size_t name, name_len;      /* START/END: element name */
     size_t attrs, attrs_end;    /* START: attribute region */
-    int self_closing;           /* START: <x/> */
     size_t text, text_end;      /* TEXT: raw content (entities not decoded) */
 } npu__xml_token;
 
