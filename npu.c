@@ -5433,7 +5433,17 @@ typedef struct npu__ir_walker {
     npu__xml_cold xcold;
 } npu__ir_walker;
 
-/* The layer part of messages (npu__xml_fail); nothing without messages. */
+#ifndef NPU_NO_MESSAGES
+/* The layer part of messages (npu__xml_fail): the layer named [name,
+ * name + len) of the XML, with its id and scope. */
+static void npu__ir_where(npu__ir_walker *w, size_t name, size_t len, uint32_t id, uint32_t scope)
+{
+    npu__textf(w->xcold.where, sizeof w->xcold.where, " (layer '%.*s', id %lu%s)", (int)(len > 80 ? 80 : len),
+               w->x.s + name, (unsigned long)id, scope ? ", in a <body>" : "");
+}
+#endif
+
+/* The innermost open layer's part of messages; nothing without messages. */
 static void npu__ir_walk_set_where(npu__ir_walker *w)
 {
 #ifdef NPU_NO_MESSAGES
@@ -5443,9 +5453,7 @@ static void npu__ir_walk_set_where(npu__ir_walker *w)
         w->xcold.where[0] = '\0';
     } else {
         const npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
-        size_t nl = l->name_len > 80 ? 80 : l->name_len;
-        npu__textf(w->xcold.where, sizeof w->xcold.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
-                 (unsigned long)l->id, l->scope ? ", in a <body>" : "");
+        npu__ir_where(w, l->name, l->name_len, l->id, l->scope);
     }
 #endif
 }
@@ -6532,8 +6540,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
-            NPU__MSG_ONLY(npu__textf(wp->xcold.where, sizeof wp->xcold.where, " (layer '%.*s', id %lu)",
-                                     (int)(r->name_len > 80 ? 80 : r->name_len), xml + r->name, (unsigned long)r->id);)
+            NPU__MSG_ONLY(npu__ir_where(wp, r->name, r->name_len, r->id, 0);)   /* (a top-level Result) */
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
     }
