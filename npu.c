@@ -6523,8 +6523,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
             if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
                 NPU__MSG_ONLY(size_t earlier = a->pos > b->pos ? b->pos : a->pos;
-                              size_t later = a->pos > b->pos ? a->pos : b->pos; unsigned long l0, c0;
-                              npu__xml_linecol(&wp->x, earlier, &l0, &c0);)
+                              size_t later = a->pos > b->pos ? a->pos : b->pos;
+                              unsigned long l0 = npu__xml_line(&wp->x, earlier);)
                 NPU__UNUSED(a);
                 NPU__UNUSED(b);
                 NPU__MSG_ONLY(wp->xcold.where[0] = '\0';)
