@@ -4744,50 +4744,37 @@ typedef struct npu__xml {
 } npu__xml;
 
 #ifndef NPU_NO_MESSAGES   /* line and column are for messages only */
-/* Counts lines from (pos0 on line *line starting at *last) up to pos. */
-static void npu__xml_count_lines(const char *s, size_t pos0, size_t pos, unsigned long *line, size_t *last)
+/* The line of pos (clamped to the text) for messages and warnings, which
+ * mostly come in document order: counting resumes where the previous call
+ * stopped (in *x->cold: lc_pos is on line lc_line, which starts at lc_last),
+ * so that a file with one warning per line is not scanned once per warning. */
+static unsigned long npu__xml_line(const npu__xml *x, size_t pos)
 {
-    while (pos0 < pos) {
-        const char *nl = (const char *)memchr(s + pos0, '\n', pos - pos0);
+    npu__xml_cold *c = x->cold;
+    if (pos > x->n) pos = x->n;
+    if (c->lc_line == 0 || pos < c->lc_pos) {
+        c->lc_pos = 0;
+        c->lc_last = 0;
+        c->lc_line = 1;
+    }
+    while (c->lc_pos < pos) {
+        const char *nl = (const char *)memchr(x->s + c->lc_pos, '\n', pos - c->lc_pos);
         if (nl == NULL) break;
-        pos0 = (size_t)(nl - s) + 1;
-        (*line)++;
-        *last = pos0;
+        c->lc_pos = (size_t)(nl - x->s) + 1;
+        c->lc_line++;
+        c->lc_last = c->lc_pos;
     }
-}
-
-static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line, unsigned long *col)
-{
-    size_t last = 0;
-    unsigned long l = 1;
-    if (pos > x->n) pos = x->n;
-    npu__xml_count_lines(x->s, 0, pos, &l, &last);
-    *line = l;
-    *col = (unsigned long)(pos - last) + 1;
-}
-
-/* The line of pos for warnings, which come in document order: counting
- * resumes where the previous call stopped, so that a file with one warning
- * per line is not scanned once per warning. */
-static unsigned long npu__xml_line(npu__xml *x, size_t pos)
-{
-    if (pos > x->n) pos = x->n;
-    if (x->cold->lc_line == 0 || pos < x->cold->lc_pos) {
-        x->cold->lc_pos = 0;
-        x->cold->lc_last = 0;
-        x->cold->lc_line = 1;
-    }
-    npu__xml_count_lines(x->s, x->cold->lc_pos, pos, &x->cold->lc_line, &x->cold->lc_last);
-    x->cold->lc_pos = pos;
-    return x->cold->lc_line;
+    c->lc_pos = pos;
+    return c->lc_line;
 }
 
 NPU__PRINTF(4, 5)
 static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
 {
-    unsigned long line, col;
+    unsigned long line = npu__xml_line(x, pos), col;
     va_list ap;
-    npu__xml_linecol(x, pos, &line, &col);
+    if (pos > x->n) pos = x->n;
+    col = (unsigned long)(pos - x->cold->lc_last) + 1;   /* from the start of its line */
     npu__fail_begin(x->ctx, status, "%s line %lu, column %lu: ", x->label, line, col);
     va_start(ap, fmt);
     npu__vfail_more(x->ctx, fmt, ap);
