@@ -5090,9 +5090,8 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
 /* Finds `lit` from p; returns its position or SIZE_MAX. */
 static size_t npu__xml_find(const npu__xml *x, size_t p, const char *lit)
 {
-    size_t k = strlen(lit);
-    for (; p + k <= x->n; p++)   /* p <= x->n: no overflow */
-        if (x->s[p] == lit[0] && memcmp(x->s + p, lit, k) == 0) return p;
+    for (; p < x->n; p++)
+        if (x->s[p] == lit[0] && npu__xml_starts(x, p, lit)) return p;
     return SIZE_MAX;
 }
 
