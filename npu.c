@@ -5310,8 +5310,7 @@ struct npu_ir {
     size_t xml_len;
     const unsigned char *bin;
     uint64_t bin_size;
-    void *xml_map, *bin_map;
-    size_t xml_map_len, bin_map_len;
+    void *xml_map, *bin_map;        /* npu_ir_open's mappings, of xml_len and bin_size bytes */
     char label[80];
     uint32_t version;
     uint32_t n_listed[3];           /* inputs, consts, outputs (NPU__LI_) */
@@ -6657,16 +6656,14 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
     }
     ir = *out;
     ir->xml_map = xml_map;
-    ir->xml_map_len = xml_len;
     ir->bin_map = bin_map;
-    ir->bin_map_len = bin_len;
     return NPU_OK;
 }
 
 NPU_API void npu_ir_close(npu_ir *ir)
 {
     if (ir == NULL) return;
-    npu__ir_unmap(ir->xml_map, ir->xml_map_len, ir->bin_map, ir->bin_map_len);
+    npu__ir_unmap(ir->xml_map, ir->xml_len, ir->bin_map, (size_t)ir->bin_size);
     ir->xml_map = ir->bin_map = NULL;
     ir->xml = NULL;
     ir->xml_len = 0;
