@@ -5519,6 +5519,14 @@ NPU__NOINLINE static void npu__ir_walk_put_num(npu__ir_walker *w, size_t b, size
     w->copied = e;
 }
 
+/* Multiplies a dim into the layer's element count (a dynamic dim, or an
+ * overflow, only flagged). */
+NPU__NOINLINE static void npu__ir_count_dim(npu__ir_open_layer *l, int64_t d)
+{
+    if (d < 0) l->elems_dynamic = 1;
+    else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
+}
+
 /* Parses a shape attribute ("1,3,224,224", "?,16", "1..32,64", "" scalar). */
 static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attribute *a, npu__ir_open_layer *l,
                                           int batch_axis)
@@ -5552,8 +5560,7 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
             if (l->shape_rank == (uint32_t)batch_axis)   /* WRITE: the batch rewrite */
                 npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
             l->shape_rank++;
-            if (d < 0) l->elems_dynamic = 1;
-            else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
+            npu__ir_count_dim(l, d);
         }
         start = i + 1;
     }
@@ -5865,8 +5872,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
         if (l->shape_rank > NPU_MAX_RANK) l->elems_overflow = 1;
         else
             for (i = 0; i < l->shape.rank; i++) {
-                if (l->shape.dims[i] < 0) l->elems_dynamic = 1;
-                else if (npu__mul_u64(l->elems, (uint64_t)l->shape.dims[i], &l->elems)) l->elems_overflow = 1;
+                npu__ir_count_dim(l, l->shape.dims[i]);
             }
     }
     if (l->elems_dynamic || l->shape_dynrank)
