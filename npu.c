@@ -5293,7 +5293,7 @@ typedef struct npu__ir_const {
 typedef struct npu__ir_layer_rec {  /* temporary: for the edge checks */
     uint32_t scope, id, kind, io;
     uint32_t edges_in;
-    uint32_t name_len;
+    uint32_t name_len;              /* name_len, pos, name: set and read by messages only */
     size_t pos, name;
 } npu__ir_layer_rec;
 
@@ -5371,7 +5371,7 @@ typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays las
     uint32_t id, scope, kind, index;
     uint64_t offset, size;
     uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
-    size_t data_pos;
+    size_t data_pos;                /* (messages only) */
     uint64_t blob_offset;           /* WRITE: in the payload's blob (0 unless copy_to_blob) */
     int elem;                       /* from <data element_type>, -1 none */
     uint32_t shape_rank;
@@ -5745,9 +5745,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         r->id = l->id;
         r->kind = kind;
         r->io = is_io ? w->c.listed[kind - 1] : UINT32_MAX;   /* (its index, below) */
-        r->pos = l->pos;
-        r->name = l->name;
-        r->name_len = (uint32_t)l->name_len;
+        NPU__MSG_ONLY(r->pos = l->pos; r->name = l->name; r->name_len = (uint32_t)l->name_len;)   /* messages' */
     }
     w->c.layers++;
     if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
@@ -5811,7 +5809,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
     npu_status st;
     if (l->has_data) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "a second <data> element");
     l->has_data = 1;
-    l->data_pos = t->begin;
+    NPU__MSG_ONLY(l->data_pos = t->begin;)   /* messages' */
     if (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) {
         if (npu__xml_attr(&w->x, t, "element_type", &a)) {
             l->elem = npu__ir_elem_find(&w->x, &a, 0);
