@@ -4715,10 +4715,10 @@ enum { NPU__XML_EOF = 0, NPU__XML_START_TAG, NPU__XML_END_TAG, NPU__XML_TEXT };
 
 typedef struct npu__xml_token {
     int kind;
+    int self_closing;           /* START: <x/> */
     size_t begin, end;          /* the whole token */
     size_t name, name_len;      /* START/END: element name */
     size_t attrs, attrs_end;    /* START: attribute region */
-    int self_closing;           /* START: <x/> */
     size_t text, text_end;      /* TEXT: raw content (entities not decoded) */
 } npu__xml_token;
 
@@ -4744,50 +4744,37 @@ typedef struct npu__xml {
 } npu__xml;
 
 #ifndef NPU_NO_MESSAGES   /* line and column are for messages only */
-/* Counts lines from (pos0 on line *line starting at *last) up to pos. */
-static void npu__xml_count_lines(const char *s, size_t pos0, size_t pos, unsigned long *line, size_t *last)
+/* The line of pos (clamped to the text) for messages and warnings, which
+ * mostly come in document order: counting resumes where the previous call
+ * stopped (in *x->cold: lc_pos is on line lc_line, which starts at lc_last),
+ * so that a file with one warning per line is not scanned once per warning. */
+static unsigned long npu__xml_line(const npu__xml *x, size_t pos)
 {
-    while (pos0 < pos) {
-        const char *nl = (const char *)memchr(s + pos0, '\n', pos - pos0);
+    npu__xml_cold *c = x->cold;
+    if (pos > x->n) pos = x->n;
+    if (c->lc_line == 0 || pos < c->lc_pos) {
+        c->lc_pos = 0;
+        c->lc_last = 0;
+        c->lc_line = 1;
+    }
+    while (c->lc_pos < pos) {
+        const char *nl = (const char *)memchr(x->s + c->lc_pos, '\n', pos - c->lc_pos);
         if (nl == NULL) break;
-        pos0 = (size_t)(nl - s) + 1;
-        (*line)++;
-        *last = pos0;
+        c->lc_pos = (size_t)(nl - x->s) + 1;
+        c->lc_line++;
+        c->lc_last = c->lc_pos;
     }
-}
-
-static void npu__xml_linecol(const npu__xml *x, size_t pos, unsigned long *line, unsigned long *col)
-{
-    size_t last = 0;
-    unsigned long l = 1;
-    if (pos > x->n) pos = x->n;
-    npu__xml_count_lines(x->s, 0, pos, &l, &last);
-    *line = l;
-    *col = (unsigned long)(pos - last) + 1;
-}
-
-/* The line of pos for warnings, which come in document order: counting
- * resumes where the previous call stopped, so that a file with one warning
- * per line is not scanned once per warning. */
-static unsigned long npu__xml_line(npu__xml *x, size_t pos)
-{
-    if (pos > x->n) pos = x->n;
-    if (x->cold->lc_line == 0 || pos < x->cold->lc_pos) {
-        x->cold->lc_pos = 0;
-        x->cold->lc_last = 0;
-        x->cold->lc_line = 1;
-    }
-    npu__xml_count_lines(x->s, x->cold->lc_pos, pos, &x->cold->lc_line, &x->cold->lc_last);
-    x->cold->lc_pos = pos;
-    return x->cold->lc_line;
+    c->lc_pos = pos;
+    return c->lc_line;
 }
 
 NPU__PRINTF(4, 5)
 static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
 {
-    unsigned long line, col;
+    unsigned long line = npu__xml_line(x, pos), col;
     va_list ap;
-    npu__xml_linecol(x, pos, &line, &col);
+    if (pos > x->n) pos = x->n;
+    col = (unsigned long)(pos - x->cold->lc_last) + 1;   /* from the start of its line */
     npu__fail_begin(x->ctx, status, "%s line %lu, column %lu: ", x->label, line, col);
     va_start(ap, fmt);
     npu__vfail_more(x->ctx, fmt, ap);
@@ -5104,9 +5091,8 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
 /* Finds `lit` from p; returns its position or SIZE_MAX. */
 static size_t npu__xml_find(const npu__xml *x, size_t p, const char *lit)
 {
-    size_t k = strlen(lit);
-    for (; p + k <= x->n; p++)   /* p <= x->n: no overflow */
-        if (x->s[p] == lit[0] && memcmp(x->s + p, lit, k) == 0) return p;
+    for (; p < x->n; p++)
+        if (x->s[p] == lit[0] && npu__xml_starts(x, p, lit)) return p;
     return SIZE_MAX;
 }
 
@@ -5308,7 +5294,7 @@ typedef struct npu__ir_const {
 typedef struct npu__ir_layer_rec {  /* temporary: for the edge checks */
     uint32_t scope, id, kind, io;
     uint32_t edges_in;
-    uint32_t name_len;
+    uint32_t name_len;              /* name_len, pos, name: set and read by messages only */
     size_t pos, name;
 } npu__ir_layer_rec;
 
@@ -5325,8 +5311,7 @@ struct npu_ir {
     size_t xml_len;
     const unsigned char *bin;
     uint64_t bin_size;
-    void *xml_map, *bin_map;
-    size_t xml_map_len, bin_map_len;
+    void *xml_map, *bin_map;        /* npu_ir_open's mappings, of xml_len and bin_size bytes */
     char label[80];
     uint32_t version;
     uint32_t n_listed[3];           /* inputs, consts, outputs (NPU__LI_) */
@@ -5369,15 +5354,25 @@ typedef struct npu__ir_counts {
 } npu__ir_counts;
 _Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the counts a load compares: no padding");
 
+/* Open layers and <body> scopes: no check needed. A <layer> is a child of
+ * <layers>, whose parent is <net> (the root) or a <body>, a child of a
+ * <layer>: each nested layer and body is 3 elements deeper than its parent,
+ * the first layer at depth 2, the first body at 3 (root 0). The scanner
+ * refuses depths of NPU_IR_MAX_DEPTH and more, so there are at most
+ * NPU_IR_MAX_DEPTH / 3 of either open, fewer than this. */
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
+/* The <body> count (w->c.scopes, a uint32_t) needs no check either: each
+ * <body/> takes 7 bytes of the XML, at most NPU_IR_MAX_XML_BYTES. */
+_Static_assert(NPU_IR_MAX_XML_BYTES / 7 < UINT32_MAX - 1u, "the <body> count fits uint32_t");
+_Static_assert(NPU_IR_MAX_XML_BYTES < UINT32_MAX, "a string pool offset + 1 fits uint32_t");
 
 typedef struct npu__ir_open_layer {           /* an open <layer>; the arrays last (short offsets) */
     size_t pos, name, name_len;
     uint32_t id, scope, kind, index;
     uint64_t offset, size;
     uint64_t elems;                 /* element count (dynamic dims: invalid for Const) */
-    size_t data_pos;
+    size_t data_pos;                /* (messages only) */
     uint64_t blob_offset;           /* WRITE: in the payload's blob (0 unless copy_to_blob) */
     int elem;                       /* from <data element_type>, -1 none */
     uint32_t shape_rank;
@@ -5408,7 +5403,6 @@ typedef struct npu__ir_walker {
     uint32_t port_names;            /* pool offset + 1 (FILL), else 0 */
     /* flags (bytes: a store of 1 is shorter) */
     unsigned char port_is_io, dim_has_text;
-    unsigned char have_bin;         /* bin size known (not a size query) */
     unsigned char layout_b;         /* WRITE (0 in the other modes) */
     unsigned char net_rt_done;      /* WRITE: the net rt_info entries are written */
     unsigned char net_rt_has;       /* WRITE: bit 0 is_new_api, bit 1 use_indices...
@@ -5425,7 +5419,17 @@ typedef struct npu__ir_walker {
     npu__xml_cold xcold;
 } npu__ir_walker;
 
-/* The layer part of messages (npu__xml_fail); nothing without messages. */
+#ifndef NPU_NO_MESSAGES
+/* The layer part of messages (npu__xml_fail): the layer named [name,
+ * name + len) of the XML, with its id and scope. */
+static void npu__ir_where(npu__ir_walker *w, size_t name, size_t len, uint32_t id, uint32_t scope)
+{
+    npu__textf(w->xcold.where, sizeof w->xcold.where, " (layer '%.*s', id %lu%s)", (int)(len > 80 ? 80 : len),
+               w->x.s + name, (unsigned long)id, scope ? ", in a <body>" : "");
+}
+#endif
+
+/* The innermost open layer's part of messages; nothing without messages. */
 static void npu__ir_walk_set_where(npu__ir_walker *w)
 {
 #ifdef NPU_NO_MESSAGES
@@ -5435,9 +5439,7 @@ static void npu__ir_walk_set_where(npu__ir_walker *w)
         w->xcold.where[0] = '\0';
     } else {
         const npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
-        size_t nl = l->name_len > 80 ? 80 : l->name_len;
-        npu__textf(w->xcold.where, sizeof w->xcold.where, " (layer '%.*s', id %lu%s)", (int)nl, w->x.s + l->name,
-                 (unsigned long)l->id, l->scope ? ", in a <body>" : "");
+        npu__ir_where(w, l->name, l->name_len, l->id, l->scope);
     }
 #endif
 }
@@ -5518,6 +5520,14 @@ NPU__NOINLINE static void npu__ir_walk_put_num(npu__ir_walker *w, size_t b, size
     w->copied = e;
 }
 
+/* Multiplies a dim into the layer's element count (a dynamic dim, or an
+ * overflow, only flagged). */
+NPU__NOINLINE static void npu__ir_count_dim(npu__ir_open_layer *l, int64_t d)
+{
+    if (d < 0) l->elems_dynamic = 1;
+    else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
+}
+
 /* Parses a shape attribute ("1,3,224,224", "?,16", "1..32,64", "" scalar). */
 static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attribute *a, npu__ir_open_layer *l,
                                           int batch_axis)
@@ -5551,8 +5561,7 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
             if (l->shape_rank == (uint32_t)batch_axis)   /* WRITE: the batch rewrite */
                 npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
             l->shape_rank++;
-            if (d < 0) l->elems_dynamic = 1;
-            else if (npu__mul_u64(l->elems, (uint64_t)d, &l->elems)) l->elems_overflow = 1;
+            npu__ir_count_dim(l, d);
         }
         start = i + 1;
     }
@@ -5644,11 +5653,14 @@ static npu_status npu__ir_walk_pool_string(npu__ir_walker *w, size_t p, size_t n
     size_t at = w->c.pool, len;
     if (w->mode > NPU__W_FILL) return NPU_OK;
     len = npu__xml_decode(w->x.s + p, n, NULL);
-    if (npu__add_size(at, len + 1, &w->c.pool))
-        return npu__xml_fail(&w->x, p, NPU_ERR_OVERFLOW, "string pool overflows");
+    /* No overflow: each string pooled is the value of a different attribute
+     * (its closing quote stands for the NUL) or the empty name of a layer
+     * without one (its '<' for the NUL), and decoding never lengthens text,
+     * so the pool is at most the XML's NPU_IR_MAX_XML_BYTES (2^30). */
+    w->c.pool = at + len + 1;
     if (w->mode == NPU__W_FILL) {
         npu_ir *ir = w->ir;
-        if (w->c.pool > ir->pool_cap || at >= UINT32_MAX)
+        if (w->c.pool > ir->pool_cap)
             return npu__ir_changed(&w->x);
         npu__xml_decode(w->x.s + p, n, ir->pool + at);
         ir->pool[at + len] = '\0';
@@ -5734,9 +5746,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         r->id = l->id;
         r->kind = kind;
         r->io = is_io ? w->c.listed[kind - 1] : UINT32_MAX;   /* (its index, below) */
-        r->pos = l->pos;
-        r->name = l->name;
-        r->name_len = (uint32_t)l->name_len;
+        NPU__MSG_ONLY(r->pos = l->pos; r->name = l->name; r->name_len = (uint32_t)l->name_len;)   /* messages' */
     }
     w->c.layers++;
     if (kind == NPU__KIND_CONSTANT || is_io) {   /* listed: an index, and the name in the pool */
@@ -5762,13 +5772,6 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
                                  "more than %u ReadValue/Assign layers", NPU__IR_MAX_VAR_LAYERS);
     }
     return NPU_OK;
-}
-
-static npu_status npu__ir_walk_layer_start(npu__ir_walker *w, const npu__xml_token *t)
-{
-    if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
-    return npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);
 }
 
 /* Counts ReadValue/Assign layers per variable. The id is decoded into the pool
@@ -5807,7 +5810,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
     npu_status st;
     if (l->has_data) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "a second <data> element");
     l->has_data = 1;
-    l->data_pos = t->begin;
+    NPU__MSG_ONLY(l->data_pos = t->begin;)   /* messages' */
     if (l->kind == NPU__KIND_PARAMETER || l->kind == NPU__KIND_CONSTANT) {
         if (npu__xml_attr(&w->x, t, "element_type", &a)) {
             l->elem = npu__ir_elem_find(&w->x, &a, 0);
@@ -5868,8 +5871,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
         if (l->shape_rank > NPU_MAX_RANK) l->elems_overflow = 1;
         else
             for (i = 0; i < l->shape.rank; i++) {
-                if (l->shape.dims[i] < 0) l->elems_dynamic = 1;
-                else if (npu__mul_u64(l->elems, (uint64_t)l->shape.dims[i], &l->elems)) l->elems_overflow = 1;
+                npu__ir_count_dim(l, l->shape.dims[i]);
             }
     }
     if (l->elems_dynamic || l->shape_dynrank)
@@ -5882,13 +5884,14 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
                              "Const size %llu does not match its shape %s%s of %s (%llu bytes)",
                              (unsigned long long)l->size, npu__shape_str(&l->shape, shape, sizeof shape),
                              l->shape_rank > NPU_MAX_RANK ? "..." : "", e->ov_name, (unsigned long long)bytes);
-    if (npu__add_u64(l->offset, l->size, &end) || (w->have_bin && end > w->ir->bin_size))
+    /* (a size query, without w->ir, does not know the weights) */
+    if (npu__add_u64(l->offset, l->size, &end) || (w->ir != NULL && end > w->ir->bin_size))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_FORMAT,
                              "Const bytes [%llu, %llu + %llu) lie beyond the end of the weights (%llu bytes%s)",
                              (unsigned long long)l->offset, (unsigned long long)l->offset,
                              (unsigned long long)l->size,
-                             (unsigned long long)(w->have_bin ? w->ir->bin_size : 0),
-                             w->have_bin && w->ir->bin == NULL ? "; no .bin" : "");
+                             (unsigned long long)(w->ir != NULL ? w->ir->bin_size : 0),
+                             w->ir != NULL && w->ir->bin == NULL ? "; no .bin" : "");
     if (w->mode == NPU__W_FILL) {
         npu__ir_const *k = &w->ir->consts[l->index];
         k->pub.layer_id = l->id;
@@ -5943,7 +5946,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
                  w->x.label, (int)(l->name_len > 80 ? 80 : l->name_len), w->x.s + l->name, l->layout,
                  (unsigned long)l->shape_rank);
         l->layout[0] = '\0';
-        axis = npu__ir_layout_axis(l->layout, l->shape_rank);
+        axis = l->shape_rank ? 0 : -1;   /* npu__ir_layout_axis("", rank) */
     }
     if (w->mode != NPU__W_FILL) return NPU_OK;
     io = l->kind == NPU__KIND_PARAMETER ? &w->ir->inputs[l->index] : &w->ir->outputs[l->index];
@@ -6110,7 +6113,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
     }
     switch (role) {
     case NPU__ROLE_LAYER:
-        st = npu__ir_walk_layer_start(w, t);
+        st = npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);   /* (NPU__IR_MAX_LAYER_NEST) */
         break;
     case NPU__ROLE_DATA:
         st = npu__ir_walk_data(w, t, l);
@@ -6148,11 +6151,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         }
         break;
     case NPU__ROLE_BODY:
-        if (w->scope_depth >= NPU__IR_MAX_LAYER_NEST)
-            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "<body> nested too deeply");
-        if (w->c.scopes >= UINT32_MAX - 1u)
-            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "too many <body> elements");
-        w->scope_stack[++w->scope_depth] = ++w->c.scopes;
+        /* (the count needs no check: at most NPU_IR_MAX_XML_BYTES / 7, asserted above) */
+        w->scope_stack[++w->scope_depth] = ++w->c.scopes;   /* (NPU__IR_MAX_LAYER_NEST) */
         break;
     case NPU__ROLE_EDGE:
         st = npu__ir_walk_edge(w, t);
@@ -6255,7 +6255,7 @@ static npu_status npu__ir_walk_run(npu__ir_walker *w)
             role = w->role[w->x.depth];
             st = npu__ir_walk_end(w, &t, l, role);
             pp = 1u << NPU__ROLE_LAYERS | 1u << NPU__ROLE_EDGES;
-        } else if (t.kind == NPU__XML_TEXT && w->x.depth > 0 && w->role[w->x.depth - 1] == NPU__ROLE_DIM) {
+        } else if (t.kind == NPU__XML_TEXT && w->role[w->x.depth - 1] == NPU__ROLE_DIM) {   /* (text: depth >= 1) */
             st = npu__ir_walk_dim_text(w, &t, l);
         }
         /* WRITE: preprocessing (8e) sees every top-level layer, port and
@@ -6386,7 +6386,7 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
     }
 #endif
     to->edges_in++;
-    if (to->kind == NPU__KIND_RESULT && scope == 0 && to->io < ir->n_listed[NPU__LI_OUT]) {
+    if (to->kind == NPU__KIND_RESULT && scope == 0) {   /* (to->io: an output's index, which FILL checked) */
         npu_ir_io *out = &ir->outputs[to->io];
         if (fp->names) out->tensor_names = ir->pool + fp->names - 1;
         if (out->element_type == npu__types[0].ov_name && fp->elem > 0) npu__ir_io_set_elem(out, (int)fp->elem);
@@ -6491,7 +6491,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     ir->xml = xml;
     ir->xml_len = xml_len;
     ir->bin = (const unsigned char *)bin;
-    ir->bin_size = bin != NULL ? bin_size : 0;
+    ir->bin_size = bin_size;   /* (0 without weights: both callers) */
     npu__strlcpy(ir->label, label, sizeof ir->label);
     ir->version = c.version;
     memcpy(ir->n_listed, c.listed, sizeof ir->n_listed);
@@ -6502,7 +6502,6 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
 
     wp = ir->walk;
     npu__ir_walk_init_ir(wp, NPU__W_FILL, ir);
-    wp->have_bin = 1;
     st = npu__ir_walk_run(wp);
     /* the counts before scopes (uint32_t: no padding) as the counting pass found them */
     if (st == NPU_OK && memcmp(&wp->c, &c, offsetof(npu__ir_counts, scopes)) != 0)
@@ -6514,8 +6513,8 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
             if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
                 NPU__MSG_ONLY(size_t earlier = a->pos > b->pos ? b->pos : a->pos;
-                              size_t later = a->pos > b->pos ? a->pos : b->pos; unsigned long l0, c0;
-                              npu__xml_linecol(&wp->x, earlier, &l0, &c0);)
+                              size_t later = a->pos > b->pos ? a->pos : b->pos;
+                              unsigned long l0 = npu__xml_line(&wp->x, earlier);)
                 NPU__UNUSED(a);
                 NPU__UNUSED(b);
                 NPU__MSG_ONLY(wp->xcold.where[0] = '\0';)
@@ -6531,8 +6530,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
-            NPU__MSG_ONLY(npu__textf(wp->xcold.where, sizeof wp->xcold.where, " (layer '%.*s', id %lu)",
-                                     (int)(r->name_len > 80 ? 80 : r->name_len), xml + r->name, (unsigned long)r->id);)
+            NPU__MSG_ONLY(npu__ir_where(wp, r->name, r->name_len, r->id, 0);)   /* (a top-level Result) */
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
     }
@@ -6663,16 +6661,14 @@ NPU_API npu_status npu_ir_open(npu_arena *arena, npu_context *ctx, const char *x
     }
     ir = *out;
     ir->xml_map = xml_map;
-    ir->xml_map_len = xml_len;
     ir->bin_map = bin_map;
-    ir->bin_map_len = bin_len;
     return NPU_OK;
 }
 
 NPU_API void npu_ir_close(npu_ir *ir)
 {
     if (ir == NULL) return;
-    npu__ir_unmap(ir->xml_map, ir->xml_map_len, ir->bin_map, ir->bin_map_len);
+    npu__ir_unmap(ir->xml_map, ir->xml_len, ir->bin_map, (size_t)ir->bin_size);
     ir->xml_map = ir->bin_map = NULL;
     ir->xml = NULL;
     ir->xml_len = 0;
@@ -6811,7 +6807,6 @@ NPU_API npu_status npu_ir_write_payload(const npu_ir *ir, const npu_payload_opti
     while (atomic_flag_test_and_set_explicit(&mir->walk_lock, memory_order_acquire)) sched_yield();
     w = mir->walk;
     npu__ir_walk_init_ir(w, NPU__W_WRITE, mir);
-    w->have_bin = 1;
     w->sink = &sink;
     w->layout_b = p.layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     w->threshold = o.weights_threshold_bytes;
