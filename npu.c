@@ -12569,20 +12569,22 @@ static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const
 #define npu__cache_warn(ctx, level, status, ...) (NPU__UNUSED(ctx), (status))
 #endif
 
-/* The header's numbers, bytes [8, 64) as seven little-endian words (the
- * table above): format version | header size << 32, the key, the check
+/* The header's first 64 bytes as eight little-endian words (the table
+ * above): the magic, format version | header size << 32, the key, the check
  * digest, the payload size, compiler version | npu version << 32. One layout
  * for the writer (npu__cache_header) and the reader (npu__cache_verify). */
-#define NPU__CACHE_WORDS 7u
+#define NPU__CACHE_WORDS 8u
+#define NPU__CACHE_MAGIC_WORD 0x454843414355504eull   /* "NPUCACHE" */
 static void npu__cache_words(uint64_t *w, const npu__cache_fields *f, uint64_t payload_size)
 {
-    w[0] = NPU__CACHE_FORMAT | (uint64_t)NPU__CACHE_HEADER << 32;
-    w[1] = f->key.h[0];
-    w[2] = f->key.h[1];
-    w[3] = f->check.h[0];
-    w[4] = f->check.h[1];
-    w[5] = payload_size;
-    w[6] = f->compiler_version | (uint64_t)f->npu_version << 32;
+    w[0] = NPU__CACHE_MAGIC_WORD;
+    w[1] = NPU__CACHE_FORMAT | (uint64_t)NPU__CACHE_HEADER << 32;
+    w[2] = f->key.h[0];
+    w[3] = f->key.h[1];
+    w[4] = f->check.h[0];
+    w[5] = f->check.h[1];
+    w[6] = payload_size;
+    w[7] = f->compiler_version | (uint64_t)f->npu_version << 32;
 }
 
 static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
@@ -12591,9 +12593,8 @@ static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
     uint64_t w[NPU__CACHE_WORDS];
     unsigned i;
     memset(hdr, 0, NPU__CACHE_HEADER);
-    memcpy(hdr, NPU__CACHE_MAGIC, 8);
     npu__cache_words(w, f, payload_size);
-    for (i = 0; i < NPU__CACHE_WORDS; i++) npu__le_put(hdr + 8 + 8 * i, w[i], 8);
+    for (i = 0; i < NPU__CACHE_WORDS; i++) npu__le_put(hdr + 8 * i, w[i], 8);
     memcpy(hdr + NPU__CACHE_OFF_PLATFORM, f->platform, strnlen(f->platform, NPU__CACHE_PLATFORM_MAX - 1));
     memcpy(hdr + NPU__CACHE_OFF_DESCRIPTOR, f->descriptor,
            strnlen(f->descriptor, NPU__CACHE_DESCRIPTOR_MAX - 1));
@@ -12908,10 +12909,24 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
                                     const npu__cache_fields *expected, char *reason,
                                     size_t reason_cap)
 {
-    uint64_t got[NPU__CACHE_WORDS], want[NPU__CACHE_WORDS];
+    /* The header's words in the order they are checked (the first that
+     * differs is the reason): the word, its low 32 bits only or all 64, and
+     * the shift of the number the reason prints (got, then expected). */
+    static const struct { uint8_t word, low32, shift; NPU__MSG_ONLY(const char *fmt;) } check[] = {
+        {0, 0, 0 NPU__MSG_ONLY(, "not a cache entry (bad magic)")},
+        {1, 1, 0 NPU__MSG_ONLY(, "format version %llu, this library reads %llu")},
+        {1, 0, 32 NPU__MSG_ONLY(, "header size %llu, expected %llu")},
+        {6, 0, 0 NPU__MSG_ONLY(, "payload size %llu does not match the file (%llu bytes after the header): "
+                                 "truncated or extended")},
+        {2, 0, 0 NPU__MSG_ONLY(, "key in the entry differs from its file name")},
+        {3, 0, 0 NPU__MSG_ONLY(, "key in the entry differs from its file name")},
+        {4, 0, 0 NPU__MSG_ONLY(, "check digest differs: another model with the same key")},
+        {5, 0, 0 NPU__MSG_ONLY(, "check digest differs: another model with the same key")},
+        {7, 1, 0 NPU__MSG_ONLY(, "compiler version 0x%08llx, expected 0x%08llx")},
+        {7, 0, 32 NPU__MSG_ONLY(, "written by npu 0x%06llx, this is 0x%06llx")}};
+    uint64_t want[NPU__CACHE_WORDS];
     npu__nh128 sum;
     npu__digest digest;
-    npu_status status = NPU_ERR_FORMAT;
     size_t i;
     if (size < NPU__CACHE_HEADER) {
         npu__textf(reason, reason_cap, "truncated: %zu bytes, less than the %u-byte header", size,
@@ -12919,57 +12934,40 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
         return NPU_ERR_FORMAT;
     }
     npu__cache_words(want, expected, (uint64_t)size - NPU__CACHE_HEADER);
-    for (i = 0; i < NPU__CACHE_WORDS; i++) got[i] = npu__le_get(p + 8 + 8 * i, 8);
-    if (memcmp(p, NPU__CACHE_MAGIC, 8) != 0) {
-        npu__textf(reason, reason_cap, "not a cache entry (bad magic)");
-    } else if ((uint32_t)got[0] != (uint32_t)want[0]) {
-        npu__textf(reason, reason_cap, "format version %u, this library reads %u",
-                 (unsigned)(uint32_t)got[0], NPU__CACHE_FORMAT);
-    } else if (got[0] != want[0]) {
-        npu__textf(reason, reason_cap, "header size %u, expected %u",
-                 (unsigned)(got[0] >> 32), NPU__CACHE_HEADER);
-    } else if (got[5] != want[5]) {
-        npu__textf(reason, reason_cap,
-                 "payload size %llu does not match the file (%zu bytes after the header): "
-                 "truncated or extended",
-                 (unsigned long long)got[5], size - NPU__CACHE_HEADER);
-    } else if (got[1] != want[1] || got[2] != want[2]) {
-        npu__textf(reason, reason_cap, "key in the entry differs from its file name");
-    } else if (got[3] != want[3] || got[4] != want[4]) {
-        npu__textf(reason, reason_cap,
-                 "check digest differs: another model with the same key");
-    } else if ((uint32_t)got[6] != (uint32_t)want[6]) {
-        npu__textf(reason, reason_cap, "compiler version 0x%08x, expected 0x%08x",
-                 (unsigned)(uint32_t)got[6], (unsigned)expected->compiler_version);
-    } else if (got[6] != want[6]) {
-        npu__textf(reason, reason_cap, "written by npu 0x%06x, this is 0x%06x",
-                 (unsigned)(got[6] >> 32), (unsigned)expected->npu_version);
-    } else if (strnlen(expected->platform, NPU__CACHE_PLATFORM_MAX) >= NPU__CACHE_PLATFORM_MAX ||
-               strncmp((const char *)p + NPU__CACHE_OFF_PLATFORM, expected->platform,
-                       NPU__CACHE_PLATFORM_MAX) != 0) {
-        npu__textf(reason, reason_cap, "platform differs");
-    } else if (strnlen(expected->descriptor, NPU__CACHE_DESCRIPTOR_MAX) >= NPU__CACHE_DESCRIPTOR_MAX ||
-               strncmp((const char *)p + NPU__CACHE_OFF_DESCRIPTOR, expected->descriptor,
-                       NPU__CACHE_DESCRIPTOR_MAX) != 0) {
-        npu__textf(reason, reason_cap, "descriptor differs");
-    } else {
-        i = npu__nonzero_at(p, NPU__CACHE_FIELDS_END, NPU__CACHE_HEADER);   /* the zero padding */
-        if (i < NPU__CACHE_HEADER) {
-            npu__textf(reason, reason_cap, "non-zero byte at header offset %zu", i);
-        } else {
-            npu__nh128_init(&sum, NPU__SEED_CHECKSUM);
-            npu__nh128_update(&sum, p + NPU__CACHE_HEADER, size - NPU__CACHE_HEADER);
-            digest = npu__cache_checksum(&sum, p);
-            if (digest.h[0] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM, 8) ||
-                digest.h[1] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM + 8, 8)) {
-                npu__textf(reason, reason_cap, "checksum mismatch: corrupt entry");
-            } else {
-                status = NPU_OK;
-            }
+    for (i = 0; i < NPU__COUNT_OF(check); i++) {
+        uint64_t mask = check[i].low32 ? 0xffffffffu : ~(uint64_t)0,
+                 got = npu__le_get(p + 8 * check[i].word, 8) & mask, exp = want[check[i].word] & mask;
+        if (got != exp) {
+            npu__textf(reason, reason_cap, check[i].fmt, (unsigned long long)(got >> check[i].shift),
+                       (unsigned long long)(exp >> check[i].shift));
+            return NPU_ERR_FORMAT;
         }
     }
-    if (status == NPU_OK && reason_cap > 0) reason[0] = '\0';
-    return status;
+    /* the texts: platform, then descriptor (NUL-padded fields) */
+    for (i = 0; i < 2; i++) {
+        const char *text = i ? expected->descriptor : expected->platform;
+        size_t at = i ? NPU__CACHE_OFF_DESCRIPTOR : NPU__CACHE_OFF_PLATFORM,
+               max = i ? NPU__CACHE_DESCRIPTOR_MAX : NPU__CACHE_PLATFORM_MAX;
+        if (strnlen(text, max) >= max || strncmp((const char *)p + at, text, max) != 0) {
+            npu__textf(reason, reason_cap, "%s differs", i ? "descriptor" : "platform");
+            return NPU_ERR_FORMAT;
+        }
+    }
+    i = npu__nonzero_at(p, NPU__CACHE_FIELDS_END, NPU__CACHE_HEADER);   /* the zero padding */
+    if (i < NPU__CACHE_HEADER) {
+        npu__textf(reason, reason_cap, "non-zero byte at header offset %zu", i);
+        return NPU_ERR_FORMAT;
+    }
+    npu__nh128_init(&sum, NPU__SEED_CHECKSUM);
+    npu__nh128_update(&sum, p + NPU__CACHE_HEADER, size - NPU__CACHE_HEADER);
+    digest = npu__cache_checksum(&sum, p);
+    if (digest.h[0] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM, 8) ||
+        digest.h[1] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM + 8, 8)) {
+        npu__textf(reason, reason_cap, "checksum mismatch: corrupt entry");
+        return NPU_ERR_FORMAT;
+    }
+    if (reason_cap > 0) reason[0] = '\0';
+    return NPU_OK;
 }
 
 /* Opens the entry file: a regular file of at most NPU__CACHE_READ_MAX bytes
