@@ -13357,18 +13357,18 @@ static npu_status npu__cache_lookup(npu_device *d, npu_arena *arena, const char 
     if (st == NPU_OK) {
         need = npu__plain_need(map->compile_payload, fields->flags_len, fields->n_args);
         if (need == 0 || npu__add_size(pmark, need, end)) {
-            npu__cache_close(map);
             npu__textf(map->reason, sizeof map->reason, "the entry's compile payload size %llu is out of range",
                        (unsigned long long)map->compile_payload);
             st = npu__cache_warn(d->ctx, NPU_LOG_WARN, NPU_ERR_FORMAT, "miss: %s", map->reason);
         } else if (*end > arena->capacity) {
-            npu__cache_close(map);
             npu__textf(map->reason, sizeof map->reason,
                        "the entry's compile needs %zu bytes of arena, more than is left", need);
             st = NPU_ERR_ARENA_TOO_SMALL;
-        } else if (map->read_at != NULL && (size_t)(map->read_at - arena->base) < NPU_ARENA_ROUND(*end)) {
-            npu__cache_close(map);   /* in the need's way: mapped instead */
-            st = npu__cache_open_into(d->ctx, dir, fields, map, path, NULL, 0);
+        }
+        /* A miss is closed; a copy in the need's way is mapped instead. */
+        if (st != NPU_OK || (map->read_at != NULL && (size_t)(map->read_at - arena->base) < NPU_ARENA_ROUND(*end))) {
+            npu__cache_close(map);
+            if (st == NPU_OK) st = npu__cache_open_into(d->ctx, dir, fields, map, path, NULL, 0);
         }
     }
     npu_arena_rewind(arena, pmark);
