@@ -13165,11 +13165,10 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__sink s;
     npu__io_list in, outl;
     npu_tensor_desc desc;
-    uint32_t i, axis, n_in, n_out, n_args = 0;
+    uint32_t i, n_in, n_out, n_args = 0;
     npu_payload_layout layout;
     const char *label;
     size_t flags_at;
-    int has_n;
     npu_status st;
     /* "name=value" numbers after the flags: the key's text, unchanged */
     static const char *const num_names[7] = {"\npayload_layout=", " weights_threshold=", "\nbatch_rule=",
@@ -13184,7 +13183,7 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     /* The build flags the compile would pass (npu__plain), checked and
      * written straight into the key: no copy in the arena. */
     npu__src_lists(src, o, &in, &outl, &n_args);
-    layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
+    layout = npu__pick_layout(d, o, in.ir_version, 1);
     in.layout_b = layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
     npu__sink_str(&s, "flags=");
@@ -13209,10 +13208,11 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
         else npu__sink_i64_dec(&s, (int64_t)num[i]);
     }
     npu__sink_str(&s, "\nlayouts=");
-    n_in = src->ops->count(src->src, 0);
-    n_out = src->ops->count(src->src, 1);
+    n_in = in.count;
+    n_out = outl.count;
     for (i = 0; i < n_in + n_out; i++) {
-        if (npu__src_io(src, i >= n_in, i >= n_in ? i - n_in : i, &desc, &axis, &has_n) != NPU_OK) continue;
+        const npu__io_list *l = i < n_in ? &in : &outl;
+        if (l->get(l->src, i < n_in ? i : i - n_in, &desc) != NPU_OK) continue;
         npu__sink_str(&s, desc.layout);
         npu__sink_str(&s, ";");
     }
