@@ -13151,9 +13151,15 @@ static npu_status npu__key_model(npu__cache_key *k, npu__sink *s, const npu__mod
 static void npu__device_platform(const npu_device *d, npu__sink *s)
 {
     uint32_t id = d->props.deviceId;
+    char t[11];   /* "/0x" and 4 to 8 digits, from the end */
+    size_t i = sizeof t;
     npu__sink_str(s, npu__platform_name(id));
-    npu__sink_str(s, id < 0x10 ? "/0x000" : id < 0x100 ? "/0x00" : id < 0x1000 ? "/0x0" : "/0x");
-    npu__sink_u64_hex(s, id);
+    do {
+        t[--i] = "0123456789abcdef"[id & 15u];
+        id >>= 4;
+    } while (id != 0 || i > sizeof t - 4);
+    memcpy(t + i - 3, "/0x", 3);
+    npu__sink_put(s, t + i - 3, sizeof t - i + 3);
 }
 
 /* Everything that decides the blob, hashed into f. */
