@@ -7608,6 +7608,24 @@ typedef struct npu__meta_cursor {
     npu_status st;      /* the first field that ran past the end */
 } npu__meta_cursor;
 
+/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>" (the
+ * version, then the rest appended to the context's message). */
+#ifndef NPU_NO_MESSAGES
+NPU__PRINTF(2, 3)
+static npu_status npu__meta_fail(const npu__meta_cursor *c, const char *fmt, ...)
+{
+    va_list ap;
+    npu__fail_begin(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: ", (unsigned)(c->version >> 16),
+                    (unsigned)(c->version & 0xffffu));
+    va_start(ap, fmt);
+    npu__vfail_more(c->ctx, fmt, ap);
+    va_end(ap);
+    return npu__fail_end(c->ctx, NPU_ERR_FORMAT);
+}
+#else
+#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
+#endif
+
 /* The next field's value. One that runs past the end records the error (the
  * first only), reads as 0 and leaves nothing to read after it, so that the
  * parser checks c->st once, at its end, instead of after every field: a 0
@@ -7618,11 +7636,8 @@ static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned bytes, const char *
     NPU__MSG_UNUSED(field);
     if (c->end - c->pos < bytes) {
         if (c->st == NPU_OK)
-            c->st = npu__fail(c->ctx, NPU_ERR_FORMAT,
-                              "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
-                              "the end of the metadata (%zu bytes left)",
-                              (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
-                              bytes, c->pos, c->end - c->pos);
+            c->st = npu__meta_fail(c, "field '%s' (%u bytes) at offset %zu runs past the end of the metadata "
+                                   "(%zu bytes left)", field, bytes, c->pos, c->end - c->pos);
         c->pos = c->end;
         return 0;
     }
@@ -7630,23 +7645,6 @@ static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned bytes, const char *
     c->pos += bytes;
     return v;
 }
-
-/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
-#ifndef NPU_NO_MESSAGES
-NPU__PRINTF(2, 3)
-static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
-{
-    char what[160];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return npu__fail(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
-                     (unsigned)(c->version & 0xffffu), what);
-}
-#else
-#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
-#endif
 
 /* The offset of the first non-zero byte of p[from .. end), or end: a word at
  * a time (zero in any byte order), then the byte that differs. (The zero
