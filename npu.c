@@ -13065,23 +13065,24 @@ NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const cha
     why = npu__cache_load(path, scratch, cap, out, &err);
     if (why != NULL) {
         npu__strlcpy(out->reason, err == ENOENT ? "no entry" : why, sizeof out->reason);
-        return npu__cache_warn(ctx, err == ENOENT ? NPU_LOG_INFO : NPU_LOG_WARN,
-                               err == ENOENT ? NPU_ERR_NOT_FOUND : NPU_ERR_IO, "miss for '%s': %s",
-                               path, out->reason);
-    }
-    /* An empty file maps to NULL: verify stops at its size. */
-    entry = out->read_at != NULL ? out->read_at : (const unsigned char *)out->base;
-    status = npu__cache_verify(entry, out->map_size, expected, out->reason, sizeof out->reason);
-    if (status != NPU_OK) {
+        status = err == ENOENT ? NPU_ERR_NOT_FOUND : NPU_ERR_IO;
+    } else {
+        /* An empty file maps to NULL: verify stops at its size. */
+        entry = out->read_at != NULL ? out->read_at : (const unsigned char *)out->base;
+        status = npu__cache_verify(entry, out->map_size, expected, out->reason, sizeof out->reason);
+        if (status == NPU_OK) {
+            out->payload = entry + NPU__CACHE_HEADER;
+            out->payload_size = out->map_size - NPU__CACHE_HEADER;
+            out->compile_payload = npu__le_get(entry + NPU__CACHE_OFF_COMPILE_PAYLOAD, 8);
+            npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes, %s)", path, out->payload_size,
+                     out->read_at != NULL ? "read" : "mapped");
+            return NPU_OK;
+        }
         npu__cache_close(out);   /* (payload and payload_size are still 0) */
-        return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss for '%s': %s", path, out->reason);
     }
-    out->payload = entry + NPU__CACHE_HEADER;
-    out->payload_size = out->map_size - NPU__CACHE_HEADER;
-    out->compile_payload = npu__le_get(entry + NPU__CACHE_OFF_COMPILE_PAYLOAD, 8);
-    npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes, %s)", path, out->payload_size,
-             out->read_at != NULL ? "read" : "mapped");
-    return NPU_OK;
+    /* a plain miss (no entry) is an info line */
+    return npu__cache_warn(ctx, status == NPU_ERR_NOT_FOUND ? NPU_LOG_INFO : NPU_LOG_WARN, status,
+                           "miss for '%s': %s", path, out->reason);
 }
 
 /* npu__cache_open_into without scratch: the entry is always mapped. (The
