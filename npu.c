@@ -7675,20 +7675,17 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     out->n_output_layouts = (uint32_t)n_out;
     total = (uint32_t)(n_in + n_out);
     for (i = 0; i < total; i++) {
-        NPU__MSG_ONLY(const char *kind = i < out->n_input_layouts ? "input" : "output";)
-        NPU__MSG_ONLY(uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;)
+        /* what is wrong with layout i, as a format of (kind, index, length, maximum) */
+        const char *bad;
         len = npu__meta_take(c, 2, "layout length");
-        if (len > NPU_LAYOUT_MAX - 1) {
-            return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
-                     kind, (unsigned)index, (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
-        }
-        if (c->end - c->pos < len) {
-            return npu__meta_fail(c, "%s layout %u: %u characters run past the end", kind,
-                     (unsigned)index, (unsigned)len);
-        }
-        if (memchr(c->data + c->pos, 0, (size_t)len) != NULL) {
-            return npu__meta_fail(c, "%s layout %u contains a NUL character", kind,
-                     (unsigned)index);
+        bad = len > NPU_LAYOUT_MAX - 1    ? "%s layout %u: length %u exceeds the maximum of %u"
+              : c->end - c->pos < len     ? "%s layout %u: %u characters run past the end"
+              : memchr(c->data + c->pos, 0, (size_t)len) != NULL ? "%s layout %u contains a NUL character"
+                                                                 : NULL;
+        if (bad != NULL) {
+            return npu__meta_fail(c, bad, i < out->n_input_layouts ? "input" : "output",
+                                  (unsigned)(i < out->n_input_layouts ? i : i - out->n_input_layouts),
+                                  (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
         }
         if (out->layouts != NULL) {
             memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
