@@ -8098,10 +8098,8 @@ static void npu__nh128_feed(npu__nh128 *h, uint64_t *y, const void *bytes, size_
         p += n / 32 * 32;
         n %= 32;
     }
-    if (n > 0) {
-        memcpy(h->stripe, p, n);
-        h->stripe_len = n;
-    }
+    memcpy(h->stripe, p, n);   /* the rest: a partial stripe, or none */
+    h->stripe_len = n;
 }
 
 static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
