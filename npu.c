@@ -8040,10 +8040,10 @@ static uint64_t npu__fmix64(uint64_t x)
  * unrolled (the same rounds in the same order). */
 static void npu__nh128_stripes(uint64_t *lane, uint64_t *y, const unsigned char *p, size_t stripes)
 {
-    uint64_t x[4], v[4] = {0, 0, 0, 0}, w;
+    uint64_t x[4], v[4], w;
     unsigned i;
     memcpy(x, lane, sizeof x);
-    if (y != NULL) memcpy(v, y, sizeof v);
+    memcpy(v, y != NULL ? y : lane, sizeof v);   /* (without y: copied, not used) */
     for (; stripes-- > 0; p += 32) {
 #if defined(__GNUC__) || defined(__clang__)
         __builtin_prefetch(p + 2048);
