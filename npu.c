@@ -8033,11 +8033,10 @@ static uint64_t npu__fmix64(uint64_t x)
  * With y (not NULL): the round on a second lane set in the same pass, `lane`
  * and y (the cache key's two digests, section 14a): eight independent
  * multiply chains in flight, each word loaded once for both digests. From
- * memory the loop must prefetch: the hardware prefetcher alone leaves the
- * two-set round at 2 GB/s (two 8 KiB passes, the first from memory: 3), 2 KiB
- * ahead it reaches 8; one set is faster with it too. (A prefetch never
- * faults, past the end either.) Optimized for speed, the word loop is
- * unrolled (the same rounds in the same order). */
+ * memory that round must prefetch: the hardware prefetcher alone leaves it
+ * at 2 GB/s (two 8 KiB passes, the first from memory: 3), 2 KiB ahead it
+ * reaches 8. (A prefetch never faults, past the end either.) Optimized for
+ * speed, the word loop is unrolled (the same rounds in the same order). */
 static void npu__nh128_stripes(uint64_t *lane, uint64_t *y, const unsigned char *p, size_t stripes)
 {
     uint64_t x[4], v[4], w;
@@ -8046,7 +8045,7 @@ static void npu__nh128_stripes(uint64_t *lane, uint64_t *y, const unsigned char 
     memcpy(v, y != NULL ? y : lane, sizeof v);   /* (without y: copied, not used) */
     for (; stripes-- > 0; p += 32) {
 #if defined(__GNUC__) || defined(__clang__)
-        __builtin_prefetch(p + 2048);
+        if (y != NULL) __builtin_prefetch(p + 2048);
 #endif
 #if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__) && (__GNUC__ >= 8 || defined(__clang__))
 #pragma GCC unroll 4
