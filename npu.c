@@ -7728,13 +7728,11 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     c.version = 0;
     c.st = NPU_OK;
     data_size = npu__le_get(data + c.end, 8);
-    if (data_size == 0)
+    if (data_size == 0 || data_size > c.end || c.end - (size_t)data_size < 4)
         return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: blobDataSize is 0 (no blob before the metadata)");
-    if (data_size > c.end || c.end - (size_t)data_size < 4)
-        return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: blobDataSize %llu leaves no room for the version "
-                         "field before the trailer at offset %zu",
+                         data_size == 0 ? "blob metadata: blobDataSize is 0 (no blob before the metadata)"
+                                        : "blob metadata: blobDataSize %llu leaves no room for the version "
+                                          "field before the trailer at offset %zu",
                          (unsigned long long)data_size, c.end);
     c.pos = (size_t)data_size;
     c.version = (uint32_t)npu__meta_take(&c, 4, "version");   /* room checked above */
