@@ -12533,7 +12533,7 @@ static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const
     if (dir == NULL || key == NULL || buf == NULL || cap == 0)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or key");
     npu__digest_hex(key, hex);
-    n = snprintf(buf, cap, "%s/%s%s", dir, hex, NPU__CACHE_SUFFIX);
+    n = snprintf(buf, cap, "%s/%s" NPU__CACHE_SUFFIX, dir, hex);
     if (n < 0 || (size_t)n >= cap)
         return npu__fail(ctx, NPU_ERR_BUFFER_TOO_SMALL,
                          "model cache: path of the entry in '%s' needs more than %zu bytes", dir,
