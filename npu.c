@@ -8112,12 +8112,10 @@ static npu__digest npu__nh128_digest(const npu__nh128 *h, const uint64_t *lanes)
     uint64_t lane[4], a, b;
     npu__digest d;
     unsigned i;
+    unsigned char last[32] = {0};   /* the partial stripe, zero-padded (if any) */
     memcpy(lane, lanes, sizeof lane);
-    if (h->stripe_len > 0) {
-        unsigned char last[32] = {0};
-        memcpy(last, h->stripe, h->stripe_len);
-        npu__nh128_stripes(lane, NULL, last, 1);
-    }
+    memcpy(last, h->stripe, h->stripe_len);
+    npu__nh128_stripes(lane, NULL, last, h->stripe_len > 0);
     a = npu__fmix64(h->total ^ NPU__H_P2);
     b = npu__fmix64(h->total + NPU__H_P3);
     for (i = 0; i < 4; i++) {
