@@ -13229,7 +13229,12 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__sink_u64_dec(&s, n_out);
     npu__sink_str(&s, " out batch ");
     npu__sink_batch(&s, form->original);
-    npu__sink_str(&s, form->mode == NPU_BATCH_PLUGIN ? " PLUGIN" : form->mode == NPU_BATCH_COMPILER ? " COMPILER" : "");
+    {
+        /* a form's mode: AUTO (the model as it is), PLUGIN or COMPILER */
+        static const char *const mode_text[3] = {"", " PLUGIN", " COMPILER"};
+        _Static_assert(NPU_BATCH_AUTO == 0 && NPU_BATCH_PLUGIN == 1 && NPU_BATCH_COMPILER == 2, "mode_text order");
+        npu__sink_str(&s, mode_text[form->mode]);
+    }
     npu__text_end(&s, f->descriptor, sizeof f->descriptor);
     return NPU_OK;
 }
