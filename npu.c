@@ -12338,10 +12338,9 @@ typedef struct npu__cache_key {
 
 static void npu__cache_key_init(npu__cache_key *k)
 {
-    npu__nh128_init(&k->key, NPU__SEED_KEY);
+    memset(k, 0, sizeof *k);   /* no bytes yet, no overflow */
+    npu__nh128_lanes(k->key.lane, NPU__SEED_KEY);
     npu__nh128_lanes(k->check, NPU__SEED_CHECK);
-    k->field_bytes = 0;
-    k->overflow = 0;
 }
 
 /* Sink feed: the bytes of the field opened by npu__cache_key_begin. The
