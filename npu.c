@@ -13002,11 +13002,11 @@ static void npu__cache_close(npu__cache_mapping *m)
 {
     if (m == NULL) return;
     if (m->base != NULL) munmap(m->base, m->map_size);
-    m->base = NULL;
-    m->read_at = NULL;
-    m->map_size = 0;
-    m->payload = NULL;
-    m->payload_size = 0;
+    /* base, map_size, payload, payload_size, read_at (the fields before
+     * compile_payload): nothing held */
+    _Static_assert(offsetof(npu__cache_mapping, read_at) < offsetof(npu__cache_mapping, compile_payload),
+                   "the held fields come first");
+    memset(m, 0, offsetof(npu__cache_mapping, compile_payload));
 }
 
 /* Maps the entry of `expected` in `dir` read-only and verifies it: size,
