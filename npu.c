@@ -7604,6 +7604,24 @@ typedef struct npu__meta_cursor {
     npu_status st;      /* the first field that ran past the end */
 } npu__meta_cursor;
 
+/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>" (the
+ * version, then the rest appended to the context's message). */
+#ifndef NPU_NO_MESSAGES
+NPU__PRINTF(2, 3)
+static npu_status npu__meta_fail(const npu__meta_cursor *c, const char *fmt, ...)
+{
+    va_list ap;
+    npu__fail_begin(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: ", (unsigned)(c->version >> 16),
+                    (unsigned)(c->version & 0xffffu));
+    va_start(ap, fmt);
+    npu__vfail_more(c->ctx, fmt, ap);
+    va_end(ap);
+    return npu__fail_end(c->ctx, NPU_ERR_FORMAT);
+}
+#else
+#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
+#endif
+
 /* The next field's value. One that runs past the end records the error (the
  * first only), reads as 0 and leaves nothing to read after it, so that the
  * parser checks c->st once, at its end, instead of after every field: a 0
@@ -7614,11 +7632,8 @@ static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned bytes, const char *
     NPU__MSG_UNUSED(field);
     if (c->end - c->pos < bytes) {
         if (c->st == NPU_OK)
-            c->st = npu__fail(c->ctx, NPU_ERR_FORMAT,
-                              "blob metadata %u.%u: field '%s' (%u bytes) at offset %zu runs past "
-                              "the end of the metadata (%zu bytes left)",
-                              (unsigned)(c->version >> 16), (unsigned)(c->version & 0xffffu), field,
-                              bytes, c->pos, c->end - c->pos);
+            c->st = npu__meta_fail(c, "field '%s' (%u bytes) at offset %zu runs past the end of the metadata "
+                                   "(%zu bytes left)", field, bytes, c->pos, c->end - c->pos);
         c->pos = c->end;
         return 0;
     }
@@ -7626,23 +7641,6 @@ static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned bytes, const char *
     c->pos += bytes;
     return v;
 }
-
-/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>". */
-#ifndef NPU_NO_MESSAGES
-NPU__PRINTF(2, 3)
-static npu_status npu__meta_fail(npu__meta_cursor *c, const char *fmt, ...)
-{
-    char what[160];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return npu__fail(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: %s", (unsigned)(c->version >> 16),
-                     (unsigned)(c->version & 0xffffu), what);
-}
-#else
-#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
-#endif
 
 /* The offset of the first non-zero byte of p[from .. end), or end: a word at
  * a time (zero in any byte order), then the byte that differs. (The zero
@@ -7673,20 +7671,17 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     out->n_output_layouts = (uint32_t)n_out;
     total = (uint32_t)(n_in + n_out);
     for (i = 0; i < total; i++) {
-        NPU__MSG_ONLY(const char *kind = i < out->n_input_layouts ? "input" : "output";)
-        NPU__MSG_ONLY(uint32_t index = i < out->n_input_layouts ? i : i - out->n_input_layouts;)
+        /* what is wrong with layout i, as a format of (kind, index, length, maximum) */
+        const char *bad;
         len = npu__meta_take(c, 2, "layout length");
-        if (len > NPU_LAYOUT_MAX - 1) {
-            return npu__meta_fail(c, "%s layout %u: length %u exceeds the maximum of %u",
-                     kind, (unsigned)index, (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
-        }
-        if (c->end - c->pos < len) {
-            return npu__meta_fail(c, "%s layout %u: %u characters run past the end", kind,
-                     (unsigned)index, (unsigned)len);
-        }
-        if (memchr(c->data + c->pos, 0, (size_t)len) != NULL) {
-            return npu__meta_fail(c, "%s layout %u contains a NUL character", kind,
-                     (unsigned)index);
+        bad = len > NPU_LAYOUT_MAX - 1    ? "%s layout %u: length %u exceeds the maximum of %u"
+              : c->end - c->pos < len     ? "%s layout %u: %u characters run past the end"
+              : memchr(c->data + c->pos, 0, (size_t)len) != NULL ? "%s layout %u contains a NUL character"
+                                                                 : NULL;
+        if (bad != NULL) {
+            return npu__meta_fail(c, bad, i < out->n_input_layouts ? "input" : "output",
+                                  (unsigned)(i < out->n_input_layouts ? i : i - out->n_input_layouts),
+                                  (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
         }
         if (out->layouts != NULL) {
             memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
@@ -7729,13 +7724,11 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     c.version = 0;
     c.st = NPU_OK;
     data_size = npu__le_get(data + c.end, 8);
-    if (data_size == 0)
+    if (data_size == 0 || data_size > c.end || c.end - (size_t)data_size < 4)
         return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: blobDataSize is 0 (no blob before the metadata)");
-    if (data_size > c.end || c.end - (size_t)data_size < 4)
-        return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: blobDataSize %llu leaves no room for the version "
-                         "field before the trailer at offset %zu",
+                         data_size == 0 ? "blob metadata: blobDataSize is 0 (no blob before the metadata)"
+                                        : "blob metadata: blobDataSize %llu leaves no room for the version "
+                                          "field before the trailer at offset %zu",
                          (unsigned long long)data_size, c.end);
     c.pos = (size_t)data_size;
     c.version = (uint32_t)npu__meta_take(&c, 4, "version");   /* room checked above */
@@ -8027,49 +8020,38 @@ static uint64_t npu__fmix64(uint64_t x)
     return x;
 }
 
-/* `stripes` whole stripes from p. restrict: the input (read through
- * unsigned char, which may alias anything) is not the lanes, so the compiler
- * keeps the lanes in registers for the loop instead of storing and reloading
- * them for every stripe (a third of the speed).
- * With y (not NULL): the round on two lane sets at once, `lane` and y (the
- * cache key's two digests, section 14a): eight independent multiply chains in
- * flight, each word loaded once for both digests. From memory that loop must
- * prefetch: the hardware prefetcher alone leaves it at 2 GB/s (two 8 KiB
- * passes, the first from memory: 3), 2 KiB ahead it reaches 8. (A prefetch
- * never faults, past the end either.) */
-static void npu__nh128_stripes(uint64_t *restrict lane, uint64_t *restrict y, const unsigned char *restrict p,
-                               size_t stripes)
+/* `stripes` whole stripes from p. The lanes are copied into locals for the
+ * loop: through the pointers, the input (read through unsigned char, which
+ * may alias anything) could be the lanes, and the compiler would store and
+ * reload them for every stripe (a third of the speed).
+ * With y (not NULL): the round on a second lane set in the same pass, `lane`
+ * and y (the cache key's two digests, section 14a): eight independent
+ * multiply chains in flight, each word loaded once for both digests. From
+ * memory that round must prefetch: the hardware prefetcher alone leaves it
+ * at 2 GB/s (two 8 KiB passes, the first from memory: 3), 2 KiB ahead it
+ * reaches 8. (A prefetch never faults, past the end either.) Optimized for
+ * speed, the word loop is unrolled (the same rounds in the same order). */
+static void npu__nh128_stripes(uint64_t *lane, uint64_t *y, const unsigned char *p, size_t stripes)
 {
+    uint64_t x[4], v[4], w;
     unsigned i;
-    if (y != NULL) {
-        uint64_t x0 = lane[0], x1 = lane[1], x2 = lane[2], x3 = lane[3], y0 = y[0], y1 = y[1], y2 = y[2],
-                 y3 = y[3], w;
-        for (; stripes-- > 0; p += 32) {
+    memcpy(x, lane, sizeof x);
+    memcpy(v, y != NULL ? y : lane, sizeof v);   /* (without y: copied, not used) */
+    for (; stripes-- > 0; p += 32) {
 #if defined(__GNUC__) || defined(__clang__)
-            __builtin_prefetch(p + 2048);
+        if (y != NULL) __builtin_prefetch(p + 2048);
 #endif
-            w = npu__load64(p);
-            x0 = npu__rotl64(x0 + w, 31) * NPU__H_P1;
-            y0 = npu__rotl64(y0 + w, 31) * NPU__H_P1;
-            w = npu__load64(p + 8);
-            x1 = npu__rotl64(x1 + w, 31) * NPU__H_P1;
-            y1 = npu__rotl64(y1 + w, 31) * NPU__H_P1;
-            w = npu__load64(p + 16);
-            x2 = npu__rotl64(x2 + w, 31) * NPU__H_P1;
-            y2 = npu__rotl64(y2 + w, 31) * NPU__H_P1;
-            w = npu__load64(p + 24);
-            x3 = npu__rotl64(x3 + w, 31) * NPU__H_P1;
-            y3 = npu__rotl64(y3 + w, 31) * NPU__H_P1;
-        }
-        lane[0] = x0, lane[1] = x1, lane[2] = x2, lane[3] = x3;
-        y[0] = y0, y[1] = y1, y[2] = y2, y[3] = y3;
-        return;
-    }
-    for (; stripes-- > 0; p += 32)
 #if defined(__GNUC__) && !defined(__OPTIMIZE_SIZE__) && (__GNUC__ >= 8 || defined(__clang__))
 #pragma GCC unroll 4
 #endif
-        for (i = 0; i < 4; i++) lane[i] = npu__rotl64(lane[i] + npu__load64(p + 8 * i), 31) * NPU__H_P1;
+        for (i = 0; i < 4; i++) {
+            w = npu__load64(p + 8 * i);
+            x[i] = npu__rotl64(x[i] + w, 31) * NPU__H_P1;
+            if (y != NULL) v[i] = npu__rotl64(v[i] + w, 31) * NPU__H_P1;
+        }
+    }
+    memcpy(lane, x, sizeof x);
+    if (y != NULL) memcpy(y, v, sizeof v);
 }
 
 /* The four lanes of a new state. */
@@ -8109,10 +8091,8 @@ static void npu__nh128_feed(npu__nh128 *h, uint64_t *y, const void *bytes, size_
         p += n / 32 * 32;
         n %= 32;
     }
-    if (n > 0) {
-        memcpy(h->stripe, p, n);
-        h->stripe_len = n;
-    }
+    memcpy(h->stripe, p, n);   /* the rest: a partial stripe, or none */
+    h->stripe_len = n;
 }
 
 static void npu__nh128_update(npu__nh128 *h, const void *bytes, size_t n)
@@ -8128,12 +8108,10 @@ static npu__digest npu__nh128_digest(const npu__nh128 *h, const uint64_t *lanes)
     uint64_t lane[4], a, b;
     npu__digest d;
     unsigned i;
+    unsigned char last[32] = {0};   /* the partial stripe, zero-padded (if any) */
     memcpy(lane, lanes, sizeof lane);
-    if (h->stripe_len > 0) {
-        unsigned char last[32] = {0};
-        memcpy(last, h->stripe, h->stripe_len);
-        npu__nh128_stripes(lane, NULL, last, 1);
-    }
+    memcpy(last, h->stripe, h->stripe_len);
+    npu__nh128_stripes(lane, NULL, last, h->stripe_len > 0);
     a = npu__fmix64(h->total ^ NPU__H_P2);
     b = npu__fmix64(h->total + NPU__H_P3);
     for (i = 0; i < 4; i++) {
@@ -12356,10 +12334,9 @@ typedef struct npu__cache_key {
 
 static void npu__cache_key_init(npu__cache_key *k)
 {
-    npu__nh128_init(&k->key, NPU__SEED_KEY);
+    memset(k, 0, sizeof *k);   /* no bytes yet, no overflow */
+    npu__nh128_lanes(k->key.lane, NPU__SEED_KEY);
     npu__nh128_lanes(k->check, NPU__SEED_CHECK);
-    k->field_bytes = 0;
-    k->overflow = 0;
 }
 
 /* Sink feed: the bytes of the field opened by npu__cache_key_begin. The
@@ -12549,7 +12526,7 @@ static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const
     if (dir == NULL || key == NULL || buf == NULL || cap == 0)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or key");
     npu__digest_hex(key, hex);
-    n = snprintf(buf, cap, "%s/%s%s", dir, hex, NPU__CACHE_SUFFIX);
+    n = snprintf(buf, cap, "%s/%s" NPU__CACHE_SUFFIX, dir, hex);
     if (n < 0 || (size_t)n >= cap)
         return npu__fail(ctx, NPU_ERR_BUFFER_TOO_SMALL,
                          "model cache: path of the entry in '%s' needs more than %zu bytes", dir,
@@ -12565,20 +12542,22 @@ static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const
 #define npu__cache_warn(ctx, level, status, ...) (NPU__UNUSED(ctx), (status))
 #endif
 
-/* The header's numbers, bytes [8, 64) as seven little-endian words (the
- * table above): format version | header size << 32, the key, the check
+/* The header's first 64 bytes as eight little-endian words (the table
+ * above): the magic, format version | header size << 32, the key, the check
  * digest, the payload size, compiler version | npu version << 32. One layout
  * for the writer (npu__cache_header) and the reader (npu__cache_verify). */
-#define NPU__CACHE_WORDS 7u
+#define NPU__CACHE_WORDS 8u
+#define NPU__CACHE_MAGIC_WORD 0x454843414355504eull   /* "NPUCACHE" */
 static void npu__cache_words(uint64_t *w, const npu__cache_fields *f, uint64_t payload_size)
 {
-    w[0] = NPU__CACHE_FORMAT | (uint64_t)NPU__CACHE_HEADER << 32;
-    w[1] = f->key.h[0];
-    w[2] = f->key.h[1];
-    w[3] = f->check.h[0];
-    w[4] = f->check.h[1];
-    w[5] = payload_size;
-    w[6] = f->compiler_version | (uint64_t)f->npu_version << 32;
+    w[0] = NPU__CACHE_MAGIC_WORD;
+    w[1] = NPU__CACHE_FORMAT | (uint64_t)NPU__CACHE_HEADER << 32;
+    w[2] = f->key.h[0];
+    w[3] = f->key.h[1];
+    w[4] = f->check.h[0];
+    w[5] = f->check.h[1];
+    w[6] = payload_size;
+    w[7] = f->compiler_version | (uint64_t)f->npu_version << 32;
 }
 
 static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
@@ -12587,9 +12566,8 @@ static void npu__cache_header(unsigned char *hdr, const npu__cache_fields *f,
     uint64_t w[NPU__CACHE_WORDS];
     unsigned i;
     memset(hdr, 0, NPU__CACHE_HEADER);
-    memcpy(hdr, NPU__CACHE_MAGIC, 8);
     npu__cache_words(w, f, payload_size);
-    for (i = 0; i < NPU__CACHE_WORDS; i++) npu__le_put(hdr + 8 + 8 * i, w[i], 8);
+    for (i = 0; i < NPU__CACHE_WORDS; i++) npu__le_put(hdr + 8 * i, w[i], 8);
     memcpy(hdr + NPU__CACHE_OFF_PLATFORM, f->platform, strnlen(f->platform, NPU__CACHE_PLATFORM_MAX - 1));
     memcpy(hdr + NPU__CACHE_OFF_DESCRIPTOR, f->descriptor,
            strnlen(f->descriptor, NPU__CACHE_DESCRIPTOR_MAX - 1));
@@ -12904,10 +12882,24 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
                                     const npu__cache_fields *expected, char *reason,
                                     size_t reason_cap)
 {
-    uint64_t got[NPU__CACHE_WORDS], want[NPU__CACHE_WORDS];
+    /* The header's words in the order they are checked (the first that
+     * differs is the reason): the word, its low 32 bits only or all 64, and
+     * the shift of the number the reason prints (got, then expected). */
+    static const struct { uint8_t word, low32, shift; NPU__MSG_ONLY(const char *fmt;) } check[] = {
+        {0, 0, 0 NPU__MSG_ONLY(, "not a cache entry (bad magic)")},
+        {1, 1, 0 NPU__MSG_ONLY(, "format version %llu, this library reads %llu")},
+        {1, 0, 32 NPU__MSG_ONLY(, "header size %llu, expected %llu")},
+        {6, 0, 0 NPU__MSG_ONLY(, "payload size %llu does not match the file (%llu bytes after the header): "
+                                 "truncated or extended")},
+        {2, 0, 0 NPU__MSG_ONLY(, "key in the entry differs from its file name")},
+        {3, 0, 0 NPU__MSG_ONLY(, "key in the entry differs from its file name")},
+        {4, 0, 0 NPU__MSG_ONLY(, "check digest differs: another model with the same key")},
+        {5, 0, 0 NPU__MSG_ONLY(, "check digest differs: another model with the same key")},
+        {7, 1, 0 NPU__MSG_ONLY(, "compiler version 0x%08llx, expected 0x%08llx")},
+        {7, 0, 32 NPU__MSG_ONLY(, "written by npu 0x%06llx, this is 0x%06llx")}};
+    uint64_t want[NPU__CACHE_WORDS];
     npu__nh128 sum;
     npu__digest digest;
-    npu_status status = NPU_ERR_FORMAT;
     size_t i;
     if (size < NPU__CACHE_HEADER) {
         npu__textf(reason, reason_cap, "truncated: %zu bytes, less than the %u-byte header", size,
@@ -12915,57 +12907,40 @@ static npu_status npu__cache_verify(const unsigned char *p, size_t size,
         return NPU_ERR_FORMAT;
     }
     npu__cache_words(want, expected, (uint64_t)size - NPU__CACHE_HEADER);
-    for (i = 0; i < NPU__CACHE_WORDS; i++) got[i] = npu__le_get(p + 8 + 8 * i, 8);
-    if (memcmp(p, NPU__CACHE_MAGIC, 8) != 0) {
-        npu__textf(reason, reason_cap, "not a cache entry (bad magic)");
-    } else if ((uint32_t)got[0] != (uint32_t)want[0]) {
-        npu__textf(reason, reason_cap, "format version %u, this library reads %u",
-                 (unsigned)(uint32_t)got[0], NPU__CACHE_FORMAT);
-    } else if (got[0] != want[0]) {
-        npu__textf(reason, reason_cap, "header size %u, expected %u",
-                 (unsigned)(got[0] >> 32), NPU__CACHE_HEADER);
-    } else if (got[5] != want[5]) {
-        npu__textf(reason, reason_cap,
-                 "payload size %llu does not match the file (%zu bytes after the header): "
-                 "truncated or extended",
-                 (unsigned long long)got[5], size - NPU__CACHE_HEADER);
-    } else if (got[1] != want[1] || got[2] != want[2]) {
-        npu__textf(reason, reason_cap, "key in the entry differs from its file name");
-    } else if (got[3] != want[3] || got[4] != want[4]) {
-        npu__textf(reason, reason_cap,
-                 "check digest differs: another model with the same key");
-    } else if ((uint32_t)got[6] != (uint32_t)want[6]) {
-        npu__textf(reason, reason_cap, "compiler version 0x%08x, expected 0x%08x",
-                 (unsigned)(uint32_t)got[6], (unsigned)expected->compiler_version);
-    } else if (got[6] != want[6]) {
-        npu__textf(reason, reason_cap, "written by npu 0x%06x, this is 0x%06x",
-                 (unsigned)(got[6] >> 32), (unsigned)expected->npu_version);
-    } else if (strnlen(expected->platform, NPU__CACHE_PLATFORM_MAX) >= NPU__CACHE_PLATFORM_MAX ||
-               strncmp((const char *)p + NPU__CACHE_OFF_PLATFORM, expected->platform,
-                       NPU__CACHE_PLATFORM_MAX) != 0) {
-        npu__textf(reason, reason_cap, "platform differs");
-    } else if (strnlen(expected->descriptor, NPU__CACHE_DESCRIPTOR_MAX) >= NPU__CACHE_DESCRIPTOR_MAX ||
-               strncmp((const char *)p + NPU__CACHE_OFF_DESCRIPTOR, expected->descriptor,
-                       NPU__CACHE_DESCRIPTOR_MAX) != 0) {
-        npu__textf(reason, reason_cap, "descriptor differs");
-    } else {
-        i = npu__nonzero_at(p, NPU__CACHE_FIELDS_END, NPU__CACHE_HEADER);   /* the zero padding */
-        if (i < NPU__CACHE_HEADER) {
-            npu__textf(reason, reason_cap, "non-zero byte at header offset %zu", i);
-        } else {
-            npu__nh128_init(&sum, NPU__SEED_CHECKSUM);
-            npu__nh128_update(&sum, p + NPU__CACHE_HEADER, size - NPU__CACHE_HEADER);
-            digest = npu__cache_checksum(&sum, p);
-            if (digest.h[0] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM, 8) ||
-                digest.h[1] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM + 8, 8)) {
-                npu__textf(reason, reason_cap, "checksum mismatch: corrupt entry");
-            } else {
-                status = NPU_OK;
-            }
+    for (i = 0; i < NPU__COUNT_OF(check); i++) {
+        uint64_t mask = check[i].low32 ? 0xffffffffu : ~(uint64_t)0,
+                 got = npu__le_get(p + 8 * check[i].word, 8) & mask, exp = want[check[i].word] & mask;
+        if (got != exp) {
+            npu__textf(reason, reason_cap, check[i].fmt, (unsigned long long)(got >> check[i].shift),
+                       (unsigned long long)(exp >> check[i].shift));
+            return NPU_ERR_FORMAT;
         }
     }
-    if (status == NPU_OK && reason_cap > 0) reason[0] = '\0';
-    return status;
+    /* the texts: platform, then descriptor (NUL-padded fields) */
+    for (i = 0; i < 2; i++) {
+        const char *text = i ? expected->descriptor : expected->platform;
+        size_t at = i ? NPU__CACHE_OFF_DESCRIPTOR : NPU__CACHE_OFF_PLATFORM,
+               max = i ? NPU__CACHE_DESCRIPTOR_MAX : NPU__CACHE_PLATFORM_MAX;
+        if (strnlen(text, max) >= max || strncmp((const char *)p + at, text, max) != 0) {
+            npu__textf(reason, reason_cap, "%s differs", i ? "descriptor" : "platform");
+            return NPU_ERR_FORMAT;
+        }
+    }
+    i = npu__nonzero_at(p, NPU__CACHE_FIELDS_END, NPU__CACHE_HEADER);   /* the zero padding */
+    if (i < NPU__CACHE_HEADER) {
+        npu__textf(reason, reason_cap, "non-zero byte at header offset %zu", i);
+        return NPU_ERR_FORMAT;
+    }
+    npu__nh128_init(&sum, NPU__SEED_CHECKSUM);
+    npu__nh128_update(&sum, p + NPU__CACHE_HEADER, size - NPU__CACHE_HEADER);
+    digest = npu__cache_checksum(&sum, p);
+    if (digest.h[0] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM, 8) ||
+        digest.h[1] != npu__le_get(p + NPU__CACHE_OFF_CHECKSUM + 8, 8)) {
+        npu__textf(reason, reason_cap, "checksum mismatch: corrupt entry");
+        return NPU_ERR_FORMAT;
+    }
+    if (reason_cap > 0) reason[0] = '\0';
+    return NPU_OK;
 }
 
 /* Opens the entry file: a regular file of at most NPU__CACHE_READ_MAX bytes
@@ -13023,11 +12998,11 @@ static void npu__cache_close(npu__cache_mapping *m)
 {
     if (m == NULL) return;
     if (m->base != NULL) munmap(m->base, m->map_size);
-    m->base = NULL;
-    m->read_at = NULL;
-    m->map_size = 0;
-    m->payload = NULL;
-    m->payload_size = 0;
+    /* base, map_size, payload, payload_size, read_at (the fields before
+     * compile_payload): nothing held */
+    _Static_assert(offsetof(npu__cache_mapping, read_at) < offsetof(npu__cache_mapping, compile_payload),
+                   "the held fields come first");
+    memset(m, 0, offsetof(npu__cache_mapping, compile_payload));
 }
 
 /* Maps the entry of `expected` in `dir` read-only and verifies it: size,
@@ -13065,23 +13040,24 @@ NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const cha
     why = npu__cache_load(path, scratch, cap, out, &err);
     if (why != NULL) {
         npu__strlcpy(out->reason, err == ENOENT ? "no entry" : why, sizeof out->reason);
-        return npu__cache_warn(ctx, err == ENOENT ? NPU_LOG_INFO : NPU_LOG_WARN,
-                               err == ENOENT ? NPU_ERR_NOT_FOUND : NPU_ERR_IO, "miss for '%s': %s",
-                               path, out->reason);
-    }
-    /* An empty file maps to NULL: verify stops at its size. */
-    entry = out->read_at != NULL ? out->read_at : (const unsigned char *)out->base;
-    status = npu__cache_verify(entry, out->map_size, expected, out->reason, sizeof out->reason);
-    if (status != NPU_OK) {
+        status = err == ENOENT ? NPU_ERR_NOT_FOUND : NPU_ERR_IO;
+    } else {
+        /* An empty file maps to NULL: verify stops at its size. */
+        entry = out->read_at != NULL ? out->read_at : (const unsigned char *)out->base;
+        status = npu__cache_verify(entry, out->map_size, expected, out->reason, sizeof out->reason);
+        if (status == NPU_OK) {
+            out->payload = entry + NPU__CACHE_HEADER;
+            out->payload_size = out->map_size - NPU__CACHE_HEADER;
+            out->compile_payload = npu__le_get(entry + NPU__CACHE_OFF_COMPILE_PAYLOAD, 8);
+            npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes, %s)", path, out->payload_size,
+                     out->read_at != NULL ? "read" : "mapped");
+            return NPU_OK;
+        }
         npu__cache_close(out);   /* (payload and payload_size are still 0) */
-        return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss for '%s': %s", path, out->reason);
     }
-    out->payload = entry + NPU__CACHE_HEADER;
-    out->payload_size = out->map_size - NPU__CACHE_HEADER;
-    out->compile_payload = npu__le_get(entry + NPU__CACHE_OFF_COMPILE_PAYLOAD, 8);
-    npu__log(ctx, NPU_LOG_INFO, "model cache: hit '%s' (%zu bytes, %s)", path, out->payload_size,
-             out->read_at != NULL ? "read" : "mapped");
-    return NPU_OK;
+    /* a plain miss (no entry) is an info line */
+    return npu__cache_warn(ctx, status == NPU_ERR_NOT_FOUND ? NPU_LOG_INFO : NPU_LOG_WARN, status,
+                           "miss for '%s': %s", path, out->reason);
 }
 
 /* npu__cache_open_into without scratch: the entry is always mapped. (The
@@ -13149,9 +13125,15 @@ static npu_status npu__key_model(npu__cache_key *k, npu__sink *s, const npu__mod
 static void npu__device_platform(const npu_device *d, npu__sink *s)
 {
     uint32_t id = d->props.deviceId;
+    char t[11];   /* "/0x" and 4 to 8 digits, from the end */
+    size_t i = sizeof t;
     npu__sink_str(s, npu__platform_name(id));
-    npu__sink_str(s, id < 0x10 ? "/0x000" : id < 0x100 ? "/0x00" : id < 0x1000 ? "/0x0" : "/0x");
-    npu__sink_u64_hex(s, id);
+    do {
+        t[--i] = "0123456789abcdef"[id & 15u];
+        id >>= 4;
+    } while (id != 0 || i > sizeof t - 4);
+    memcpy(t + i - 3, "/0x", 3);
+    npu__sink_put(s, t + i - 3, sizeof t - i + 3);
 }
 
 /* Everything that decides the blob, hashed into f. */
@@ -13163,11 +13145,10 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__sink s;
     npu__io_list in, outl;
     npu_tensor_desc desc;
-    uint32_t i, axis, n_in, n_out, n_args = 0;
+    uint32_t i, n_in, n_out, n_args = 0;
     npu_payload_layout layout;
     const char *label;
     size_t flags_at;
-    int has_n;
     npu_status st;
     /* "name=value" numbers after the flags: the key's text, unchanged */
     static const char *const num_names[7] = {"\npayload_layout=", " weights_threshold=", "\nbatch_rule=",
@@ -13182,7 +13163,7 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     /* The build flags the compile would pass (npu__plain), checked and
      * written straight into the key: no copy in the arena. */
     npu__src_lists(src, o, &in, &outl, &n_args);
-    layout = npu__pick_layout(d, o, npu__src_ir_version(src), 1);
+    layout = npu__pick_layout(d, o, in.ir_version, 1);
     in.layout_b = layout == NPU_PAYLOAD_NO_WEIGHTS_COPY;
     npu__cache_key_begin(&k, NPU__KEY_OPTIONS);
     npu__sink_str(&s, "flags=");
@@ -13207,10 +13188,11 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
         else npu__sink_i64_dec(&s, (int64_t)num[i]);
     }
     npu__sink_str(&s, "\nlayouts=");
-    n_in = src->ops->count(src->src, 0);
-    n_out = src->ops->count(src->src, 1);
+    n_in = in.count;
+    n_out = outl.count;
     for (i = 0; i < n_in + n_out; i++) {
-        if (npu__src_io(src, i >= n_in, i >= n_in ? i - n_in : i, &desc, &axis, &has_n) != NPU_OK) continue;
+        const npu__io_list *l = i < n_in ? &in : &outl;
+        if (l->get(l->src, i < n_in ? i : i - n_in, &desc) != NPU_OK) continue;
         npu__sink_str(&s, desc.layout);
         npu__sink_str(&s, ";");
     }
@@ -13242,7 +13224,12 @@ NPU__NOINLINE static npu_status npu__cache_fields_for(npu_device *d, const npu__
     npu__sink_u64_dec(&s, n_out);
     npu__sink_str(&s, " out batch ");
     npu__sink_batch(&s, form->original);
-    npu__sink_str(&s, form->mode == NPU_BATCH_PLUGIN ? " PLUGIN" : form->mode == NPU_BATCH_COMPILER ? " COMPILER" : "");
+    {
+        /* a form's mode: AUTO (the model as it is), PLUGIN or COMPILER */
+        static const char *const mode_text[3] = {"", " PLUGIN", " COMPILER"};
+        _Static_assert(NPU_BATCH_AUTO == 0 && NPU_BATCH_PLUGIN == 1 && NPU_BATCH_COMPILER == 2, "mode_text order");
+        npu__sink_str(&s, mode_text[form->mode]);
+    }
     npu__text_end(&s, f->descriptor, sizeof f->descriptor);
     return NPU_OK;
 }
@@ -13355,18 +13342,18 @@ static npu_status npu__cache_lookup(npu_device *d, npu_arena *arena, const char 
     if (st == NPU_OK) {
         need = npu__plain_need(map->compile_payload, fields->flags_len, fields->n_args);
         if (need == 0 || npu__add_size(pmark, need, end)) {
-            npu__cache_close(map);
             npu__textf(map->reason, sizeof map->reason, "the entry's compile payload size %llu is out of range",
                        (unsigned long long)map->compile_payload);
             st = npu__cache_warn(d->ctx, NPU_LOG_WARN, NPU_ERR_FORMAT, "miss: %s", map->reason);
         } else if (*end > arena->capacity) {
-            npu__cache_close(map);
             npu__textf(map->reason, sizeof map->reason,
                        "the entry's compile needs %zu bytes of arena, more than is left", need);
             st = NPU_ERR_ARENA_TOO_SMALL;
-        } else if (map->read_at != NULL && (size_t)(map->read_at - arena->base) < NPU_ARENA_ROUND(*end)) {
-            npu__cache_close(map);   /* in the need's way: mapped instead */
-            st = npu__cache_open_into(d->ctx, dir, fields, map, path, NULL, 0);
+        }
+        /* A miss is closed; a copy in the need's way is mapped instead. */
+        if (st != NPU_OK || (map->read_at != NULL && (size_t)(map->read_at - arena->base) < NPU_ARENA_ROUND(*end))) {
+            npu__cache_close(map);
+            if (st == NPU_OK) st = npu__cache_open_into(d->ctx, dir, fields, map, path, NULL, 0);
         }
     }
     npu_arena_rewind(arena, pmark);
