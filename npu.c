@@ -11022,7 +11022,9 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n = 0;
     NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
-    char why_axis[192], why_missing[224], why_dynamic[160];   /* the longest texts: 154, 120, 120 */
+    /* the longest texts: 154, 120, 120; the first two as large as p->why, so
+     * that an input's and an output's reason are written with one cap */
+    char why_axis[sizeof p->why], why_missing[sizeof p->why], why_dynamic[160];
     npu_tensor_desc d;
 
     why_axis[0] = why_missing[0] = why_dynamic[0] = '\0';   /* (no need to clear the rest) */
@@ -11039,12 +11041,11 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         int output = i >= n_in;
         NPU__MSG_ONLY(const char *kind = output ? "output" : "input";)
         char *why_n = output ? p->why : why_missing, *why_ax = output ? p->why : why_axis;
-        size_t cap_n = output ? sizeof p->why : sizeof why_missing, cap_ax = output ? sizeof p->why : sizeof why_axis;
         int64_t v, decl;
         if (npu__src_io(s, output, output ? i - n_in : i, &d, &axis, &has_n) != NPU_OK) continue;
         if (!has_n) {
             if (why_n[0] == '\0')
-                npu__textf(why_n, cap_n, "%s '%.60s' has no layout naming N%s%s%s", kind, d.name,
+                npu__textf(why_n, sizeof p->why, "%s '%.60s' has no layout naming N%s%s%s", kind, d.name,
                          d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
             for (k = 0; !output && k < d.shape.rank && why_dynamic[0] == '\0'; k++)
                 if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
@@ -11053,7 +11054,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             continue;
         }
         if (axis != 0 && why_ax[0] == '\0')
-            npu__textf(why_ax, cap_ax, "%s '%.60s' has its batch on axis %u (layout %s); debatching needs the "
+            npu__textf(why_ax, sizeof p->why, "%s '%.60s' has its batch on axis %u (layout %s); debatching needs the "
                      "outermost axis", kind, d.name, (unsigned)axis, d.layout);
         decl = d.shape.dims[axis];
         if (output) {
