@@ -13560,18 +13560,18 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
                 prefix = "setting batch 1 failed: ";
                 st = NPU_ERR_UNSUPPORTED;
             } else {
+                /* the command lists it is debatched into, for the messages */
+                NPU__MSG_ONLY(const char *lists = plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b;)
                 plugin.mode = NPU_BATCH_PLUGIN;
                 plugin.original = plan.n;
                 plugin.compiled = 1;
                 npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at "
-                         "batch 1, debatched into %s command lists (PLUGIN)", b,
-                         plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+                         "batch 1, debatched into %s command lists (PLUGIN)", b, lists);
                 st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
                 npu__src_batch_restore(src, d->ctx, saved);
                 if (st == NPU_OK) {
                     npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s "
-                             "command lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
-                             plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+                             "command lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b, lists);
                     return NPU_OK;
                 }
                 if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
