@@ -9537,7 +9537,7 @@ static npu_status npu__graph_init_cmdlist(npu_model *m)
     return NPU_OK;
 }
 
-/* Reads one argument's properties into a. */
+/* Reads one argument's properties into a (an entry of the zeroed table). */
 static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a, npu__arg_scratch *sc)
 {
     npu_device *d = m->dev;
@@ -9625,10 +9625,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     a->slice_bytes = a->desc.bytes;
     a->pair = UINT32_MAX;   /* states: paired in npu__model_setup */
     /* The driver's deviceLayout only follows the rank (NCHW for 4-D): it is not
-     * a layout the model has, so the caller sees "" until the source or the
-     * blob metadata gives one (npu__model_source_layouts, _apply_layouts). */
-    a->desc.layout[0] = '\0';
-    a->batch_axis = 0;
+     * a layout the model has, so the caller sees "" (and batch axis 0, as the
+     * zeroed table has them) until the source or the blob metadata gives one
+     * (npu__model_source_layouts, _apply_layouts). */
 
     /* Caller-facing name: the first tensor name, else the friendly name, else
      * the driver's argument name. States: the variable id (set above). */
