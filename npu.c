@@ -10499,10 +10499,9 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     st = npu__import_prepare(d, blob, size, opts, &meta, &c);
     if (st != NPU_OK) return st;
     c.transient_mark = arena->used;
-    if (persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
-        (c.desc.inputSize % 4096u) == 0)
-        c.desc.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
-    *persistent = (c.desc.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
+    *persistent = persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
+                  (c.desc.inputSize % 4096u) == 0;
+    if (*persistent) c.desc.flags = NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;   /* (the only flag) */
     st = npu__model_create(d, arena, &c, &m);
     if (st != NPU_OK) return st;
     {
