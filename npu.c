@@ -10108,7 +10108,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
     static const char *const text[] = {"", "LATENCY", "THROUGHPUT", "", "LOW", "MEDIUM", "HIGH", "",
                                        "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH", "YES", "",
                                        "optimization-level="};
-    static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, 1, UINT32_MAX, 3};
+    static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, UINT32_MAX, UINT32_MAX, 3};
     /* The four I/O lists' openings (the first starts the flags). */
     static const char *const list_open[4] = {"--inputs_precisions=\"", " --inputs_layouts=\"",
                                              " --outputs_precisions=\"", " --outputs_layouts=\""};
@@ -10177,8 +10177,8 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
     if (o == NULL) return NPU_OK;
     {
         /* NPU__CFG_HINT, _PRIORITY, _TURBO, _TILES, _MODE_PARAMS: each sent
-         * when set (1 to its max) */
-        const uint32_t v[5] = {(uint32_t)o->hint, (uint32_t)o->priority, o->turbo != 0, o->tiles,
+         * when set (1 to its max; turbo: any nonzero value) */
+        const uint32_t v[5] = {(uint32_t)o->hint, (uint32_t)o->priority, (uint32_t)o->turbo, o->tiles,
                                (uint32_t)o->optimization_level};
         /* each one's text (read only when its value is in range) */
         const uint32_t at_text[5] = {v[0], 3 + v[1] + (d->caps.legacy_priority ? 4u : 0u), 11, 12, 13};
