@@ -10180,8 +10180,8 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
          * when set (1 to its max; turbo: any nonzero value) */
         const uint32_t v[5] = {(uint32_t)o->hint, (uint32_t)o->priority, (uint32_t)o->turbo, o->tiles,
                                (uint32_t)o->optimization_level};
-        /* each one's text (read only when its value is in range) */
-        const uint32_t at_text[5] = {v[0], 3 + v[1] + (d->caps.legacy_priority ? 4u : 0u), 11, 12, 13};
+        /* each one's text (read only when its value is in range; legacy_priority is 0 or 1) */
+        const uint32_t at_text[5] = {v[0], 3 + v[1] + 4u * d->caps.legacy_priority, 11, 12, 13};
         for (k = 0; k < 5; k++) {
             if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &in_config)) continue;
             npu__sink_str(s, text[at_text[k]]);
