@@ -9987,7 +9987,7 @@ typedef struct npu__io_list {
     uint32_t count;
     npu_status (*get)(const void *src, uint32_t i, npu_tensor_desc *out);
     const void *src;
-    const npu_type *overrides;
+    const npu_type *overrides;   /* NULL only with n_overrides 0 (npu__check_compile_opts) */
     uint32_t n_overrides;
     int layout_b;         /* inputs list only: the payload is layout B (serializer key) */
     uint32_t ir_version;  /* inputs list only: IR version of the XML (0: unknown) */
@@ -10125,7 +10125,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
         npu__sink_str(s, list_open[k]);
         for (i = 0; i < n; i++) {
             npu_tensor_desc desc;
-            npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
+            npu_type t = i < l->n_overrides ? l->overrides[i] : NPU_TYPE_UNDEFINED;
             const char *why;
             /* description i (zeroed, name "", for a payload's list): one the
              * list cannot give is left out */
