@@ -9462,7 +9462,8 @@ static npu_status npu__model_debatch(npu_model *m, int64_t batch)
         npu__arg *a = &m->args[i];
         NPU__MSG_ONLY(const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";)
         if (a->kind >= NPU__ARG_STATE_IN) continue;
-        if (a->desc.shape.rank == 0 || a->batch_axis >= a->desc.shape.rank)
+        /* (the axis is below the rank unless the rank is 0: npu__model_set_layout) */
+        if (a->batch_axis >= a->desc.shape.rank)
             return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch batch %s into",
                              kind, a->desc.name, what);
         if (a->desc.shape.dims[a->batch_axis] != 1)
