@@ -9420,24 +9420,6 @@ NPU_API size_t npu_model_size(uint32_t n_args)
     return npu__model_kept(n_args) + NPU_ARENA_ROUND(sizeof(npu__arg_scratch));
 }
 
-/* "dynamic" or the number (exact: part of a cache entry's descriptor). */
-static void npu__sink_batch(npu__sink *s, int64_t n)
-{
-    if (n == NPU_DIM_DYNAMIC)
-        npu__sink_str(s, "dynamic");
-    else
-        npu__sink_i64_dec(s, n);
-}
-
-/* npu__sink_batch into buf (cap >= 24: exact); for messages only. */
-static NPU__MAYBE_UNUSED void npu__batch_text(int64_t n, char *buf, size_t cap)
-{
-    npu__sink s;
-    npu__sink_init(&s, buf, cap - 1);
-    npu__sink_batch(&s, n);
-    npu__text_end(&s, buf, cap);
-}
-
 /* Debatches a model as created (batch_lists 1, not dynamic), for import
  * (metadata batch size) and the compile path (batch modes). batch > 1: the
  * number of command lists a request runs per inference, every non-state
@@ -9453,7 +9435,12 @@ static npu_status npu__model_debatch(npu_model *m, int64_t batch)
     NPU__MSG_ONLY(char what[24];)   /* the batch for the messages ("8", "dynamic") */
     uint32_t i, k, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
     if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
-    NPU__MSG_ONLY(npu__batch_text(batch, what, sizeof what);)   /* (batch <= NPU__MAX_BATCH: n's digits) */
+#ifndef NPU_NO_MESSAGES
+    if (n > 0)
+        snprintf(what, sizeof what, "%u", (unsigned)n);
+    else
+        memcpy(what, "dynamic", sizeof "dynamic");
+#endif
     /* (with a state, every argument is one: none is sliced below) */
     if (m->n_states > 0)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
@@ -10997,6 +10984,24 @@ typedef struct npu__batch_plan {
  * made under an older decision is never taken for one made under this one.
  * 2: the batch axis only from a layout naming N (no axis-0 default). */
 #define NPU__BATCH_RULE 2
+
+/* "dynamic" or the number (exact: part of a cache entry's descriptor). */
+static void npu__sink_batch(npu__sink *s, int64_t n)
+{
+    if (n == NPU_DIM_DYNAMIC)
+        npu__sink_str(s, "dynamic");
+    else
+        npu__sink_i64_dec(s, n);
+}
+
+/* npu__sink_batch into buf (cap >= 24: exact); for messages only. */
+static NPU__MAYBE_UNUSED void npu__batch_text(int64_t n, char *buf, size_t cap)
+{
+    npu__sink s;
+    npu__sink_init(&s, buf, cap - 1);
+    npu__sink_batch(&s, n);
+    npu__text_end(&s, buf, cap);
+}
 
 /* Input / output i of the source with its batch axis: the 'N' of its layout
  * (*has_n 1), else 0 (*has_n 0: the port has no batch axis for batching). */
