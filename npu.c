@@ -11026,9 +11026,10 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n = 0;
     NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
-    /* the longest texts: 154, 120, 120; the first two as large as p->why, so
-     * that an input's and an output's reason are written with one cap */
-    char why_axis[sizeof p->why], why_missing[sizeof p->why], why_dynamic[160];
+    /* the longest texts: 154, 120, 120 (axis < NPU_MAX_RANK: one digit); the
+     * first two as large as p->why, so that an input's and an output's
+     * reason are written with one cap */
+    char why_axis[sizeof p->why], why_missing[sizeof p->why], why_dynamic[128];
     npu_tensor_desc d;
 
     why_axis[0] = why_missing[0] = why_dynamic[0] = '\0';   /* (no need to clear the rest) */
