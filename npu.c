@@ -10435,11 +10435,12 @@ static void npu__model_set_layout(npu_model *m, uint32_t i, const char *l)
     a->batch_axis = nax ? (uint32_t)(nax - l) : 0;
 }
 
+/* (meta as npu__meta_read accepted it: at most NPU__META_MAX_LAYOUTS rows in
+ * all) */
 static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
 {
     uint32_t i, n;
-    if (meta->n_input_layouts == m->n_inputs && meta->n_output_layouts == m->n_outputs &&
-        meta->n_input_layouts + meta->n_output_layouts <= NPU__META_MAX_LAYOUTS) {
+    if (meta->n_input_layouts == m->n_inputs && meta->n_output_layouts == m->n_outputs) {
         n = m->n_inputs + m->n_outputs;
         for (i = 0; i < n; i++) {
             char l[NPU_LAYOUT_MAX];
