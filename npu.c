@@ -10504,7 +10504,8 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         meta.layouts = NULL;
         npu_arena_rewind(arena, lmark);
     }
-    if (meta.batch_size > 1 || meta.batch_size == NPU_DIM_DYNAMIC) {
+    /* a batch N > 1 or dynamic (-1): the parser refuses anything below -1 */
+    if ((uint64_t)meta.batch_size > 1) {
         if (meta.batch_size > NPU__MAX_BATCH)
             st = npu__fail(d->ctx, NPU_ERR_FORMAT, "import: metadata batch size %lld is out of range (at most %u)",
                            (long long)meta.batch_size, (unsigned)NPU__MAX_BATCH);
