@@ -9750,8 +9750,9 @@ typedef struct npu__create_args {
     uint64_t hash;
     uint32_t profiled;        /* npu_compile_options.profiled_requests */
     uint32_t workload;        /* npu_compile_options.workload_type */
-    /* Compiles that ask for either: npu__model_controls (only the compile
-     * path names it, so an import-only program does not link it). */
+    /* Compiles with options: npu__model_controls, which does nothing unless
+     * they ask for either (only the compile path names it, so an import-only
+     * program does not link it). */
     npu_status (*controls)(npu_model *m, const struct npu__create_args *c);
 } npu__create_args;
 
@@ -10290,7 +10291,7 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
         c.profiled = o->profiled_requests;
         c.workload = (uint32_t)o->workload_type;
         if (c.profiled) c.desc.flags = NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
-        if (c.profiled || c.workload) c.controls = npu__model_controls;
+        c.controls = npu__model_controls;   /* (with neither asked for: NPU_OK, nothing done) */
     }
     if (layout_b && driver_cache) {
         if (src != NULL && d->caps.input_hash) {
