@@ -10502,8 +10502,7 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
                                                             "metadata layouts");
         if (meta.layouts != NULL && npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta) == NPU_OK)
             npu__model_apply_layouts(m, &meta);
-        meta.layouts = NULL;
-        npu_arena_rewind(arena, lmark);
+        npu_arena_rewind(arena, lmark);   /* (meta.layouts is not read again) */
     }
     /* a batch N > 1 or dynamic (-1): the parser refuses anything below -1 */
     if ((uint64_t)meta.batch_size > 1) {
