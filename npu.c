@@ -9926,7 +9926,7 @@ static NPU__NOINLINE npu_status npu__model_controls(npu_model *m, const npu__cre
 static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__create_args *c, npu_model **out)
 {
     npu_context *ctx = d->ctx;
-    npu__ze_graph_handle_t graph = NULL;
+    npu__ze_graph_handle_t graph;   /* (set by npu__graph_create) */
     ze_command_queue_priority_t prio;
     npu_model *m;
     npu_status st;
