@@ -10481,7 +10481,7 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     npu__blob_meta meta;
     npu__create_args c;
     npu_status st;
-    npu_model *m = NULL;
+    npu_model *m;   /* (set when npu__model_create succeeds) */
     uint64_t t0 = npu__now_ns();
     if (out != NULL) *out = NULL;
     if (d == NULL || arena == NULL || blob == NULL || size == 0 || out == NULL)
