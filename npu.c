@@ -11135,7 +11135,7 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
                                     const npu_compile_options *o, const npu__form *form, npu_model **out)
 {
     npu_status st;
-    npu_model *m = NULL;
+    npu_model *m;   /* (set when npu__plain succeeds) */
     size_t mark = arena->used;
 
     *out = NULL;
