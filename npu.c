@@ -13528,7 +13528,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
     npu__batch_plan plan;
     npu__form as_is, plugin;
-    int64_t saved = 0;
+    int64_t saved;   /* (set by npu__src_batch_one) */
     NPU__MSG_ONLY(char b[24];)   /* the batch, for the messages */
     char reason[NPU_BATCH_REASON_MAX];   /* the info's batch_reason */
     char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
