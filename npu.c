@@ -10923,9 +10923,9 @@ static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_s
     npu_payload_options po;
     npu__io_list in, outl;
     npu__sink s;
-    uint32_t n_args = 0;
+    uint32_t n_args;        /* (set by npu__src_lists) */
     size_t psize = 0, mark;
-    const char *flags = NULL;
+    const char *flags;      /* (set by npu__flags_alloc) */
     void *payload;
     uint64_t t0;
     npu_status st;
