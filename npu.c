@@ -11024,9 +11024,9 @@ NPU__NOINLINE static npu_status npu__src_io(const npu__model_src *s, int output,
  * text declares. */
 static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
 {
-    uint32_t n_in, n_out, n_states, i, k, axis = 0;
+    uint32_t n_in, n_out, n_states, i, k, axis;   /* axis, has_n: from npu__src_io */
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
-    int found = 0, mismatch = 0, has_n = 0;
+    int found = 0, mismatch = 0, has_n;
     NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
     /* the longest texts: 154, 120, 120 (axis < NPU_MAX_RANK: one digit); the
      * first two as large as p->why, so that an input's and an output's
