@@ -9423,7 +9423,8 @@ static npu_status npu__model_debatch(npu_model *m, int64_t batch)
         npu__arg *a = &m->args[i];
         NPU__MSG_ONLY(const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";)
         if (a->kind >= NPU__ARG_STATE_IN) continue;
-        if (a->desc.shape.rank == 0 || a->batch_axis >= a->desc.shape.rank)
+        /* (the axis is below the rank unless the rank is 0: npu__model_set_layout) */
+        if (a->batch_axis >= a->desc.shape.rank)
             return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch batch %s into",
                              kind, a->desc.name, what);
         if (a->desc.shape.dims[a->batch_axis] != 1)
@@ -9498,7 +9499,7 @@ static npu_status npu__graph_init_cmdlist(npu_model *m)
     return NPU_OK;
 }
 
-/* Reads one argument's properties into a. */
+/* Reads one argument's properties into a (an entry of the zeroed table). */
 static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a, npu__arg_scratch *sc)
 {
     npu_device *d = m->dev;
@@ -9586,10 +9587,9 @@ static npu_status npu__model_read_arg(npu_model *m, uint32_t index, npu__arg *a,
     a->slice_bytes = a->desc.bytes;
     a->pair = UINT32_MAX;   /* states: paired in npu__model_setup */
     /* The driver's deviceLayout only follows the rank (NCHW for 4-D): it is not
-     * a layout the model has, so the caller sees "" until the source or the
-     * blob metadata gives one (npu__model_source_layouts, _apply_layouts). */
-    a->desc.layout[0] = '\0';
-    a->batch_axis = 0;
+     * a layout the model has, so the caller sees "" (and batch axis 0, as the
+     * zeroed table has them) until the source or the blob metadata gives one
+     * (npu__model_source_layouts, _apply_layouts). */
 
     /* Caller-facing name: the first tensor name, else the friendly name, else
      * the driver's argument name. States: the variable id (set above). */
@@ -9724,8 +9724,9 @@ typedef struct npu__create_args {
     uint64_t hash;
     uint32_t profiled;        /* npu_compile_options.profiled_requests */
     uint32_t workload;        /* npu_compile_options.workload_type */
-    /* Compiles that ask for either: npu__model_controls (only the compile
-     * path names it, so an import-only program does not link it). */
+    /* Compiles with options: npu__model_controls, which does nothing unless
+     * they ask for either (only the compile path names it, so an import-only
+     * program does not link it). */
     npu_status (*controls)(npu_model *m, const struct npu__create_args *c);
 } npu__create_args;
 
@@ -9899,7 +9900,7 @@ static NPU__NOINLINE npu_status npu__model_controls(npu_model *m, const npu__cre
 static npu_status npu__model_create(npu_device *d, npu_arena *arena, const npu__create_args *c, npu_model **out)
 {
     npu_context *ctx = d->ctx;
-    npu__ze_graph_handle_t graph = NULL;
+    npu__ze_graph_handle_t graph;   /* (set by npu__graph_create) */
     ze_command_queue_priority_t prio;
     npu_model *m;
     npu_status st;
@@ -9949,7 +9950,7 @@ typedef struct npu__io_list {
     uint32_t count;
     npu_status (*get)(const void *src, uint32_t i, npu_tensor_desc *out);
     const void *src;
-    const npu_type *overrides;
+    const npu_type *overrides;   /* NULL only with n_overrides 0 (npu__check_compile_opts) */
     uint32_t n_overrides;
     int layout_b;         /* inputs list only: the payload is layout B (serializer key) */
     uint32_t ir_version;  /* inputs list only: IR version of the XML (0: unknown) */
@@ -10070,7 +10071,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
     static const char *const text[] = {"", "LATENCY", "THROUGHPUT", "", "LOW", "MEDIUM", "HIGH", "",
                                        "MODEL_PRIORITY_LOW", "MODEL_PRIORITY_MED", "MODEL_PRIORITY_HIGH", "YES", "",
                                        "optimization-level="};
-    static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, 1, UINT32_MAX, 3};
+    static const uint32_t max[5] = {NPU_HINT_THROUGHPUT, NPU_PRIORITY_HIGH, UINT32_MAX, UINT32_MAX, 3};
     /* The four I/O lists' openings (the first starts the flags). */
     static const char *const list_open[4] = {"--inputs_precisions=\"", " --inputs_layouts=\"",
                                              " --outputs_precisions=\"", " --outputs_layouts=\""};
@@ -10087,7 +10088,7 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
         npu__sink_str(s, list_open[k]);
         for (i = 0; i < n; i++) {
             npu_tensor_desc desc;
-            npu_type t = (l->overrides && i < l->n_overrides) ? l->overrides[i] : NPU_TYPE_UNDEFINED;
+            npu_type t = i < l->n_overrides ? l->overrides[i] : NPU_TYPE_UNDEFINED;
             const char *why;
             /* description i (zeroed, name "", for a payload's list): one the
              * list cannot give is left out */
@@ -10139,11 +10140,11 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
     if (o == NULL) return NPU_OK;
     {
         /* NPU__CFG_HINT, _PRIORITY, _TURBO, _TILES, _MODE_PARAMS: each sent
-         * when set (1 to its max) */
-        const uint32_t v[5] = {(uint32_t)o->hint, (uint32_t)o->priority, o->turbo != 0, o->tiles,
+         * when set (1 to its max; turbo: any nonzero value) */
+        const uint32_t v[5] = {(uint32_t)o->hint, (uint32_t)o->priority, (uint32_t)o->turbo, o->tiles,
                                (uint32_t)o->optimization_level};
-        /* each one's text (read only when its value is in range) */
-        const uint32_t at_text[5] = {v[0], 3 + v[1] + (d->caps.legacy_priority ? 4u : 0u), 11, 12, 13};
+        /* each one's text (read only when its value is in range; legacy_priority is 0 or 1) */
+        const uint32_t at_text[5] = {v[0], 3 + v[1] + 4u * d->caps.legacy_priority, 11, 12, 13};
         for (k = 0; k < 5; k++) {
             if (v[k] == 0 || v[k] > max[k] || !npu__cfg_begin(s, d, (uint32_t)k, &in_config)) continue;
             npu__sink_str(s, text[at_text[k]]);
@@ -10264,7 +10265,7 @@ static npu_status npu__compile(npu_device *d, npu_arena *arena, const void *payl
         c.profiled = o->profiled_requests;
         c.workload = (uint32_t)o->workload_type;
         if (c.profiled) c.desc.flags = NPU__ZE_GRAPH_FLAG_ENABLE_PROFILING;
-        if (c.profiled || c.workload) c.controls = npu__model_controls;
+        c.controls = npu__model_controls;   /* (with neither asked for: NPU_OK, nothing done) */
     }
     if (layout_b && driver_cache) {
         if (src != NULL && d->caps.input_hash) {
@@ -10409,11 +10410,12 @@ static void npu__model_set_layout(npu_model *m, uint32_t i, const char *l)
     a->batch_axis = nax ? (uint32_t)(nax - l) : 0;
 }
 
+/* (meta as npu__meta_read accepted it: at most NPU__META_MAX_LAYOUTS rows in
+ * all) */
 static void npu__model_apply_layouts(npu_model *m, const npu__blob_meta *meta)
 {
     uint32_t i, n;
-    if (meta->n_input_layouts == m->n_inputs && meta->n_output_layouts == m->n_outputs &&
-        meta->n_input_layouts + meta->n_output_layouts <= NPU__META_MAX_LAYOUTS) {
+    if (meta->n_input_layouts == m->n_inputs && meta->n_output_layouts == m->n_outputs) {
         n = m->n_inputs + m->n_outputs;
         for (i = 0; i < n; i++) {
             char l[NPU_LAYOUT_MAX];
@@ -10453,7 +10455,7 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     npu__blob_meta meta;
     npu__create_args c;
     npu_status st;
-    npu_model *m = NULL;
+    npu_model *m;   /* (set when npu__model_create succeeds) */
     uint64_t t0 = npu__now_ns();
     if (out != NULL) *out = NULL;
     if (d == NULL || arena == NULL || blob == NULL || size == 0 || out == NULL)
@@ -10461,10 +10463,9 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     st = npu__import_prepare(d, blob, size, opts, &meta, &c);
     if (st != NPU_OK) return st;
     c.transient_mark = arena->used;
-    if (persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
-        (c.desc.inputSize % 4096u) == 0)
-        c.desc.flags |= NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;
-    *persistent = (c.desc.flags & NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT) != 0;
+    *persistent = persistent_ok && d->caps.persistent_input && ((uintptr_t)blob % 4096u) == 0 &&
+                  (c.desc.inputSize % 4096u) == 0;
+    if (*persistent) c.desc.flags = NPU__ZE_GRAPH_FLAG_INPUT_GRAPH_PERSISTENT;   /* (the only flag) */
     st = npu__model_create(d, arena, &c, &m);
     if (st != NPU_OK) return st;
     {
@@ -10475,10 +10476,10 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
                                                             "metadata layouts");
         if (meta.layouts != NULL && npu__meta_read(d->ctx, (const unsigned char *)blob, size, &meta) == NPU_OK)
             npu__model_apply_layouts(m, &meta);
-        meta.layouts = NULL;
-        npu_arena_rewind(arena, lmark);
+        npu_arena_rewind(arena, lmark);   /* (meta.layouts is not read again) */
     }
-    if (meta.batch_size > 1 || meta.batch_size == NPU_DIM_DYNAMIC) {
+    /* a batch N > 1 or dynamic (-1): the parser refuses anything below -1 */
+    if ((uint64_t)meta.batch_size > 1) {
         if (meta.batch_size > NPU__MAX_BATCH)
             st = npu__fail(d->ctx, NPU_ERR_FORMAT, "import: metadata batch size %lld is out of range (at most %u)",
                            (long long)meta.batch_size, (unsigned)NPU__MAX_BATCH);
@@ -10491,17 +10492,17 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         }
         m->info.batch_mode = NPU_BATCH_PLUGIN;
         m->info.original_batch = meta.batch_size;
-    }
-    if (meta.batch_size == NPU_DIM_DYNAMIC)
-        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a dynamic "
-                 "batch; debatched into 1..max_batch command lists (PLUGIN)");
-    else if (meta.batch_size > 1)
-        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records batch "
-                 "%lld; debatched into %lld command lists (PLUGIN)", (long long)meta.batch_size,
-                 (long long)meta.batch_size);
-    else
+        if (meta.batch_size == NPU_DIM_DYNAMIC)
+            npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a "
+                     "dynamic batch; debatched into 1..max_batch command lists (PLUGIN)");
+        else
+            npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records "
+                     "batch %lld; debatched into %lld command lists (PLUGIN)", (long long)meta.batch_size,
+                     (long long)meta.batch_size);
+    } else {
         npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
                  "run as it is");
+    }
     m->info.import_ns = npu__now_ns() - t0;
     *out = m;
     return NPU_OK;
@@ -10896,9 +10897,9 @@ static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_s
     npu_payload_options po;
     npu__io_list in, outl;
     npu__sink s;
-    uint32_t n_args = 0;
+    uint32_t n_args;        /* (set by npu__src_lists) */
     size_t psize = 0, mark;
-    const char *flags = NULL;
+    const char *flags;      /* (set by npu__flags_alloc) */
     void *payload;
     uint64_t t0;
     npu_status st;
@@ -10997,11 +10998,14 @@ NPU__NOINLINE static npu_status npu__src_io(const npu__model_src *s, int output,
  * text declares. */
 static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
 {
-    uint32_t n_in, n_out, n_states, i, k, axis = 0;
+    uint32_t n_in, n_out, n_states, i, k, axis;   /* axis, has_n: from npu__src_io */
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
-    int found = 0, mismatch = 0, has_n = 0;
+    int found = 0, mismatch = 0, has_n;
     NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
-    char why_axis[192], why_missing[224], why_dynamic[160];   /* the longest texts: 154, 120, 120 */
+    /* the longest texts: 154, 120, 120 (axis < NPU_MAX_RANK: one digit); the
+     * first two as large as p->why, so that an input's and an output's
+     * reason are written with one cap */
+    char why_axis[sizeof p->why], why_missing[sizeof p->why], why_dynamic[128];
     npu_tensor_desc d;
 
     why_axis[0] = why_missing[0] = why_dynamic[0] = '\0';   /* (no need to clear the rest) */
@@ -11018,12 +11022,11 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         int output = i >= n_in;
         NPU__MSG_ONLY(const char *kind = output ? "output" : "input";)
         char *why_n = output ? p->why : why_missing, *why_ax = output ? p->why : why_axis;
-        size_t cap_n = output ? sizeof p->why : sizeof why_missing, cap_ax = output ? sizeof p->why : sizeof why_axis;
         int64_t v, decl;
         if (npu__src_io(s, output, output ? i - n_in : i, &d, &axis, &has_n) != NPU_OK) continue;
         if (!has_n) {
             if (why_n[0] == '\0')
-                npu__textf(why_n, cap_n, "%s '%.60s' has no layout naming N%s%s%s", kind, d.name,
+                npu__textf(why_n, sizeof p->why, "%s '%.60s' has no layout naming N%s%s%s", kind, d.name,
                          d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
             for (k = 0; !output && k < d.shape.rank && why_dynamic[0] == '\0'; k++)
                 if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
@@ -11032,7 +11035,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             continue;
         }
         if (axis != 0 && why_ax[0] == '\0')
-            npu__textf(why_ax, cap_ax, "%s '%.60s' has its batch on axis %u (layout %s); debatching needs the "
+            npu__textf(why_ax, sizeof p->why, "%s '%.60s' has its batch on axis %u (layout %s); debatching needs the "
                      "outermost axis", kind, d.name, (unsigned)axis, d.layout);
         decl = d.shape.dims[axis];
         if (output) {
@@ -11106,7 +11109,7 @@ static npu_status npu__form_compile(npu_device *d, npu_arena *arena, const npu__
                                     const npu_compile_options *o, const npu__form *form, npu_model **out)
 {
     npu_status st;
-    npu_model *m = NULL;
+    npu_model *m;   /* (set when npu__plain succeeds) */
     size_t mark = arena->used;
 
     *out = NULL;
@@ -13508,7 +13511,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu_batch_mode mode = o != NULL ? o->batch_mode : NPU_BATCH_AUTO;
     npu__batch_plan plan;
     npu__form as_is, plugin;
-    int64_t saved = 0;
+    int64_t saved;   /* (set by npu__src_batch_one) */
     NPU__MSG_ONLY(char b[24];)   /* the batch, for the messages */
     char reason[NPU_BATCH_REASON_MAX];   /* the info's batch_reason */
     char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
@@ -13547,18 +13550,18 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
                 prefix = "setting batch 1 failed: ";
                 st = NPU_ERR_UNSUPPORTED;
             } else {
+                /* the command lists it is debatched into, for the messages */
+                NPU__MSG_ONLY(const char *lists = plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b;)
                 plugin.mode = NPU_BATCH_PLUGIN;
                 plugin.original = plan.n;
                 plugin.compiled = 1;
                 npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at "
-                         "batch 1, debatched into %s command lists (PLUGIN)", b,
-                         plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+                         "batch 1, debatched into %s command lists (PLUGIN)", b, lists);
                 st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
                 npu__src_batch_restore(src, d->ctx, saved);
                 if (st == NPU_OK) {
                     npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s "
-                             "command lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b,
-                             plan.n == NPU_DIM_DYNAMIC ? "1..max_batch" : b);
+                             "command lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b, lists);
                     return NPU_OK;
                 }
                 if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
