@@ -539,29 +539,24 @@ static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt
 }
 
 /* A message in parts: npu__fail_begin records the first, npu__fail_more
- * appends, npu__fail_end logs the whole and returns the status. */
+ * appends, npu__fail_end logs the whole and returns the status. Both parts
+ * go through npu__fail_part: a failure's status starts the message, NPU_OK
+ * (npu__fail_more) appends to it (one variadic function instead of two). */
 NPU__PRINTF(3, 4)
-static NPU__MAYBE_UNUSED void npu__fail_begin(npu_context *ctx, npu_status status, const char *fmt, ...)
+static NPU__MAYBE_UNUSED void npu__fail_part(npu_context *ctx, npu_status status, const char *fmt, ...)
 {
     va_list ap;
     if (ctx == NULL) return;
     va_start(ap, fmt);
-    npu__vset_error(ctx, status, 0, fmt, ap);
+    npu__vset_error(ctx, status, status == NPU_OK, fmt, ap);
     va_end(ap);
 }
+#define npu__fail_begin(ctx, status, ...) npu__fail_part((ctx), (status), __VA_ARGS__)
+#define npu__fail_more(ctx, ...) npu__fail_part((ctx), NPU_OK, __VA_ARGS__)
 
 static NPU__MAYBE_UNUSED void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)
 {
     if (ctx != NULL) npu__vset_error(ctx, NPU_OK, 1, fmt, ap);
-}
-
-NPU__PRINTF(2, 3)
-static NPU__MAYBE_UNUSED void npu__fail_more(npu_context *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    npu__vfail_more(ctx, fmt, ap);
-    va_end(ap);
 }
 
 #else /* NPU_NO_MESSAGES: the same with the site for the text */
