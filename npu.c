@@ -8791,36 +8791,31 @@ static int npu__open_dir_of(const char *path, const char **base, int *out)
 {
     char part[512];
     const char *slash = strrchr(path, '/'), *p = path, *end;
-    int fd = AT_FDCWD, nfd;
+    int fd = AT_FDCWD;
     *out = -1;
     *base = slash != NULL ? slash + 1 : path;
     if (slash == NULL) {
-        nfd = open(".", O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
-        if (nfd < 0) return errno;
-        *out = nfd;
-        return 0;
+        p = ".";   /* no directory part: the working directory, as one piece */
+        end = p + 1;
+    } else {
+        end = slash == path ? slash + 1 : slash;   /* the directory part is [path, end) */
     }
-    end = slash == path ? slash + 1 : slash;   /* the directory part is [path, end) */
     while (p < end) {
         size_t n = (size_t)(end - p);
+        int nfd = -1, err = ENAMETOOLONG;
         if (n >= sizeof part) {
             const char *cut = p + sizeof part - 2;
             while (cut > p && *cut != '/') cut--;
-            if (cut == p) {
-                if (fd != AT_FDCWD) close(fd);
-                return ENAMETOOLONG;
-            }
-            n = (size_t)(cut - p) + 1;
+            n = cut > p ? (size_t)(cut - p) + 1 : 0;   /* 0: no '/' to cut after */
         }
-        memcpy(part, p, n);
-        part[n] = '\0';
-        nfd = openat(fd, part, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
-        if (nfd < 0) {
-            int err = errno;
-            if (fd != AT_FDCWD) close(fd);
-            return err;
+        if (n > 0) {
+            memcpy(part, p, n);
+            part[n] = '\0';
+            nfd = openat(fd, part, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
+            err = errno;
         }
         if (fd != AT_FDCWD) close(fd);
+        if (nfd < 0) return err;
         fd = nfd;
         p += n;
     }
