@@ -470,7 +470,8 @@ static void npu__vset_error(npu_context *ctx, npu_status status, int append, con
 
 #else /* NPU_NO_MESSAGES */
 
-/* "npu.c:<line>" into dst (cut to cap). */
+/* "npu.c:<line>" into dst (cut to cap). tmp holds the 6 + at most 10 digits
+ * and the NUL. */
 static void npu__site_text(char *dst, size_t cap, unsigned line)
 {
     char tmp[24];
@@ -479,7 +480,7 @@ static void npu__site_text(char *dst, size_t cap, unsigned line)
     do {
         tmp[--i] = (char)('0' + line % 10);
         line /= 10;
-    } while (line != 0 && i > 6);
+    } while (line != 0);
     memcpy(tmp + i - 6, "npu.c:", 6);
     if (cap > 0) npu__strlcpy(dst, tmp + i - 6, cap);
 }
