@@ -711,9 +711,9 @@ NPU_API npu_status npu_context_create(npu_arena *arena, const npu_context_option
         return NPU_ERR_INVALID_ARGUMENT;
     if (options != NULL && npu__check_reserved(NULL, options->reserved, "context options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;   /* no context yet to hold the message */
+    /* zero-filled: no status, no message, no logger */
     ctx = (npu_context *)npu__alloc(arena, NULL, sizeof *ctx, "context");
     if (ctx == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    ctx->last_status = NPU_OK;
     ctx->log_level = NPU_LOG_ERROR;
     atomic_flag_clear(&ctx->lock);
     if (options != NULL) {
