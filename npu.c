@@ -862,7 +862,8 @@ struct npu__sink {
     void *feed_state;
 };
 
-static NPU__MAYBE_UNUSED void npu__sink_init(npu__sink *s, void *dst, size_t cap)
+/* Out of line: gcc copied its six stores into each of the many callers. */
+NPU__NOINLINE static NPU__MAYBE_UNUSED void npu__sink_init(npu__sink *s, void *dst, size_t cap)
 {
     s->dst = (unsigned char *)dst;
     s->cap = dst ? cap : 0;
