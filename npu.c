@@ -8582,14 +8582,14 @@ struct npu_device {
     uint32_t api_version;
     uint32_t compiler_version;
     uint32_t max_opset;
-    int no_weights_copy;
     uint16_t export_ov[3];        /* OpenVINO version an export writes */
     signed char cfg_query[5];     /* NPU__CFG_*: the compiler's answer for that
                                      --config key at device open (1 yes, 0 no,
                                      -1 cannot ask: graph extension < 1.11) */
-    int serializer_key;           /* NPU__SER_*: how the compiler is told layout B */
-    int host_import;              /* the driver offers NPU__ZE_MEMMAP_EXT_NAME */
-    int ext_flags;                /* NPU__EXT_*: other extensions the driver lists */
+    int serializer_key;           /* NPU__SER_*: how the compiler is told layout B
+                                     (NONE: no layout B, no_weights_copy 0) */
+    int ext_flags;                /* NPU__EXT_*: other extensions the driver lists
+                                     (MEMMAP: host memory import) */
     int is_simulated;
     ze_driver_properties_t driver_props;
     ze_device_properties_t props;
@@ -9001,7 +9001,6 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
         d->driver = drv;
         d->device = dev;
         d->is_simulated = !intel;
-        d->host_import = d->ext_flags & NPU__EXT_MEMMAP;
         if (d->ext_version > NPU__ZE_GRAPH_EXT_MAX) d->ext_version = NPU__ZE_GRAPH_EXT_MAX;
         return NPU_OK;
     }
@@ -9184,7 +9183,6 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
         d->serializer_key = NPU__SER_USE_BASE;
     else if (npu__option_supported(d, "NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY"))
         d->serializer_key = NPU__SER_VERSION;
-    d->no_weights_copy = d->serializer_key != NPU__SER_NONE;
     for (i = 0; i < 5; i++) {
         char key[64];
         npu__cfg_key(d, i, key, sizeof key);
@@ -9306,8 +9304,8 @@ NPU_API npu_status npu_device_get_properties(npu_device *dev, npu_device_propert
     out->max_opset = dev->max_opset;
     out->optimal_requests_latency = npu_device_optimal_requests(dev, NPU_HINT_LATENCY);
     out->optimal_requests_throughput = npu_device_optimal_requests(dev, NPU_HINT_THROUGHPUT);
-    out->no_weights_copy = dev->no_weights_copy;
-    out->host_memory_import = dev->host_import;
+    out->no_weights_copy = dev->serializer_key != NPU__SER_NONE;
+    out->host_memory_import = (dev->ext_flags & NPU__EXT_MEMMAP) != 0;
     out->is_simulated = dev->is_simulated;
     memcpy(out->driver_uuid, dev->driver_props.uuid.id, 16);
     if (dev->caps.memory_query) {
@@ -11547,7 +11545,7 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
     old_import = ra->fd_alloc != NULL ? ra->fd_alloc : ra->imported;
     ra->user = NULL;
     ra->imported = ra->fd_alloc = NULL;
-    if (ptr != NULL && d->host_import && ((uintptr_t)ptr % 4096u) == 0 && (size % 4096u) == 0) {
+    if (ptr != NULL && (d->ext_flags & NPU__EXT_MEMMAP) && ((uintptr_t)ptr % 4096u) == 0 && (size % 4096u) == 0) {
         npu__ze_import_system_memory imp;
         ze_host_mem_alloc_desc_t hd;
         void *p = NULL;
@@ -11574,7 +11572,7 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
     } else if (ptr != NULL) {
         npu__log(q->ctx, NPU_LOG_INFO, "%s '%s': %s; copying instead", output ? "output" : "input",
                  a->desc.name,
-                 !d->host_import ? "the driver does not offer " NPU__ZE_MEMMAP_EXT_NAME
+                 !(d->ext_flags & NPU__EXT_MEMMAP) ? "the driver does not offer " NPU__ZE_MEMMAP_EXT_NAME
                                  : "buffer address or size is not a multiple of 4096");
         ra->user = ptr;
     }
