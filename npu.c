@@ -8917,9 +8917,11 @@ static npu_status npu__probe_extensions(npu_device *d, ze_driver_handle_t drv, c
     return NPU_OK;
 }
 
-/* The first VPU device of a driver (any device when want_vpu is 0). */
+/* The first VPU device of a driver (else its first device when want_vpu is
+ * 0), with its properties in *props: the chosen device's are then the
+ * device's own (npu_device.props), asked once. */
 static npu_status npu__probe_device(npu_context *ctx, ze_driver_handle_t drv, int want_vpu,
-                                    ze_device_handle_t *out)
+                                    ze_device_handle_t *out, ze_device_properties_t *props)
 {
     ze_device_handle_t devs[NPU__MAX_DEVICES];
     uint32_t n = 0, i, asked;
@@ -8936,18 +8938,19 @@ static npu_status npu__probe_device(npu_context *ctx, ze_driver_handle_t drv, in
      * were asked for (and written). */
     if (n > asked) n = asked;
     if (n == 0) return NPU_OK;
-    for (i = 0; i < n; i++) {
-        ze_device_properties_t p;
-        memset(&p, 0, sizeof p);
-        p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-        r = zeDeviceGetProperties(devs[i], &p);
+    /* Each device in order; step n (no VPU device, want_vpu 0) asks the
+     * first one again, for its properties. */
+    for (i = 0; i < n + !want_vpu; i++) {
+        ze_device_handle_t dev = devs[i < n ? i : 0];
+        memset(props, 0, sizeof *props);
+        props->stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+        r = zeDeviceGetProperties(dev, props);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDeviceGetProperties", r);
-        if (p.type == ZE_DEVICE_TYPE_VPU) {
-            *out = devs[i];
+        if (props->type == ZE_DEVICE_TYPE_VPU || i == n) {
+            *out = dev;
             return NPU_OK;
         }
     }
-    if (!want_vpu) *out = devs[0];
     return NPU_OK;
 }
 
@@ -8992,7 +8995,7 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetProperties", r);
         intel = memcmp(dp->uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
         if (intel == pass) continue;
-        st = npu__probe_device(ctx, drv, pass, &dev);
+        st = npu__probe_device(ctx, drv, pass, &dev, &d->props);
         if (st != NPU_OK) return st;
         if (dev == NULL) continue;
         st = npu__probe_extensions(d, drv, ext_name);
@@ -9112,9 +9115,7 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
 
     st = npu__select_driver(d, ext_name);
     if (st != NPU_OK) return st;
-    d->props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-    NPU__ZE(ctx, zeDeviceGetProperties(d->device, &d->props), "zeDeviceGetProperties");
-    d->props.name[ZE_MAX_DEVICE_NAME - 1] = '\0';
+    d->props.name[ZE_MAX_DEVICE_NAME - 1] = '\0';   /* (npu__probe_device asked them) */
     NPU__ZE(ctx, zeDriverGetApiVersion(d->driver, &api), "zeDriverGetApiVersion");
     d->api_version = (uint32_t)api;
     r = zeDriverGetExtensionFunctionAddress(d->driver, ext_name, (void **)(void *)&d->g);
