@@ -260,11 +260,7 @@ static const char *npu__open_regular(const char *path, int *fd, size_t *size, in
     do {
         *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     } while (*fd < 0 && errno == EINTR);
-    if (*fd < 0) {
-        *err = errno;
-        return strerror(*err);
-    }
-    if (fstat(*fd, &sb) != 0) {
+    if (*fd < 0 || fstat(*fd, &sb) != 0) {   /* the open's or the fstat's errno */
         *err = errno;
         why = strerror(*err);
     } else if (!S_ISREG(sb.st_mode)) {
@@ -273,7 +269,7 @@ static const char *npu__open_regular(const char *path, int *fd, size_t *size, in
         why = "too large to map";
     }
     if (why != NULL) {
-        close(*fd);
+        if (*fd >= 0) close(*fd);
         *fd = -1;
         return why;
     }
