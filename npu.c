@@ -872,12 +872,13 @@ NPU__NOINLINE static NPU__MAYBE_UNUSED void npu__sink_init(npu__sink *s, void *d
 static void npu__sink_put(npu__sink *s, const void *src, size_t n)
 {
     size_t end;
+    if (n == 0) return;   /* nothing to copy or feed (src may be NULL) */
     if (npu__add_size(s->len, n, &end)) {
         s->overflow = 1;
         return;
     }
-    if (s->dst != NULL && end <= s->cap && n > 0) memcpy(s->dst + s->len, src, n);
-    if (s->feed != NULL && n > 0) s->feed(s->feed_state, src, n);
+    if (s->dst != NULL && end <= s->cap) memcpy(s->dst + s->len, src, n);
+    if (s->feed != NULL) s->feed(s->feed_state, src, n);
     s->len = end;
 }
 
