@@ -589,8 +589,8 @@ static npu_status npu__check_reserved_n(npu_context *ctx, const uint32_t *reserv
     for (i = 0; i < n; i++)
         if (reserved[i] != 0)
             return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: reserved[%u] is %lu, not 0 (a field of a newer "
-                             "npu.h than this library, %s?)", what, i, (unsigned long)reserved[i],
-                             NPU_VERSION_STRING);
+                             "npu.h than this library, " NPU_VERSION_STRING "?)", what, i,
+                             (unsigned long)reserved[i]);
     return NPU_OK;
 }
 
