@@ -11223,21 +11223,20 @@ static npu_status npu__req_record(npu_request *q, int reset)
     return NPU_OK;
 }
 
+/* (npu_request_create sets lists and a before anything can fail) */
 static void npu__req_release(npu_request *q)
 {
     uint32_t i;
-    if (q->lists != NULL)
-        for (i = 0; i < q->n_sets * q->n_lists; i++)
-            if (q->lists[i] != NULL) zeCommandListDestroy(q->lists[i]);
+    for (i = 0; i < q->n_sets * q->n_lists; i++)
+        if (q->lists[i] != NULL) zeCommandListDestroy(q->lists[i]);
     if (q->fence != NULL) zeFenceDestroy(q->fence);
-    if (q->a != NULL)
-        for (i = 0; i < q->model->n_args; i++) {
-            npu__req_arg *ra = &q->a[i];
-            if (ra->fd_alloc != NULL) ra->imported = ra->fd_alloc;   /* what zeMemFree takes */
-            if (ra->own != NULL) zeMemFree(q->model->dev->zctx, ra->own);
-            if (ra->imported != NULL) zeMemFree(q->model->dev->zctx, ra->imported);
-            ra->own = ra->imported = NULL;
-        }
+    for (i = 0; i < q->model->n_args; i++) {
+        npu__req_arg *ra = &q->a[i];
+        if (ra->fd_alloc != NULL) ra->imported = ra->fd_alloc;   /* what zeMemFree takes */
+        if (ra->own != NULL) zeMemFree(q->model->dev->zctx, ra->own);
+        if (ra->imported != NULL) zeMemFree(q->model->dev->zctx, ra->imported);
+        ra->own = ra->imported = NULL;
+    }
     q->fence = NULL;
     if (q->prof_query != NULL) q->model->prof_detach(q);
 }
