@@ -11185,7 +11185,9 @@ static void *npu__req_bound(const npu_request *q, uint32_t i, uint32_t set)
     return q->a[i].imported ? q->a[i].imported : q->a[i].own;
 }
 
-/* (Re-)records every command list. Serialized per model. */
+/* Records every command list: creates it first (reset 0: the request's
+ * first recording, its lists still NULL), or resets it (reset 1). Serialized
+ * per model. A list whose creation failed stays NULL (npu__list_create). */
 static npu_status npu__req_record(npu_request *q, int reset)
 {
     npu_model *m = q->model;
@@ -11196,12 +11198,16 @@ static npu_status npu__req_record(npu_request *q, int reset)
     npu__model_lock(m);
     /* list x of the n_sets x n_lists: set x / n_lists, batch element x % n_lists */
     for (x = 0; x < q->n_sets * q->n_lists && r == ZE_RESULT_SUCCESS; x++) {
-        ze_command_list_handle_t cl = q->lists[x];
+        ze_command_list_handle_t cl;
         uint32_t set = x / q->n_lists, l = x % q->n_lists;
         if (reset) {
             fn = "zeCommandListReset";
-            r = zeCommandListReset(cl);
+            r = zeCommandListReset(q->lists[x]);
+        } else {   /* the first recording creates the list */
+            fn = "zeCommandListCreate";
+            r = npu__list_create(m->dev, &q->lists[x]);
         }
+        cl = q->lists[x];
         for (i = 0; i < m->n_args && r == ZE_RESULT_SUCCESS; i++) {
             const npu__arg *a = &m->args[i];
             unsigned char *p = (unsigned char *)npu__req_bound(q, i, set);
@@ -11269,11 +11275,7 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
     }
     r = npu__fence_create(q->queue, &q->fence);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceCreate", r);
-    for (i = 0; i < q->n_sets * q->n_lists; i++) {
-        r = npu__list_create(d, &q->lists[i]);
-        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeCommandListCreate", r);
-    }
-    return npu__req_record(q, 0);
+    return npu__req_record(q, 0);   /* (creates the lists) */
 }
 
 NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
