@@ -9142,15 +9142,16 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
     if (n > 0)
         NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, groups),
                 "zeDeviceGetCommandQueueGroupProperties");
-    /* (k: 1 + the group chosen so far, 0 none) */
+    /* (k: the best group's rank so far, 2 exactly COMPUTE, 1 with COMPUTE;
+     * the first of a rank wins; the zero-filled device says ordinal 0) */
     for (i = 0, k = 0; i < n && i < 16; i++) {
-        if (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
-            k = i + 1;
-            break;
+        uint32_t rank = (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE ? 1u : 0u) +
+                        (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+        if (rank > k) {
+            k = rank;
+            d->queue_ordinal = i;
         }
-        if ((groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) && k == 0) k = i + 1;
     }
-    d->queue_ordinal = k > 0 ? k - 1 : 0;
     memset(&cd, 0, sizeof cd);
     cd.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
     r = zeContextCreate(d->driver, &cd, &d->zctx);
