@@ -8894,17 +8894,18 @@ static npu_status npu__probe_extensions(npu_device *d, ze_driver_handle_t drv, c
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
     for (i = 0; i < n && i < NPU__MAX_EXTENSIONS; i++) {
         ext[i].name[ZE_MAX_EXTENSION_NAME - 1] = '\0';
-        if (strncmp(ext[i].name, NPU__ZE_GRAPH_EXT_PREFIX, sizeof NPU__ZE_GRAPH_EXT_PREFIX - 1) == 0) {
-            if ((ext[i].version >> 16) != 1) continue;
+        if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
+            d->cq_ext_version = ext[i].version;
+        } else if (strcmp(ext[i].name, NPU__ZE_MEMMAP_EXT_NAME) == 0) {
+            d->ext_flags |= NPU__EXT_MEMMAP;
+        } else if ((ext[i].version >> 16) != 1) {
+            continue;   /* the others are used at major version 1 only */
+        } else if (strncmp(ext[i].name, NPU__ZE_GRAPH_EXT_PREFIX, sizeof NPU__ZE_GRAPH_EXT_PREFIX - 1) == 0) {
             if (ext[i].version > d->ext_version) {
                 d->ext_version = ext[i].version;
                 npu__strlcpy(name, ext[i].name, ZE_MAX_EXTENSION_NAME);
             }
-        } else if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
-            d->cq_ext_version = ext[i].version;
-        } else if (strcmp(ext[i].name, NPU__ZE_MEMMAP_EXT_NAME) == 0) {
-            d->ext_flags |= NPU__EXT_MEMMAP;
-        } else if ((ext[i].version >> 16) == 1) {
+        } else {
             if (strcmp(ext[i].name, NPU__ZE_PROFILING_EXT_NAME) == 0) d->ext_flags |= NPU__EXT_PROFILING;
             if (strcmp(ext[i].name, NPU__ZE_CONTEXT_NPU_EXT_NAME) == 0) d->ext_flags |= NPU__EXT_CONTEXT_NPU;
         }
