@@ -569,7 +569,7 @@ static npu_status npu__fail_site(npu_context *ctx, unsigned code)
 }
 
 #ifndef NPU_NO_LEVEL_ZERO
-static void npu__fail_begin_site(npu_context *ctx, unsigned code)
+static NPU__MAYBE_UNUSED void npu__fail_begin_site(npu_context *ctx, unsigned code)
 {
     if (ctx != NULL) npu__set_site(ctx, (npu_status)(code & 31u), code >> 5);
 }
