@@ -451,21 +451,15 @@ static NPU__MAYBE_UNUSED void npu__log(npu_context *ctx, npu_log_level level, co
     va_end(ap);
 }
 
-/* npu__fail's mark for a message in parts (npu__fail_begin, npu__fail_more):
- * recorded, not logged yet; the mark alone (status NPU_OK) appends. */
-#define NPU__FAIL_PART 0x100u
-
-/* Formats into ctx->last_error under the message lock, so that no message
- * buffer sits on the caller's stack (issue 14): a thread sharing the context
- * still never sees a torn message. `how`: the status (recorded with the
- * message, NPU__FAIL_PART or not), or NPU__FAIL_PART alone: appended after
- * what is there. */
-static void npu__vset_error(npu_context *ctx, unsigned how, const char *fmt, va_list ap)
+/* Formats into ctx->last_error under the message lock (append: after what is
+ * there), so that no message buffer sits on the caller's stack (issue 14): a
+ * thread sharing the context still never sees a torn message. */
+static void npu__vset_error(npu_context *ctx, npu_status status, int append, const char *fmt, va_list ap)
 {
     size_t len = 0;
     npu__ctx_lock(ctx);
-    if (how == NPU__FAIL_PART) len = strlen(ctx->last_error);
-    else ctx->last_status = (npu_status)(how & ~NPU__FAIL_PART);
+    if (append) len = strlen(ctx->last_error);
+    else ctx->last_status = status;
     if (len < sizeof ctx->last_error) vsnprintf(ctx->last_error + len, sizeof ctx->last_error - len, fmt, ap);
     npu__ctx_unlock(ctx);
 }
@@ -527,14 +521,6 @@ static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
 }
 #endif
 
-/* A message in parts: npu__fail_begin records the first, npu__fail_more
- * appends, npu__fail_end logs the whole and returns the status. The parts go
- * through npu__fail too, their status marked NPU__FAIL_PART (npu__vset_error),
- * so that one variadic function formats every message. */
-#define npu__fail_begin(ctx, status, ...) \
-    ((void)npu__fail((ctx), (npu_status)((unsigned)(status) | NPU__FAIL_PART), __VA_ARGS__))
-#define npu__fail_more(ctx, ...) ((void)npu__fail((ctx), (npu_status)NPU__FAIL_PART, __VA_ARGS__))
-
 /* Records an error in ctx (which may be NULL) and returns `status`, so that
  * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. */
 NPU__PRINTF(3, 4)
@@ -543,15 +529,31 @@ static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt
     va_list ap;
     if (ctx == NULL) return status;
     va_start(ap, fmt);
-    npu__vset_error(ctx, (unsigned)status, fmt, ap);
+    npu__vset_error(ctx, status, 0, fmt, ap);
     va_end(ap);
-    if (!((unsigned)status & NPU__FAIL_PART)) npu__log_error(ctx);
-    return status;   /* (a part's, marked, is not used) */
+    npu__log_error(ctx);
+    return status;
 }
+
+/* A message in parts: npu__fail_begin records the first, npu__fail_more
+ * appends, npu__fail_end logs the whole and returns the status. Both parts
+ * go through npu__fail_part: a failure's status starts the message, NPU_OK
+ * (npu__fail_more) appends to it (one variadic function instead of two). */
+NPU__PRINTF(3, 4)
+static NPU__MAYBE_UNUSED void npu__fail_part(npu_context *ctx, npu_status status, const char *fmt, ...)
+{
+    va_list ap;
+    if (ctx == NULL) return;
+    va_start(ap, fmt);
+    npu__vset_error(ctx, status, status == NPU_OK, fmt, ap);
+    va_end(ap);
+}
+#define npu__fail_begin(ctx, status, ...) npu__fail_part((ctx), (status), __VA_ARGS__)
+#define npu__fail_more(ctx, ...) npu__fail_part((ctx), NPU_OK, __VA_ARGS__)
 
 static NPU__MAYBE_UNUSED void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)
 {
-    if (ctx != NULL) npu__vset_error(ctx, NPU__FAIL_PART, fmt, ap);
+    if (ctx != NULL) npu__vset_error(ctx, NPU_OK, 1, fmt, ap);
 }
 
 #else /* NPU_NO_MESSAGES: the same with the site for the text */
