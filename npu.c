@@ -409,7 +409,7 @@ NPU_API npu_status npu_context_copy_error(const npu_context *ctx, char *dst, siz
     }
     npu__ctx_lock(ctx);
     st = ctx->last_status;
-    if (dst != NULL && cap > 0) npu__strlcpy(dst, ctx->last_error, cap);
+    if (dst != NULL) npu__strlcpy(dst, ctx->last_error, cap);   /* (nothing for cap 0) */
     npu__ctx_unlock(ctx);
     return st;
 }
