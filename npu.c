@@ -260,11 +260,7 @@ static const char *npu__open_regular(const char *path, int *fd, size_t *size, in
     do {
         *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     } while (*fd < 0 && errno == EINTR);
-    if (*fd < 0) {
-        *err = errno;
-        return strerror(*err);
-    }
-    if (fstat(*fd, &sb) != 0) {
+    if (*fd < 0 || fstat(*fd, &sb) != 0) {   /* the open's or the fstat's errno */
         *err = errno;
         why = strerror(*err);
     } else if (!S_ISREG(sb.st_mode)) {
@@ -273,7 +269,7 @@ static const char *npu__open_regular(const char *path, int *fd, size_t *size, in
         why = "too large to map";
     }
     if (why != NULL) {
-        close(*fd);
+        if (*fd >= 0) close(*fd);
         *fd = -1;
         return why;
     }
@@ -413,7 +409,7 @@ NPU_API npu_status npu_context_copy_error(const npu_context *ctx, char *dst, siz
     }
     npu__ctx_lock(ctx);
     st = ctx->last_status;
-    if (dst != NULL && cap > 0) npu__strlcpy(dst, ctx->last_error, cap);
+    if (dst != NULL) npu__strlcpy(dst, ctx->last_error, cap);   /* (nothing for cap 0) */
     npu__ctx_unlock(ctx);
     return st;
 }
@@ -470,7 +466,8 @@ static void npu__vset_error(npu_context *ctx, npu_status status, int append, con
 
 #else /* NPU_NO_MESSAGES */
 
-/* "npu.c:<line>" into dst (cut to cap). */
+/* "npu.c:<line>" into dst (cut to cap). tmp holds the 6 + at most 10 digits
+ * and the NUL. */
 static void npu__site_text(char *dst, size_t cap, unsigned line)
 {
     char tmp[24];
@@ -479,7 +476,7 @@ static void npu__site_text(char *dst, size_t cap, unsigned line)
     do {
         tmp[--i] = (char)('0' + line % 10);
         line /= 10;
-    } while (line != 0 && i > 6);
+    } while (line != 0);
     memcpy(tmp + i - 6, "npu.c:", 6);
     if (cap > 0) npu__strlcpy(dst, tmp + i - 6, cap);
 }
@@ -539,29 +536,24 @@ static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt
 }
 
 /* A message in parts: npu__fail_begin records the first, npu__fail_more
- * appends, npu__fail_end logs the whole and returns the status. */
+ * appends, npu__fail_end logs the whole and returns the status. Both parts
+ * go through npu__fail_part: a failure's status starts the message, NPU_OK
+ * (npu__fail_more) appends to it (one variadic function instead of two). */
 NPU__PRINTF(3, 4)
-static NPU__MAYBE_UNUSED void npu__fail_begin(npu_context *ctx, npu_status status, const char *fmt, ...)
+static NPU__MAYBE_UNUSED void npu__fail_part(npu_context *ctx, npu_status status, const char *fmt, ...)
 {
     va_list ap;
     if (ctx == NULL) return;
     va_start(ap, fmt);
-    npu__vset_error(ctx, status, 0, fmt, ap);
+    npu__vset_error(ctx, status, status == NPU_OK, fmt, ap);
     va_end(ap);
 }
+#define npu__fail_begin(ctx, status, ...) npu__fail_part((ctx), (status), __VA_ARGS__)
+#define npu__fail_more(ctx, ...) npu__fail_part((ctx), NPU_OK, __VA_ARGS__)
 
 static NPU__MAYBE_UNUSED void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)
 {
     if (ctx != NULL) npu__vset_error(ctx, NPU_OK, 1, fmt, ap);
-}
-
-NPU__PRINTF(2, 3)
-static NPU__MAYBE_UNUSED void npu__fail_more(npu_context *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    npu__vfail_more(ctx, fmt, ap);
-    va_end(ap);
 }
 
 #else /* NPU_NO_MESSAGES: the same with the site for the text */
@@ -579,7 +571,7 @@ static npu_status npu__fail_site(npu_context *ctx, unsigned code)
 }
 
 #ifndef NPU_NO_LEVEL_ZERO
-static void npu__fail_begin_site(npu_context *ctx, unsigned code)
+static NPU__MAYBE_UNUSED void npu__fail_begin_site(npu_context *ctx, unsigned code)
 {
     if (ctx != NULL) npu__set_site(ctx, (npu_status)(code & 31u), code >> 5);
 }
@@ -599,8 +591,8 @@ static npu_status npu__check_reserved_n(npu_context *ctx, const uint32_t *reserv
     for (i = 0; i < n; i++)
         if (reserved[i] != 0)
             return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "%s: reserved[%u] is %lu, not 0 (a field of a newer "
-                             "npu.h than this library, %s?)", what, i, (unsigned long)reserved[i],
-                             NPU_VERSION_STRING);
+                             "npu.h than this library, " NPU_VERSION_STRING "?)", what, i,
+                             (unsigned long)reserved[i]);
     return NPU_OK;
 }
 
@@ -715,9 +707,9 @@ NPU_API npu_status npu_context_create(npu_arena *arena, const npu_context_option
         return NPU_ERR_INVALID_ARGUMENT;
     if (options != NULL && npu__check_reserved(NULL, options->reserved, "context options") != NPU_OK)
         return NPU_ERR_INVALID_ARGUMENT;   /* no context yet to hold the message */
+    /* zero-filled: no status, no message, no logger */
     ctx = (npu_context *)npu__alloc(arena, NULL, sizeof *ctx, "context");
     if (ctx == NULL) return NPU_ERR_ARENA_TOO_SMALL;
-    ctx->last_status = NPU_OK;
     ctx->log_level = NPU_LOG_ERROR;
     atomic_flag_clear(&ctx->lock);
     if (options != NULL) {
@@ -866,7 +858,8 @@ struct npu__sink {
     void *feed_state;
 };
 
-static NPU__MAYBE_UNUSED void npu__sink_init(npu__sink *s, void *dst, size_t cap)
+/* Out of line: gcc copied its six stores into each of the many callers. */
+NPU__NOINLINE static NPU__MAYBE_UNUSED void npu__sink_init(npu__sink *s, void *dst, size_t cap)
 {
     s->dst = (unsigned char *)dst;
     s->cap = dst ? cap : 0;
@@ -879,12 +872,13 @@ static NPU__MAYBE_UNUSED void npu__sink_init(npu__sink *s, void *dst, size_t cap
 static void npu__sink_put(npu__sink *s, const void *src, size_t n)
 {
     size_t end;
+    if (n == 0) return;   /* nothing to copy or feed (src may be NULL) */
     if (npu__add_size(s->len, n, &end)) {
         s->overflow = 1;
         return;
     }
-    if (s->dst != NULL && end <= s->cap && n > 0) memcpy(s->dst + s->len, src, n);
-    if (s->feed != NULL && n > 0) s->feed(s->feed_state, src, n);
+    if (s->dst != NULL && end <= s->cap) memcpy(s->dst + s->len, src, n);
+    if (s->feed != NULL) s->feed(s->feed_state, src, n);
     s->len = end;
 }
 
@@ -8559,14 +8553,14 @@ struct npu_device {
     uint32_t api_version;
     uint32_t compiler_version;
     uint32_t max_opset;
-    int no_weights_copy;
     uint16_t export_ov[3];        /* OpenVINO version an export writes */
     signed char cfg_query[5];     /* NPU__CFG_*: the compiler's answer for that
                                      --config key at device open (1 yes, 0 no,
                                      -1 cannot ask: graph extension < 1.11) */
-    int serializer_key;           /* NPU__SER_*: how the compiler is told layout B */
-    int host_import;              /* the driver offers NPU__ZE_MEMMAP_EXT_NAME */
-    int ext_flags;                /* NPU__EXT_*: other extensions the driver lists */
+    int serializer_key;           /* NPU__SER_*: how the compiler is told layout B
+                                     (NONE: no layout B, no_weights_copy 0) */
+    int ext_flags;                /* NPU__EXT_*: other extensions the driver lists
+                                     (MEMMAP: host memory import) */
     int is_simulated;
     ze_driver_properties_t driver_props;
     ze_device_properties_t props;
@@ -8770,36 +8764,31 @@ static int npu__open_dir_of(const char *path, const char **base, int *out)
 {
     char part[512];
     const char *slash = strrchr(path, '/'), *p = path, *end;
-    int fd = AT_FDCWD, nfd;
+    int fd = AT_FDCWD;
     *out = -1;
     *base = slash != NULL ? slash + 1 : path;
     if (slash == NULL) {
-        nfd = open(".", O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
-        if (nfd < 0) return errno;
-        *out = nfd;
-        return 0;
+        p = ".";   /* no directory part: the working directory, as one piece */
+        end = p + 1;
+    } else {
+        end = slash == path ? slash + 1 : slash;   /* the directory part is [path, end) */
     }
-    end = slash == path ? slash + 1 : slash;   /* the directory part is [path, end) */
     while (p < end) {
         size_t n = (size_t)(end - p);
+        int nfd = -1, err = ENAMETOOLONG;
         if (n >= sizeof part) {
             const char *cut = p + sizeof part - 2;
             while (cut > p && *cut != '/') cut--;
-            if (cut == p) {
-                if (fd != AT_FDCWD) close(fd);
-                return ENAMETOOLONG;
-            }
-            n = (size_t)(cut - p) + 1;
+            n = cut > p ? (size_t)(cut - p) + 1 : 0;   /* 0: no '/' to cut after */
         }
-        memcpy(part, p, n);
-        part[n] = '\0';
-        nfd = openat(fd, part, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
-        if (nfd < 0) {
-            int err = errno;
-            if (fd != AT_FDCWD) close(fd);
-            return err;
+        if (n > 0) {
+            memcpy(part, p, n);
+            part[n] = '\0';
+            nfd = openat(fd, part, O_RDONLY | O_CLOEXEC | O_DIRECTORY | O_NONBLOCK);
+            err = errno;
         }
         if (fd != AT_FDCWD) close(fd);
+        if (nfd < 0) return err;
         fd = nfd;
         p += n;
     }
@@ -8881,17 +8870,18 @@ static npu_status npu__probe_extensions(npu_device *d, ze_driver_handle_t drv, c
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetExtensionProperties", r);
     for (i = 0; i < n && i < NPU__MAX_EXTENSIONS; i++) {
         ext[i].name[ZE_MAX_EXTENSION_NAME - 1] = '\0';
-        if (strncmp(ext[i].name, NPU__ZE_GRAPH_EXT_PREFIX, sizeof NPU__ZE_GRAPH_EXT_PREFIX - 1) == 0) {
-            if ((ext[i].version >> 16) != 1) continue;
+        if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
+            d->cq_ext_version = ext[i].version;
+        } else if (strcmp(ext[i].name, NPU__ZE_MEMMAP_EXT_NAME) == 0) {
+            d->ext_flags |= NPU__EXT_MEMMAP;
+        } else if ((ext[i].version >> 16) != 1) {
+            continue;   /* the others are used at major version 1 only */
+        } else if (strncmp(ext[i].name, NPU__ZE_GRAPH_EXT_PREFIX, sizeof NPU__ZE_GRAPH_EXT_PREFIX - 1) == 0) {
             if (ext[i].version > d->ext_version) {
                 d->ext_version = ext[i].version;
                 npu__strlcpy(name, ext[i].name, ZE_MAX_EXTENSION_NAME);
             }
-        } else if (strcmp(ext[i].name, NPU__ZE_CQ_NPU_EXT_NAME) == 0) {
-            d->cq_ext_version = ext[i].version;
-        } else if (strcmp(ext[i].name, NPU__ZE_MEMMAP_EXT_NAME) == 0) {
-            d->ext_flags |= NPU__EXT_MEMMAP;
-        } else if ((ext[i].version >> 16) == 1) {
+        } else {
             if (strcmp(ext[i].name, NPU__ZE_PROFILING_EXT_NAME) == 0) d->ext_flags |= NPU__EXT_PROFILING;
             if (strcmp(ext[i].name, NPU__ZE_CONTEXT_NPU_EXT_NAME) == 0) d->ext_flags |= NPU__EXT_CONTEXT_NPU;
         }
@@ -8899,9 +8889,11 @@ static npu_status npu__probe_extensions(npu_device *d, ze_driver_handle_t drv, c
     return NPU_OK;
 }
 
-/* The first VPU device of a driver (any device when want_vpu is 0). */
+/* The first VPU device of a driver (else its first device when want_vpu is
+ * 0), with its properties in *props: the chosen device's are then the
+ * device's own (npu_device.props), asked once. */
 static npu_status npu__probe_device(npu_context *ctx, ze_driver_handle_t drv, int want_vpu,
-                                    ze_device_handle_t *out)
+                                    ze_device_handle_t *out, ze_device_properties_t *props)
 {
     ze_device_handle_t devs[NPU__MAX_DEVICES];
     uint32_t n = 0, i, asked;
@@ -8918,18 +8910,19 @@ static npu_status npu__probe_device(npu_context *ctx, ze_driver_handle_t drv, in
      * were asked for (and written). */
     if (n > asked) n = asked;
     if (n == 0) return NPU_OK;
-    for (i = 0; i < n; i++) {
-        ze_device_properties_t p;
-        memset(&p, 0, sizeof p);
-        p.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-        r = zeDeviceGetProperties(devs[i], &p);
+    /* Each device in order; step n (no VPU device, want_vpu 0) asks the
+     * first one again, for its properties. */
+    for (i = 0; i < n + !want_vpu; i++) {
+        ze_device_handle_t dev = devs[i < n ? i : 0];
+        memset(props, 0, sizeof *props);
+        props->stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+        r = zeDeviceGetProperties(dev, props);
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDeviceGetProperties", r);
-        if (p.type == ZE_DEVICE_TYPE_VPU) {
-            *out = devs[i];
+        if (props->type == ZE_DEVICE_TYPE_VPU || i == n) {
+            *out = dev;
             return NPU_OK;
         }
     }
-    if (!want_vpu) *out = devs[0];
     return NPU_OK;
 }
 
@@ -8974,7 +8967,7 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
         if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(ctx, "zeDriverGetProperties", r);
         intel = memcmp(dp->uuid.id, npu__intel_npu_driver_uuid, 16) == 0;
         if (intel == pass) continue;
-        st = npu__probe_device(ctx, drv, pass, &dev);
+        st = npu__probe_device(ctx, drv, pass, &dev, &d->props);
         if (st != NPU_OK) return st;
         if (dev == NULL) continue;
         st = npu__probe_extensions(d, drv, ext_name);
@@ -8983,7 +8976,6 @@ NPU__NOINLINE static npu_status npu__select_driver(npu_device *d, char *ext_name
         d->driver = drv;
         d->device = dev;
         d->is_simulated = !intel;
-        d->host_import = d->ext_flags & NPU__EXT_MEMMAP;
         if (d->ext_version > NPU__ZE_GRAPH_EXT_MAX) d->ext_version = NPU__ZE_GRAPH_EXT_MAX;
         return NPU_OK;
     }
@@ -9095,9 +9087,7 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
 
     st = npu__select_driver(d, ext_name);
     if (st != NPU_OK) return st;
-    d->props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-    NPU__ZE(ctx, zeDeviceGetProperties(d->device, &d->props), "zeDeviceGetProperties");
-    d->props.name[ZE_MAX_DEVICE_NAME - 1] = '\0';
+    d->props.name[ZE_MAX_DEVICE_NAME - 1] = '\0';   /* (npu__probe_device asked them) */
     NPU__ZE(ctx, zeDriverGetApiVersion(d->driver, &api), "zeDriverGetApiVersion");
     d->api_version = (uint32_t)api;
     r = zeDriverGetExtensionFunctionAddress(d->driver, ext_name, (void **)(void *)&d->g);
@@ -9129,15 +9119,16 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
     if (n > 0)
         NPU__ZE(ctx, zeDeviceGetCommandQueueGroupProperties(d->device, &n, groups),
                 "zeDeviceGetCommandQueueGroupProperties");
-    /* (k: 1 + the group chosen so far, 0 none) */
+    /* (k: the best group's rank so far, 2 exactly COMPUTE, 1 with COMPUTE;
+     * the first of a rank wins; the zero-filled device says ordinal 0) */
     for (i = 0, k = 0; i < n && i < 16; i++) {
-        if (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) {
-            k = i + 1;
-            break;
+        uint32_t rank = (groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE ? 1u : 0u) +
+                        (groups[i].flags == ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE);
+        if (rank > k) {
+            k = rank;
+            d->queue_ordinal = i;
         }
-        if ((groups[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) && k == 0) k = i + 1;
     }
-    d->queue_ordinal = k > 0 ? k - 1 : 0;
     memset(&cd, 0, sizeof cd);
     cd.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
     r = zeContextCreate(d->driver, &cd, &d->zctx);
@@ -9166,7 +9157,6 @@ NPU__NOINLINE static npu_status npu__device_init(npu_device *d, const npu_device
         d->serializer_key = NPU__SER_USE_BASE;
     else if (npu__option_supported(d, "NPU_MODEL_SERIALIZER_VERSION", "NO_WEIGHTS_COPY"))
         d->serializer_key = NPU__SER_VERSION;
-    d->no_weights_copy = d->serializer_key != NPU__SER_NONE;
     for (i = 0; i < 5; i++) {
         char key[64];
         npu__cfg_key(d, i, key, sizeof key);
@@ -9288,8 +9278,8 @@ NPU_API npu_status npu_device_get_properties(npu_device *dev, npu_device_propert
     out->max_opset = dev->max_opset;
     out->optimal_requests_latency = npu_device_optimal_requests(dev, NPU_HINT_LATENCY);
     out->optimal_requests_throughput = npu_device_optimal_requests(dev, NPU_HINT_THROUGHPUT);
-    out->no_weights_copy = dev->no_weights_copy;
-    out->host_memory_import = dev->host_import;
+    out->no_weights_copy = dev->serializer_key != NPU__SER_NONE;
+    out->host_memory_import = (dev->ext_flags & NPU__EXT_MEMMAP) != 0;
     out->is_simulated = dev->is_simulated;
     memcpy(out->driver_uuid, dev->driver_props.uuid.id, 16);
     if (dev->caps.memory_query) {
@@ -11176,7 +11166,9 @@ static void *npu__req_bound(const npu_request *q, uint32_t i, uint32_t set)
     return q->a[i].imported ? q->a[i].imported : q->a[i].own;
 }
 
-/* (Re-)records every command list. Serialized per model. */
+/* Records every command list: creates it first (reset 0: the request's
+ * first recording, its lists still NULL), or resets it (reset 1). Serialized
+ * per model. A list whose creation failed stays NULL (npu__list_create). */
 static npu_status npu__req_record(npu_request *q, int reset)
 {
     npu_model *m = q->model;
@@ -11187,12 +11179,16 @@ static npu_status npu__req_record(npu_request *q, int reset)
     npu__model_lock(m);
     /* list x of the n_sets x n_lists: set x / n_lists, batch element x % n_lists */
     for (x = 0; x < q->n_sets * q->n_lists && r == ZE_RESULT_SUCCESS; x++) {
-        ze_command_list_handle_t cl = q->lists[x];
+        ze_command_list_handle_t cl;
         uint32_t set = x / q->n_lists, l = x % q->n_lists;
         if (reset) {
             fn = "zeCommandListReset";
-            r = zeCommandListReset(cl);
+            r = zeCommandListReset(q->lists[x]);
+        } else {   /* the first recording creates the list */
+            fn = "zeCommandListCreate";
+            r = npu__list_create(m->dev, &q->lists[x]);
         }
+        cl = q->lists[x];
         for (i = 0; i < m->n_args && r == ZE_RESULT_SUCCESS; i++) {
             const npu__arg *a = &m->args[i];
             unsigned char *p = (unsigned char *)npu__req_bound(q, i, set);
@@ -11214,21 +11210,20 @@ static npu_status npu__req_record(npu_request *q, int reset)
     return NPU_OK;
 }
 
+/* (npu_request_create sets lists and a before anything can fail) */
 static void npu__req_release(npu_request *q)
 {
     uint32_t i;
-    if (q->lists != NULL)
-        for (i = 0; i < q->n_sets * q->n_lists; i++)
-            if (q->lists[i] != NULL) zeCommandListDestroy(q->lists[i]);
+    for (i = 0; i < q->n_sets * q->n_lists; i++)
+        if (q->lists[i] != NULL) zeCommandListDestroy(q->lists[i]);
     if (q->fence != NULL) zeFenceDestroy(q->fence);
-    if (q->a != NULL)
-        for (i = 0; i < q->model->n_args; i++) {
-            npu__req_arg *ra = &q->a[i];
-            if (ra->fd_alloc != NULL) ra->imported = ra->fd_alloc;   /* what zeMemFree takes */
-            if (ra->own != NULL) zeMemFree(q->model->dev->zctx, ra->own);
-            if (ra->imported != NULL) zeMemFree(q->model->dev->zctx, ra->imported);
-            ra->own = ra->imported = NULL;
-        }
+    for (i = 0; i < q->model->n_args; i++) {
+        npu__req_arg *ra = &q->a[i];
+        if (ra->fd_alloc != NULL) ra->imported = ra->fd_alloc;   /* what zeMemFree takes */
+        if (ra->own != NULL) zeMemFree(q->model->dev->zctx, ra->own);
+        if (ra->imported != NULL) zeMemFree(q->model->dev->zctx, ra->imported);
+        ra->own = ra->imported = NULL;
+    }
     q->fence = NULL;
     if (q->prof_query != NULL) q->model->prof_detach(q);
 }
@@ -11261,11 +11256,7 @@ static npu_status npu__req_init(npu_request *q, const npu_request_options *opts)
     }
     r = npu__fence_create(q->queue, &q->fence);
     if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceCreate", r);
-    for (i = 0; i < q->n_sets * q->n_lists; i++) {
-        r = npu__list_create(d, &q->lists[i]);
-        if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeCommandListCreate", r);
-    }
-    return npu__req_record(q, 0);
+    return npu__req_record(q, 0);   /* (creates the lists) */
 }
 
 NPU_API npu_status npu_request_create(npu_model *model, npu_arena *arena, const npu_request_options *opts,
@@ -11532,7 +11523,7 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
     old_import = ra->fd_alloc != NULL ? ra->fd_alloc : ra->imported;
     ra->user = NULL;
     ra->imported = ra->fd_alloc = NULL;
-    if (ptr != NULL && d->host_import && ((uintptr_t)ptr % 4096u) == 0 && (size % 4096u) == 0) {
+    if (ptr != NULL && (d->ext_flags & NPU__EXT_MEMMAP) && ((uintptr_t)ptr % 4096u) == 0 && (size % 4096u) == 0) {
         npu__ze_import_system_memory imp;
         ze_host_mem_alloc_desc_t hd;
         void *p = NULL;
@@ -11559,7 +11550,7 @@ static npu_status npu__req_set_buffer(npu_request *q, int output, uint32_t index
     } else if (ptr != NULL) {
         npu__log(q->ctx, NPU_LOG_INFO, "%s '%s': %s; copying instead", output ? "output" : "input",
                  a->desc.name,
-                 !d->host_import ? "the driver does not offer " NPU__ZE_MEMMAP_EXT_NAME
+                 !(d->ext_flags & NPU__EXT_MEMMAP) ? "the driver does not offer " NPU__ZE_MEMMAP_EXT_NAME
                                  : "buffer address or size is not a multiple of 4096");
         ra->user = ptr;
     }
