@@ -5348,12 +5348,13 @@ typedef struct npu__ir_counts {
 } npu__ir_counts;
 _Static_assert(offsetof(npu__ir_counts, scopes) == 6 * sizeof(uint32_t), "the counts a load compares: no padding");
 
-/* Open layers and <body> scopes: no check needed. A <layer> is a child of
- * <layers>, whose parent is <net> (the root) or a <body>, a child of a
- * <layer>: each nested layer and body is 3 elements deeper than its parent,
- * the first layer at depth 2, the first body at 3 (root 0). The scanner
- * refuses depths of NPU_IR_MAX_DEPTH and more, so there are at most
- * NPU_IR_MAX_DEPTH / 3 of either open, fewer than this. */
+/* Open layers and <body> scopes. A <layer> is a child of <layers>, whose
+ * parent is <net> (the root) or a <body>, a child of a <layer>: each nested
+ * layer and body is 3 elements deeper than its parent, the first layer at
+ * depth 2, the first body at 3 (root 0). The scanner refuses depths of
+ * NPU_IR_MAX_DEPTH and more, so there are at most NPU_IR_MAX_DEPTH / 3 of
+ * either open, fewer than this; the walker still checks both stack indexes
+ * (a bound that rests on the roles' structure stays a runtime check). */
 #define NPU__IR_MAX_LAYER_NEST (NPU_IR_MAX_DEPTH / 3 + 1)
 #define NPU__IR_MAX_VAR_LAYERS 16384u
 /* The <body> count (w->c.scopes, a uint32_t) needs no check either: each
@@ -6107,7 +6108,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
     }
     switch (role) {
     case NPU__ROLE_LAYER:
-        st = npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);   /* (NPU__IR_MAX_LAYER_NEST) */
+        if (w->ldepth >= NPU__IR_MAX_LAYER_NEST)
+            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "layers nested too deeply");
+        st = npu__ir_walk_layer_open(w, t, &w->lstack[w->ldepth]);
         break;
     case NPU__ROLE_DATA:
         st = npu__ir_walk_data(w, t, l);
@@ -6146,7 +6149,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_start(npu__ir_walker *w, const npu_
         break;
     case NPU__ROLE_BODY:
         /* (the count needs no check: at most NPU_IR_MAX_XML_BYTES / 7, asserted above) */
-        w->scope_stack[++w->scope_depth] = ++w->c.scopes;   /* (NPU__IR_MAX_LAYER_NEST) */
+        if (w->scope_depth >= NPU__IR_MAX_LAYER_NEST)
+            return npu__xml_fail(x, t->begin, NPU_ERR_PARSE, "<body> nested too deeply");
+        w->scope_stack[++w->scope_depth] = ++w->c.scopes;
         break;
     case NPU__ROLE_EDGE:
         st = npu__ir_walk_edge(w, t);
