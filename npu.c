@@ -5719,10 +5719,14 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         l->name_len = a.value_len;
     }
     w->ldepth++;
-    npu__ir_walk_set_where(w);
+    /* the message's layer part: formatted once, when the id is known (a bad
+     * id's message names the layer with id 0, as the part said before) */
     switch (npu__ir_attr_num(&w->x, t, "id", UINT32_MAX - 1u, &v, &a)) {
-    case 0: return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
+    case 0:
+        npu__ir_walk_set_where(w);
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
     case -1:
+        npu__ir_walk_set_where(w);
         return npu__xml_fail(&w->x, a.value, NPU_ERR_PARSE, "layer id \"%.*s\" is not a number below 2^32",
                              (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
     default: break;
