@@ -82,8 +82,12 @@ struct npu_context {
 
 typedef struct npu__sink npu__sink;  /* section 5 */
 #ifndef NPU_NO_MESSAGES
-static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...);
-static void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...);
+/* Every message goes through one variadic function (section 2): code says
+ * what to do with it (NPU__SAY_*) and carries the status or log level. */
+static npu_status npu__say(npu_context *ctx, unsigned code, const char *fmt, ...);
+enum { NPU__SAY_FAIL = 0, NPU__SAY_BEGIN = 1 << 8, NPU__SAY_MORE = 2 << 8, NPU__SAY_LOG = 3 << 8 };
+#define npu__fail(ctx, status, ...) npu__say((ctx), NPU__SAY_FAIL | (unsigned)(status), __VA_ARGS__)
+#define npu__log(ctx, level, ...) ((void)npu__say((ctx), NPU__SAY_LOG | (unsigned)(level), __VA_ARGS__))
 #define NPU__MSG_ONLY(...) __VA_ARGS__
 #define NPU__MSG_UNUSED(x)
 #else
@@ -442,15 +446,6 @@ static void npu__vlog(npu_context *ctx, npu_log_level level, const char *fmt, va
     ctx->log(ctx->log_user_data, level, line);
 }
 
-NPU__PRINTF(3, 4)
-static NPU__MAYBE_UNUSED void npu__log(npu_context *ctx, npu_log_level level, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    npu__vlog(ctx, level, fmt, ap);
-    va_end(ap);
-}
-
 /* Formats into ctx->last_error under the message lock (append: after what is
  * there), so that no message buffer sits on the caller's stack (issue 14): a
  * thread sharing the context still never sees a torn message. */
@@ -521,35 +516,31 @@ static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
 }
 #endif
 
-/* Records an error in ctx (which may be NULL) and returns `status`, so that
- * call sites read `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`. */
+/* The one variadic function of the messages (npu__fail, npu__fail_begin,
+ * npu__fail_more and npu__log are macros for it: one va_list prologue in the
+ * program instead of four). By code (section 1):
+ * - NPU__SAY_FAIL | status: records the error in ctx (which may be NULL), logs
+ *   it and returns `status`, so that call sites read
+ *   `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`;
+ * - NPU__SAY_BEGIN | status: records the first part of a message in parts,
+ *   NPU__SAY_MORE appends a part; npu__fail_end logs the whole and returns the
+ *   status;
+ * - NPU__SAY_LOG | level: hands the text to the logger. */
 NPU__PRINTF(3, 4)
-static npu_status npu__fail(npu_context *ctx, npu_status status, const char *fmt, ...)
+static npu_status npu__say(npu_context *ctx, unsigned code, const char *fmt, ...)
 {
+    unsigned what = code & ~0xffu;
     va_list ap;
-    if (ctx == NULL) return status;
+    if (ctx == NULL) return (npu_status)(code & 0xffu);
     va_start(ap, fmt);
-    npu__vset_error(ctx, status, 0, fmt, ap);
+    if (what == NPU__SAY_LOG) npu__vlog(ctx, (npu_log_level)(code & 0xffu), fmt, ap);
+    else npu__vset_error(ctx, (npu_status)(code & 0xffu), what == NPU__SAY_MORE, fmt, ap);
     va_end(ap);
-    npu__log_error(ctx);
-    return status;
+    if (what == NPU__SAY_FAIL) npu__log_error(ctx);
+    return (npu_status)(code & 0xffu);
 }
-
-/* A message in parts: npu__fail_begin records the first, npu__fail_more
- * appends, npu__fail_end logs the whole and returns the status. Both parts
- * go through npu__fail_part: a failure's status starts the message, NPU_OK
- * (npu__fail_more) appends to it (one variadic function instead of two). */
-NPU__PRINTF(3, 4)
-static NPU__MAYBE_UNUSED void npu__fail_part(npu_context *ctx, npu_status status, const char *fmt, ...)
-{
-    va_list ap;
-    if (ctx == NULL) return;
-    va_start(ap, fmt);
-    npu__vset_error(ctx, status, status == NPU_OK, fmt, ap);
-    va_end(ap);
-}
-#define npu__fail_begin(ctx, status, ...) npu__fail_part((ctx), (status), __VA_ARGS__)
-#define npu__fail_more(ctx, ...) npu__fail_part((ctx), NPU_OK, __VA_ARGS__)
+#define npu__fail_begin(ctx, status, ...) ((void)npu__say((ctx), NPU__SAY_BEGIN | (unsigned)(status), __VA_ARGS__))
+#define npu__fail_more(ctx, ...) ((void)npu__say((ctx), NPU__SAY_MORE, __VA_ARGS__))
 
 static NPU__MAYBE_UNUSED void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)
 {
@@ -817,6 +808,7 @@ static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
     return n;
 }
 #endif
+
 
 #if !defined(NPU_NO_MESSAGES) && (defined(NPU__SOURCES) || !defined(NPU_NO_LEVEL_ZERO))
 /* Formats a shape as "[1,3,?,224]" for messages; always terminated. */
