@@ -7851,24 +7851,22 @@ static NPU__L0_ONLY npu_status npu__meta_read(npu_context *ctx, const unsigned c
                                               npu__blob_meta *out)
 {
     npu__meta_extra extra;
+    const char *refused;
+    uint64_t value;   /* the refused field's: numberOfInits, else blobType */
+    NPU__MSG_ONLY(static const char *const types[] = {"ELF", "LLVM", "BYTECODE", "unknown"};)
     npu_status st = npu__meta_parse(ctx, data, size, out, &extra);
     if (st != NPU_OK) return st;
-    if (extra.encrypted)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: isEncryptedBlob is set; npu cannot import encrypted "
-                         "blobs");
-    if (extra.init_count > 0)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: numberOfInits is %llu; npu cannot import "
-                         "weights-separated blobs with init schedules",
-                         (unsigned long long)extra.init_count);
-    if (out->blob_type != 0)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: blobType is %u (%s); npu imports only ELF blobs (0)",
-                         (unsigned)out->blob_type,
-                         out->blob_type == 1   ? "LLVM"
-                         : out->blob_type == 2 ? "BYTECODE"
-                                               : "unknown");
+    /* what npu cannot import, as a format of (value, the blob type's name):
+     * one failure for the three (value 0: neither field is set) */
+    value = extra.init_count > 0 ? extra.init_count : out->blob_type;
+    refused = extra.encrypted ? "blob metadata: isEncryptedBlob is set; npu cannot import encrypted blobs"
+              : value == 0    ? NULL
+              : extra.init_count > 0 ? "blob metadata: numberOfInits is %llu; npu cannot import "
+                                       "weights-separated blobs with init schedules"
+                                     : "blob metadata: blobType is %llu (%s); npu imports only ELF blobs (0)";
+    if (refused != NULL)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, refused, (unsigned long long)value,
+                         types[out->blob_type < 3 ? out->blob_type : 3]);
     return NPU_OK;
 }
 
