@@ -7729,6 +7729,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     uint64_t v = 0, data_size, i;
     uint32_t minor, f, j;
     npu_status st;
+    const char *bad;   /* what is wrong with field j, as a format of its value v */
 
     char (*layouts)[NPU_LAYOUT_MAX] = out->layouts;   /* the caller's rows, kept */
 
@@ -7778,15 +7779,13 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
             continue;
         }
         v = npu__meta_take(&c, npu__meta_width[j], names[j]);
+        bad = NULL;
         if (f == 0) {
             out->ov_version[j] = (uint16_t)v;
         } else if (f == 1) { /* init schedules of a weights-separated blob */
             extra->init_count = v;
-            if (extra->init_count > (c.end - c.pos) / 8) {
-                return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
-                         (unsigned long long)extra->init_count);
-            }
-            for (i = 0; i < extra->init_count; i++) {
+            if (extra->init_count > (c.end - c.pos) / 8) bad = "numberOfInits %llu: the sizes run past the end";
+            for (i = 0; bad == NULL && i < extra->init_count; i++) {
                 v = npu__meta_take(&c, 8, "initSize");
                 if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
                     extra->init_bytes > data_size) {
@@ -7803,20 +7802,18 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         } else if (f == 4) {
             out->compiler_version = (uint32_t)v;
         } else if (f == 5) {
-            if (v > 1) {
-                return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
-            }
+            if (v > 1) bad = "isEncryptedBlob is %llu, not 0 or 1";
             extra->encrypted = (uint8_t)v;
         } else if (f == 6) {
             extra->compat_size = v;
-            if (extra->compat_size > c.end - c.pos) {
-                return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
-                         (unsigned long long)extra->compat_size);
-            }
-            c.pos += (size_t)extra->compat_size;
+            if (extra->compat_size > c.end - c.pos)
+                bad = "compatibility descriptor of %llu bytes runs past the end";
+            else
+                c.pos += (size_t)extra->compat_size;
         } else {
             out->blob_type = (uint8_t)v;
         }
+        if (bad != NULL) return npu__meta_fail(&c, bad, (unsigned long long)v);
     }
     if (c.st != NPU_OK) return c.st;
     if (minor > NPU__META_MINOR_NEWEST) {
