@@ -7758,11 +7758,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     c.pos = (size_t)data_size;
     c.version = (uint32_t)npu__meta_take(&c, 4, "version");   /* room checked above */
     if ((c.version >> 16) != NPU__META_MAJOR)
-        return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: version %u.%u has an unknown major version (npu "
-                         "reads 2.0 to 2.%u)",
-                         (unsigned)(c.version >> 16), (unsigned)(c.version & 0xffffu),
-                         NPU__META_MINOR_NEWEST);
+        return npu__meta_fail(&c, "the major version is unknown (npu reads 2.0 to 2.%u)", NPU__META_MINOR_NEWEST);
     minor = c.version & 0xffffu;
     out->version = c.version;
     out->blob_size = (uint64_t)data_size;
