@@ -7646,18 +7646,31 @@ static npu_status npu__meta_fail(const npu__meta_cursor *c, const char *fmt, ...
 #define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
 #endif
 
-/* The next field's value. One that runs past the end records the error (the
- * first only), reads as 0 and leaves nothing to read after it, so that the
- * parser checks c->st once, at its end, instead of after every field: a 0
- * passes every later check, and [pos, end) is then empty. */
-static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned bytes, const char *field)
+/* Field j in file order: those of 2.0 (the OpenVINO version), then those of
+ * 2.f (j - 2); a number of npu__meta_width[j] bytes (2.3: the layouts). Past
+ * them, the numbers inside fields (NPU__META_F_*): a read names its field by
+ * index, so that each read passes one number. */
+#define NPU__META_FIELDS (NPU__META_MINOR_NEWEST + 3)
+enum { NPU__META_F_VERSION = NPU__META_FIELDS, NPU__META_F_N_IN, NPU__META_F_N_OUT, NPU__META_F_LAYOUT_LEN,
+       NPU__META_F_INIT_SIZE, NPU__META_F_COUNT };
+static const unsigned char npu__meta_width[NPU__META_F_COUNT] = {2, 2, 2, 8, 8, 0, 4, 1, 8, 1, 4, 8, 8, 2, 8};
+NPU__MSG_ONLY(static const char *const npu__meta_names[NPU__META_F_COUNT] = {
+    "OpenVINO major", "OpenVINO minor", "OpenVINO patch", "numberOfInits", "batchSize", "", "compilerVersion",
+    "isEncryptedBlob", "compatibility descriptor length", "blobType", "version", "nInputLayouts",
+    "nOutputLayouts", "layout length", "initSize"};)
+
+/* The next value, field `field` (npu__meta_width). One that runs past the end
+ * records the error (the first only), reads as 0 and leaves nothing to read
+ * after it, so that the parser checks c->st once, at its end, instead of after
+ * every field: a 0 passes every later check, and [pos, end) is then empty. */
+static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned field)
 {
     uint64_t v;
-    NPU__MSG_UNUSED(field);
+    unsigned bytes = npu__meta_width[field];
     if (c->end - c->pos < bytes) {
         if (c->st == NPU_OK)
             c->st = npu__meta_fail(c, "field '%s' (%u bytes) at offset %zu runs past the end of the metadata "
-                                   "(%zu bytes left)", field, bytes, c->pos, c->end - c->pos);
+                                   "(%zu bytes left)", npu__meta_names[field], bytes, c->pos, c->end - c->pos);
         c->pos = c->end;
         return 0;
     }
@@ -7683,7 +7696,7 @@ static size_t npu__nonzero_at(const unsigned char *p, size_t from, size_t end)
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
 static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
 {
-    uint64_t n_in = npu__meta_take(c, 8, "nInputLayouts"), n_out = npu__meta_take(c, 8, "nOutputLayouts"), len;
+    uint64_t n_in = npu__meta_take(c, NPU__META_F_N_IN), n_out = npu__meta_take(c, NPU__META_F_N_OUT), len;
     uint32_t i, total;
     if (c->st != NPU_OK) return c->st;
     if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS - n_in) {
@@ -7697,7 +7710,7 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     for (i = 0; i < total; i++) {
         /* what is wrong with layout i, as a format of (kind, index, length, maximum) */
         const char *bad;
-        len = npu__meta_take(c, 2, "layout length");
+        len = npu__meta_take(c, NPU__META_F_LAYOUT_LEN);
         bad = len > NPU_LAYOUT_MAX - 1    ? "%s layout %u: length %u exceeds the maximum of %u"
               : c->end - c->pos < len     ? "%s layout %u: %u characters run past the end"
               : memchr(c->data + c->pos, 0, (size_t)len) != NULL ? "%s layout %u contains a NUL character"
@@ -7715,11 +7728,6 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     }
     return NPU_OK;
 }
-
-/* Field j in file order: those of 2.0 (the OpenVINO version), then those of
- * 2.f (j - 2); a number of npu__meta_width[j] bytes (2.3: the layouts). */
-#define NPU__META_FIELDS (NPU__META_MINOR_NEWEST + 3)
-static const unsigned char npu__meta_width[NPU__META_FIELDS] = {2, 2, 2, 8, 8, 0, 4, 1, 8, 1};
 
 /* Parses every field it knows; refuses nothing that is well-formed. */
 static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, size_t size,
@@ -7756,7 +7764,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
                                           "field before the trailer at offset %zu",
                          (unsigned long long)data_size, c.end);
     c.pos = (size_t)data_size;
-    c.version = (uint32_t)npu__meta_take(&c, 4, "version");   /* room checked above */
+    c.version = (uint32_t)npu__meta_take(&c, NPU__META_F_VERSION);   /* room checked above */
     if ((c.version >> 16) != NPU__META_MAJOR)
         return npu__meta_fail(&c, "the major version is unknown (npu reads 2.0 to 2.%u)", NPU__META_MINOR_NEWEST);
     minor = c.version & 0xffffu;
@@ -7764,9 +7772,6 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     out->blob_size = (uint64_t)data_size;
 
     for (j = 0; j < NPU__META_FIELDS; j++) {   /* (npu__meta_width) */
-        static const char *const names[NPU__META_FIELDS] = {
-            "OpenVINO major", "OpenVINO minor", "OpenVINO patch", "numberOfInits", "batchSize", "",
-            "compilerVersion", "isEncryptedBlob", "compatibility descriptor length", "blobType"};
         f = j < 3 ? 0 : j - 2;   /* the version's minor */
         if (f > minor) break;
         if (f == 3) {
@@ -7774,7 +7779,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
             if (st != NPU_OK) return st;
             continue;
         }
-        v = npu__meta_take(&c, npu__meta_width[j], names[j]);
+        v = npu__meta_take(&c, j);
         bad = NULL;
         if (f == 0) {
             out->ov_version[j] = (uint16_t)v;
@@ -7782,7 +7787,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
             extra->init_count = v;
             if (extra->init_count > (c.end - c.pos) / 8) bad = "numberOfInits %llu: the sizes run past the end";
             for (i = 0; bad == NULL && i < extra->init_count; i++) {
-                v = npu__meta_take(&c, 8, "initSize");
+                v = npu__meta_take(&c, NPU__META_F_INIT_SIZE);
                 if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
                     extra->init_bytes > data_size) {
                     return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
