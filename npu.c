@@ -9031,8 +9031,8 @@ static npu_status npu__create_queue(npu_device *d, ze_command_queue_priority_t p
     if (turbo) {
         if (!d->caps.queue_options && !d->caps.queue_turbo)
             return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                             "turbo: the driver has no %s (the command-queue extension that carries it); "
-                             "ask without turbo", NPU__ZE_CQ_NPU_EXT_NAME);
+                             "turbo: the driver has no " NPU__ZE_CQ_NPU_EXT_NAME " (the command-queue extension "
+                             "that carries it); ask without turbo");
         memset(&t, 0, sizeof t);
         if (d->caps.queue_options) {
             t.t2.stype = 2;
@@ -9265,8 +9265,8 @@ NPU_API npu_status npu_device_set_idle_optimizations(npu_device *dev, int enable
     ze_result_t r;
     if (dev == NULL) return npu__fail(NULL, NPU_ERR_INVALID_ARGUMENT, "npu_device_set_idle_optimizations: NULL device");
     if (!dev->caps.context_npu)
-        return npu__fail(dev->ctx, NPU_ERR_UNSUPPORTED, "idle optimizations: the driver does not offer %s "
-                         "(Linux NPU driver 1.32 and later do)", NPU__ZE_CONTEXT_NPU_EXT_NAME);
+        return npu__fail(dev->ctx, NPU_ERR_UNSUPPORTED, "idle optimizations: the driver does not offer "
+                         NPU__ZE_CONTEXT_NPU_EXT_NAME " (Linux NPU driver 1.32 and later do)");
     st = npu__ext_table(dev, NPU__ZE_CONTEXT_NPU_EXT_NAME, (const void **)&t);
     if (st != NPU_OK) return st;
     memset(&props, 0, sizeof props);
