@@ -7693,6 +7693,10 @@ static size_t npu__nonzero_at(const unsigned char *p, size_t from, size_t end)
     return from;
 }
 
+/* The limits the messages below state as text (no argument to load). */
+_Static_assert(NPU__META_MAX_LAYOUTS == 64 && NPU_LAYOUT_MAX == 16 && NPU__META_MINOR_NEWEST == 7,
+               "the blob metadata messages say 64 layouts, 15 characters and 2.7");
+
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
 static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
 {
@@ -7700,25 +7704,24 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     uint32_t i, total;
     if (c->st != NPU_OK) return c->st;
     if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS - n_in) {
-        return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of %u",
-                              (unsigned long long)n_in, (unsigned long long)n_out,
-                              (unsigned)NPU__META_MAX_LAYOUTS);
+        return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of 64",
+                              (unsigned long long)n_in, (unsigned long long)n_out);
     }
     out->n_input_layouts = (uint32_t)n_in;
     out->n_output_layouts = (uint32_t)n_out;
     total = (uint32_t)(n_in + n_out);
     for (i = 0; i < total; i++) {
-        /* what is wrong with layout i, as a format of (kind, index, length, maximum) */
+        /* what is wrong with layout i, as a format of (kind, index, length) */
         const char *bad;
         len = npu__meta_take(c, NPU__META_F_LAYOUT_LEN);
-        bad = len > NPU_LAYOUT_MAX - 1    ? "%s layout %u: length %u exceeds the maximum of %u"
+        bad = len > NPU_LAYOUT_MAX - 1    ? "%s layout %u: length %u exceeds the maximum of 15"
               : c->end - c->pos < len     ? "%s layout %u: %u characters run past the end"
               : memchr(c->data + c->pos, 0, (size_t)len) != NULL ? "%s layout %u contains a NUL character"
                                                                  : NULL;
         if (bad != NULL) {
             return npu__meta_fail(c, bad, i < out->n_input_layouts ? "input" : "output",
                                   (unsigned)(i < out->n_input_layouts ? i : i - out->n_input_layouts),
-                                  (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
+                                  (unsigned)len);
         }
         if (out->layouts != NULL) {
             memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
@@ -7766,7 +7769,7 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     c.pos = (size_t)data_size;
     c.version = (uint32_t)npu__meta_take(&c, NPU__META_F_VERSION);   /* room checked above */
     if ((c.version >> 16) != NPU__META_MAJOR)
-        return npu__meta_fail(&c, "the major version is unknown (npu reads 2.0 to 2.%u)", NPU__META_MINOR_NEWEST);
+        return npu__meta_fail(&c, "the major version is unknown (npu reads 2.0 to 2.7)");
     minor = c.version & 0xffffu;
     out->version = c.version;
     out->blob_size = (uint64_t)data_size;
