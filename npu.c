@@ -7628,23 +7628,13 @@ typedef struct npu__meta_cursor {
     npu_status st;      /* the first field that ran past the end */
 } npu__meta_cursor;
 
-/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>" (the
- * version, then the rest appended to the context's message). */
-#ifndef NPU_NO_MESSAGES
-NPU__PRINTF(2, 3)
-static npu_status npu__meta_fail(const npu__meta_cursor *c, const char *fmt, ...)
-{
-    va_list ap;
-    npu__fail_begin(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: ", (unsigned)(c->version >> 16),
-                    (unsigned)(c->version & 0xffffu));
-    va_start(ap, fmt);
-    npu__vfail_more(c->ctx, fmt, ap);
-    va_end(ap);
-    return npu__fail_end(c->ctx, NPU_ERR_FORMAT);
-}
-#else
-#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
-#endif
+/* NPU_ERR_FORMAT, "blob metadata 2.<minor>: <what the format says>", in one
+ * npu__fail (fmt is a literal: the prefix is joined to it). Used after the
+ * major version check (the version's own read cannot fail: its room is
+ * checked first), so the major is NPU__META_MAJOR, 2. */
+_Static_assert(NPU__META_MAJOR == 2, "the blob metadata messages say 2.<minor>");
+#define npu__meta_fail(c, fmt, ...) \
+    npu__fail((c)->ctx, NPU_ERR_FORMAT, "blob metadata 2.%u: " fmt, (unsigned)((c)->version & 0xffffu), __VA_ARGS__)
 
 /* Field j in file order: those of 2.0 (the OpenVINO version), then those of
  * 2.f (j - 2); a number of npu__meta_width[j] bytes (2.3: the layouts). Past
@@ -7714,14 +7704,14 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
         /* what is wrong with layout i, as a format of (kind, index, length) */
         const char *bad;
         len = npu__meta_take(c, NPU__META_F_LAYOUT_LEN);
-        bad = len > NPU_LAYOUT_MAX - 1    ? "%s layout %u: length %u exceeds the maximum of 15"
-              : c->end - c->pos < len     ? "%s layout %u: %u characters run past the end"
-              : memchr(c->data + c->pos, 0, (size_t)len) != NULL ? "%s layout %u contains a NUL character"
+        bad = len > NPU_LAYOUT_MAX - 1    ? "its length exceeds the maximum of 15"
+              : c->end - c->pos < len     ? "its characters run past the end"
+              : memchr(c->data + c->pos, 0, (size_t)len) != NULL ? "it contains a NUL character"
                                                                  : NULL;
         if (bad != NULL) {
-            return npu__meta_fail(c, bad, i < out->n_input_layouts ? "input" : "output",
+            return npu__meta_fail(c, "%s layout %u (length %u): %s", i < out->n_input_layouts ? "input" : "output",
                                   (unsigned)(i < out->n_input_layouts ? i : i - out->n_input_layouts),
-                                  (unsigned)len);
+                                  (unsigned)len, bad);
         }
         if (out->layouts != NULL) {
             memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
@@ -7740,7 +7730,6 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     uint64_t v = 0, data_size, i;
     uint32_t minor, f, j;
     npu_status st;
-    const char *bad;   /* what is wrong with field j, as a format of its value v */
 
     char (*layouts)[NPU_LAYOUT_MAX] = out->layouts;   /* the caller's rows, kept */
 
@@ -7769,7 +7758,9 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
     c.pos = (size_t)data_size;
     c.version = (uint32_t)npu__meta_take(&c, NPU__META_F_VERSION);   /* room checked above */
     if ((c.version >> 16) != NPU__META_MAJOR)
-        return npu__meta_fail(&c, "the major version is unknown (npu reads 2.0 to 2.7)");
+        return npu__fail(ctx, NPU_ERR_FORMAT,
+                         "blob metadata %u.%u: the major version is unknown (npu reads 2.0 to 2.7)",
+                         (unsigned)(c.version >> 16), (unsigned)(c.version & 0xffffu));
     minor = c.version & 0xffffu;
     out->version = c.version;
     out->blob_size = (uint64_t)data_size;
@@ -7783,13 +7774,13 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
             continue;
         }
         v = npu__meta_take(&c, j);
-        bad = NULL;
         if (f == 0) {
             out->ov_version[j] = (uint16_t)v;
         } else if (f == 1) { /* init schedules of a weights-separated blob */
             extra->init_count = v;
-            if (extra->init_count > (c.end - c.pos) / 8) bad = "numberOfInits %llu: the sizes run past the end";
-            for (i = 0; bad == NULL && i < extra->init_count; i++) {
+            if (extra->init_count > (c.end - c.pos) / 8)
+                return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end", (unsigned long long)v);
+            for (i = 0; i < extra->init_count; i++) {
                 v = npu__meta_take(&c, NPU__META_F_INIT_SIZE);
                 if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
                     extra->init_bytes > data_size) {
@@ -7806,18 +7797,17 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         } else if (f == 4) {
             out->compiler_version = (uint32_t)v;
         } else if (f == 5) {
-            if (v > 1) bad = "isEncryptedBlob is %llu, not 0 or 1";
+            if (v > 1) return npu__meta_fail(&c, "isEncryptedBlob is %llu, not 0 or 1", (unsigned long long)v);
             extra->encrypted = (uint8_t)v;
         } else if (f == 6) {
             extra->compat_size = v;
             if (extra->compat_size > c.end - c.pos)
-                bad = "compatibility descriptor of %llu bytes runs past the end";
-            else
-                c.pos += (size_t)extra->compat_size;
+                return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
+                                      (unsigned long long)v);
+            c.pos += (size_t)extra->compat_size;
         } else {
             out->blob_type = (uint8_t)v;
         }
-        if (bad != NULL) return npu__meta_fail(&c, bad, (unsigned long long)v);
     }
     if (c.st != NPU_OK) return c.st;
     if (minor > NPU__META_MINOR_NEWEST) {
