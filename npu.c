@@ -7620,36 +7620,39 @@ typedef struct npu__meta_cursor {
     npu_status st;      /* the first field that ran past the end */
 } npu__meta_cursor;
 
-/* NPU_ERR_FORMAT, "blob metadata <version>: <what the format says>" (the
- * version, then the rest appended to the context's message). */
-#ifndef NPU_NO_MESSAGES
-NPU__PRINTF(2, 3)
-static npu_status npu__meta_fail(const npu__meta_cursor *c, const char *fmt, ...)
-{
-    va_list ap;
-    npu__fail_begin(c->ctx, NPU_ERR_FORMAT, "blob metadata %u.%u: ", (unsigned)(c->version >> 16),
-                    (unsigned)(c->version & 0xffffu));
-    va_start(ap, fmt);
-    npu__vfail_more(c->ctx, fmt, ap);
-    va_end(ap);
-    return npu__fail_end(c->ctx, NPU_ERR_FORMAT);
-}
-#else
-#define npu__meta_fail(c, ...) npu__fail_site((c)->ctx, NPU__SITE_CODE(NPU_ERR_FORMAT))
-#endif
+/* NPU_ERR_FORMAT, "blob metadata 2.<minor>: <what the format says>", in one
+ * npu__fail (fmt is a literal: the prefix is joined to it). Used after the
+ * major version check (the version's own read cannot fail: its room is
+ * checked first), so the major is NPU__META_MAJOR, 2. */
+_Static_assert(NPU__META_MAJOR == 2, "the blob metadata messages say 2.<minor>");
+#define npu__meta_fail(c, fmt, ...) \
+    npu__fail((c)->ctx, NPU_ERR_FORMAT, "blob metadata 2.%u: " fmt, (unsigned)((c)->version & 0xffffu), __VA_ARGS__)
 
-/* The next field's value. One that runs past the end records the error (the
- * first only), reads as 0 and leaves nothing to read after it, so that the
- * parser checks c->st once, at its end, instead of after every field: a 0
- * passes every later check, and [pos, end) is then empty. */
-static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned bytes, const char *field)
+/* Field j in file order: those of 2.0 (the OpenVINO version), then those of
+ * 2.f (j - 2); a number of npu__meta_width[j] bytes (2.3: the layouts). Past
+ * them, the numbers inside fields (NPU__META_F_*): a read names its field by
+ * index, so that each read passes one number. */
+#define NPU__META_FIELDS (NPU__META_MINOR_NEWEST + 3)
+enum { NPU__META_F_VERSION = NPU__META_FIELDS, NPU__META_F_N_IN, NPU__META_F_N_OUT, NPU__META_F_LAYOUT_LEN,
+       NPU__META_F_INIT_SIZE, NPU__META_F_COUNT };
+static const unsigned char npu__meta_width[NPU__META_F_COUNT] = {2, 2, 2, 8, 8, 0, 4, 1, 8, 1, 4, 8, 8, 2, 8};
+NPU__MSG_ONLY(static const char *const npu__meta_names[NPU__META_F_COUNT] = {
+    "OpenVINO major", "OpenVINO minor", "OpenVINO patch", "numberOfInits", "batchSize", "", "compilerVersion",
+    "isEncryptedBlob", "compatibility descriptor length", "blobType", "version", "nInputLayouts",
+    "nOutputLayouts", "layout length", "initSize"};)
+
+/* The next value, field `field` (npu__meta_width). One that runs past the end
+ * records the error (the first only), reads as 0 and leaves nothing to read
+ * after it, so that the parser checks c->st once, at its end, instead of after
+ * every field: a 0 passes every later check, and [pos, end) is then empty. */
+static uint64_t npu__meta_take(npu__meta_cursor *c, unsigned field)
 {
     uint64_t v;
-    NPU__MSG_UNUSED(field);
+    unsigned bytes = npu__meta_width[field];
     if (c->end - c->pos < bytes) {
         if (c->st == NPU_OK)
             c->st = npu__meta_fail(c, "field '%s' (%u bytes) at offset %zu runs past the end of the metadata "
-                                   "(%zu bytes left)", field, bytes, c->pos, c->end - c->pos);
+                                   "(%zu bytes left)", npu__meta_names[field], bytes, c->pos, c->end - c->pos);
         c->pos = c->end;
         return 0;
     }
@@ -7672,32 +7675,35 @@ static size_t npu__nonzero_at(const unsigned char *p, size_t from, size_t end)
     return from;
 }
 
+/* The limits the messages below state as text (no argument to load). */
+_Static_assert(NPU__META_MAX_LAYOUTS == 64 && NPU_LAYOUT_MAX == 16 && NPU__META_MINOR_NEWEST == 7,
+               "the blob metadata messages say 64 layouts, 15 characters and 2.7");
+
 /* Parses the layouts of 2.3: counts, then u16 length + characters each. */
 static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
 {
-    uint64_t n_in = npu__meta_take(c, 8, "nInputLayouts"), n_out = npu__meta_take(c, 8, "nOutputLayouts"), len;
+    uint64_t n_in = npu__meta_take(c, NPU__META_F_N_IN), n_out = npu__meta_take(c, NPU__META_F_N_OUT), len;
     uint32_t i, total;
     if (c->st != NPU_OK) return c->st;
     if (n_in > NPU__META_MAX_LAYOUTS || n_out > NPU__META_MAX_LAYOUTS - n_in) {
-        return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of %u",
-                              (unsigned long long)n_in, (unsigned long long)n_out,
-                              (unsigned)NPU__META_MAX_LAYOUTS);
+        return npu__meta_fail(c, "%llu input + %llu output layouts exceed the maximum of 64",
+                              (unsigned long long)n_in, (unsigned long long)n_out);
     }
     out->n_input_layouts = (uint32_t)n_in;
     out->n_output_layouts = (uint32_t)n_out;
     total = (uint32_t)(n_in + n_out);
     for (i = 0; i < total; i++) {
-        /* what is wrong with layout i, as a format of (kind, index, length, maximum) */
+        /* what is wrong with layout i, as a format of (kind, index, length) */
         const char *bad;
-        len = npu__meta_take(c, 2, "layout length");
-        bad = len > NPU_LAYOUT_MAX - 1    ? "%s layout %u: length %u exceeds the maximum of %u"
-              : c->end - c->pos < len     ? "%s layout %u: %u characters run past the end"
-              : memchr(c->data + c->pos, 0, (size_t)len) != NULL ? "%s layout %u contains a NUL character"
+        len = npu__meta_take(c, NPU__META_F_LAYOUT_LEN);
+        bad = len > NPU_LAYOUT_MAX - 1    ? "its length exceeds the maximum of 15"
+              : c->end - c->pos < len     ? "its characters run past the end"
+              : memchr(c->data + c->pos, 0, (size_t)len) != NULL ? "it contains a NUL character"
                                                                  : NULL;
         if (bad != NULL) {
-            return npu__meta_fail(c, bad, i < out->n_input_layouts ? "input" : "output",
+            return npu__meta_fail(c, "%s layout %u (length %u): %s", i < out->n_input_layouts ? "input" : "output",
                                   (unsigned)(i < out->n_input_layouts ? i : i - out->n_input_layouts),
-                                  (unsigned)len, (unsigned)(NPU_LAYOUT_MAX - 1));
+                                  (unsigned)len, bad);
         }
         if (out->layouts != NULL) {
             memcpy(out->layouts[i], c->data + c->pos, (size_t)len);
@@ -7707,11 +7713,6 @@ static npu_status npu__meta_layouts(npu__meta_cursor *c, npu__blob_meta *out)
     }
     return NPU_OK;
 }
-
-/* Field j in file order: those of 2.0 (the OpenVINO version), then those of
- * 2.f (j - 2); a number of npu__meta_width[j] bytes (2.3: the layouts). */
-#define NPU__META_FIELDS (NPU__META_MINOR_NEWEST + 3)
-static const unsigned char npu__meta_width[NPU__META_FIELDS] = {2, 2, 2, 8, 8, 0, 4, 1, 8, 1};
 
 /* Parses every field it knows; refuses nothing that is well-formed. */
 static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, size_t size,
@@ -7747,21 +7748,16 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
                                           "field before the trailer at offset %zu",
                          (unsigned long long)data_size, c.end);
     c.pos = (size_t)data_size;
-    c.version = (uint32_t)npu__meta_take(&c, 4, "version");   /* room checked above */
+    c.version = (uint32_t)npu__meta_take(&c, NPU__META_F_VERSION);   /* room checked above */
     if ((c.version >> 16) != NPU__META_MAJOR)
         return npu__fail(ctx, NPU_ERR_FORMAT,
-                         "blob metadata: version %u.%u has an unknown major version (npu "
-                         "reads 2.0 to 2.%u)",
-                         (unsigned)(c.version >> 16), (unsigned)(c.version & 0xffffu),
-                         NPU__META_MINOR_NEWEST);
+                         "blob metadata %u.%u: the major version is unknown (npu reads 2.0 to 2.7)",
+                         (unsigned)(c.version >> 16), (unsigned)(c.version & 0xffffu));
     minor = c.version & 0xffffu;
     out->version = c.version;
     out->blob_size = (uint64_t)data_size;
 
     for (j = 0; j < NPU__META_FIELDS; j++) {   /* (npu__meta_width) */
-        static const char *const names[NPU__META_FIELDS] = {
-            "OpenVINO major", "OpenVINO minor", "OpenVINO patch", "numberOfInits", "batchSize", "",
-            "compilerVersion", "isEncryptedBlob", "compatibility descriptor length", "blobType"};
         f = j < 3 ? 0 : j - 2;   /* the version's minor */
         if (f > minor) break;
         if (f == 3) {
@@ -7769,17 +7765,15 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
             if (st != NPU_OK) return st;
             continue;
         }
-        v = npu__meta_take(&c, npu__meta_width[j], names[j]);
+        v = npu__meta_take(&c, j);
         if (f == 0) {
             out->ov_version[j] = (uint16_t)v;
         } else if (f == 1) { /* init schedules of a weights-separated blob */
             extra->init_count = v;
-            if (extra->init_count > (c.end - c.pos) / 8) {
-                return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end",
-                         (unsigned long long)extra->init_count);
-            }
+            if (extra->init_count > (c.end - c.pos) / 8)
+                return npu__meta_fail(&c, "numberOfInits %llu: the sizes run past the end", (unsigned long long)v);
             for (i = 0; i < extra->init_count; i++) {
-                v = npu__meta_take(&c, 8, "initSize");
+                v = npu__meta_take(&c, NPU__META_F_INIT_SIZE);
                 if (npu__add_u64(extra->init_bytes, v, &extra->init_bytes) ||
                     extra->init_bytes > data_size) {
                     return npu__meta_fail(&c, "initSize[%llu]: the init blobs exceed blobDataSize %llu",
@@ -7795,16 +7789,13 @@ static npu_status npu__meta_parse(npu_context *ctx, const unsigned char *data, s
         } else if (f == 4) {
             out->compiler_version = (uint32_t)v;
         } else if (f == 5) {
-            if (v > 1) {
-                return npu__meta_fail(&c, "isEncryptedBlob is %u, not 0 or 1", (unsigned)v);
-            }
+            if (v > 1) return npu__meta_fail(&c, "isEncryptedBlob is %llu, not 0 or 1", (unsigned long long)v);
             extra->encrypted = (uint8_t)v;
         } else if (f == 6) {
             extra->compat_size = v;
-            if (extra->compat_size > c.end - c.pos) {
+            if (extra->compat_size > c.end - c.pos)
                 return npu__meta_fail(&c, "compatibility descriptor of %llu bytes runs past the end",
-                         (unsigned long long)extra->compat_size);
-            }
+                                      (unsigned long long)v);
             c.pos += (size_t)extra->compat_size;
         } else {
             out->blob_type = (uint8_t)v;
@@ -7843,24 +7834,22 @@ static NPU__L0_ONLY npu_status npu__meta_read(npu_context *ctx, const unsigned c
                                               npu__blob_meta *out)
 {
     npu__meta_extra extra;
+    const char *refused;
+    uint64_t value;   /* the refused field's: numberOfInits, else blobType */
+    NPU__MSG_ONLY(static const char *const types[] = {"ELF", "LLVM", "BYTECODE", "unknown"};)
     npu_status st = npu__meta_parse(ctx, data, size, out, &extra);
     if (st != NPU_OK) return st;
-    if (extra.encrypted)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: isEncryptedBlob is set; npu cannot import encrypted "
-                         "blobs");
-    if (extra.init_count > 0)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: numberOfInits is %llu; npu cannot import "
-                         "weights-separated blobs with init schedules",
-                         (unsigned long long)extra.init_count);
-    if (out->blob_type != 0)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED,
-                         "blob metadata: blobType is %u (%s); npu imports only ELF blobs (0)",
-                         (unsigned)out->blob_type,
-                         out->blob_type == 1   ? "LLVM"
-                         : out->blob_type == 2 ? "BYTECODE"
-                                               : "unknown");
+    /* what npu cannot import, as a format of (value, the blob type's name):
+     * one failure for the three (value 0: neither field is set) */
+    value = extra.init_count > 0 ? extra.init_count : out->blob_type;
+    refused = extra.encrypted ? "blob metadata: isEncryptedBlob is set; npu cannot import encrypted blobs"
+              : value == 0    ? NULL
+              : extra.init_count > 0 ? "blob metadata: numberOfInits is %llu; npu cannot import "
+                                       "weights-separated blobs with init schedules"
+                                     : "blob metadata: blobType is %llu (%s); npu imports only ELF blobs (0)";
+    if (refused != NULL)
+        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, refused, (unsigned long long)value,
+                         types[out->blob_type < 3 ? out->blob_type : 3]);
     return NPU_OK;
 }
 
@@ -9027,8 +9016,8 @@ static npu_status npu__create_queue(npu_device *d, ze_command_queue_priority_t p
     if (turbo) {
         if (!d->caps.queue_options && !d->caps.queue_turbo)
             return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                             "turbo: the driver has no %s (the command-queue extension that carries it); "
-                             "ask without turbo", NPU__ZE_CQ_NPU_EXT_NAME);
+                             "turbo: the driver has no " NPU__ZE_CQ_NPU_EXT_NAME " (the command-queue extension "
+                             "that carries it); ask without turbo");
         memset(&t, 0, sizeof t);
         if (d->caps.queue_options) {
             t.t2.stype = 2;
@@ -9261,8 +9250,8 @@ NPU_API npu_status npu_device_set_idle_optimizations(npu_device *dev, int enable
     ze_result_t r;
     if (dev == NULL) return npu__fail(NULL, NPU_ERR_INVALID_ARGUMENT, "npu_device_set_idle_optimizations: NULL device");
     if (!dev->caps.context_npu)
-        return npu__fail(dev->ctx, NPU_ERR_UNSUPPORTED, "idle optimizations: the driver does not offer %s "
-                         "(Linux NPU driver 1.32 and later do)", NPU__ZE_CONTEXT_NPU_EXT_NAME);
+        return npu__fail(dev->ctx, NPU_ERR_UNSUPPORTED, "idle optimizations: the driver does not offer "
+                         NPU__ZE_CONTEXT_NPU_EXT_NAME " (Linux NPU driver 1.32 and later do)");
     st = npu__ext_table(dev, NPU__ZE_CONTEXT_NPU_EXT_NAME, (const void **)&t);
     if (st != NPU_OK) return st;
     memset(&props, 0, sizeof props);
