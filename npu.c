@@ -9414,6 +9414,18 @@ NPU_API size_t npu_model_size(uint32_t n_args)
     return npu__model_kept(n_args) + NPU_ARENA_ROUND(sizeof(npu__arg_scratch));
 }
 
+#ifndef NPU_NO_MESSAGES
+/* A batch for messages, as npu__sink_batch writes it: "dynamic" or the number
+ * (cap >= 24: exact). */
+static void npu__batch_text(int64_t n, char *buf, size_t cap)
+{
+    if (n == NPU_DIM_DYNAMIC)
+        npu__strlcpy(buf, "dynamic", cap);
+    else
+        snprintf(buf, cap, "%lld", (long long)n);
+}
+#endif
+
 /* Debatches a model as created (batch_lists 1, not dynamic), for import
  * (metadata batch size) and the compile path (batch modes). batch > 1: the
  * number of command lists a request runs per inference, every non-state
@@ -9426,41 +9438,35 @@ NPU_API size_t npu_model_size(uint32_t n_args)
  * arguments may be half changed). */
 static npu_status npu__model_debatch(npu_model *m, int64_t batch)
 {
+    /* the refusals of an argument's batch axis: kind, name and batch, then
+     * (with an axis) the batch axis, the layout and the first axis up to it
+     * that is not 1, with its size */
+    NPU__MSG_ONLY(static const char *const axis_fmt[2] = {
+        "model: %s '%s' has no batch axis to debatch batch %s into",
+        "model: %s '%s': debatching batch %s needs 1 on its batch axis %u (layout \"%s\") and on every axis "
+        "before it (the outermost axis); axis %u has %lld in the compiled graph"};)
     NPU__MSG_ONLY(char what[24];)   /* the batch for the messages ("8", "dynamic") */
     uint32_t i, k, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
     if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
-#ifndef NPU_NO_MESSAGES
-    if (n > 0)
-        snprintf(what, sizeof what, "%u", (unsigned)n);
-    else
-        memcpy(what, "dynamic", sizeof "dynamic");
-#endif
+    NPU__MSG_ONLY(npu__batch_text(batch, what, sizeof what);)
     /* (with a state, every argument is one: none is sliced below) */
     if (m->n_states > 0)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
                          "debatched", what, (unsigned)m->n_states);
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
-        NPU__MSG_ONLY(const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";)
+        const int64_t *dims = a->desc.shape.dims;
         if (a->kind >= NPU__ARG_STATE_IN) continue;
-        /* (the axis is below the rank unless the rank is 0: npu__model_set_layout) */
-        if (a->batch_axis >= a->desc.shape.rank)
-            return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch batch %s into",
-                             kind, a->desc.name, what);
-        if (a->desc.shape.dims[a->batch_axis] != 1)
-            return npu__fail(m->ctx, NPU_ERR_SHAPE,
-                             "model: %s '%s' has batch %lld in the compiled graph; debatching batch %s needs 1",
-                             kind, a->desc.name, (long long)a->desc.shape.dims[a->batch_axis], what);
-        for (k = 0; k < a->batch_axis; k++)
-            if (a->desc.shape.dims[k] != 1)
-                return npu__fail(m->ctx, NPU_ERR_SHAPE,
-                                 "model: %s '%s' has its batch on axis %u (layout %s) behind axis %u of size "
-                                 "%lld; debatching needs the outermost axis",
-                                 kind, a->desc.name, (unsigned)a->batch_axis, a->desc.layout, (unsigned)k,
-                                 (long long)a->desc.shape.dims[k]);
+        /* (the axis is below the rank unless the rank is 0: npu__model_set_layout;
+         * k stops at the rank, at most 5: inside dims) */
+        for (k = 0; k <= a->batch_axis && k < a->desc.shape.rank && dims[k] == 1; k++) {}
+        if (k <= a->batch_axis)
+            return npu__fail(m->ctx, NPU_ERR_SHAPE, axis_fmt[a->batch_axis < a->desc.shape.rank],
+                             a->kind == NPU__ARG_INPUT ? "input" : "output", a->desc.name, what,
+                             (unsigned)a->batch_axis, a->desc.layout, (unsigned)k, (long long)dims[k]);
         if (n > 0 && a->slice_bytes > NPU__MAX_ARG_BYTES / n)
-            return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %u",
-                             a->desc.name, (unsigned long long)a->slice_bytes, (unsigned)n);
+            return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %s",
+                             a->desc.name, (unsigned long long)a->slice_bytes, what);
         if (n > 0) a->desc.bytes = a->slice_bytes * n;
         a->desc.shape.dims[a->batch_axis] = n > 0 ? (int64_t)n : NPU_DIM_DYNAMIC;
     }
@@ -10983,7 +10989,8 @@ typedef struct npu__batch_plan {
  * 2: the batch axis only from a layout naming N (no axis-0 default). */
 #define NPU__BATCH_RULE 2
 
-/* "dynamic" or the number (exact: part of a cache entry's descriptor). */
+#ifndef NPU_NO_CACHE
+/* "dynamic" or the number (exact: part of a cache entry's descriptor, 14c). */
 static void npu__sink_batch(npu__sink *s, int64_t n)
 {
     if (n == NPU_DIM_DYNAMIC)
@@ -10991,15 +10998,7 @@ static void npu__sink_batch(npu__sink *s, int64_t n)
     else
         npu__sink_i64_dec(s, n);
 }
-
-/* npu__sink_batch into buf (cap >= 24: exact); for messages only. */
-static NPU__MAYBE_UNUSED void npu__batch_text(int64_t n, char *buf, size_t cap)
-{
-    npu__sink s;
-    npu__sink_init(&s, buf, cap - 1);
-    npu__sink_batch(&s, n);
-    npu__text_end(&s, buf, cap);
-}
+#endif
 
 /* Input / output i of the source with its batch axis: the 'N' of its layout
  * (*has_n 1), else 0 (*has_n 0: the port has no batch axis for batching). */
