@@ -11023,6 +11023,10 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n;
     NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
+    /* two ports' batches differ: the first input's, then another input's or an output's */
+    NPU__MSG_ONLY(static const char *const differ_fmt[2] = {"inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ",
+                                                            "input '%.60s' (batch %s) and output '%.60s' (batch %s) "
+                                                            "differ"};)
     /* the longest texts: 154, 120, 120 (axis < NPU_MAX_RANK: one digit); the
      * first two as large as p->why, so that an input's and an output's
      * reason are written with one cap */
@@ -11059,28 +11063,28 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             npu__textf(why_ax, sizeof p->why, "%s '%.60s' has its batch on axis %u (layout %s); debatching needs the "
                      "outermost axis", kind, d.name, (unsigned)axis, d.layout);
         decl = d.shape.dims[axis];
+        /* an output's batch is compared with the batch the first input
+         * declares, an input's (counting the rewrite) with the first input's:
+         * the first difference is the reason (until then p->why is empty:
+         * the inputs' other reasons are kept apart), told with the declared
+         * batches (inputs differ only without a rewrite) */
         if (output) {
-            /* (its batch compared with the first input's) */
-            if (decl != declared && p->why[0] == '\0') {
-                NPU__MSG_ONLY(npu__batch_text(decl, b, sizeof b); npu__batch_text(declared, a, sizeof a);)
-                npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name,
-                         b, a);
+            if (decl == declared || p->why[0] != '\0') continue;
+        } else {
+            v = rewrite > 0 ? rewrite : decl;
+            if (shown == 1 && v != 1) shown = v;
+            if (!found) {
+                found = 1;
+                n = v;
+                declared = decl;
+                NPU__MSG_ONLY(npu__strlcpy(first_name, d.name, sizeof first_name);)
+                continue;
             }
-            continue;
-        }
-        v = rewrite > 0 ? rewrite : decl;
-        if (!found) {
-            found = 1;
-            n = v;
-            declared = decl;
-            NPU__MSG_ONLY(npu__strlcpy(first_name, d.name, sizeof first_name);)
-        } else if (v != n && !mismatch) {
+            if (v == n || mismatch) continue;
             mismatch = 1;
-            NPU__MSG_ONLY(npu__batch_text(n, a, sizeof a); npu__batch_text(v, b, sizeof b);)
-            npu__textf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
-                     a, d.name, b);
         }
-        if (shown == 1 && v != 1) shown = v;
+        NPU__MSG_ONLY(npu__batch_text(declared, a, sizeof a); npu__batch_text(decl, b, sizeof b);)
+        npu__textf(p->why, sizeof p->why, differ_fmt[output], first_name, a, d.name, b);
     }
     if (!found) {
         p->no_layout = 1;
