@@ -10134,12 +10134,12 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
             if (check && !layouts && t != desc.type && in->ir_version != 10 && !in->converts)
                 return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
                                  "compile options: %s %u type override to %s: the compiler converts types only "
-                                 "for IR v10 models (this model is %s); %s",
+                                 "for IR v10 models; %s",
                                  kind, (unsigned)i, npu__types[t].ov_precision,
-                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11",
-                                 l->get == NULL ? "add a Convert to the model instead"
-                                                : "npu_ir_set_preprocess / npu_ir_set_postprocess with that type "
-                                                  "insert the Convert");
+                                 l->get == NULL ? "this is a payload that is not IR v10: add a Convert to the model "
+                                                  "instead"
+                                                : "this model is IR v11: npu_ir_set_preprocess / "
+                                                  "npu_ir_set_postprocess with that type insert the Convert");
             if (written++ > 0) npu__sink_str(s, " ");
             if (d->caps.flags_by_index || l->get == NULL) {
                 npu__sink_u64_dec(s, i);
