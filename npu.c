@@ -9646,9 +9646,15 @@ NPU__NOINLINE static uint32_t npu__find_arg(const npu_model *m, uint32_t kind, c
 /* After the graph exists: arguments, I/O tables, states, initialization. */
 static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
 {
+    /* a state's pairing refused (FORMAT, 1 to 3; 0: not refused): the
+     * state's name, the other argument and this read_value input */
+    NPU__MSG_ONLY(static const char *const bad_fmt[4] = {NULL,
+        "model: state '%s' has two read_value inputs (arguments %u and %u)",
+        "model: state '%s': assign output %u is paired twice",
+        "model: state '%s': read and assign buffers differ (assign output %u, read_value input %u)"};)
     npu_device *d = m->dev;
     npu__ze_graph_properties_2 gp;
-    uint32_t i, j, n, k, kind;
+    uint32_t i, j, n, k, kind, bad;
     npu_status st;
     ze_result_t r;
 
@@ -9693,20 +9699,21 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
                 m->order[k++] = i;
                 continue;
             }
+            /* bad: which FORMAT refusal (bad_fmt), j the other argument it names */
             j = npu__find_arg(m, NPU__ARG_STATE_IN, in->name, i);
-            if (j < i)
-                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
-                                 "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
-            j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
-            if (j == n)
-                return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
-                                 in->name, NPU__ASSIGN_PREFIX, in->name);
-            if (m->args[j].pair != UINT32_MAX || k + 2 > n)
-                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': assign output %u is paired twice",
-                                 in->name, (unsigned)j);
-            if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
-                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
-                                 in->name);
+            bad = j < i;
+            if (!bad) {
+                j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
+                if (j == n)
+                    return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
+                                     in->name, NPU__ASSIGN_PREFIX, in->name);
+                if (m->args[j].pair != UINT32_MAX || k + 2 > n)
+                    bad = 2;
+                else if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
+                    bad = 3;
+            }
+            if (bad)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, bad_fmt[bad], in->name, (unsigned)j, (unsigned)i);
             in->pair = j;
             m->args[j].pair = i;
             m->order[k++] = i;
