@@ -11030,6 +11030,13 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n;
     NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
+    /* a port without a layout naming N (kind, name, its layout, "" or shown),
+     * then no input with one (the first input's reason, "" or shown, and the
+     * dynamic dim's) */
+    NPU__MSG_ONLY(static const char *const no_n_fmt[4] = {"%s '%.60s' has no layout naming N%s",
+                                                          "%s '%.60s' has no layout naming N (layout %s)",
+                                                          "no input has a layout naming N%s%s",
+                                                          "no input has a layout naming N (%s)%s"};)
     /* two ports' batches differ: the first input's, then another input's or an output's */
     NPU__MSG_ONLY(static const char *const differ_fmt[2] = {"inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ",
                                                             "input '%.60s' (batch %s) and output '%.60s' (batch %s) "
@@ -11058,8 +11065,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         if (npu__src_io(s, output, output ? i - n_in : i, &d, &axis, &has_n) != NPU_OK) continue;
         if (!has_n) {
             if (why_n[0] == '\0')
-                npu__textf(why_n, sizeof p->why, "%s '%.60s' has no layout naming N%s%s%s", kind, d.name,
-                         d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
+                npu__textf(why_n, sizeof p->why, no_n_fmt[d.layout[0] != '\0'], kind, d.name, d.layout);
             for (k = 0; !output && k < d.shape.rank && why_dynamic[0] == '\0'; k++)
                 if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
                     npu__textf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
@@ -11095,8 +11101,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     }
     if (!found) {
         p->no_layout = 1;
-        npu__textf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
-                 why_missing, why_missing[0] ? ")" : "", why_dynamic);
+        npu__textf(p->why, sizeof p->why, no_n_fmt[2 + (why_missing[0] != '\0')], why_missing, why_dynamic);
         return;
     }
     p->n = mismatch ? shown : n;
