@@ -10527,13 +10527,13 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         }
         m->info.batch_mode = NPU_BATCH_PLUGIN;
         m->info.original_batch = meta.batch_size;
-        if (meta.batch_size == NPU_DIM_DYNAMIC)
-            npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a "
-                     "dynamic batch; debatched into 1..max_batch command lists (PLUGIN)");
-        else
-            npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records "
-                     "batch %lld; debatched into %lld command lists (PLUGIN)", (long long)meta.batch_size,
-                     (long long)meta.batch_size);
+        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason,
+                   meta.batch_size == NPU_DIM_DYNAMIC
+                       ? "imported: the blob's metadata records a dynamic batch; debatched into 1..max_batch command "
+                         "lists (PLUGIN)"
+                       : "imported: the blob's metadata records batch %lld; debatched into %lld command lists "
+                         "(PLUGIN)",
+                   (long long)meta.batch_size, (long long)meta.batch_size);
     } else {
         npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
                  "run as it is");
