@@ -10490,6 +10490,14 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     npu_status st;
     npu_model *m;   /* (set when npu__model_create succeeds) */
     uint64_t t0 = npu__now_ns();
+    /* info.batch_reason: no batch, batch N or a dynamic batch (the batch
+     * twice, where the text shows it) */
+    NPU__MSG_ONLY(static const char *const why_fmt[3] = {
+        "imported: no batch in the blob's metadata; run as it is",
+        "imported: the blob's metadata records batch %lld; debatched into %lld command lists (PLUGIN)",
+        "imported: the blob's metadata records a dynamic batch; debatched into 1..max_batch command lists "
+        "(PLUGIN)"};)
+    unsigned why = 0;
     if (out != NULL) *out = NULL;
     if (d == NULL || arena == NULL || blob == NULL || size == 0 || out == NULL)
         return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_import: NULL argument or empty blob");
@@ -10527,17 +10535,11 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         }
         m->info.batch_mode = NPU_BATCH_PLUGIN;
         m->info.original_batch = meta.batch_size;
-        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason,
-                   meta.batch_size == NPU_DIM_DYNAMIC
-                       ? "imported: the blob's metadata records a dynamic batch; debatched into 1..max_batch command "
-                         "lists (PLUGIN)"
-                       : "imported: the blob's metadata records batch %lld; debatched into %lld command lists "
-                         "(PLUGIN)",
-                   (long long)meta.batch_size, (long long)meta.batch_size);
-    } else {
-        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
-                 "run as it is");
+        why = 1 + (meta.batch_size == NPU_DIM_DYNAMIC);
     }
+    NPU__MSG_UNUSED(why);
+    npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, why_fmt[why], (long long)meta.batch_size,
+               (long long)meta.batch_size);
     m->info.import_ns = npu__now_ns() - t0;
     *out = m;
     return NPU_OK;
