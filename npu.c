@@ -10246,8 +10246,8 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
     return NPU_OK;
 }
 
-/* Writes the flags string (NUL-terminated) into the arena; *text NULL when
- * empty. */
+/* Writes the flags string (NUL-terminated, never NULL: "" at least) into the
+ * arena; *text NULL on failure. */
 static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_compile_options *o,
                                    const npu__io_list *in, const npu__io_list *outl, const char **text)
 {
@@ -10965,8 +10965,9 @@ static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_s
         npu_arena_rewind(arena, mark);
         return st;
     }
-    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
-             po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
+    /* (layout_b is 0 or 1: layout A or B; flags is set when npu__flags_alloc succeeds) */
+    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %c, flags: %s", psize, 'A' + in.layout_b,
+             flags);
     t0 = npu__now_ns();
     st = npu__compile(d, arena, payload, psize, flags, o, mark, in.layout_b, src, out);
     if (st != NPU_OK) return st;
