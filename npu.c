@@ -9705,8 +9705,9 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
             if (!bad) {
                 j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
                 if (j == n)
-                    return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
-                                     in->name, NPU__ASSIGN_PREFIX, in->name);
+                    return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED,
+                                     "model: state '%s' has no assign output (" NPU__ASSIGN_PREFIX "%s)", in->name,
+                                     in->name);
                 if (m->args[j].pair != UINT32_MAX || k + 2 > n)
                     bad = 2;
                 else if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
@@ -9858,11 +9859,11 @@ static npu_status npu__controls_check(npu_device *d, const npu__create_args *c)
                          "workload_type %u (0 or 1)", (unsigned)c->profiled, NPU_MAX_PROFILED_REQUESTS,
                          (unsigned)c->workload);
     if (c->profiled && !d->caps.profiling)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "profiled_requests: the driver does not offer %s%s",
-                         NPU__ZE_PROFILING_EXT_NAME,
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
+                         "profiled_requests: the driver does not offer " NPU__ZE_PROFILING_EXT_NAME "%s",
                          d->caps.create2 ? "" : " with graph extension 1.5 (ZE_GRAPH_FLAG_ENABLE_PROFILING)");
     if (c->workload && !d->caps.workload_type)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "workload_type: the driver does not offer %s",
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "workload_type: the driver does not offer "
                          NPU__ZE_CQ_NPU_EXT_NAME);
     return NPU_OK;
 }
