@@ -9803,6 +9803,11 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
  * no graph is left. */
 static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, npu__ze_graph_handle_t *graph)
 {
+    /* a compile's failure (the build log even when empty), then an import's:
+     * the message, and what stands for a missing build log */
+    NPU__MSG_ONLY(static const char *const text[2][2] = {
+        {"compile: %s failed: ze_result_t 0x%08x; build log", ": (empty)"},
+        {"import: %s failed: ze_result_t 0x%08x", ""}};)
     npu_context *ctx = d->ctx;
     npu__ze_graph_desc_2 desc2;
     npu__ze_graph_input_hash ih;
@@ -9845,9 +9850,8 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
      * build log even when empty */
     native = c->desc.format == NPU__ZE_GRAPH_FORMAT_NATIVE;
     st = !native ? NPU_ERR_COMPILE : r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
-    npu__fail_begin(ctx, st, native ? "import: %s failed: ze_result_t 0x%08x"
-                                    : "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
-    npu__fail_more_build_log(d, ": ", native ? "" : ": (empty)");
+    npu__fail_begin(ctx, st, text[native][0], fn, (unsigned)r);
+    npu__fail_more_build_log(d, ": ", text[native][1]);
     return npu__fail_end(ctx, st);
 }
 
