@@ -9765,11 +9765,11 @@ typedef struct npu__create_args {
 } npu__create_args;
 
 #ifndef NPU_NO_MESSAGES
-/* Reads the calling thread's last create-failure log (ext >= 1.4) into buf. */
-/* Appends the driver's build log to the message being recorded (under the
+/* Appends the calling thread's last create-failure log (ext >= 1.4) to the
+ * message being recorded, after ": ", or `none` without one (under the
  * message lock, straight into the context: a log of kilobytes never sits on
  * the stack). */
-static void npu__fail_more_build_log(npu_device *d, const char *sep, const char *none)
+static void npu__fail_more_build_log(npu_device *d, const char *none)
 {
     npu_context *ctx = d->ctx;
     uint32_t size = 0;
@@ -9782,7 +9782,7 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
         npu__fail_more(ctx, "%s", none);
         return;
     }
-    npu__fail_more(ctx, "%s", sep);
+    npu__fail_more(ctx, ": ");
     npu__ctx_lock(ctx);
     len = strlen(ctx->last_error);
     if (len + 1 < sizeof ctx->last_error) {
@@ -9795,7 +9795,7 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
     npu__ctx_unlock(ctx);
 }
 #else
-#define npu__fail_more_build_log(d, sep, none) NPU__UNUSED(d)   /* the site alone */
+#define npu__fail_more_build_log(d, none) NPU__UNUSED(d)   /* the site alone */
 #endif
 
 /* Creates the driver's graph from c (the newest pfnCreate the driver has).
@@ -9851,7 +9851,7 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
     native = c->desc.format == NPU__ZE_GRAPH_FORMAT_NATIVE;
     st = !native ? NPU_ERR_COMPILE : r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
     npu__fail_begin(ctx, st, text[native][0], fn, (unsigned)r);
-    npu__fail_more_build_log(d, ": ", text[native][1]);
+    npu__fail_more_build_log(d, text[native][1]);
     return npu__fail_end(ctx, st);
 }
 
