@@ -11037,7 +11037,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     uint32_t n_in, n_out, n_states, i, k, axis;   /* axis, has_n: from npu__src_io */
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n;
-    NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
+    NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64];)   /* message text only */
     /* a port without a layout naming N (kind, name, its layout, "" or shown),
      * then no input with one (the first input's reason, "" or shown, and the
      * dynamic dim's) */
@@ -11056,6 +11056,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     npu_tensor_desc d;
 
     why_axis[0] = why_missing[0] = why_dynamic[0] = '\0';   /* (no need to clear the rest) */
+    NPU__MSG_ONLY(first_name[0] = '\0';)
     memset(p, 0, sizeof *p);
     p->n = 1;
     n_in = s->ops->count(s->src, 0);
