@@ -9858,17 +9858,20 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
 /* The controls a compile asks for: in range, and offered by the driver. */
 static npu_status npu__controls_check(npu_device *d, const npu__create_args *c)
 {
+    /* (the profiling text takes what the driver lacks besides the extension) */
+    NPU__MSG_ONLY(static const char *const unoffered_fmt[2] = {
+        "workload_type: the driver does not offer " NPU__ZE_CQ_NPU_EXT_NAME,
+        "profiled_requests: the driver does not offer " NPU__ZE_PROFILING_EXT_NAME "%s"};)
+    int prof;
     if (c->profiled > NPU_MAX_PROFILED_REQUESTS || c->workload > (uint32_t)NPU_WORKLOAD_BACKGROUND)
         return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: profiled_requests %u (0 to %d) or "
                          "workload_type %u (0 or 1)", (unsigned)c->profiled, NPU_MAX_PROFILED_REQUESTS,
                          (unsigned)c->workload);
-    if (c->profiled && !d->caps.profiling)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
-                         "profiled_requests: the driver does not offer " NPU__ZE_PROFILING_EXT_NAME "%s",
+    /* one not offered: the workload type, or profiling (then the first) */
+    prof = c->profiled && !d->caps.profiling;
+    if (prof || (c->workload && !d->caps.workload_type))
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, unoffered_fmt[prof],
                          d->caps.create2 ? "" : " with graph extension 1.5 (ZE_GRAPH_FLAG_ENABLE_PROFILING)");
-    if (c->workload && !d->caps.workload_type)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "workload_type: the driver does not offer "
-                         NPU__ZE_CQ_NPU_EXT_NAME);
     return NPU_OK;
 }
 
