@@ -9395,6 +9395,18 @@ NPU_API size_t npu_model_size(uint32_t n_args)
     return npu__model_kept(n_args) + NPU_ARENA_ROUND(sizeof(npu__arg_scratch));
 }
 
+#ifndef NPU_NO_MESSAGES
+/* A batch for messages, as npu__sink_batch writes it: "dynamic" or the number
+ * (cap >= 24: exact). */
+static void npu__batch_text(int64_t n, char *buf, size_t cap)
+{
+    if (n == NPU_DIM_DYNAMIC)
+        npu__strlcpy(buf, "dynamic", cap);
+    else
+        snprintf(buf, cap, "%lld", (long long)n);
+}
+#endif
+
 /* Debatches a model as created (batch_lists 1, not dynamic), for import
  * (metadata batch size) and the compile path (batch modes). batch > 1: the
  * number of command lists a request runs per inference, every non-state
@@ -9407,41 +9419,35 @@ NPU_API size_t npu_model_size(uint32_t n_args)
  * arguments may be half changed). */
 static npu_status npu__model_debatch(npu_model *m, int64_t batch)
 {
+    /* the refusals of an argument's batch axis: kind, name and batch, then
+     * (with an axis) the batch axis, the layout and the first axis up to it
+     * that is not 1, with its size */
+    NPU__MSG_ONLY(static const char *const axis_fmt[2] = {
+        "model: %s '%s' has no batch axis to debatch batch %s into",
+        "model: %s '%s': debatching batch %s needs 1 on its batch axis %u (layout \"%s\") and on every axis "
+        "before it (the outermost axis); axis %u has %lld in the compiled graph"};)
     NPU__MSG_ONLY(char what[24];)   /* the batch for the messages ("8", "dynamic") */
     uint32_t i, k, n = batch > 1 ? (uint32_t)batch : 0;   /* 0: dynamic */
     if (batch != NPU_DIM_DYNAMIC && (n == 0 || n == m->batch_lists)) return NPU_OK;
-#ifndef NPU_NO_MESSAGES
-    if (n > 0)
-        snprintf(what, sizeof what, "%u", (unsigned)n);
-    else
-        memcpy(what, "dynamic", sizeof "dynamic");
-#endif
+    NPU__MSG_ONLY(npu__batch_text(batch, what, sizeof what);)
     /* (with a state, every argument is one: none is sliced below) */
     if (m->n_states > 0)
         return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: batch %s with %u state variable(s) cannot be "
                          "debatched", what, (unsigned)m->n_states);
     for (i = 0; i < m->n_args; i++) {
         npu__arg *a = &m->args[i];
-        NPU__MSG_ONLY(const char *kind = a->kind == NPU__ARG_INPUT ? "input" : "output";)
+        const int64_t *dims = a->desc.shape.dims;
         if (a->kind >= NPU__ARG_STATE_IN) continue;
-        /* (the axis is below the rank unless the rank is 0: npu__model_set_layout) */
-        if (a->batch_axis >= a->desc.shape.rank)
-            return npu__fail(m->ctx, NPU_ERR_SHAPE, "model: %s '%s' has no batch axis to debatch batch %s into",
-                             kind, a->desc.name, what);
-        if (a->desc.shape.dims[a->batch_axis] != 1)
-            return npu__fail(m->ctx, NPU_ERR_SHAPE,
-                             "model: %s '%s' has batch %lld in the compiled graph; debatching batch %s needs 1",
-                             kind, a->desc.name, (long long)a->desc.shape.dims[a->batch_axis], what);
-        for (k = 0; k < a->batch_axis; k++)
-            if (a->desc.shape.dims[k] != 1)
-                return npu__fail(m->ctx, NPU_ERR_SHAPE,
-                                 "model: %s '%s' has its batch on axis %u (layout %s) behind axis %u of size "
-                                 "%lld; debatching needs the outermost axis",
-                                 kind, a->desc.name, (unsigned)a->batch_axis, a->desc.layout, (unsigned)k,
-                                 (long long)a->desc.shape.dims[k]);
+        /* (the axis is below the rank unless the rank is 0: npu__model_set_layout;
+         * k stops at the rank, at most 5: inside dims) */
+        for (k = 0; k <= a->batch_axis && k < a->desc.shape.rank && dims[k] == 1; k++) {}
+        if (k <= a->batch_axis)
+            return npu__fail(m->ctx, NPU_ERR_SHAPE, axis_fmt[a->batch_axis < a->desc.shape.rank],
+                             a->kind == NPU__ARG_INPUT ? "input" : "output", a->desc.name, what,
+                             (unsigned)a->batch_axis, a->desc.layout, (unsigned)k, (long long)dims[k]);
         if (n > 0 && a->slice_bytes > NPU__MAX_ARG_BYTES / n)
-            return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %u",
-                             a->desc.name, (unsigned long long)a->slice_bytes, (unsigned)n);
+            return npu__fail(m->ctx, NPU_ERR_LIMIT, "model: argument '%s' of %llu bytes is too large for batch %s",
+                             a->desc.name, (unsigned long long)a->slice_bytes, what);
         if (n > 0) a->desc.bytes = a->slice_bytes * n;
         a->desc.shape.dims[a->batch_axis] = n > 0 ? (int64_t)n : NPU_DIM_DYNAMIC;
     }
@@ -9621,9 +9627,15 @@ NPU__NOINLINE static uint32_t npu__find_arg(const npu_model *m, uint32_t kind, c
 /* After the graph exists: arguments, I/O tables, states, initialization. */
 static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
 {
+    /* a state's pairing refused (FORMAT, 1 to 3; 0: not refused): the
+     * state's name, the other argument and this read_value input */
+    NPU__MSG_ONLY(static const char *const bad_fmt[4] = {NULL,
+        "model: state '%s' has two read_value inputs (arguments %u and %u)",
+        "model: state '%s': assign output %u is paired twice",
+        "model: state '%s': read and assign buffers differ (assign output %u, read_value input %u)"};)
     npu_device *d = m->dev;
     npu__ze_graph_properties_2 gp;
-    uint32_t i, j, n, k, kind;
+    uint32_t i, j, n, k, kind, bad;
     npu_status st;
     ze_result_t r;
 
@@ -9668,20 +9680,22 @@ static npu_status npu__model_setup(npu_model *m, npu_arena *arena)
                 m->order[k++] = i;
                 continue;
             }
+            /* bad: which FORMAT refusal (bad_fmt), j the other argument it names */
             j = npu__find_arg(m, NPU__ARG_STATE_IN, in->name, i);
-            if (j < i)
-                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s' has two read_value inputs "
-                                 "(arguments %u and %u)", in->name, (unsigned)j, (unsigned)i);
-            j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
-            if (j == n)
-                return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED, "model: state '%s' has no assign output (%s%s)",
-                                 in->name, NPU__ASSIGN_PREFIX, in->name);
-            if (m->args[j].pair != UINT32_MAX || k + 2 > n)
-                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': assign output %u is paired twice",
-                                 in->name, (unsigned)j);
-            if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
-                return npu__fail(m->ctx, NPU_ERR_FORMAT, "model: state '%s': read and assign buffers differ",
-                                 in->name);
+            bad = j < i;
+            if (!bad) {
+                j = npu__find_arg(m, NPU__ARG_STATE_OUT, in->name, n);
+                if (j == n)
+                    return npu__fail(m->ctx, NPU_ERR_UNSUPPORTED,
+                                     "model: state '%s' has no assign output (" NPU__ASSIGN_PREFIX "%s)", in->name,
+                                     in->name);
+                if (m->args[j].pair != UINT32_MAX || k + 2 > n)
+                    bad = 2;
+                else if (m->args[j].desc.bytes != in->desc.bytes || m->args[j].desc.type != in->desc.type)
+                    bad = 3;
+            }
+            if (bad)
+                return npu__fail(m->ctx, NPU_ERR_FORMAT, bad_fmt[bad], in->name, (unsigned)j, (unsigned)i);
             in->pair = j;
             m->args[j].pair = i;
             m->order[k++] = i;
@@ -9732,11 +9746,11 @@ typedef struct npu__create_args {
 } npu__create_args;
 
 #ifndef NPU_NO_MESSAGES
-/* Reads the calling thread's last create-failure log (ext >= 1.4) into buf. */
-/* Appends the driver's build log to the message being recorded (under the
+/* Appends the calling thread's last create-failure log (ext >= 1.4) to the
+ * message being recorded, after ": ", or `none` without one (under the
  * message lock, straight into the context: a log of kilobytes never sits on
  * the stack). */
-static void npu__fail_more_build_log(npu_device *d, const char *sep, const char *none)
+static void npu__fail_more_build_log(npu_device *d, const char *none)
 {
     npu_context *ctx = d->ctx;
     uint32_t size = 0;
@@ -9749,7 +9763,7 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
         npu__fail_more(ctx, "%s", none);
         return;
     }
-    npu__fail_more(ctx, "%s", sep);
+    npu__fail_more(ctx, ": ");
     npu__ctx_lock(ctx);
     len = strlen(ctx->last_error);
     if (len + 1 < sizeof ctx->last_error) {
@@ -9762,7 +9776,7 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
     npu__ctx_unlock(ctx);
 }
 #else
-#define npu__fail_more_build_log(d, sep, none) NPU__UNUSED(d)   /* the site alone */
+#define npu__fail_more_build_log(d, none) NPU__UNUSED(d)   /* the site alone */
 #endif
 
 /* Creates the driver's graph from c (the newest pfnCreate the driver has).
@@ -9770,6 +9784,11 @@ static void npu__fail_more_build_log(npu_device *d, const char *sep, const char 
  * no graph is left. */
 static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, npu__ze_graph_handle_t *graph)
 {
+    /* a compile's failure (the build log even when empty), then an import's:
+     * the message, and what stands for a missing build log */
+    NPU__MSG_ONLY(static const char *const text[2][2] = {
+        {"compile: %s failed: ze_result_t 0x%08x; build log", ": (empty)"},
+        {"import: %s failed: ze_result_t 0x%08x", ""}};)
     npu_context *ctx = d->ctx;
     npu__ze_graph_desc_2 desc2;
     npu__ze_graph_input_hash ih;
@@ -9812,26 +9831,28 @@ static npu_status npu__graph_create(npu_device *d, const npu__create_args *c, np
      * build log even when empty */
     native = c->desc.format == NPU__ZE_GRAPH_FORMAT_NATIVE;
     st = !native ? NPU_ERR_COMPILE : r == ZE_RESULT_ERROR_INVALID_NATIVE_BINARY ? NPU_ERR_FORMAT : NPU_ERR_DRIVER;
-    npu__fail_begin(ctx, st, native ? "import: %s failed: ze_result_t 0x%08x"
-                                    : "compile: %s failed: ze_result_t 0x%08x; build log", fn, (unsigned)r);
-    npu__fail_more_build_log(d, ": ", native ? "" : ": (empty)");
+    npu__fail_begin(ctx, st, text[native][0], fn, (unsigned)r);
+    npu__fail_more_build_log(d, text[native][1]);
     return npu__fail_end(ctx, st);
 }
 
 /* The controls a compile asks for: in range, and offered by the driver. */
 static npu_status npu__controls_check(npu_device *d, const npu__create_args *c)
 {
+    /* (the profiling text takes what the driver lacks besides the extension) */
+    NPU__MSG_ONLY(static const char *const unoffered_fmt[2] = {
+        "workload_type: the driver does not offer " NPU__ZE_CQ_NPU_EXT_NAME,
+        "profiled_requests: the driver does not offer " NPU__ZE_PROFILING_EXT_NAME "%s"};)
+    int prof;
     if (c->profiled > NPU_MAX_PROFILED_REQUESTS || c->workload > (uint32_t)NPU_WORKLOAD_BACKGROUND)
         return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile options: profiled_requests %u (0 to %d) or "
                          "workload_type %u (0 or 1)", (unsigned)c->profiled, NPU_MAX_PROFILED_REQUESTS,
                          (unsigned)c->workload);
-    if (c->profiled && !d->caps.profiling)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "profiled_requests: the driver does not offer %s%s",
-                         NPU__ZE_PROFILING_EXT_NAME,
+    /* one not offered: the workload type, or profiling (then the first) */
+    prof = c->profiled && !d->caps.profiling;
+    if (prof || (c->workload && !d->caps.workload_type))
+        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, unoffered_fmt[prof],
                          d->caps.create2 ? "" : " with graph extension 1.5 (ZE_GRAPH_FLAG_ENABLE_PROFILING)");
-    if (c->workload && !d->caps.workload_type)
-        return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "workload_type: the driver does not offer %s",
-                         NPU__ZE_CQ_NPU_EXT_NAME);
     return NPU_OK;
 }
 
@@ -10109,12 +10130,12 @@ static npu_status npu__flags_walk(npu__sink *s, const npu_device *d, const npu_c
             if (check && !layouts && t != desc.type && in->ir_version != 10 && !in->converts)
                 return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED,
                                  "compile options: %s %u type override to %s: the compiler converts types only "
-                                 "for IR v10 models (this model is %s); %s",
+                                 "for IR v10 models; %s",
                                  kind, (unsigned)i, npu__types[t].ov_precision,
-                                 l->get == NULL ? "a payload that is not IR v10" : "IR v11",
-                                 l->get == NULL ? "add a Convert to the model instead"
-                                                : "npu_ir_set_preprocess / npu_ir_set_postprocess with that type "
-                                                  "insert the Convert");
+                                 l->get == NULL ? "this is a payload that is not IR v10: add a Convert to the model "
+                                                  "instead"
+                                                : "this model is IR v11: npu_ir_set_preprocess / "
+                                                  "npu_ir_set_postprocess with that type insert the Convert");
             if (written++ > 0) npu__sink_str(s, " ");
             if (d->caps.flags_by_index || l->get == NULL) {
                 npu__sink_u64_dec(s, i);
@@ -10214,8 +10235,8 @@ static npu_status npu__check_compile_opts(npu_context *ctx, const npu_compile_op
     return NPU_OK;
 }
 
-/* Writes the flags string (NUL-terminated) into the arena; *text NULL when
- * empty. */
+/* Writes the flags string (NUL-terminated, never NULL: "" at least) into the
+ * arena; *text NULL on failure. */
 static npu_status npu__flags_alloc(npu_device *d, npu_arena *arena, const npu_compile_options *o,
                                    const npu__io_list *in, const npu__io_list *outl, const char **text)
 {
@@ -10458,6 +10479,14 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
     npu_status st;
     npu_model *m;   /* (set when npu__model_create succeeds) */
     uint64_t t0 = npu__now_ns();
+    /* info.batch_reason: no batch, batch N or a dynamic batch (the batch
+     * twice, where the text shows it) */
+    NPU__MSG_ONLY(static const char *const why_fmt[3] = {
+        "imported: no batch in the blob's metadata; run as it is",
+        "imported: the blob's metadata records batch %lld; debatched into %lld command lists (PLUGIN)",
+        "imported: the blob's metadata records a dynamic batch; debatched into 1..max_batch command lists "
+        "(PLUGIN)"};)
+    unsigned why = 0;
     if (out != NULL) *out = NULL;
     if (d == NULL || arena == NULL || blob == NULL || size == 0 || out == NULL)
         return npu__fail(d ? d->ctx : NULL, NPU_ERR_INVALID_ARGUMENT, "npu_model_import: NULL argument or empty blob");
@@ -10495,17 +10524,11 @@ static npu_status npu__import(npu_device *d, npu_arena *arena, const void *blob,
         }
         m->info.batch_mode = NPU_BATCH_PLUGIN;
         m->info.original_batch = meta.batch_size;
-        if (meta.batch_size == NPU_DIM_DYNAMIC)
-            npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records a "
-                     "dynamic batch; debatched into 1..max_batch command lists (PLUGIN)");
-        else
-            npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: the blob's metadata records "
-                     "batch %lld; debatched into %lld command lists (PLUGIN)", (long long)meta.batch_size,
-                     (long long)meta.batch_size);
-    } else {
-        npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, "imported: no batch in the blob's metadata; "
-                 "run as it is");
+        why = 1 + (meta.batch_size == NPU_DIM_DYNAMIC);
     }
+    NPU__MSG_UNUSED(why);
+    npu__textf(m->info.batch_reason, sizeof m->info.batch_reason, why_fmt[why], (long long)meta.batch_size,
+               (long long)meta.batch_size);
     m->info.import_ns = npu__now_ns() - t0;
     *out = m;
     return NPU_OK;
@@ -10931,8 +10954,9 @@ static npu_status npu__plain(npu_device *d, npu_arena *arena, const npu__model_s
         npu_arena_rewind(arena, mark);
         return st;
     }
-    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %s, flags: %s", psize,
-             po.layout == NPU_PAYLOAD_WEIGHTS_COPY ? "A" : "B", flags ? flags : "");
+    /* (layout_b is 0 or 1: layout A or B; flags is set when npu__flags_alloc succeeds) */
+    npu__log(d->ctx, NPU_LOG_DEBUG, "compile: payload %zu bytes, layout %c, flags: %s", psize, 'A' + in.layout_b,
+             flags);
     t0 = npu__now_ns();
     st = npu__compile(d, arena, payload, psize, flags, o, mark, in.layout_b, src, out);
     if (st != NPU_OK) return st;
@@ -10964,7 +10988,8 @@ typedef struct npu__batch_plan {
  * 2: the batch axis only from a layout naming N (no axis-0 default). */
 #define NPU__BATCH_RULE 2
 
-/* "dynamic" or the number (exact: part of a cache entry's descriptor). */
+#ifndef NPU_NO_CACHE
+/* "dynamic" or the number (exact: part of a cache entry's descriptor, 14c). */
 static void npu__sink_batch(npu__sink *s, int64_t n)
 {
     if (n == NPU_DIM_DYNAMIC)
@@ -10972,15 +10997,7 @@ static void npu__sink_batch(npu__sink *s, int64_t n)
     else
         npu__sink_i64_dec(s, n);
 }
-
-/* npu__sink_batch into buf (cap >= 24: exact); for messages only. */
-static NPU__MAYBE_UNUSED void npu__batch_text(int64_t n, char *buf, size_t cap)
-{
-    npu__sink s;
-    npu__sink_init(&s, buf, cap - 1);
-    npu__sink_batch(&s, n);
-    npu__text_end(&s, buf, cap);
-}
+#endif
 
 /* Input / output i of the source with its batch axis: the 'N' of its layout
  * (*has_n 1), else 0 (*has_n 0: the port has no batch axis for batching). */
@@ -11004,7 +11021,18 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     uint32_t n_in, n_out, n_states, i, k, axis;   /* axis, has_n: from npu__src_io */
     int64_t rewrite = 0, n = 1, declared = 1, shown = 1;
     int found = 0, mismatch = 0, has_n;
-    NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64] = "";)   /* message text only */
+    NPU__MSG_ONLY(char a[24]; char b[24]; char first_name[64];)   /* message text only */
+    /* a port without a layout naming N (kind, name, its layout, "" or shown),
+     * then no input with one (the first input's reason, "" or shown, and the
+     * dynamic dim's) */
+    NPU__MSG_ONLY(static const char *const no_n_fmt[4] = {"%s '%.60s' has no layout naming N%s",
+                                                          "%s '%.60s' has no layout naming N (layout %s)",
+                                                          "no input has a layout naming N%s%s",
+                                                          "no input has a layout naming N (%s)%s"};)
+    /* two ports' batches differ: the first input's, then another input's or an output's */
+    NPU__MSG_ONLY(static const char *const differ_fmt[2] = {"inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ",
+                                                            "input '%.60s' (batch %s) and output '%.60s' (batch %s) "
+                                                            "differ"};)
     /* the longest texts: 154, 120, 120 (axis < NPU_MAX_RANK: one digit); the
      * first two as large as p->why, so that an input's and an output's
      * reason are written with one cap */
@@ -11012,6 +11040,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
     npu_tensor_desc d;
 
     why_axis[0] = why_missing[0] = why_dynamic[0] = '\0';   /* (no need to clear the rest) */
+    NPU__MSG_ONLY(first_name[0] = '\0';)
     memset(p, 0, sizeof *p);
     p->n = 1;
     n_in = s->ops->count(s->src, 0);
@@ -11029,8 +11058,7 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
         if (npu__src_io(s, output, output ? i - n_in : i, &d, &axis, &has_n) != NPU_OK) continue;
         if (!has_n) {
             if (why_n[0] == '\0')
-                npu__textf(why_n, sizeof p->why, "%s '%.60s' has no layout naming N%s%s%s", kind, d.name,
-                         d.layout[0] ? " (layout " : "", d.layout, d.layout[0] ? ")" : "");
+                npu__textf(why_n, sizeof p->why, no_n_fmt[d.layout[0] != '\0'], kind, d.name, d.layout);
             for (k = 0; !output && k < d.shape.rank && why_dynamic[0] == '\0'; k++)
                 if (d.shape.dims[k] == NPU_DIM_DYNAMIC)
                     npu__textf(why_dynamic, sizeof why_dynamic, "; input '%.60s' has a dynamic dim (axis %u) but "
@@ -11041,33 +11069,32 @@ static void npu__batch_analyze(const npu__model_src *s, npu__batch_plan *p)
             npu__textf(why_ax, sizeof p->why, "%s '%.60s' has its batch on axis %u (layout %s); debatching needs the "
                      "outermost axis", kind, d.name, (unsigned)axis, d.layout);
         decl = d.shape.dims[axis];
+        /* an output's batch is compared with the batch the first input
+         * declares, an input's (counting the rewrite) with the first input's:
+         * the first difference is the reason (until then p->why is empty:
+         * the inputs' other reasons are kept apart), told with the declared
+         * batches (inputs differ only without a rewrite) */
         if (output) {
-            /* (its batch compared with the first input's) */
-            if (decl != declared && p->why[0] == '\0') {
-                NPU__MSG_ONLY(npu__batch_text(decl, b, sizeof b); npu__batch_text(declared, a, sizeof a);)
-                npu__textf(p->why, sizeof p->why, "output '%.60s' has %s on its batch axis, the inputs %s", d.name,
-                         b, a);
+            if (decl == declared || p->why[0] != '\0') continue;
+        } else {
+            v = rewrite > 0 ? rewrite : decl;
+            if (shown == 1 && v != 1) shown = v;
+            if (!found) {
+                found = 1;
+                n = v;
+                declared = decl;
+                NPU__MSG_ONLY(npu__strlcpy(first_name, d.name, sizeof first_name);)
+                continue;
             }
-            continue;
-        }
-        v = rewrite > 0 ? rewrite : decl;
-        if (!found) {
-            found = 1;
-            n = v;
-            declared = decl;
-            NPU__MSG_ONLY(npu__strlcpy(first_name, d.name, sizeof first_name);)
-        } else if (v != n && !mismatch) {
+            if (v == n || mismatch) continue;
             mismatch = 1;
-            NPU__MSG_ONLY(npu__batch_text(n, a, sizeof a); npu__batch_text(v, b, sizeof b);)
-            npu__textf(p->why, sizeof p->why, "inputs '%.60s' (batch %s) and '%.60s' (batch %s) differ", first_name,
-                     a, d.name, b);
         }
-        if (shown == 1 && v != 1) shown = v;
+        NPU__MSG_ONLY(npu__batch_text(declared, a, sizeof a); npu__batch_text(decl, b, sizeof b);)
+        npu__textf(p->why, sizeof p->why, differ_fmt[output], first_name, a, d.name, b);
     }
     if (!found) {
         p->no_layout = 1;
-        npu__textf(p->why, sizeof p->why, "no input has a layout naming N%s%s%s%s", why_missing[0] ? " (" : "",
-                 why_missing, why_missing[0] ? ")" : "", why_dynamic);
+        npu__textf(p->why, sizeof p->why, no_n_fmt[2 + (why_missing[0] != '\0')], why_missing, why_dynamic);
         return;
     }
     p->n = mismatch ? shown : n;
