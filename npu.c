@@ -13493,17 +13493,6 @@ static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s,
                      p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
 }
 
-static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
-{
-    NPU__MSG_UNUSED(why);
-    NPU__MSG_UNUSED(p);
-    NPU__MSG_ONLY(char b[24]; npu__batch_text(p->n, b, sizeof b);)
-    npu__log(ctx, NPU_LOG_INFO,
-             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
-             "(COMPILER)",
-             b, why);
-}
-
 /* npu__compile_form, then the decision into npu_model_info. */
 static npu_status npu__compile_decided(npu_device *d, npu_arena *arena, const npu__model_src *src,
                                        const npu_compile_options *o, const npu__form *form, const char *reason,
@@ -13537,7 +13526,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     int64_t saved;   /* (set by npu__src_batch_one) */
     NPU__MSG_ONLY(char b[24];)   /* the batch, for the messages */
     char reason[NPU_BATCH_REASON_MAX];   /* the info's batch_reason */
-    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
+    NPU__MSG_ONLY(char *why = plan.why;)   /* once PLUGIN is possible, plan.why is free: the failure's text */
     const char *prefix;     /* of why: the step of PLUGIN that failed */
     npu_status st;
 
@@ -13597,7 +13586,8 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
                                  why);
         }
         /* one copy of the AUTO fallback for the three reasons (why) */
-        npu__auto_fallback(d->ctx, &plan, why);
+        npu__log(d->ctx, NPU_LOG_INFO, "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler "
+                 "handles the batch (COMPILER)", b, why);
         npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
                  "(COMPILER)", b, why);
     }
