@@ -13528,6 +13528,8 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     char reason[NPU_BATCH_REASON_MAX];   /* the info's batch_reason */
     NPU__MSG_ONLY(char *why = plan.why;)   /* once PLUGIN is possible, plan.why is free: the failure's text */
     const char *prefix;     /* of why: the step of PLUGIN that failed */
+    int level = -1;         /* of the log line before the compile as it is (-1: none) */
+    NPU__MSG_ONLY(static const char *const mode_name[3] = {"AUTO", "PLUGIN", "COMPILER"};)
     npu_status st;
 
     if (out != NULL) *out = NULL;
@@ -13544,10 +13546,8 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     if (plan.no_layout) {
         /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
         if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
-        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
-                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
-                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
+        npu__textf(reason, sizeof reason, "%.200s; compiled as it is (not debatched)", plan.why);
+        level = mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG;
     } else if (!plan.batched) {
         npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
     } else if (mode == NPU_BATCH_COMPILER) {
@@ -13567,13 +13567,12 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
                 plugin.mode = NPU_BATCH_PLUGIN;
                 plugin.original = plan.n;
                 plugin.compiled = 1;
-                npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at "
-                         "batch 1, debatched into %s command lists (PLUGIN)", b, lists);
+                npu__textf(reason, sizeof reason, "batch %s compiled at batch 1 (N on axis 0 of every input and "
+                         "output), debatched into %s command lists (PLUGIN)", b, lists);
                 st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
                 npu__src_batch_restore(src, d->ctx, saved);
                 if (st == NPU_OK) {
-                    npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s "
-                             "command lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b, lists);
+                    npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: %s", mode_name[mode], reason);
                     return NPU_OK;
                 }
                 if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
@@ -13585,12 +13584,14 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
                 return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b,
                                  why);
         }
-        /* one copy of the AUTO fallback for the three reasons (why) */
-        npu__log(d->ctx, NPU_LOG_INFO, "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler "
-                 "handles the batch (COMPILER)", b, why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, why);
+        /* one copy of the AUTO fallback for the three reasons (why, last:
+         * the part cut when the reason is full) */
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched; the compiler handles the batch "
+                   "(COMPILER): %s", b, why);
+        level = NPU_LOG_INFO;
     }
+    /* the log line says what the reason says */
+    if (level >= 0) npu__log(d->ctx, (npu_log_level)level, "batch mode %s: %s", mode_name[mode], reason);
     st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
     if (st == NPU_ERR_COMPILE && plan.no_layout && strstr(plan.why, "dynamic dim") != NULL) {
         /* the compile's message, cut to 300 bytes, then why npu left the batch */
