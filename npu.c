@@ -13482,18 +13482,20 @@ static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, c
     return NPU_OK;
 }
 
-/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
- * the fix. */
-static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
+/* PLUGIN cannot debatch (status st): the error names the reason, p->why, and,
+ * for a missing layout, the fix. When the analysis allowed PLUGIN (plugin_ok),
+ * p->why is the step that failed since (the fix does not apply). */
+static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p,
+                                      npu_status st)
 {
     NPU__MSG_UNUSED(s);
-    NPU__MSG_ONLY(char b[24]; int layout = strstr(p->why, "layout naming N") != NULL;)
+    NPU__MSG_ONLY(char b[24]; const char *sep = "; ", *fix = s->ops->layout_fix;)
     if (p->no_layout)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
-                         p->why, s->ops->layout_fix);
-    NPU__MSG_ONLY(npu__batch_text(p->n, b, sizeof b);)
-    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
-                     p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
+        return npu__fail(ctx, st, "batch mode PLUGIN: the model's batch is unknown: %s%s%s", p->why, sep, fix);
+    NPU__MSG_ONLY(if (p->plugin_ok || strstr(p->why, "layout naming N") == NULL) sep = fix = "";   /* no fix */
+                  npu__batch_text(p->n, b, sizeof b);)
+    return npu__fail(ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b, p->why, sep,
+                     fix);
 }
 
 /* npu__compile_form, then the decision into npu_model_info. */
@@ -13547,7 +13549,7 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
      * with its reason. */
     if (plan.no_layout) {
         /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, NPU_ERR_UNSUPPORTED);
         npu__textf(reason, sizeof reason, "%.200s; compiled as it is (not debatched)", plan.why);
         level = mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG;
     } else if (!plan.batched) {
@@ -13555,10 +13557,8 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     } else if (mode == NPU_BATCH_COMPILER) {
         npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
     } else {
-        if (!plan.plugin_ok) {
-            if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-            /* why is plan.why */
-        } else {
+        st = NPU_ERR_UNSUPPORTED;   /* the analysis refused PLUGIN: why is plan.why */
+        if (plan.plugin_ok) {
             st = npu__src_batch_one(src, &saved);
             if (st != NPU_OK) {
                 prefix = "setting batch 1 failed: ";
@@ -13581,11 +13581,9 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
                 prefix = "the batch-1 model: ";
             }
             npu__why_with_error(why, sizeof plan.why, prefix, d->ctx);
-            /* PLUGIN fails with st; AUTO falls back to the model as it is */
-            if (mode == NPU_BATCH_PLUGIN)
-                return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b,
-                                 why);
         }
+        /* PLUGIN fails with st; AUTO falls back to the model as it is */
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, st);
         /* one copy of the AUTO fallback for the three reasons (why, last:
          * the part cut when the reason is full) */
         npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched; the compiler handles the batch "
@@ -13616,9 +13614,9 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     if (st != NPU_OK) return st;
     *bytes = 0;
     npu__batch_analyze(src, &plan);
-    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, NPU_ERR_UNSUPPORTED);
     if (plan.batched && mode != NPU_BATCH_COMPILER) {
-        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, NPU_ERR_UNSUPPORTED);
         if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
             st = npu__plain_size(d, src, o, &one, NULL);
             npu__src_batch_restore(src, d->ctx, saved);
