@@ -12644,9 +12644,10 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
     if (removed != NULL) *removed = 0;
     if (dir == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: directory is NULL");
     d = opendir(dir);
+    /* (no ctx, as from the store: nothing to log) */
     if (d == NULL)
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "cannot read directory '%s': %s",
-                               dir, strerror(errno));
+        return ctx == NULL ? NPU_ERR_IO : npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "cannot read directory "
+                                                          "'%s': %s", dir, strerror(errno));
     fd = dirfd(d);
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
@@ -12663,7 +12664,7 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
             continue;
         if (unlinkat(fd, e->d_name, 0) == 0) {
             count++;
-            npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
+            if (ctx != NULL) npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
                      e->d_name);
         }
     }
