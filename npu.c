@@ -12764,6 +12764,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     char hex[33];
     unsigned attempt;
     int n, err = 0;
+    const char *cannot = "cannot create a file in";   /* the step that failed */
     w->ctx = ctx;
     w->fd = -1;
     w->error = 0;
@@ -12793,16 +12794,17 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
         if (err == ENOENT && attempt == 0) {
             /* The directory (or a parent) is missing: create the path, and
              * report why not when that fails (EROFS, EACCES, ...). */
-            int mk = npu__mkdir_parents(dir, (char *)w->buffer, sizeof w->buffer);   /* idle until data comes */
-            if (mk == 0) continue;
-            return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create directory '%s': %s; continuing without "
-                                          "storing the compiled model", dir, strerror(mk));
+            err = npu__mkdir_parents(dir, (char *)w->buffer, sizeof w->buffer);   /* idle until data comes */
+            if (err == 0) continue;
+            cannot = "cannot create directory";
+            break;
         }
         if (err != EEXIST && err != EINTR) break;
     }
+    NPU__MSG_UNUSED(cannot);
     if (w->fd < 0)
-        return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create a file in '%s': %s; continuing without "
-                                      "storing the compiled model", dir, strerror(err));
+        return npu__cache_writer_warn(w, NPU_ERR_IO, "%s '%s': %s; continuing without storing the compiled model",
+                                      cannot, dir, strerror(err));
     /* The header is written last (its sizes and checksum come at the end):
      * zeros for now, the first bytes of the buffer (written with the
      * payload's first bytes; not part of its checksum or size). */
