@@ -12543,20 +12543,22 @@ static void npu__digest_hex(const npu__digest *d, char *hex)
     hex[32] = '\0';
 }
 
-/* <dir>/<hex>.npucache into buf. */
+/* <dir>/<hex>.npucache into buf. The cache's own calls pass no ctx (a path
+ * too long is a miss, not the compile's error): then nothing is formatted. */
 static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const npu__digest *key,
                                         char *buf, size_t cap)
 {
     char hex[33];
     int n;
     if (dir == NULL || key == NULL || buf == NULL || cap == 0)
-        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or key");
+        return ctx == NULL ? NPU_ERR_INVALID_ARGUMENT
+                           : npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or key");
     npu__digest_hex(key, hex);
     n = snprintf(buf, cap, "%s/%s" NPU__CACHE_SUFFIX, dir, hex);
     if (n < 0 || (size_t)n >= cap)
-        return npu__fail(ctx, NPU_ERR_BUFFER_TOO_SMALL,
-                         "model cache: path of the entry in '%s' needs more than %zu bytes", dir,
-                         cap);
+        return ctx == NULL ? NPU_ERR_BUFFER_TOO_SMALL
+                           : npu__fail(ctx, NPU_ERR_BUFFER_TOO_SMALL,
+                                       "model cache: path of the entry in '%s' needs more than %zu bytes", dir, cap);
     return NPU_OK;
 }
 
