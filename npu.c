@@ -12860,8 +12860,8 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     /* Make the rename durable. Failing here loses at most this entry after a
      * crash; the directory is never torn. */
     if ((err = npu__fsync_dir_of(w->final_path)) != 0)
-        npu__log(w->ctx, NPU_LOG_WARN, "model cache: fsync of directory '%.*s': %s",   /* the path less "/<hex><suffix>" */
-                 (int)(strlen(w->final_path) - 1 - 32 - (sizeof NPU__CACHE_SUFFIX - 1)), w->final_path, strerror(err));
+        npu__log(w->ctx, NPU_LOG_WARN, "model cache: fsync of the directory of '%s': %s", w->final_path,
+                 strerror(err));
     npu__log(w->ctx, NPU_LOG_INFO, "model cache: stored '%s' (%llu bytes)", w->final_path,
              (unsigned long long)w->payload_size);
     return NPU_OK;
