@@ -13557,10 +13557,9 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
         if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, NPU_ERR_UNSUPPORTED);
         npu__textf(reason, sizeof reason, "%.200s; compiled as it is (not debatched)", plan.why);
         level = mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG;
-    } else if (!plan.batched) {
-        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
-    } else if (mode == NPU_BATCH_COMPILER) {
-        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
+    } else if (!plan.batched || mode == NPU_BATCH_COMPILER) {
+        npu__textf(reason, sizeof reason, "batch %s (%s); compiled as it is", b,
+                   plan.batched ? "batch mode COMPILER" : "the inputs' layouts name N");
     } else {
         st = NPU_ERR_UNSUPPORTED;   /* the analysis refused PLUGIN: why is plan.why */
         if (plan.plugin_ok) {
