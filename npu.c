@@ -11836,13 +11836,16 @@ NPU_API npu_status npu_request_start(npu_request *q)
 NPU_API npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
 {
     ze_result_t r;
+    const char *fn = "zeFenceHostSynchronize";   /* the call that failed */
     if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (!q->running) return NPU_OK;
     r = zeFenceHostSynchronize(q->fence, timeout_ns);
     if (r == ZE_RESULT_NOT_READY) return NPU_NOT_READY;
-    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceHostSynchronize", r);
-    r = zeFenceReset(q->fence);
-    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceReset", r);
+    if (r == ZE_RESULT_SUCCESS) {
+        fn = "zeFenceReset";
+        r = zeFenceReset(q->fence);
+    }
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, fn, r);
     q->running = 0;
     if (q->n_copy_out > 0) npu__req_copy(q, 1);
     if (q->n_sets == 2) q->set ^= 1u;
