@@ -13496,14 +13496,18 @@ static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, c
 static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p,
                                       npu_status st)
 {
+    /* the batch ("unknown" without a layout naming N), and the fix with its
+     * separator */
+    NPU__MSG_ONLY(char b[24]; const char *batch = "unknown", *sep = "; ", *fix = s->ops->layout_fix;)
     NPU__MSG_UNUSED(s);
-    NPU__MSG_ONLY(char b[24]; const char *sep = "; ", *fix = s->ops->layout_fix;)
-    if (p->no_layout)
-        return npu__fail(ctx, st, "batch mode PLUGIN: the model's batch is unknown: %s%s%s", p->why, sep, fix);
-    NPU__MSG_ONLY(if (p->plugin_ok || strstr(p->why, "layout naming N") == NULL) sep = fix = "";   /* no fix */
-                  npu__batch_text(p->n, b, sizeof b);)
-    return npu__fail(ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b, p->why, sep,
-                     fix);
+    if (!p->no_layout) {
+        /* the fix only for an analysis refusal naming a missing layout */
+        NPU__MSG_ONLY(if (p->plugin_ok || strstr(p->why, "layout naming N") == NULL) sep = fix = "";
+                      npu__batch_text(p->n, b, sizeof b); batch = b;)
+    }
+    return npu__fail(ctx, st, p->no_layout ? "batch mode PLUGIN: the model's batch is %s: %s%s%s"
+                                           : "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s",
+                     batch, p->why, sep, fix);
 }
 
 /* npu__compile_form, then the decision into npu_model_info. */
