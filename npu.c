@@ -13066,8 +13066,7 @@ NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const cha
     /* No ctx: a path too long is a miss (and a warning), not the compile's error. */
     status = npu__cache_entry_path(NULL, dir, &expected->key, path, NPU__CACHE_PATH_MAX);
     if (status != NPU_OK) {
-        npu__textf(out->reason, sizeof out->reason, "%s",
-                 dir == NULL ? "no directory" : "directory path too long");
+        npu__textf(out->reason, sizeof out->reason, dir == NULL ? "no directory" : "directory path too long");
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss: %s ('%.64s...')", out->reason,
                                dir == NULL ? "" : dir);
     }
