@@ -11844,13 +11844,16 @@ NPU_API npu_status npu_request_start(npu_request *q)
 NPU_API npu_status npu_request_wait(npu_request *q, uint64_t timeout_ns)
 {
     ze_result_t r;
+    const char *fn = "zeFenceHostSynchronize";   /* the call that failed */
     if (q == NULL) return NPU_ERR_INVALID_ARGUMENT;
     if (!q->running) return NPU_OK;
     r = zeFenceHostSynchronize(q->fence, timeout_ns);
     if (r == ZE_RESULT_NOT_READY) return NPU_NOT_READY;
-    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceHostSynchronize", r);
-    r = zeFenceReset(q->fence);
-    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, "zeFenceReset", r);
+    if (r == ZE_RESULT_SUCCESS) {
+        fn = "zeFenceReset";
+        r = zeFenceReset(q->fence);
+    }
+    if (r != ZE_RESULT_SUCCESS) return npu__ze_fail(q->ctx, fn, r);
     q->running = 0;
     if (q->n_copy_out > 0) npu__req_copy(q, 1);
     if (q->n_sets == 2) q->set ^= 1u;
@@ -12551,20 +12554,22 @@ static void npu__digest_hex(const npu__digest *d, char *hex)
     hex[32] = '\0';
 }
 
-/* <dir>/<hex>.npucache into buf. */
+/* <dir>/<hex>.npucache into buf. The cache's own calls pass no ctx (a path
+ * too long is a miss, not the compile's error): then nothing is formatted. */
 static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const npu__digest *key,
                                         char *buf, size_t cap)
 {
     char hex[33];
     int n;
     if (dir == NULL || key == NULL || buf == NULL || cap == 0)
-        return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or key");
+        return ctx == NULL ? NPU_ERR_INVALID_ARGUMENT
+                           : npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or key");
     npu__digest_hex(key, hex);
     n = snprintf(buf, cap, "%s/%s" NPU__CACHE_SUFFIX, dir, hex);
     if (n < 0 || (size_t)n >= cap)
-        return npu__fail(ctx, NPU_ERR_BUFFER_TOO_SMALL,
-                         "model cache: path of the entry in '%s' needs more than %zu bytes", dir,
-                         cap);
+        return ctx == NULL ? NPU_ERR_BUFFER_TOO_SMALL
+                           : npu__fail(ctx, NPU_ERR_BUFFER_TOO_SMALL,
+                                       "model cache: path of the entry in '%s' needs more than %zu bytes", dir, cap);
     return NPU_OK;
 }
 
@@ -12652,9 +12657,10 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
     if (removed != NULL) *removed = 0;
     if (dir == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: directory is NULL");
     d = opendir(dir);
+    /* (no ctx, as from the store: nothing to log) */
     if (d == NULL)
-        return npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "cannot read directory '%s': %s",
-                               dir, strerror(errno));
+        return ctx == NULL ? NPU_ERR_IO : npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "cannot read directory "
+                                                          "'%s': %s", dir, strerror(errno));
     fd = dirfd(d);
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
@@ -12671,7 +12677,7 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
             continue;
         if (unlinkat(fd, e->d_name, 0) == 0) {
             count++;
-            npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
+            if (ctx != NULL) npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
                      e->d_name);
         }
     }
@@ -12771,6 +12777,7 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
     char hex[33];
     unsigned attempt;
     int n, err = 0;
+    const char *cannot = "cannot create a file in";   /* the step that failed */
     w->ctx = ctx;
     w->fd = -1;
     w->error = 0;
@@ -12800,16 +12807,17 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
         if (err == ENOENT && attempt == 0) {
             /* The directory (or a parent) is missing: create the path, and
              * report why not when that fails (EROFS, EACCES, ...). */
-            int mk = npu__mkdir_parents(dir, (char *)w->buffer, sizeof w->buffer);   /* idle until data comes */
-            if (mk == 0) continue;
-            return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create directory '%s': %s; continuing without "
-                                          "storing the compiled model", dir, strerror(mk));
+            err = npu__mkdir_parents(dir, (char *)w->buffer, sizeof w->buffer);   /* idle until data comes */
+            if (err == 0) continue;
+            cannot = "cannot create directory";
+            break;
         }
         if (err != EEXIST && err != EINTR) break;
     }
+    NPU__MSG_UNUSED(cannot);
     if (w->fd < 0)
-        return npu__cache_writer_warn(w, NPU_ERR_IO, "cannot create a file in '%s': %s; continuing without "
-                                      "storing the compiled model", dir, strerror(err));
+        return npu__cache_writer_warn(w, NPU_ERR_IO, "%s '%s': %s; continuing without storing the compiled model",
+                                      cannot, dir, strerror(err));
     /* The header is written last (its sizes and checksum come at the end):
      * zeros for now, the first bytes of the buffer (written with the
      * payload's first bytes; not part of its checksum or size). */
@@ -12863,8 +12871,8 @@ static npu_status npu__cache_writer_finish(npu__cache_writer *w)
     /* Make the rename durable. Failing here loses at most this entry after a
      * crash; the directory is never torn. */
     if ((err = npu__fsync_dir_of(w->final_path)) != 0)
-        npu__log(w->ctx, NPU_LOG_WARN, "model cache: fsync of directory '%.*s': %s",   /* the path less "/<hex><suffix>" */
-                 (int)(strlen(w->final_path) - 1 - 32 - (sizeof NPU__CACHE_SUFFIX - 1)), w->final_path, strerror(err));
+        npu__log(w->ctx, NPU_LOG_WARN, "model cache: fsync of the directory of '%s': %s", w->final_path,
+                 strerror(err));
     npu__log(w->ctx, NPU_LOG_INFO, "model cache: stored '%s' (%llu bytes)", w->final_path,
              (unsigned long long)w->payload_size);
     return NPU_OK;
@@ -13066,8 +13074,7 @@ NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const cha
     /* No ctx: a path too long is a miss (and a warning), not the compile's error. */
     status = npu__cache_entry_path(NULL, dir, &expected->key, path, NPU__CACHE_PATH_MAX);
     if (status != NPU_OK) {
-        npu__textf(out->reason, sizeof out->reason, "%s",
-                 dir == NULL ? "no directory" : "directory path too long");
+        npu__textf(out->reason, sizeof out->reason, dir == NULL ? "no directory" : "directory path too long");
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss: %s ('%.64s...')", out->reason,
                                dir == NULL ? "" : dir);
     }
@@ -13473,8 +13480,10 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
     return npu__form_compile(d, arena, src, o, form, out);
 }
 
+/* arena: the compile's (the size query passes its result pointer), checked
+ * last. */
 static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                     const void *out)
+                                     const void *out, const void *arena)
 {
     npu_status st;
     if (d == NULL || src->src == NULL || out == NULL)
@@ -13484,32 +13493,28 @@ static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, c
     if (d->compiler_version == 0)
         return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
                          "import a precompiled blob instead");
+    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
     return NPU_OK;
 }
 
-/* PLUGIN cannot debatch: the error names the reason and, for a missing layout,
- * the fix. */
-static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p)
+/* PLUGIN cannot debatch (status st): the error names the reason, p->why, and,
+ * for a missing layout, the fix. When the analysis allowed PLUGIN (plugin_ok),
+ * p->why is the step that failed since (the fix does not apply). */
+static npu_status npu__plugin_refused(npu_context *ctx, const npu__model_src *s, const npu__batch_plan *p,
+                                      npu_status st)
 {
+    /* the batch ("unknown" without a layout naming N), and the fix with its
+     * separator */
+    NPU__MSG_ONLY(char b[24]; const char *batch = "unknown", *sep = "; ", *fix = s->ops->layout_fix;)
     NPU__MSG_UNUSED(s);
-    NPU__MSG_ONLY(char b[24]; int layout = strstr(p->why, "layout naming N") != NULL;)
-    if (p->no_layout)
-        return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the model's batch is unknown: %s; %s",
-                         p->why, s->ops->layout_fix);
-    NPU__MSG_ONLY(npu__batch_text(p->n, b, sizeof b);)
-    return npu__fail(ctx, NPU_ERR_UNSUPPORTED, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s", b,
-                     p->why, layout ? "; " : "", layout ? s->ops->layout_fix : "");
-}
-
-static void npu__auto_fallback(npu_context *ctx, const npu__batch_plan *p, const char *why)
-{
-    NPU__MSG_UNUSED(why);
-    NPU__MSG_UNUSED(p);
-    NPU__MSG_ONLY(char b[24]; npu__batch_text(p->n, b, sizeof b);)
-    npu__log(ctx, NPU_LOG_INFO,
-             "batch mode AUTO: the batch-%s model cannot be debatched (%s); the compiler handles the batch "
-             "(COMPILER)",
-             b, why);
+    if (!p->no_layout) {
+        /* the fix only for an analysis refusal naming a missing layout */
+        NPU__MSG_ONLY(if (p->plugin_ok || strstr(p->why, "layout naming N") == NULL) sep = fix = "";
+                      npu__batch_text(p->n, b, sizeof b); batch = b;)
+    }
+    return npu__fail(ctx, st, p->no_layout ? "batch mode PLUGIN: the model's batch is %s: %s%s%s"
+                                           : "batch mode PLUGIN: the batch-%s model cannot be debatched: %s%s%s",
+                     batch, p->why, sep, fix);
 }
 
 /* npu__compile_form, then the decision into npu_model_info. */
@@ -13545,14 +13550,15 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     int64_t saved;   /* (set by npu__src_batch_one) */
     NPU__MSG_ONLY(char b[24];)   /* the batch, for the messages */
     char reason[NPU_BATCH_REASON_MAX];   /* the info's batch_reason */
-    char *why = plan.why;   /* once PLUGIN is possible, plan.why is free: the failure's text */
+    NPU__MSG_ONLY(char *why = plan.why;)   /* once PLUGIN is possible, plan.why is free: the failure's text */
     const char *prefix;     /* of why: the step of PLUGIN that failed */
+    int level = -1;         /* of the log line before the compile as it is (-1: none) */
+    NPU__MSG_ONLY(static const char *const mode_name[3] = {"AUTO", "PLUGIN", "COMPILER"};)
     npu_status st;
 
     if (out != NULL) *out = NULL;
-    st = npu__compile_check(d, src, o, out);
+    st = npu__compile_check(d, src, o, out, arena);
     if (st != NPU_OK) return st;
-    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
     npu__batch_analyze(src, &plan);
     as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
     as_is.original = plan.n;
@@ -13562,20 +13568,15 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
      * with its reason. */
     if (plan.no_layout) {
         /* The batch is unknown: the model as it is, in AUTO and COMPILER. */
-        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-        npu__textf(reason, sizeof reason, "%.200s; compiled as it is", plan.why);
-        npu__log(d->ctx, mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG,
-                 "batch mode %s: %s; the model is compiled as it is (not debatched)",
-                 mode == NPU_BATCH_AUTO ? "AUTO" : "COMPILER", plan.why);
-    } else if (!plan.batched) {
-        npu__textf(reason, sizeof reason, "batch 1 (the inputs' layouts name N); compiled as it is");
-    } else if (mode == NPU_BATCH_COMPILER) {
-        npu__textf(reason, sizeof reason, "batch mode COMPILER: the batch-%s model is compiled as it is", b);
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, NPU_ERR_UNSUPPORTED);
+        npu__textf(reason, sizeof reason, "%.200s; compiled as it is (not debatched)", plan.why);
+        level = mode == NPU_BATCH_AUTO ? NPU_LOG_INFO : NPU_LOG_DEBUG;
+    } else if (!plan.batched || mode == NPU_BATCH_COMPILER) {
+        npu__textf(reason, sizeof reason, "batch %s (%s); compiled as it is", b,
+                   plan.batched ? "batch mode COMPILER" : "the inputs' layouts name N");
     } else {
-        if (!plan.plugin_ok) {
-            if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
-            /* why is plan.why */
-        } else {
+        st = NPU_ERR_UNSUPPORTED;   /* the analysis refused PLUGIN: why is plan.why */
+        if (plan.plugin_ok) {
             st = npu__src_batch_one(src, &saved);
             if (st != NPU_OK) {
                 prefix = "setting batch 1 failed: ";
@@ -13586,29 +13587,29 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
                 plugin.mode = NPU_BATCH_PLUGIN;
                 plugin.original = plan.n;
                 plugin.compiled = 1;
-                npu__textf(reason, sizeof reason, "batch %s (N on axis 0 of every input and output): compiled at "
-                         "batch 1, debatched into %s command lists (PLUGIN)", b, lists);
+                npu__textf(reason, sizeof reason, "batch %s compiled at batch 1 (N on axis 0 of every input and "
+                         "output), debatched into %s command lists (PLUGIN)", b, lists);
                 st = npu__compile_decided(d, arena, src, o, &plugin, reason, out);
                 npu__src_batch_restore(src, d->ctx, saved);
                 if (st == NPU_OK) {
-                    npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: batch %s compiled at batch 1, debatched into %s "
-                             "command lists (PLUGIN)", mode == NPU_BATCH_AUTO ? "AUTO" : "PLUGIN", b, lists);
+                    npu__log(d->ctx, NPU_LOG_INFO, "batch mode %s: %s", mode_name[mode], reason);
                     return NPU_OK;
                 }
                 if (st != NPU_ERR_COMPILE && st != NPU_ERR_SHAPE && st != NPU_ERR_UNSUPPORTED) return st;
                 prefix = "the batch-1 model: ";
             }
             npu__why_with_error(why, sizeof plan.why, prefix, d->ctx);
-            /* PLUGIN fails with st; AUTO falls back to the model as it is */
-            if (mode == NPU_BATCH_PLUGIN)
-                return npu__fail(d->ctx, st, "batch mode PLUGIN: the batch-%s model cannot be debatched: %s", b,
-                                 why);
         }
-        /* one copy of the AUTO fallback for the three reasons (why) */
-        npu__auto_fallback(d->ctx, &plan, why);
-        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched: %.200s; compiled as it is "
-                 "(COMPILER)", b, why);
+        /* PLUGIN fails with st; AUTO falls back to the model as it is */
+        if (mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, st);
+        /* one copy of the AUTO fallback for the three reasons (why, last:
+         * the part cut when the reason is full) */
+        npu__textf(reason, sizeof reason, "the batch-%s model cannot be debatched; the compiler handles the batch "
+                   "(COMPILER): %s", b, why);
+        level = NPU_LOG_INFO;
     }
+    /* the log line says what the reason says */
+    if (level >= 0) npu__log(d->ctx, (npu_log_level)level, "batch mode %s: %s", mode_name[mode], reason);
     st = npu__compile_decided(d, arena, src, o, &as_is, reason, out);
     if (st == NPU_ERR_COMPILE && plan.no_layout && strstr(plan.why, "dynamic dim") != NULL) {
         /* the compile's message, cut to 300 bytes, then why npu left the batch */
@@ -13627,13 +13628,13 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     size_t one = 0, plain = 0;
     int64_t saved = 0;
     npu_status st;
-    st = npu__compile_check(d, src, o, bytes);
+    st = npu__compile_check(d, src, o, bytes, bytes);
     if (st != NPU_OK) return st;
     *bytes = 0;
     npu__batch_analyze(src, &plan);
-    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+    if (plan.no_layout && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, NPU_ERR_UNSUPPORTED);
     if (plan.batched && mode != NPU_BATCH_COMPILER) {
-        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan);
+        if (!plan.plugin_ok && mode == NPU_BATCH_PLUGIN) return npu__plugin_refused(d->ctx, src, &plan, NPU_ERR_UNSUPPORTED);
         if (plan.plugin_ok && npu__src_batch_one(src, &saved) == NPU_OK) {
             st = npu__plain_size(d, src, o, &one, NULL);
             npu__src_batch_restore(src, d->ctx, saved);
