@@ -818,7 +818,7 @@ static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
 }
 #endif
 
-#if !defined(NPU_NO_MESSAGES) && (defined(NPU__SOURCES) || !defined(NPU_NO_LEVEL_ZERO))
+#if !defined(NPU_NO_MESSAGES) && (!defined(NPU_NO_GRAPH) || !defined(NPU_NO_LEVEL_ZERO))
 /* Formats a shape as "[1,3,?,224]" for messages; always terminated. */
 static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
 {
@@ -5884,11 +5884,22 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
     if (l->elems_overflow || npu__mul_u64(l->elems, e->bits, &bits))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE, "Const shape: element count overflows");
     bytes = bits / 8 + (bits % 8 != 0);
-    if (bytes != l->size)
+    if (bytes != l->size) {
+#ifndef NPU_NO_MESSAGES
+        /* "[d0,d1,...]", cut at the buffer as snprintf cuts (the dims are
+         * static here: a dynamic one was refused above) */
+        uint32_t i;
+        size_t n = 1;
+        memcpy(shape, "[", 2);
+        for (i = 0; i < l->shape.rank; i++, n = strlen(shape))
+            npu__textf(shape + n, sizeof shape - n, "%s%llu", i ? "," : "", (unsigned long long)l->shape.dims[i]);
+        npu__textf(shape + n, sizeof shape - n, "]");
+#endif
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE,
                              "Const size %llu does not match its shape %s%s of %s (%llu bytes)",
-                             (unsigned long long)l->size, npu__shape_str(&l->shape, shape, sizeof shape),
-                             l->shape_rank > NPU_MAX_RANK ? "..." : "", e->ov_name, (unsigned long long)bytes);
+                             (unsigned long long)l->size, shape, l->shape_rank > NPU_MAX_RANK ? "..." : "",
+                             e->ov_name, (unsigned long long)bytes);
+    }
     /* (a size query, without w->ir, does not know the weights) */
     if (npu__add_u64(l->offset, l->size, &end) || (w->ir != NULL && end > w->ir->bin_size))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_FORMAT,
