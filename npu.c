@@ -6399,13 +6399,12 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
     }
     if (w->mode != NPU__W_EDGES) return NPU_OK;   /* WRITE: npu__ir_walk_run calls preprocessing */
     from = npu__ir_find_layer(ir, scope, v[0]);
-    if (from == NULL)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge from-layer %lu: no layer with that id%s",
-                             (unsigned long)v[0], in_body);
     to = npu__ir_find_layer(ir, scope, v[2]);
-    if (to == NULL)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge to-layer %lu: no layer with that id%s",
-                             (unsigned long)v[2], in_body);
+    if (from == NULL || to == NULL) {   /* a missing from-layer is named first */
+        i = from == NULL ? 0 : 2;
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge %s %lu: no layer with that id%s", names[i],
+                             (unsigned long)v[i], in_body);
+    }
     fp = npu__ir_find_port(ir, scope, v[0], v[1], 1);
     if (fp == NULL)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE,
