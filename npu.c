@@ -4717,7 +4717,9 @@ typedef struct npu__xml_token {
 } npu__xml_token;
 
 typedef struct npu__xml_cold {    /* the scanner's arrays and message state */
-    char where[200];            /* " in layer '...' (id N, type T)" or "" */
+    /* the layer that messages name (npu__xml_fail) or NULL: its part of a
+     * message is formatted only when there is a message */
+    const struct npu__ir_open_layer *where;
     size_t lc_pos, lc_last;     /* line counting resumes here (npu__xml_line): */
     unsigned long lc_line;      /* lc_pos is on line lc_line, which starts at lc_last */
     size_t stack_name[NPU_IR_MAX_DEPTH];
@@ -4762,20 +4764,10 @@ static unsigned long npu__xml_line(const npu__xml *x, size_t pos)
     return c->lc_line;
 }
 
+/* "<label> line L, column C: <message>", then the layer part (defined after
+ * the walker's layer type, 8b). */
 NPU__PRINTF(4, 5)
-static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
-{
-    unsigned long line = npu__xml_line(x, pos), col;
-    va_list ap;
-    if (pos > x->n) pos = x->n;
-    col = (unsigned long)(pos - x->cold->lc_last) + 1;   /* from the start of its line */
-    npu__fail_begin(x->ctx, status, "%s line %lu, column %lu: ", x->label, line, col);
-    va_start(ap, fmt);
-    npu__vfail_more(x->ctx, fmt, ap);
-    va_end(ap);
-    npu__fail_more(x->ctx, "%s", x->cold->where);
-    return npu__fail_end(x->ctx, status);
-}
+static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...);
 #else
 #define npu__xml_fail(x, pos, status, ...) npu__fail_site((x)->ctx, NPU__SITE_CODE(status))
 #endif
@@ -5420,28 +5412,31 @@ typedef struct npu__ir_walker {
 } npu__ir_walker;
 
 #ifndef NPU_NO_MESSAGES
-/* The layer part of messages (npu__xml_fail): the layer named [name,
- * name + len) of the XML, with its id and scope. */
-static void npu__ir_where(npu__ir_walker *w, size_t name, size_t len, uint32_t id, uint32_t scope)
+NPU__PRINTF(4, 5)
+static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
 {
-    npu__textf(w->xcold.where, sizeof w->xcold.where, " (layer '%.*s', id %lu%s)", (int)(len > 80 ? 80 : len),
-               w->x.s + name, (unsigned long)id, scope ? ", in a <body>" : "");
+    unsigned long line = npu__xml_line(x, pos), col;
+    const npu__ir_open_layer *l = x->cold->where;
+    va_list ap;
+    if (pos > x->n) pos = x->n;
+    col = (unsigned long)(pos - x->cold->lc_last) + 1;   /* from the start of its line */
+    npu__fail_begin(x->ctx, status, "%s line %lu, column %lu: ", x->label, line, col);
+    va_start(ap, fmt);
+    npu__vfail_more(x->ctx, fmt, ap);
+    va_end(ap);
+    if (l != NULL)
+        npu__fail_more(x->ctx, " (layer '%.*s', id %lu%s)", (int)(l->name_len > 80 ? 80 : l->name_len), x->s + l->name,
+                       (unsigned long)l->id, l->scope ? ", in a <body>" : "");
+    return npu__fail_end(x->ctx, status);
 }
 #endif
 
-/* The innermost open layer's part of messages; nothing without messages. */
-static void npu__ir_walk_set_where(npu__ir_walker *w)
+/* The innermost open layer is the one messages name (its id, once read, too);
+ * nothing without messages. */
+NPU__NOINLINE static void npu__ir_walk_set_where(npu__ir_walker *w)
 {
-#ifdef NPU_NO_MESSAGES
-    NPU__UNUSED(w);
-#else
-    if (w->ldepth == 0) {
-        w->xcold.where[0] = '\0';
-    } else {
-        const npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
-        npu__ir_where(w, l->name, l->name_len, l->id, l->scope);
-    }
-#endif
+    NPU__MSG_ONLY(w->xcold.where = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;)
+    NPU__MSG_UNUSED(w);
 }
 
 /* Parses an unsigned decimal in raw text [p, p+n) (surrounding spaces allowed). */
@@ -5719,20 +5714,15 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         l->name_len = a.value_len;
     }
     w->ldepth++;
-    /* the message's layer part: formatted once, when the id is known (a bad
-     * id's message names the layer with id 0, as the part said before) */
+    npu__ir_walk_set_where(w);   /* (a bad id's message names the layer with id 0) */
     switch (npu__ir_attr_num(&w->x, t, "id", UINT32_MAX - 1u, &v, &a)) {
-    case 0:
-        npu__ir_walk_set_where(w);
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
+    case 0: return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
     case -1:
-        npu__ir_walk_set_where(w);
         return npu__xml_fail(&w->x, a.value, NPU_ERR_PARSE, "layer id \"%.*s\" is not a number below 2^32",
                              (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
     default: break;
     }
     l->id = (uint32_t)v;
-    npu__ir_walk_set_where(w);
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
     for (kind = NPU__COUNT_OF(kinds); kind > 0 && !npu__xml_val_eq(&w->x, a.value, a.value_len, kinds[kind - 1]); kind--)
@@ -6551,7 +6541,7 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
                               unsigned long l0 = npu__xml_line(&wp->x, earlier);)
                 NPU__UNUSED(a);
                 NPU__UNUSED(b);
-                NPU__MSG_ONLY(wp->xcold.where[0] = '\0';)
+                /* (no layer part: the walk ended outside any layer) */
                 st = npu__xml_fail(&wp->x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
                                    (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
             }
@@ -6564,7 +6554,9 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
-            NPU__MSG_ONLY(npu__ir_where(wp, r->name, r->name_len, r->id, 0);)   /* (a top-level Result) */
+            /* the walk is over: its first layer entry names the (top-level) Result */
+            NPU__MSG_ONLY(npu__ir_open_layer *l = &wp->lstack[0]; l->name = r->name; l->name_len = r->name_len;
+                          l->id = r->id; l->scope = 0; wp->xcold.where = l;)
             st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
         }
     }
