@@ -5415,11 +5415,11 @@ typedef struct npu__ir_walker {
 NPU__PRINTF(4, 5)
 static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
 {
-    unsigned long line = npu__xml_line(x, pos), col;
+    unsigned long line = npu__xml_line(x, pos);
+    /* the column from the start of its line (lc_pos: pos clamped to the text) */
+    unsigned long col = (unsigned long)(x->cold->lc_pos - x->cold->lc_last) + 1;
     const npu__ir_open_layer *l = x->cold->where;
     va_list ap;
-    if (pos > x->n) pos = x->n;
-    col = (unsigned long)(pos - x->cold->lc_last) + 1;   /* from the start of its line */
     npu__fail_begin(x->ctx, status, "%s line %lu, column %lu: ", x->label, line, col);
     va_start(ap, fmt);
     npu__vfail_more(x->ctx, fmt, ap);
