@@ -4772,6 +4772,11 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
 #define npu__xml_fail(x, pos, status, ...) npu__fail_site((x)->ctx, NPU__SITE_CODE(status))
 #endif
 
+/* A limit of npu.h (a plain number) as text: messages that name a limit carry
+ * its value in the format, one argument fewer at each call. */
+#define NPU__STR_(x) #x
+#define NPU__STR(x) NPU__STR_(x)
+
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 /* The first position from p (up to end) that is not XML whitespace. */
@@ -4940,8 +4945,8 @@ static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_s
             q++;
         }
         if (q - p > NPU_IR_MAX_NAME) {
-            *st = npu__xml_fail(x, p, NPU_ERR_PARSE, "%s longer than NPU_IR_MAX_NAME (%d bytes)", what,
-                                NPU_IR_MAX_NAME);
+            *st = npu__xml_fail(x, p, NPU_ERR_PARSE, "%s longer than NPU_IR_MAX_NAME (" NPU__STR(NPU_IR_MAX_NAME)
+                                " bytes)", what);
             return 0;
         }
     }
@@ -5058,14 +5063,14 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
         }
         if (p - v > NPU_IR_MAX_ATTR_VALUE)
             return npu__xml_fail(x, v, NPU_ERR_PARSE,
-                                 "attribute '%.*s': value of %zu bytes exceeds NPU_IR_MAX_ATTR_VALUE (%d)",
-                                 (int)nlen, s + name, p - v, NPU_IR_MAX_ATTR_VALUE);
+                                 "attribute '%.*s': value of %zu bytes exceeds NPU_IR_MAX_ATTR_VALUE ("
+                                 NPU__STR(NPU_IR_MAX_ATTR_VALUE) ")", (int)nlen, s + name, p - v);
         st = npu__xml_check_chars(x, v, p, NPU__XC_ATTR);
         if (st != NPU_OK) return st;
         p++;
         if (++count > NPU_IR_MAX_ATTRS)
-            return npu__xml_fail(x, name, NPU_ERR_PARSE, "more than NPU_IR_MAX_ATTRS (%d) attributes",
-                                 NPU_IR_MAX_ATTRS);
+            return npu__xml_fail(x, name, NPU_ERR_PARSE,
+                                 "more than NPU_IR_MAX_ATTRS (" NPU__STR(NPU_IR_MAX_ATTRS) ") attributes");
         {   /* unique names */
             size_t it = first;
             npu__xml_attribute a;
@@ -5148,8 +5153,8 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             if (x->depth == 0 && x->root_closed)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "a second root element <%.*s>", (int)nlen, s + p + 1);
             if (x->depth >= NPU_IR_MAX_DEPTH)
-                return npu__xml_fail(x, p, NPU_ERR_PARSE, "elements nested deeper than NPU_IR_MAX_DEPTH (%d)",
-                                     NPU_IR_MAX_DEPTH);
+                return npu__xml_fail(x, p, NPU_ERR_PARSE,
+                                     "elements nested deeper than NPU_IR_MAX_DEPTH (" NPU__STR(NPU_IR_MAX_DEPTH) ")");
             t->kind = NPU__XML_START_TAG;
             t->attrs = p + 1 + nlen;
             st = npu__xml_scan_attrs(x, t);
@@ -5551,7 +5556,7 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
         } else {
             if (l->shape_rank >= NPU_IR_MAX_DIMS)
                 return npu__xml_fail(&w->x, a->value, NPU_ERR_PARSE,
-                                     "shape has more than NPU_IR_MAX_DIMS (%d) dims", NPU_IR_MAX_DIMS);
+                                     "shape has more than NPU_IR_MAX_DIMS (" NPU__STR(NPU_IR_MAX_DIMS) ") dims");
             if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape.rank++] = d;   /* (the first NPU_MAX_RANK) */
             if (l->shape_rank == (uint32_t)batch_axis)   /* WRITE: the batch rewrite */
                 npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
@@ -5943,8 +5948,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
     if (l->shape_dynrank)
         return npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED, "%s with a dynamic rank (\"...\")", what);
     if (l->shape_rank > NPU_MAX_RANK)
-        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)", what,
-                             (unsigned long)l->shape_rank, NPU_MAX_RANK);
+        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT,
+                             "%s of rank %lu: more than NPU_MAX_RANK (" NPU__STR(NPU_MAX_RANK) ")", what,
+                             (unsigned long)l->shape_rank);
     axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     if (axis == -2) {   /* (never for "") */
         if (w->mode == NPU__W_FILL)
@@ -6247,8 +6253,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__x
     case NPU__ROLE_DIM:
         if (!w->dim_has_text) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "empty <dim>");
         if (++w->port_rank > NPU_IR_MAX_DIMS)
-            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "port with more than NPU_IR_MAX_DIMS (%d) dims",
-                                 NPU_IR_MAX_DIMS);
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE,
+                                 "port with more than NPU_IR_MAX_DIMS (" NPU__STR(NPU_IR_MAX_DIMS) ") dims");
         break;
     case NPU__ROLE_BODY: w->scope_depth--; break;
     case NPU__ROLE_NET_RT_INFO:
