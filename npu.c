@@ -5026,7 +5026,6 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
     npu_status st;
     for (;;) {
         size_t ws = p, name, nlen, v;
-        char q;
         p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file inside a tag");
         if (s[p] == '>' || (s[p] == '/' && p + 1 < x->n && s[p + 1] == '>')) {
@@ -5044,21 +5043,20 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
         if (nlen == 0) return st;
         p += nlen;
         p = npu__xml_skip_space(s, p, x->n);
-        if (p >= x->n || s[p] != '=')
-            return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s' has no '=' and value",
-                                 (int)nlen, s + name);
-        p++;
-        p = npu__xml_skip_space(s, p, x->n);
-        if (p >= x->n || (s[p] != '"' && s[p] != '\''))
-            return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s': value is not quoted",
-                                 (int)nlen, s + name);
-        q = s[p++];
-        v = p;
-        {
-            const char *close = (const char *)memchr(s + p, q, x->n - p);
+        {   /* '=', then a quoted value; else why not, at p */
+            const char *close = NULL, *why = " has no '=' and value";
+            NPU__MSG_UNUSED(why);
+            if (p < x->n && s[p] == '=') {
+                p = npu__xml_skip_space(s, p + 1, x->n);
+                why = ": value is not quoted";
+                if (p < x->n && (s[p] == '"' || s[p] == '\'')) {
+                    close = (const char *)memchr(s + p + 1, s[p], x->n - p - 1);
+                    why = ": unterminated value (end of file)";
+                }
+            }
             if (close == NULL)
-                return npu__xml_fail(x, v - 1, NPU_ERR_PARSE,
-                                     "attribute '%.*s': unterminated value (end of file)", (int)nlen, s + name);
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s'%s", (int)nlen, s + name, why);
+            v = p + 1;
             p = (size_t)(close - s);
         }
         if (p - v > NPU_IR_MAX_ATTR_VALUE)
