@@ -5698,10 +5698,12 @@ NPU__NOINLINE static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const 
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
+/* The listed and variable layers' types, NPU__KIND_ order (from 1). */
+static const char npu__ir_kinds[][10] = {"Parameter", "Const", "Result", "ReadValue", "Assign"};
+
 /* l: the next free entry of w->lstack (its address taken once, by the caller). */
 NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
-    static const char kinds[][10] = {"Parameter", "Const", "Result", "ReadValue", "Assign"};  /* NPU__KIND_ order */
     npu__xml_attribute a;
     npu_ir *ir = w->ir;
     int mode = w->mode, is_io;
@@ -5728,7 +5730,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
     l->id = (uint32_t)v;
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
-    for (kind = NPU__COUNT_OF(kinds); kind > 0 && !npu__xml_val_eq(&w->x, a.value, a.value_len, kinds[kind - 1]); kind--)
+    for (kind = NPU__COUNT_OF(npu__ir_kinds);
+         kind > 0 && !npu__xml_val_eq(&w->x, a.value, a.value_len, npu__ir_kinds[kind - 1]); kind--)
         continue;
     l->kind = kind;   /* none: NPU__KIND_OTHER (0) */
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
@@ -5839,7 +5842,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
     if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
         if (!npu__xml_attr(&w->x, t, "variable_id", &a))
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "%s without a variable_id",
-                                 l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
+                                 npu__ir_kinds[l->kind - 1]);
         st = npu__ir_walk_add_variable(w, l, &a);
         if (st != NPU_OK) return st;
     }
@@ -6223,7 +6226,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t
         st = npu__ir_walk_io_end(w, l);
     else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
         st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
-                           l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
+                           npu__ir_kinds[l->kind - 1]);
     else if (l->kind == NPU__KIND_READ_VALUE && l->n_in == 0 && w->mode == NPU__W_WRITE &&
              w->compiler_version < NPU__VERSION_7_0)
         /* The 2024 compiler (6.x) takes a ReadValue only with its init
