@@ -6543,14 +6543,15 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         for (i = 1; i < ir->n_layers && st == NPU_OK; i++) {
             if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
-                NPU__MSG_ONLY(size_t earlier = a->pos > b->pos ? b->pos : a->pos;
-                              size_t later = a->pos > b->pos ? a->pos : b->pos;
-                              unsigned long l0 = npu__xml_line(&wp->x, earlier);)
+                NPU__MSG_ONLY(if (a->pos > b->pos) {   /* a: the one first in the text */
+                    a = b;
+                    b = &ir->layers[i - 1];
+                })
                 NPU__UNUSED(a);
                 NPU__UNUSED(b);
                 /* (no layer part: the walk ended outside any layer) */
-                st = npu__xml_fail(&wp->x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
-                                   (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
+                st = npu__xml_fail(&wp->x, b->pos, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
+                                   (unsigned long)b->id, npu__xml_line(&wp->x, a->pos), b->scope ? " in a <body>" : "");
             }
         }
     }
