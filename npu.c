@@ -6562,10 +6562,10 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
-            /* the walk is over: its first layer entry names the (top-level) Result */
-            NPU__MSG_ONLY(npu__ir_open_layer *l = &wp->lstack[0]; l->name = r->name; l->name_len = r->name_len;
-                          l->id = r->id; l->scope = 0; wp->xcold.where = l;)
-            st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
+            /* the layer part as npu__xml_fail adds it (the edge walk names no layer) */
+            st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE,
+                               "Result layer without an incoming edge (layer '%.*s', id %lu)",
+                               (int)(r->name_len > 80 ? 80 : r->name_len), wp->x.s + r->name, (unsigned long)r->id);
         }
     }
     /* kept: the IR and its persistent tables, or nothing */
