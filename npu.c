@@ -4717,8 +4717,8 @@ typedef struct npu__xml_token {
 } npu__xml_token;
 
 typedef struct npu__xml_cold {    /* the scanner's arrays and message state */
-    /* the layer that messages name (npu__xml_fail) or NULL: its part of a
-     * message is formatted only when there is a message */
+    /* the innermost open layer, which messages name (npu__xml_fail), or NULL:
+     * set as layers open and close, formatted only when there is a message */
     const struct npu__ir_open_layer *where;
     size_t lc_pos, lc_last;     /* line counting resumes here (npu__xml_line): */
     unsigned long lc_line;      /* lc_pos is on line lc_line, which starts at lc_last */
@@ -5434,14 +5434,6 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
 }
 #endif
 
-/* The innermost open layer is the one messages name (its id, once read, too);
- * nothing without messages. */
-NPU__NOINLINE static void npu__ir_walk_set_where(npu__ir_walker *w)
-{
-    NPU__MSG_ONLY(w->xcold.where = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;)
-    NPU__MSG_UNUSED(w);
-}
-
 /* Parses an unsigned decimal in raw text [p, p+n) (surrounding spaces allowed). */
 static int npu__ir_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 {
@@ -5719,7 +5711,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         l->name_len = a.value_len;
     }
     w->ldepth++;
-    npu__ir_walk_set_where(w);   /* (a bad id's message names the layer with id 0) */
+    NPU__MSG_ONLY(w->xcold.where = l;)   /* messages name it (a bad id's with id 0) */
     switch (npu__ir_attr_num(&w->x, t, "id", UINT32_MAX - 1u, &v, &a)) {
     case 0: return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
     case -1:
@@ -6238,7 +6230,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t
                            (unsigned)(w->compiler_version >> 16), (unsigned)(w->compiler_version & 0xffffu));
     if (st != NPU_OK) return st;
     w->ldepth--;
-    npu__ir_walk_set_where(w);
+    NPU__MSG_ONLY(w->xcold.where = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;)   /* the enclosing layer, if any */
     return NPU_OK;
 }
 
