@@ -4776,6 +4776,9 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
  * its value in the format, one argument fewer at each call. */
 #define NPU__STR_(x) #x
 #define NPU__STR(x) NPU__STR_(x)
+/* Two limits are expressions: their messages spell the values. */
+_Static_assert(NPU_IR_MAX_LAYERS == 4194304u && NPU_IR_MAX_XML_BYTES == 1073741824u,
+               "the NPU_IR_MAX_LAYERS and NPU_IR_MAX_XML_BYTES messages spell their values");
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -5727,8 +5730,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         continue;
     l->kind = kind;   /* none: NPU__KIND_OTHER (0) */
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
-                             (unsigned)NPU_IR_MAX_LAYERS);
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (4194304) layers");
     is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
     if (mode == NPU__W_FILL) {
         npu__ir_layer_rec *r;
@@ -6455,8 +6457,8 @@ static npu_status npu__ir_query(npu_context *ctx, const char *label, const char 
     npu_status st;
     if (n == 0) return npu__fail(ctx, NPU_ERR_PARSE, "%s line 1, column 1: empty XML", label);
     if (n > NPU_IR_MAX_XML_BYTES)
-        return npu__fail(ctx, NPU_ERR_LIMIT, "%s: %zu bytes of XML exceed NPU_IR_MAX_XML_BYTES (%zu)", label, n,
-                         NPU_IR_MAX_XML_BYTES);
+        return npu__fail(ctx, NPU_ERR_LIMIT, "%s: %zu bytes of XML exceed NPU_IR_MAX_XML_BYTES (1073741824)", label,
+                         n);
     npu__ir_walk_init(w, NPU__W_COUNT, ctx, label, xml, n, NULL);
     st = npu__ir_walk_run(w);
     if (st != NPU_OK) return st;
