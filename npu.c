@@ -5822,13 +5822,14 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
     }
     if (l->kind == NPU__KIND_CONSTANT) {
         npu__xml_attribute off;
+        const char *missing = NULL;   /* the attribute that is not a number */
         if (l->elem < 0) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without element_type");
         if (l->elem == NPU__ELEM_STRING)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED, "string constants are not supported");
-        if (npu__ir_attr_num(&w->x, t, "offset", UINT64_MAX, &l->offset, &off) <= 0)
-            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric offset attribute");
-        if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0)
-            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
+        if (npu__ir_attr_num(&w->x, t, "offset", UINT64_MAX, &l->offset, &off) <= 0) missing = "offset";
+        else if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0) missing = "size";
+        if (missing != NULL)
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric %s attribute", missing);
         if (w->layout_b) {
             npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->blob_offset);
         }
