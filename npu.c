@@ -5431,8 +5431,8 @@ static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status
     npu__vfail_more(x->ctx, fmt, ap);
     va_end(ap);
     if (l != NULL)
-        npu__fail_more(x->ctx, " (layer '%.*s', id %lu%s)", (int)(l->name_len > 80 ? 80 : l->name_len), x->s + l->name,
-                       (unsigned long)l->id, l->scope ? ", in a <body>" : "");
+        npu__fail_more(x->ctx, l->scope ? " (layer '%.*s', id %lu, in a <body>)" : " (layer '%.*s', id %lu)",
+                       (int)(l->name_len > 80 ? 80 : l->name_len), x->s + l->name, (unsigned long)l->id);
     return npu__fail_end(x->ctx, status);
 }
 #endif
