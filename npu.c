@@ -809,8 +809,7 @@ static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
 }
 #endif
 
-
-#if !defined(NPU_NO_MESSAGES) && (defined(NPU__SOURCES) || !defined(NPU_NO_LEVEL_ZERO))
+#if !defined(NPU_NO_MESSAGES) && (!defined(NPU_NO_GRAPH) || !defined(NPU_NO_LEVEL_ZERO))
 /* Formats a shape as "[1,3,?,224]" for messages; always terminated. */
 static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
 {
@@ -4709,7 +4708,9 @@ typedef struct npu__xml_token {
 } npu__xml_token;
 
 typedef struct npu__xml_cold {    /* the scanner's arrays and message state */
-    char where[200];            /* " in layer '...' (id N, type T)" or "" */
+    /* the innermost open layer, which messages name (npu__xml_fail), or NULL:
+     * set as layers open and close, formatted only when there is a message */
+    const struct npu__ir_open_layer *where;
     size_t lc_pos, lc_last;     /* line counting resumes here (npu__xml_line): */
     unsigned long lc_line;      /* lc_pos is on line lc_line, which starts at lc_last */
     size_t stack_name[NPU_IR_MAX_DEPTH];
@@ -4754,23 +4755,21 @@ static unsigned long npu__xml_line(const npu__xml *x, size_t pos)
     return c->lc_line;
 }
 
+/* "<label> line L, column C: <message>", then the layer part (defined after
+ * the walker's layer type, 8b). */
 NPU__PRINTF(4, 5)
-static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
-{
-    unsigned long line = npu__xml_line(x, pos), col;
-    va_list ap;
-    if (pos > x->n) pos = x->n;
-    col = (unsigned long)(pos - x->cold->lc_last) + 1;   /* from the start of its line */
-    npu__fail_begin(x->ctx, status, "%s line %lu, column %lu: ", x->label, line, col);
-    va_start(ap, fmt);
-    npu__vfail_more(x->ctx, fmt, ap);
-    va_end(ap);
-    npu__fail_more(x->ctx, "%s", x->cold->where);
-    return npu__fail_end(x->ctx, status);
-}
+static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...);
 #else
 #define npu__xml_fail(x, pos, status, ...) npu__fail_site((x)->ctx, NPU__SITE_CODE(status))
 #endif
+
+/* A limit of npu.h (a plain number) as text: messages that name a limit carry
+ * its value in the format, one argument fewer at each call. */
+#define NPU__STR_(x) #x
+#define NPU__STR(x) NPU__STR_(x)
+/* Two limits are expressions: their messages spell the values. */
+_Static_assert(NPU_IR_MAX_LAYERS == 4194304u && NPU_IR_MAX_XML_BYTES == 1073741824u,
+               "the NPU_IR_MAX_LAYERS and NPU_IR_MAX_XML_BYTES messages spell their values");
 
 static int npu__xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -4940,8 +4939,8 @@ static size_t npu__xml_name(const npu__xml *x, size_t p, const char *what, npu_s
             q++;
         }
         if (q - p > NPU_IR_MAX_NAME) {
-            *st = npu__xml_fail(x, p, NPU_ERR_PARSE, "%s longer than NPU_IR_MAX_NAME (%d bytes)", what,
-                                NPU_IR_MAX_NAME);
+            *st = npu__xml_fail(x, p, NPU_ERR_PARSE, "%s longer than NPU_IR_MAX_NAME (" NPU__STR(NPU_IR_MAX_NAME)
+                                " bytes)", what);
             return 0;
         }
     }
@@ -5021,7 +5020,6 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
     npu_status st;
     for (;;) {
         size_t ws = p, name, nlen, v;
-        char q;
         p = npu__xml_skip_space(s, p, x->n);
         if (p >= x->n) return npu__xml_fail(x, p, NPU_ERR_PARSE, "unexpected end of file inside a tag");
         if (s[p] == '>' || (s[p] == '/' && p + 1 < x->n && s[p + 1] == '>')) {
@@ -5039,33 +5037,32 @@ static npu_status npu__xml_scan_attrs(npu__xml *x, npu__xml_token *t)
         if (nlen == 0) return st;
         p += nlen;
         p = npu__xml_skip_space(s, p, x->n);
-        if (p >= x->n || s[p] != '=')
-            return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s' has no '=' and value",
-                                 (int)nlen, s + name);
-        p++;
-        p = npu__xml_skip_space(s, p, x->n);
-        if (p >= x->n || (s[p] != '"' && s[p] != '\''))
-            return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s': value is not quoted",
-                                 (int)nlen, s + name);
-        q = s[p++];
-        v = p;
-        {
-            const char *close = (const char *)memchr(s + p, q, x->n - p);
+        {   /* '=', then a quoted value; else why not, at p */
+            const char *close = NULL, *why = " has no '=' and value";
+            NPU__MSG_UNUSED(why);
+            if (p < x->n && s[p] == '=') {
+                p = npu__xml_skip_space(s, p + 1, x->n);
+                why = ": value is not quoted";
+                if (p < x->n && (s[p] == '"' || s[p] == '\'')) {
+                    close = (const char *)memchr(s + p + 1, s[p], x->n - p - 1);
+                    why = ": unterminated value (end of file)";
+                }
+            }
             if (close == NULL)
-                return npu__xml_fail(x, v - 1, NPU_ERR_PARSE,
-                                     "attribute '%.*s': unterminated value (end of file)", (int)nlen, s + name);
+                return npu__xml_fail(x, p, NPU_ERR_PARSE, "attribute '%.*s'%s", (int)nlen, s + name, why);
+            v = p + 1;
             p = (size_t)(close - s);
         }
         if (p - v > NPU_IR_MAX_ATTR_VALUE)
             return npu__xml_fail(x, v, NPU_ERR_PARSE,
-                                 "attribute '%.*s': value of %zu bytes exceeds NPU_IR_MAX_ATTR_VALUE (%d)",
-                                 (int)nlen, s + name, p - v, NPU_IR_MAX_ATTR_VALUE);
+                                 "attribute '%.*s': value of %zu bytes exceeds NPU_IR_MAX_ATTR_VALUE ("
+                                 NPU__STR(NPU_IR_MAX_ATTR_VALUE) ")", (int)nlen, s + name, p - v);
         st = npu__xml_check_chars(x, v, p, NPU__XC_ATTR);
         if (st != NPU_OK) return st;
         p++;
         if (++count > NPU_IR_MAX_ATTRS)
-            return npu__xml_fail(x, name, NPU_ERR_PARSE, "more than NPU_IR_MAX_ATTRS (%d) attributes",
-                                 NPU_IR_MAX_ATTRS);
+            return npu__xml_fail(x, name, NPU_ERR_PARSE,
+                                 "more than NPU_IR_MAX_ATTRS (" NPU__STR(NPU_IR_MAX_ATTRS) ") attributes");
         {   /* unique names */
             size_t it = first;
             npu__xml_attribute a;
@@ -5148,8 +5145,8 @@ NPU__NOINLINE static npu_status npu__xml_next(npu__xml *x, npu__xml_token *t)
             if (x->depth == 0 && x->root_closed)
                 return npu__xml_fail(x, p, NPU_ERR_PARSE, "a second root element <%.*s>", (int)nlen, s + p + 1);
             if (x->depth >= NPU_IR_MAX_DEPTH)
-                return npu__xml_fail(x, p, NPU_ERR_PARSE, "elements nested deeper than NPU_IR_MAX_DEPTH (%d)",
-                                     NPU_IR_MAX_DEPTH);
+                return npu__xml_fail(x, p, NPU_ERR_PARSE,
+                                     "elements nested deeper than NPU_IR_MAX_DEPTH (" NPU__STR(NPU_IR_MAX_DEPTH) ")");
             t->kind = NPU__XML_START_TAG;
             t->attrs = p + 1 + nlen;
             st = npu__xml_scan_attrs(x, t);
@@ -5412,29 +5409,24 @@ typedef struct npu__ir_walker {
 } npu__ir_walker;
 
 #ifndef NPU_NO_MESSAGES
-/* The layer part of messages (npu__xml_fail): the layer named [name,
- * name + len) of the XML, with its id and scope. */
-static void npu__ir_where(npu__ir_walker *w, size_t name, size_t len, uint32_t id, uint32_t scope)
+NPU__PRINTF(4, 5)
+static npu_status npu__xml_fail(const npu__xml *x, size_t pos, npu_status status, const char *fmt, ...)
 {
-    npu__textf(w->xcold.where, sizeof w->xcold.where, " (layer '%.*s', id %lu%s)", (int)(len > 80 ? 80 : len),
-               w->x.s + name, (unsigned long)id, scope ? ", in a <body>" : "");
+    unsigned long line = npu__xml_line(x, pos);
+    /* the column from the start of its line (lc_pos: pos clamped to the text) */
+    unsigned long col = (unsigned long)(x->cold->lc_pos - x->cold->lc_last) + 1;
+    const npu__ir_open_layer *l = x->cold->where;
+    va_list ap;
+    npu__fail_begin(x->ctx, status, "%s line %lu, column %lu: ", x->label, line, col);
+    va_start(ap, fmt);
+    npu__vfail_more(x->ctx, fmt, ap);
+    va_end(ap);
+    if (l != NULL)
+        npu__fail_more(x->ctx, l->scope ? " (layer '%.*s', id %lu, in a <body>)" : " (layer '%.*s', id %lu)",
+                       (int)(l->name_len > 80 ? 80 : l->name_len), x->s + l->name, (unsigned long)l->id);
+    return npu__fail_end(x->ctx, status);
 }
 #endif
-
-/* The innermost open layer's part of messages; nothing without messages. */
-static void npu__ir_walk_set_where(npu__ir_walker *w)
-{
-#ifdef NPU_NO_MESSAGES
-    NPU__UNUSED(w);
-#else
-    if (w->ldepth == 0) {
-        w->xcold.where[0] = '\0';
-    } else {
-        const npu__ir_open_layer *l = &w->lstack[w->ldepth - 1];
-        npu__ir_where(w, l->name, l->name_len, l->id, l->scope);
-    }
-#endif
-}
 
 /* Parses an unsigned decimal in raw text [p, p+n) (surrounding spaces allowed). */
 static int npu__ir_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
@@ -5548,7 +5540,7 @@ static npu_status npu__ir_walk_shape_attr(npu__ir_walker *w, const npu__xml_attr
         } else {
             if (l->shape_rank >= NPU_IR_MAX_DIMS)
                 return npu__xml_fail(&w->x, a->value, NPU_ERR_PARSE,
-                                     "shape has more than NPU_IR_MAX_DIMS (%d) dims", NPU_IR_MAX_DIMS);
+                                     "shape has more than NPU_IR_MAX_DIMS (" NPU__STR(NPU_IR_MAX_DIMS) ") dims");
             if (l->shape_rank < NPU_MAX_RANK) l->shape.dims[l->shape.rank++] = d;   /* (the first NPU_MAX_RANK) */
             if (l->shape_rank == (uint32_t)batch_axis)   /* WRITE: the batch rewrite */
                 npu__ir_walk_put_num(w, a->value + tb, a->value + te, (uint64_t)w->batch);
@@ -5692,10 +5684,12 @@ NPU__NOINLINE static int npu__ir_walk_by_pointer(const npu__ir_walker *w, const 
     return w->mode == NPU__W_WRITE && w->layout_b && l->kind == NPU__KIND_CONSTANT && !l->copy_to_blob;
 }
 
+/* The listed and variable layers' types, NPU__KIND_ order (from 1). */
+static const char npu__ir_kinds[][10] = {"Parameter", "Const", "Result", "ReadValue", "Assign"};
+
 /* l: the next free entry of w->lstack (its address taken once, by the caller). */
 NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const npu__xml_token *t, npu__ir_open_layer *l)
 {
-    static const char kinds[][10] = {"Parameter", "Const", "Result", "ReadValue", "Assign"};  /* NPU__KIND_ order */
     npu__xml_attribute a;
     npu_ir *ir = w->ir;
     int mode = w->mode, is_io;
@@ -5711,28 +5705,23 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_open(npu__ir_walker *w, const
         l->name_len = a.value_len;
     }
     w->ldepth++;
-    /* the message's layer part: formatted once, when the id is known (a bad
-     * id's message names the layer with id 0, as the part said before) */
+    NPU__MSG_ONLY(w->xcold.where = l;)   /* messages name it (a bad id's with id 0) */
     switch (npu__ir_attr_num(&w->x, t, "id", UINT32_MAX - 1u, &v, &a)) {
-    case 0:
-        npu__ir_walk_set_where(w);
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
+    case 0: return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without an id attribute");
     case -1:
-        npu__ir_walk_set_where(w);
         return npu__xml_fail(&w->x, a.value, NPU_ERR_PARSE, "layer id \"%.*s\" is not a number below 2^32",
                              (int)(a.value_len > 40 ? 40 : a.value_len), w->x.s + a.value);
     default: break;
     }
     l->id = (uint32_t)v;
-    npu__ir_walk_set_where(w);
     if (!npu__xml_attr(&w->x, t, "type", &a))
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "<layer> without a type attribute");
-    for (kind = NPU__COUNT_OF(kinds); kind > 0 && !npu__xml_val_eq(&w->x, a.value, a.value_len, kinds[kind - 1]); kind--)
+    for (kind = NPU__COUNT_OF(npu__ir_kinds);
+         kind > 0 && !npu__xml_val_eq(&w->x, a.value, a.value_len, npu__ir_kinds[kind - 1]); kind--)
         continue;
     l->kind = kind;   /* none: NPU__KIND_OTHER (0) */
     if (w->c.layers >= NPU_IR_MAX_LAYERS)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (%u) layers",
-                             (unsigned)NPU_IR_MAX_LAYERS);
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "more than NPU_IR_MAX_LAYERS (4194304) layers");
     is_io = (kind == NPU__KIND_PARAMETER || kind == NPU__KIND_RESULT) && l->scope == 0;
     if (mode == NPU__W_FILL) {
         npu__ir_layer_rec *r;
@@ -5824,13 +5813,14 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
     }
     if (l->kind == NPU__KIND_CONSTANT) {
         npu__xml_attribute off;
+        const char *missing = NULL;   /* the attribute that is not a number */
         if (l->elem < 0) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without element_type");
         if (l->elem == NPU__ELEM_STRING)
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_UNSUPPORTED, "string constants are not supported");
-        if (npu__ir_attr_num(&w->x, t, "offset", UINT64_MAX, &l->offset, &off) <= 0)
-            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric offset attribute");
-        if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0)
-            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric size attribute");
+        if (npu__ir_attr_num(&w->x, t, "offset", UINT64_MAX, &l->offset, &off) <= 0) missing = "offset";
+        else if (npu__ir_attr_num(&w->x, t, "size", UINT64_MAX, &l->size, &a) <= 0) missing = "size";
+        if (missing != NULL)
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "Const without a numeric %s attribute", missing);
         if (w->layout_b) {
             npu__ir_walk_put_num(w, off.value, off.value + off.value_len, l->blob_offset);
         }
@@ -5838,7 +5828,7 @@ static npu_status npu__ir_walk_data(npu__ir_walker *w, const npu__xml_token *t, 
     if (l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) {
         if (!npu__xml_attr(&w->x, t, "variable_id", &a))
             return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "%s without a variable_id",
-                                 l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
+                                 npu__ir_kinds[l->kind - 1]);
         st = npu__ir_walk_add_variable(w, l, &a);
         if (st != NPU_OK) return st;
     }
@@ -5876,11 +5866,22 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
     if (l->elems_overflow || npu__mul_u64(l->elems, e->bits, &bits))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE, "Const shape: element count overflows");
     bytes = bits / 8 + (bits % 8 != 0);
-    if (bytes != l->size)
+    if (bytes != l->size) {
+#ifndef NPU_NO_MESSAGES
+        /* "[d0,d1,...]", cut at the buffer as snprintf cuts (the dims are
+         * static here: a dynamic one was refused above) */
+        uint32_t i;
+        size_t n = 1;
+        memcpy(shape, "[", 2);
+        for (i = 0; i < l->shape.rank; i++, n = strlen(shape))
+            npu__textf(shape + n, sizeof shape - n, "%s%llu", i ? "," : "", (unsigned long long)l->shape.dims[i]);
+        npu__textf(shape + n, sizeof shape - n, "]");
+#endif
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE,
                              "Const size %llu does not match its shape %s%s of %s (%llu bytes)",
-                             (unsigned long long)l->size, npu__shape_str(&l->shape, shape, sizeof shape),
-                             l->shape_rank > NPU_MAX_RANK ? "..." : "", e->ov_name, (unsigned long long)bytes);
+                             (unsigned long long)l->size, shape, l->shape_rank > NPU_MAX_RANK ? "..." : "",
+                             e->ov_name, (unsigned long long)bytes);
+    }
     /* (a size query, without w->ir, does not know the weights) */
     if (npu__add_u64(l->offset, l->size, &end) || (w->ir != NULL && end > w->ir->bin_size))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_FORMAT,
@@ -5934,8 +5935,9 @@ NPU__NOINLINE static npu_status npu__ir_walk_io_end(npu__ir_walker *w, npu__ir_o
     if (l->shape_dynrank)
         return npu__xml_fail(&w->x, l->pos, NPU_ERR_UNSUPPORTED, "%s with a dynamic rank (\"...\")", what);
     if (l->shape_rank > NPU_MAX_RANK)
-        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT, "%s of rank %lu: more than NPU_MAX_RANK (%d)", what,
-                             (unsigned long)l->shape_rank, NPU_MAX_RANK);
+        return npu__xml_fail(&w->x, l->pos, NPU_ERR_LIMIT,
+                             "%s of rank %lu: more than NPU_MAX_RANK (" NPU__STR(NPU_MAX_RANK) ")", what,
+                             (unsigned long)l->shape_rank);
     axis = npu__ir_layout_axis(l->layout, l->shape_rank);
     if (axis == -2) {   /* (never for "") */
         if (w->mode == NPU__W_FILL)
@@ -6210,7 +6212,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t
         st = npu__ir_walk_io_end(w, l);
     else if ((l->kind == NPU__KIND_READ_VALUE || l->kind == NPU__KIND_ASSIGN) && !l->has_data)
         st = npu__xml_fail(&w->x, l->pos, NPU_ERR_PARSE, "%s without <data variable_id=...>",
-                           l->kind == NPU__KIND_READ_VALUE ? "ReadValue" : "Assign");
+                           npu__ir_kinds[l->kind - 1]);
     else if (l->kind == NPU__KIND_READ_VALUE && l->n_in == 0 && w->mode == NPU__W_WRITE &&
              w->compiler_version < NPU__VERSION_7_0)
         /* The 2024 compiler (6.x) takes a ReadValue only with its init
@@ -6222,7 +6224,7 @@ NPU__NOINLINE static npu_status npu__ir_walk_layer_end(npu__ir_walker *w, size_t
                            (unsigned)(w->compiler_version >> 16), (unsigned)(w->compiler_version & 0xffffu));
     if (st != NPU_OK) return st;
     w->ldepth--;
-    npu__ir_walk_set_where(w);
+    NPU__MSG_ONLY(w->xcold.where = w->ldepth ? &w->lstack[w->ldepth - 1] : NULL;)   /* the enclosing layer, if any */
     return NPU_OK;
 }
 
@@ -6238,8 +6240,8 @@ NPU__NOINLINE static npu_status npu__ir_walk_end(npu__ir_walker *w, const npu__x
     case NPU__ROLE_DIM:
         if (!w->dim_has_text) return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "empty <dim>");
         if (++w->port_rank > NPU_IR_MAX_DIMS)
-            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "port with more than NPU_IR_MAX_DIMS (%d) dims",
-                                 NPU_IR_MAX_DIMS);
+            return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE,
+                                 "port with more than NPU_IR_MAX_DIMS (" NPU__STR(NPU_IR_MAX_DIMS) ") dims");
         break;
     case NPU__ROLE_BODY: w->scope_depth--; break;
     case NPU__ROLE_NET_RT_INFO:
@@ -6380,13 +6382,12 @@ static npu_status npu__ir_walk_edge(npu__ir_walker *w, const npu__xml_token *t)
     }
     if (w->mode != NPU__W_EDGES) return NPU_OK;   /* WRITE: npu__ir_walk_run calls preprocessing */
     from = npu__ir_find_layer(ir, scope, v[0]);
-    if (from == NULL)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge from-layer %lu: no layer with that id%s",
-                             (unsigned long)v[0], in_body);
     to = npu__ir_find_layer(ir, scope, v[2]);
-    if (to == NULL)
-        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge to-layer %lu: no layer with that id%s",
-                             (unsigned long)v[2], in_body);
+    if (from == NULL || to == NULL) {   /* a missing from-layer is named first */
+        i = from == NULL ? 0 : 2;
+        return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE, "edge %s %lu: no layer with that id%s", names[i],
+                             (unsigned long)v[i], in_body);
+    }
     fp = npu__ir_find_port(ir, scope, v[0], v[1], 1);
     if (fp == NULL)
         return npu__xml_fail(&w->x, t->begin, NPU_ERR_PARSE,
@@ -6448,8 +6449,8 @@ static npu_status npu__ir_query(npu_context *ctx, const char *label, const char 
     npu_status st;
     if (n == 0) return npu__fail(ctx, NPU_ERR_PARSE, "%s line 1, column 1: empty XML", label);
     if (n > NPU_IR_MAX_XML_BYTES)
-        return npu__fail(ctx, NPU_ERR_LIMIT, "%s: %zu bytes of XML exceed NPU_IR_MAX_XML_BYTES (%zu)", label, n,
-                         NPU_IR_MAX_XML_BYTES);
+        return npu__fail(ctx, NPU_ERR_LIMIT, "%s: %zu bytes of XML exceed NPU_IR_MAX_XML_BYTES (1073741824)", label,
+                         n);
     npu__ir_walk_init(w, NPU__W_COUNT, ctx, label, xml, n, NULL);
     st = npu__ir_walk_run(w);
     if (st != NPU_OK) return st;
@@ -6528,14 +6529,15 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
         for (i = 1; i < ir->n_layers && st == NPU_OK; i++) {
             if (npu__ir_layer_cmp(&ir->layers[i - 1], &ir->layers[i]) == 0) {
                 const npu__ir_layer_rec *a = &ir->layers[i - 1], *b = &ir->layers[i];
-                NPU__MSG_ONLY(size_t earlier = a->pos > b->pos ? b->pos : a->pos;
-                              size_t later = a->pos > b->pos ? a->pos : b->pos;
-                              unsigned long l0 = npu__xml_line(&wp->x, earlier);)
+                NPU__MSG_ONLY(if (a->pos > b->pos) {   /* a: the one first in the text */
+                    a = b;
+                    b = &ir->layers[i - 1];
+                })
                 NPU__UNUSED(a);
                 NPU__UNUSED(b);
-                NPU__MSG_ONLY(wp->xcold.where[0] = '\0';)
-                st = npu__xml_fail(&wp->x, later, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
-                                   (unsigned long)b->id, l0, b->scope ? " in a <body>" : "");
+                /* (no layer part: the walk ended outside any layer) */
+                st = npu__xml_fail(&wp->x, b->pos, NPU_ERR_PARSE, "duplicate layer id %lu (first used on line %lu)%s",
+                                   (unsigned long)b->id, npu__xml_line(&wp->x, a->pos), b->scope ? " in a <body>" : "");
             }
         }
     }
@@ -6546,8 +6548,10 @@ static npu_status npu__ir_load(npu_arena *arena, npu_context *ctx, const char *l
     for (i = 0; i < ir->n_layers && st == NPU_OK; i++) {
         const npu__ir_layer_rec *r = &ir->layers[i];
         if (r->kind == NPU__KIND_RESULT && r->scope == 0 && r->edges_in == 0) {
-            NPU__MSG_ONLY(npu__ir_where(wp, r->name, r->name_len, r->id, 0);)   /* (a top-level Result) */
-            st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE, "Result layer without an incoming edge");
+            /* the layer part as npu__xml_fail adds it (the edge walk names no layer) */
+            st = npu__xml_fail(&wp->x, r->pos, NPU_ERR_PARSE,
+                               "Result layer without an incoming edge (layer '%.*s', id %lu)",
+                               (int)(r->name_len > 80 ? 80 : r->name_len), wp->x.s + r->name, (unsigned long)r->id);
         }
     }
     /* kept: the IR and its persistent tables, or nothing */
