@@ -82,10 +82,10 @@ struct npu_context {
 
 typedef struct npu__sink npu__sink;  /* section 5 */
 #ifndef NPU_NO_MESSAGES
-/* Every message goes through one variadic function (section 2): code says
- * what to do with it (NPU__SAY_*) and carries the status or log level. */
+/* Failures and logs go through one variadic function (section 2): code says
+ * which (NPU__SAY_*) and carries the status or log level. */
 static npu_status npu__say(npu_context *ctx, unsigned code, const char *fmt, ...);
-enum { NPU__SAY_FAIL = 0, NPU__SAY_BEGIN = 1 << 8, NPU__SAY_MORE = 2 << 8, NPU__SAY_LOG = 3 << 8 };
+enum { NPU__SAY_FAIL = 0, NPU__SAY_LOG = 1 << 8 };
 #define npu__fail(ctx, status, ...) npu__say((ctx), NPU__SAY_FAIL | (unsigned)(status), __VA_ARGS__)
 #define npu__log(ctx, level, ...) ((void)npu__say((ctx), NPU__SAY_LOG | (unsigned)(level), __VA_ARGS__))
 #define NPU__MSG_ONLY(...) __VA_ARGS__
@@ -516,31 +516,43 @@ static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
 }
 #endif
 
-/* The one variadic function of the messages (npu__fail, npu__fail_begin,
- * npu__fail_more and npu__log are macros for it: one va_list prologue in the
- * program instead of four). By code (section 1):
+/* The variadic function of failures and logs (npu__fail and npu__log are
+ * macros for it: one va_list prologue in the program instead of two). By code
+ * (section 1):
  * - NPU__SAY_FAIL | status: records the error in ctx (which may be NULL), logs
  *   it and returns `status`, so that call sites read
  *   `return npu__fail(ctx, NPU_ERR_SHAPE, "...", ...);`;
- * - NPU__SAY_BEGIN | status: records the first part of a message in parts,
- *   NPU__SAY_MORE appends a part; npu__fail_end logs the whole and returns the
- *   status;
  * - NPU__SAY_LOG | level: hands the text to the logger. */
 NPU__PRINTF(3, 4)
 static npu_status npu__say(npu_context *ctx, unsigned code, const char *fmt, ...)
 {
-    unsigned what = code & ~0xffu;
     va_list ap;
     if (ctx == NULL) return (npu_status)(code & 0xffu);
     va_start(ap, fmt);
-    if (what == NPU__SAY_LOG) npu__vlog(ctx, (npu_log_level)(code & 0xffu), fmt, ap);
-    else npu__vset_error(ctx, (npu_status)(code & 0xffu), what == NPU__SAY_MORE, fmt, ap);
+    if (code >= NPU__SAY_LOG) npu__vlog(ctx, (npu_log_level)(code & 0xffu), fmt, ap);
+    else npu__vset_error(ctx, (npu_status)code, 0, fmt, ap);
     va_end(ap);
-    if (what == NPU__SAY_FAIL) npu__log_error(ctx);
+    if (code < NPU__SAY_LOG) npu__log_error(ctx);
     return (npu_status)(code & 0xffu);
 }
-#define npu__fail_begin(ctx, status, ...) ((void)npu__say((ctx), NPU__SAY_BEGIN | (unsigned)(status), __VA_ARGS__))
-#define npu__fail_more(ctx, ...) ((void)npu__say((ctx), NPU__SAY_MORE, __VA_ARGS__))
+
+/* A message in parts: npu__fail_begin records the first, npu__fail_more
+ * appends, npu__fail_end logs the whole and returns the status. Both parts
+ * go through npu__fail_part, apart from npu__say: a message's parts are
+ * formatted deep in the IR loader's failures, whose stack would otherwise
+ * also carry the logger's line buffer (npu__say's callees). A failure's
+ * status starts the message, NPU_OK (npu__fail_more) appends to it. */
+NPU__PRINTF(3, 4)
+static NPU__MAYBE_UNUSED void npu__fail_part(npu_context *ctx, npu_status status, const char *fmt, ...)
+{
+    va_list ap;
+    if (ctx == NULL) return;
+    va_start(ap, fmt);
+    npu__vset_error(ctx, status, status == NPU_OK, fmt, ap);
+    va_end(ap);
+}
+#define npu__fail_begin(ctx, status, ...) npu__fail_part((ctx), (status), __VA_ARGS__)
+#define npu__fail_more(ctx, ...) npu__fail_part((ctx), NPU_OK, __VA_ARGS__)
 
 static NPU__MAYBE_UNUSED void npu__vfail_more(npu_context *ctx, const char *fmt, va_list ap)
 {

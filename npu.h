@@ -1232,7 +1232,7 @@ NPU_API void npu_device_close(npu_device *dev);
  * success). Thread-safe with inferences; not with npu_device_close.
  * Errors: NPU_ERR_INVALID_ARGUMENT (dev NULL), NPU_ERR_UNSUPPORTED (the driver
  * has no ZE_extension_context_npu: Linux driver 1.32 and later have it; the
- * message says so), NPU_ERR_DRIVER. Stack: a few hundred bytes. */
+ * message says so), NPU_ERR_DRIVER. Stack: under 1 KiB. */
 NPU_API npu_status npu_device_set_idle_optimizations(npu_device *dev, int enable);
 
 typedef struct npu_device_properties {
@@ -1803,7 +1803,7 @@ NPU_API npu_status npu_request_profile_size(npu_request *req, size_t *bytes);
  * they are converted in place, so no other memory is used). Call it after
  * npu_request_infer, or npu_request_wait returned NPU_OK; the same record can be
  * read any number of times until the next inference. Thread-safe for distinct
- * requests; not while the same request runs. Stack: under 1 KiB.
+ * requests; not while the same request runs. Stack: under 1.5 KiB.
  * Errors: NPU_ERR_INVALID_ARGUMENT (NULL argument, or the model was compiled
  * without profiled_requests), NPU_ERR_STATE (an inference is running),
  * NPU_ERR_ARENA_TOO_SMALL (the arena is as it was), NPU_ERR_DRIVER (the driver
