@@ -1619,9 +1619,10 @@ typedef struct npu_model_info {
                                      (AUTO for imports and NULL options) */
     char batch_reason[NPU_BATCH_REASON_MAX]; /* why batch_mode, in words: e.g. "no
                                      input has a layout naming N (input 'x' has
-                                     none); compiled as it is", "output 'y' has no
-                                     layout naming N; ...", "batch 4 debatched into
-                                     4 command lists (PLUGIN)". Never empty. */
+                                     none); compiled as it is (not debatched)",
+                                     "output 'y' has no layout naming N; ...",
+                                     "batch 4 compiled at batch 1 (...), debatched
+                                     into 4 command lists (PLUGIN)". Never empty. */
     npu_cache_outcome cache;      /* graph / IR compiles with a cache_dir */
     char cache_note[NPU_CACHE_NOTE_MAX]; /* NUL-terminated: STORED: why the entry
                                      missed ("miss: no entry", "miss: checksum
