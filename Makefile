@@ -417,9 +417,9 @@ SIZE_DEFS_ir    := -DNPU_NO_GRAPH
 SIZE_DEFS_graph := -DNPU_NO_IR -DNPU_NO_CACHE
 # <program>:<.text budget>:<.text budget with NPU_NO_MESSAGES> (issue 14's goals)
 SIZE_LIMITS  := blob:16384:12288 ir:49152:36864 graph:49152:36864
-# check-size: this tree's figures (gcc 12, x86-64) plus about 3% (the blob
-# program's NO_MESSAGES figure: its budget, which it now meets)
-SIZE_CEILINGS := blob:14800:12288 ir:51300:41700 graph:38750:31100
+# check-size: this tree's figures (gcc 12, x86-64) plus about 3%, or the
+# budget where the program meets it (all but the IR program's NO_MESSAGES figure)
+SIZE_CEILINGS := blob:14400:12288 ir:49152:41600 graph:38100:30950
 SIZE_CC      := $(CC) -std=c11 -Os -ffunction-sections -fdata-sections $(ZE_CFLAGS)
 # Builds $(SIZE_DIR)/<p>-<variant> and prints "text N rodata N" for npu's part.
 # $(1) program, $(2) variant name, $(3) macros.
