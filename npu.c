@@ -9454,10 +9454,14 @@ static npu_status npu__model_debatch(npu_model *m, int64_t batch)
         npu__arg *a = &m->args[i];
         const int64_t *dims = a->desc.shape.dims;
         if (a->kind >= NPU__ARG_STATE_IN) continue;
-        /* (the axis is below the rank unless the rank is 0: npu__model_set_layout;
-         * k stops at the rank, at most 5: inside dims) */
-        for (k = 0; k <= a->batch_axis && k < a->desc.shape.rank && dims[k] == 1; k++) {}
-        if (k <= a->batch_axis)
+        /* The batch axis's own size first (the message gives the compiled
+         * batch), then the first axis before it that is not 1. (The axis is
+         * below the rank unless the rank is 0: npu__model_set_layout; k stays
+         * at most the batch axis: inside dims.) */
+        k = a->batch_axis;
+        if (k < a->desc.shape.rank && dims[k] == 1)
+            for (k = 0; k < a->batch_axis && dims[k] == 1; k++) {}
+        if (k >= a->desc.shape.rank || dims[k] != 1)
             return npu__fail(m->ctx, NPU_ERR_SHAPE, axis_fmt[a->batch_axis < a->desc.shape.rank],
                              a->kind == NPU__ARG_INPUT ? "input" : "output", a->desc.name, what,
                              (unsigned)a->batch_axis, a->desc.layout, (unsigned)k, (long long)dims[k]);

@@ -126,6 +126,51 @@ static void test_a_batch_that_overflows_the_buffer_is_refused(void **state)
     assert_non_null(strstr(npu_context_last_error(ctx), "'x'"));
 }
 
+/* Debatching slices every argument along its batch axis: the compiled graph
+ * must have 1 there and on every axis before it. A refusal gives the batch
+ * axis's own compiled size first (the fact a user compares with the batch),
+ * then the first axis before it that is not 1. */
+static void test_a_debatch_refusal_names_the_compiled_batch_first(void **state)
+{
+    npu_model m;
+    npu__arg arg;
+    uint32_t order = 0;
+    (void)state;
+    memset(&m, 0, sizeof m);
+    memset(&arg, 0, sizeof arg);
+    m.ctx = ctx;
+    m.n_args = 1;
+    m.n_inputs = 1;
+    m.args = &arg;
+    m.order = &order;
+    npu__strlcpy(arg.name, "x", sizeof arg.name);
+    arg.desc.name = arg.name;
+    arg.kind = NPU__ARG_INPUT;
+    arg.desc.type = NPU_F32;
+    arg.desc.shape.rank = 2;
+    arg.batch_axis = 1;   /* layout "CN" */
+    npu__strlcpy(arg.desc.layout, "CN", sizeof arg.desc.layout);
+    arg.desc.bytes = arg.slice_bytes = 2 * 3 * 4;
+    /* both the batch axis (3) and the axis before it (2) are wrong: the batch axis is named */
+    m.batch_lists = 1;
+    arg.desc.shape.dims[0] = 2;
+    arg.desc.shape.dims[1] = 3;
+    assert_int_equal(npu__model_debatch(&m, 4), NPU_ERR_SHAPE);
+    assert_non_null(strstr(npu_context_last_error(ctx), "axis 1 has 3 in the compiled graph"));
+    assert_int_equal(m.batch_lists, 1);
+    /* the batch axis is 1, the axis before it is not */
+    arg.desc.shape.dims[1] = 1;
+    assert_int_equal(npu__model_debatch(&m, 4), NPU_ERR_SHAPE);
+    assert_non_null(strstr(npu_context_last_error(ctx), "axis 0 has 2 in the compiled graph"));
+    /* 1 on both: sliceable */
+    arg.desc.shape.dims[0] = 1;
+    arg.desc.bytes = arg.slice_bytes = 4;
+    assert_int_equal(npu__model_debatch(&m, 4), NPU_OK);
+    assert_int_equal(m.batch_lists, 4);
+    assert_int_equal(arg.desc.shape.dims[1], 4);
+    assert_int_equal(arg.desc.bytes, 16);
+}
+
 static void test_missing_table_entries_lower_the_extension_version(void **state)
 {
     npu__ze_graph_ddi g;
@@ -147,6 +192,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_argument_dims_whose_bytes_overflow_are_refused, setup),
         cmocka_unit_test_setup(test_a_batch_that_overflows_the_buffer_is_refused, setup),
+        cmocka_unit_test_setup(test_a_debatch_refusal_names_the_compiled_batch_first, setup),
         cmocka_unit_test_setup(test_missing_table_entries_lower_the_extension_version, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
