@@ -93,25 +93,32 @@ static void test_argument_dims_whose_bytes_overflow_are_refused(void **state)
     assert_int_equal(read_arg_with_dims(big, 4, &a), NPU_ERR_LIMIT);
 }
 
+/* A created model with one F32 input 'x' of rank 2 (batch_lists 1), for
+ * npu__model_debatch: the test sets its dims and sizes. */
+static void one_input_model(npu_model *m, npu__arg *arg, uint32_t *order)
+{
+    memset(m, 0, sizeof *m);
+    memset(arg, 0, sizeof *arg);
+    m->ctx = ctx;
+    m->n_args = 1;
+    m->n_inputs = 1;
+    m->args = arg;
+    m->order = order;
+    m->batch_lists = 1;
+    npu__strlcpy(arg->name, "x", sizeof arg->name);
+    arg->desc.name = arg->name;
+    arg->kind = NPU__ARG_INPUT;
+    arg->desc.type = NPU_F32;
+    arg->desc.shape.rank = 2;
+}
+
 static void test_a_batch_that_overflows_the_buffer_is_refused(void **state)
 {
     npu_model m;
     npu__arg arg;
     uint32_t order = 0;
     (void)state;
-    memset(&m, 0, sizeof m);
-    memset(&arg, 0, sizeof arg);
-    m.ctx = ctx;
-    m.n_args = 1;
-    m.n_inputs = 1;
-    m.args = &arg;
-    m.order = &order;
-    m.batch_lists = 1;
-    npu__strlcpy(arg.name, "x", sizeof arg.name);
-    arg.desc.name = arg.name;
-    arg.kind = NPU__ARG_INPUT;
-    arg.desc.type = NPU_F32;
-    arg.desc.shape.rank = 2;
+    one_input_model(&m, &arg, &order);
     arg.desc.shape.dims[0] = 1;
     arg.desc.shape.dims[1] = (int64_t)1 << 40;
     arg.desc.bytes = arg.slice_bytes = (uint64_t)1 << 42;
@@ -136,23 +143,11 @@ static void test_a_debatch_refusal_names_the_compiled_batch_first(void **state)
     npu__arg arg;
     uint32_t order = 0;
     (void)state;
-    memset(&m, 0, sizeof m);
-    memset(&arg, 0, sizeof arg);
-    m.ctx = ctx;
-    m.n_args = 1;
-    m.n_inputs = 1;
-    m.args = &arg;
-    m.order = &order;
-    npu__strlcpy(arg.name, "x", sizeof arg.name);
-    arg.desc.name = arg.name;
-    arg.kind = NPU__ARG_INPUT;
-    arg.desc.type = NPU_F32;
-    arg.desc.shape.rank = 2;
+    one_input_model(&m, &arg, &order);
     arg.batch_axis = 1;   /* layout "CN" */
     npu__strlcpy(arg.desc.layout, "CN", sizeof arg.desc.layout);
     arg.desc.bytes = arg.slice_bytes = 2 * 3 * 4;
     /* both the batch axis (3) and the axis before it (2) are wrong: the batch axis is named */
-    m.batch_lists = 1;
     arg.desc.shape.dims[0] = 2;
     arg.desc.shape.dims[1] = 3;
     assert_int_equal(npu__model_debatch(&m, 4), NPU_ERR_SHAPE);
