@@ -12574,23 +12574,16 @@ static void npu__digest_hex(const npu__digest *d, char *hex)
     hex[32] = '\0';
 }
 
-/* <dir>/<hex>.npucache into buf. The cache's own calls pass no ctx (a path
- * too long is a miss, not the compile's error): then nothing is formatted. */
-static npu_status npu__cache_entry_path(npu_context *ctx, const char *dir, const npu__digest *key,
-                                        char *buf, size_t cap)
+/* <dir>/<hex>.npucache into buf. No message: for the cache a path too long
+ * is a miss (its caller says so in the note and the log), not an error. */
+static npu_status npu__cache_entry_path(const char *dir, const npu__digest *key, char *buf, size_t cap)
 {
     char hex[33];
     int n;
-    if (dir == NULL || key == NULL || buf == NULL || cap == 0)
-        return ctx == NULL ? NPU_ERR_INVALID_ARGUMENT
-                           : npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or key");
+    if (dir == NULL || key == NULL || buf == NULL || cap == 0) return NPU_ERR_INVALID_ARGUMENT;
     npu__digest_hex(key, hex);
     n = snprintf(buf, cap, "%s/%s" NPU__CACHE_SUFFIX, dir, hex);
-    if (n < 0 || (size_t)n >= cap)
-        return ctx == NULL ? NPU_ERR_BUFFER_TOO_SMALL
-                           : npu__fail(ctx, NPU_ERR_BUFFER_TOO_SMALL,
-                                       "model cache: path of the entry in '%s' needs more than %zu bytes", dir, cap);
-    return NPU_OK;
+    return n < 0 || (size_t)n >= cap ? NPU_ERR_BUFFER_TOO_SMALL : NPU_OK;
 }
 
 /* Logs why the cache did not help, "model cache: <fmt...>", and is `status`
@@ -12665,9 +12658,9 @@ static int npu__write_all(int fd, const void *data, size_t n)
 /* Removes "<dir>/.npucache-*.tmp" files last modified at least max_age_seconds
  * ago (0: all of them; only safe when no other process is storing). *removed
  * (may be NULL) gets the count. Errors: NPU_ERR_IO when the directory cannot
- * be read (logged as a warning). */
-static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long max_age_seconds,
-                                        unsigned *removed)
+ * be read. No message or log: the store runs it as housekeeping, and another
+ * writer's leftovers are no news for the compile that stores. */
+static npu_status npu__cache_clean_temp(const char *dir, long max_age_seconds, unsigned *removed)
 {
     DIR *d;
     struct dirent *e;
@@ -12675,12 +12668,9 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
     unsigned count = 0;
     int fd;
     if (removed != NULL) *removed = 0;
-    if (dir == NULL) return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: directory is NULL");
+    if (dir == NULL) return NPU_ERR_INVALID_ARGUMENT;
     d = opendir(dir);
-    /* (no ctx, as from the store: nothing to log) */
-    if (d == NULL)
-        return ctx == NULL ? NPU_ERR_IO : npu__cache_warn(ctx, NPU_LOG_WARN, NPU_ERR_IO, "cannot read directory "
-                                                          "'%s': %s", dir, strerror(errno));
+    if (d == NULL) return NPU_ERR_IO;
     fd = dirfd(d);
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
@@ -12695,11 +12685,7 @@ static npu_status npu__cache_clean_temp(npu_context *ctx, const char *dir, long 
         if (max_age_seconds > 0 && now - st.st_mtime < (time_t)max_age_seconds &&
             !(len > pre + 33 && e->d_name[pre + 32] == '-' && npu__temp_owner_dead(e->d_name + pre + 33)))
             continue;
-        if (unlinkat(fd, e->d_name, 0) == 0) {
-            count++;
-            if (ctx != NULL) npu__log(ctx, NPU_LOG_INFO, "model cache: removed abandoned temp file '%s/%s'", dir,
-                     e->d_name);
-        }
+        if (unlinkat(fd, e->d_name, 0) == 0) count++;
     }
     closedir(d);
     if (removed != NULL) *removed = count;
@@ -12808,9 +12794,9 @@ static npu_status npu__cache_writer_begin(npu__cache_writer *w, npu_context *ctx
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL directory or fields");
     w->fields = fields;
     npu__nh128_init(&w->sum, NPU__SEED_CHECKSUM);
-    if (npu__cache_entry_path(NULL, dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
+    if (npu__cache_entry_path(dir, &fields->key, w->final_path, sizeof w->final_path) != NPU_OK)
         goto too_long;
-    npu__cache_clean_temp(NULL, dir, NPU__CACHE_TEMP_AGE, NULL);
+    npu__cache_clean_temp(dir, NPU__CACHE_TEMP_AGE, NULL);
     npu__digest_hex(&fields->key, hex);
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) ts.tv_sec = ts.tv_nsec = 0;
     for (attempt = 0; attempt < 8; attempt++) {
@@ -13091,8 +13077,8 @@ NPU__NOINLINE static npu_status npu__cache_open_into(npu_context *ctx, const cha
     if (out == NULL || expected == NULL)
         return npu__fail(ctx, NPU_ERR_INVALID_ARGUMENT, "model cache: NULL mapping or fields");
     memset(out, 0, sizeof *out);
-    /* No ctx: a path too long is a miss (and a warning), not the compile's error. */
-    status = npu__cache_entry_path(NULL, dir, &expected->key, path, NPU__CACHE_PATH_MAX);
+    /* A path too long is a miss (and a warning), not the compile's error. */
+    status = npu__cache_entry_path(dir, &expected->key, path, NPU__CACHE_PATH_MAX);
     if (status != NPU_OK) {
         npu__textf(out->reason, sizeof out->reason, dir == NULL ? "no directory" : "directory path too long");
         return npu__cache_warn(ctx, NPU_LOG_WARN, status, "miss: %s ('%.64s...')", out->reason,

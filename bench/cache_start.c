@@ -45,7 +45,7 @@ int main(void)
     npu__cache_key_field(&k, NPU__KEY_STRUCTURE, "bench", 5);
     npu__cache_fields_init(&f, &k, 0x70015, "3720", "bench 16 MiB");
     if (npu__cache_store(NULL, dir, &f, blob, ENTRY_BYTES) != NPU_OK) return 1;
-    npu__cache_entry_path(NULL, dir, &f.key, path, sizeof path);
+    npu__cache_entry_path(dir, &f.key, path, sizeof path);
 
     for (r = -2; r < ROUNDS; r++) { /* two warm-up rounds */
         npu__cache_mapping m;

@@ -396,7 +396,7 @@ static void make_fields(npu__cache_fields *f, const char *model, uint32_t compil
 
 static void entry_path(const npu__cache_fields *f, char *buf, size_t cap)
 {
-    assert_int_equal(npu__cache_entry_path(NULL, dir, &f->key, buf, cap), NPU_OK);
+    assert_int_equal(npu__cache_entry_path(dir, &f->key, buf, cap), NPU_OK);
 }
 
 static unsigned count_temps(void)
@@ -475,7 +475,7 @@ static void test_entry_path_is_dir_slash_32_hex_digits(void **state)
     assert_int_equal(strncmp(buf, dir, strlen(dir)), 0);
     for (size_t i = strlen(dir) + 1; i < strlen(dir) + 33; i++)
         assert_non_null(strchr("0123456789abcdef", buf[i]));
-    assert_int_equal(npu__cache_entry_path(NULL, dir, &f.key, small, sizeof small),
+    assert_int_equal(npu__cache_entry_path(dir, &f.key, small, sizeof small),
                      NPU_ERR_BUFFER_TOO_SMALL);
 }
 
@@ -918,7 +918,7 @@ static void test_writer_killed_mid_write_leaves_no_torn_entry(void **state)
         /* the temp is fresh, but its writer (pid in the name) is dead: the
          * cleanup stores run removes it at once */
         unsigned removed = 99, before = count_temps();
-        assert_int_equal(npu__cache_clean_temp(ctx, dir, NPU__CACHE_TEMP_AGE, &removed), NPU_OK);
+        assert_int_equal(npu__cache_clean_temp(dir, NPU__CACHE_TEMP_AGE, &removed), NPU_OK);
         assert_int_equal(removed, before);
         assert_int_equal(count_temps(), 0);
     }
