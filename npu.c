@@ -504,8 +504,8 @@ static void npu__log_error(npu_context *ctx)
 }
 
 #ifndef NPU_NO_MESSAGES
-#if !defined(NPU_NO_LEVEL_ZERO) || !defined(NPU_NO_IR)
-/* snprintf for texts that are meant to be cut at cap (reasons, notes). */
+#if !defined(NPU_NO_LEVEL_ZERO) || !defined(NPU_NO_IR) || !defined(NPU_NO_GRAPH)
+/* snprintf for texts that are meant to be cut at cap (reasons, notes, shapes). */
 NPU__PRINTF(3, 4)
 static void npu__textf(char *dst, size_t cap, const char *fmt, ...)
 {
@@ -821,26 +821,22 @@ static uint64_t npu__shape_elements_dyn1(const npu_shape *shape)
 }
 #endif
 
-#if !defined(NPU_NO_MESSAGES) && (!defined(NPU_NO_GRAPH) || !defined(NPU_NO_LEVEL_ZERO))
-/* Formats a shape as "[1,3,?,224]" for messages; always terminated. */
+#if !defined(NPU_NO_MESSAGES) && (!defined(NPU_NO_GRAPH) || !defined(NPU_NO_LEVEL_ZERO) || !defined(NPU_NO_IR))
+/* Formats a shape as "[1,3,?,224]" for messages; always terminated, cut at
+ * cap as snprintf cuts. */
 static const char *npu__shape_str(const npu_shape *s, char *buf, size_t cap)
 {
-    size_t len = 0;
     uint32_t i;
-    int n;
+    size_t n;
     if (cap == 0) return buf;
-    buf[0] = '\0';
-    n = snprintf(buf, cap, "[");
-    if (n > 0) len = (size_t)n;
-    for (i = 0; s != NULL && i < s->rank && i < NPU_MAX_RANK && len < cap; i++) {
-        if (s->dims[i] < 0)
-            n = snprintf(buf + len, cap - len, "%s?", i ? "," : "");
-        else
-            n = snprintf(buf + len, cap - len, "%s%lld", i ? "," : "", (long long)s->dims[i]);
-        if (n < 0) break;
-        len += (size_t)n;
+    npu__textf(buf, cap, "[");
+    for (i = 0; s != NULL && i < s->rank && i < NPU_MAX_RANK; i++) {
+        n = strlen(buf);
+        if (s->dims[i] < 0) npu__textf(buf + n, cap - n, "%s?", i ? "," : "");
+        else npu__textf(buf + n, cap - n, "%s%lld", i ? "," : "", (long long)s->dims[i]);
     }
-    if (len < cap) snprintf(buf + len, cap - len, "]");
+    n = strlen(buf);
+    npu__textf(buf + n, cap - n, "]");
     return buf;
 }
 #endif
@@ -5878,22 +5874,11 @@ NPU__NOINLINE static npu_status npu__ir_walk_const_check(npu__ir_walker *w, npu_
     if (l->elems_overflow || npu__mul_u64(l->elems, e->bits, &bits))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE, "Const shape: element count overflows");
     bytes = bits / 8 + (bits % 8 != 0);
-    if (bytes != l->size) {
-#ifndef NPU_NO_MESSAGES
-        /* "[d0,d1,...]", cut at the buffer as snprintf cuts (the dims are
-         * static here: a dynamic one was refused above) */
-        uint32_t i;
-        size_t n = 1;
-        memcpy(shape, "[", 2);
-        for (i = 0; i < l->shape.rank; i++, n = strlen(shape))
-            npu__textf(shape + n, sizeof shape - n, "%s%llu", i ? "," : "", (unsigned long long)l->shape.dims[i]);
-        npu__textf(shape + n, sizeof shape - n, "]");
-#endif
+    if (bytes != l->size)
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_PARSE,
                              "Const size %llu does not match its shape %s%s of %s (%llu bytes)",
-                             (unsigned long long)l->size, shape, l->shape_rank > NPU_MAX_RANK ? "..." : "",
-                             e->ov_name, (unsigned long long)bytes);
-    }
+                             (unsigned long long)l->size, npu__shape_str(&l->shape, shape, sizeof shape),
+                             l->shape_rank > NPU_MAX_RANK ? "..." : "", e->ov_name, (unsigned long long)bytes);
     /* (a size query, without w->ir, does not know the weights) */
     if (npu__add_u64(l->offset, l->size, &end) || (w->ir != NULL && end > w->ir->bin_size))
         return npu__xml_fail(&w->x, l->data_pos, NPU_ERR_FORMAT,
