@@ -13471,10 +13471,8 @@ static npu_status npu__compile_form(npu_device *d, npu_arena *arena, const npu__
     return npu__form_compile(d, arena, src, o, form, out);
 }
 
-/* arena: the compile's (the size query passes its result pointer), checked
- * last. */
 static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, const npu_compile_options *o,
-                                     const void *out, const void *arena)
+                                     const void *out)
 {
     npu_status st;
     if (d == NULL || src->src == NULL || out == NULL)
@@ -13484,7 +13482,6 @@ static npu_status npu__compile_check(npu_device *d, const npu__model_src *src, c
     if (d->compiler_version == 0)
         return npu__fail(d->ctx, NPU_ERR_UNSUPPORTED, "compile: the driver has no compiler (compiler version 0); "
                          "import a precompiled blob instead");
-    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
     return NPU_OK;
 }
 
@@ -13548,8 +13545,9 @@ static npu_status npu__compile_src(npu_device *d, npu_arena *arena, const npu__m
     npu_status st;
 
     if (out != NULL) *out = NULL;
-    st = npu__compile_check(d, src, o, out, arena);
+    st = npu__compile_check(d, src, o, out);
     if (st != NPU_OK) return st;
+    if (arena == NULL) return npu__fail(d->ctx, NPU_ERR_INVALID_ARGUMENT, "compile: NULL argument");
     npu__batch_analyze(src, &plan);
     as_is.mode = plan.batched ? NPU_BATCH_COMPILER : NPU_BATCH_AUTO;
     as_is.original = plan.n;
@@ -13619,7 +13617,7 @@ static npu_status npu__compile_src_size(npu_device *d, const npu__model_src *src
     size_t one = 0, plain = 0;
     int64_t saved = 0;
     npu_status st;
-    st = npu__compile_check(d, src, o, bytes, bytes);
+    st = npu__compile_check(d, src, o, bytes);
     if (st != NPU_OK) return st;
     *bytes = 0;
     npu__batch_analyze(src, &plan);
